@@ -166,8 +166,9 @@ def fill_response(
     fetch offset to the log end. ``partition_max_bytes`` is the request's per-partition
     ``max_bytes`` (consumer ``max.partition.fetch.bytes``), one int for all or one per partition.
 
-    >>> fill_response([[600, 600], [300]], response_max_bytes=1000, partition_max_bytes=1000)
-    [PartitionData(raw_bytes=1000, complete_batches=1), PartitionData(raw_bytes=0, complete_batches=0)]
+    >>> out = fill_response([[600, 600], [300]], response_max_bytes=1000, partition_max_bytes=1000)
+    >>> [(p.raw_bytes, p.complete_batches) for p in out]
+    [(1000, 1), (0, 0)]
     """
     response_max_bytes = _check_int("response_max_bytes", response_max_bytes, 0)
     version = _check_int("version", version, 0)

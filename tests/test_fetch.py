@@ -106,7 +106,8 @@ def test_the_consumer_memory_bound_is_the_smaller_of_the_broker_and_partition_te
     ("kwargs", "message"),
     [
         ({"response_max_bytes": -1}, "response_max_bytes must be >= 0: -1"),
-        ({"partition_max_bytes": -5}, r"partition_max_bytes \(max.partition.fetch.bytes\) must be >= 0: -5"),
+        ({"partition_max_bytes": -5},
+         r"partition_max_bytes \(max.partition.fetch.bytes\) must be >= 0: -5"),
         ({"partition_max_bytes": [1, 2, 3]}, "one value per partition: 3 values for 2 partitions"),
         ({"version": True}, "version must be an integer: True"),
     ],

@@ -1,0 +1,1 @@
+"""Seeded, vectorised simulations of Kafka clients and brokers that emit columnar traces."""

@@ -1,0 +1,151 @@
+"""Produce-rate profiles and the record batches they write, deterministic for a seed.
+
+A workload says how fast each partition grows; :func:`produce` turns it into the record batches a
+Kafka producer would append, tick by tick, as a compressed-sparse table per partition (the layout
+scenarios read from). Batching follows the producer: records of ``record_bytes`` fill a batch up to
+``batch.size`` (16384 by default); the batch open at the end of a tick is sent (``linger.ms`` of
+one tick); a record bigger than ``batch.size`` travels alone. Every batch carries Kafka's 61-byte
+record batch header (``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+__all__ = ["RECORD_BATCH_OVERHEAD_BYTES", "Batches", "Workload", "partition_rates", "produce"]
+
+RECORD_BATCH_OVERHEAD_BYTES = 61
+Profile = Literal["uniform", "zipf", "fast_slow", "bursts"]
+PROFILES: tuple[str, ...] = ("uniform", "zipf", "fast_slow", "bursts")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """How records arrive: total produce rate, how it is spread, record and batch sizes.
+
+    Profiles: ``uniform``; ``zipf`` (partition k gets a share proportional to 1 / k**zipf_s);
+    ``fast_slow`` (the KIP-74 example: the first ``fast_fraction`` of partitions produce
+    ``fast_to_slow_ratio`` times faster than the rest); ``bursts`` (uniform, and every
+    ``burst_period_ms`` a seeded ``burst_fraction`` of partitions produce ``burst_multiplier``
+    times faster for ``burst_duration_ms``). ``initial_lag_bytes`` is a backlog every partition
+    has at time 0 (a consumer catching up); ``large_record_bytes`` makes the last partition write
+    records of that size (to show the first-batch exception).
+    """
+
+    profile: Profile = "uniform"
+    produce_bytes_per_s: float = 10e6
+    record_bytes: int = 1024
+    batch_size_bytes: int = 16384
+    zipf_s: float = 1.1
+    fast_fraction: float = 0.5
+    fast_to_slow_ratio: float = 10.0
+    burst_period_ms: int = 5000
+    burst_duration_ms: int = 1000
+    burst_fraction: float = 0.1
+    burst_multiplier: float = 20.0
+    initial_lag_bytes: int = 0
+    large_record_bytes: int = 0
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}: {self.profile!r}")
+        checks = [
+            ("produce_bytes_per_s", self.produce_bytes_per_s >= 0, ">= 0"),
+            ("record_bytes", self.record_bytes >= 1, ">= 1"),
+            ("batch_size_bytes (batch.size)", self.batch_size_bytes >= 0, ">= 0"),
+            ("zipf_s", self.zipf_s >= 0, ">= 0"),
+            ("fast_fraction", 0 <= self.fast_fraction <= 1, "in [0, 1]"),
+            ("fast_to_slow_ratio", self.fast_to_slow_ratio >= 1, ">= 1"),
+            ("burst_period_ms", self.burst_period_ms >= 1, ">= 1"),
+            ("burst_duration_ms", 0 <= self.burst_duration_ms <= self.burst_period_ms,
+             "in [0, burst_period_ms]"),
+            ("burst_fraction", 0 <= self.burst_fraction <= 1, "in [0, 1]"),
+            ("burst_multiplier", self.burst_multiplier >= 1, ">= 1"),
+            ("initial_lag_bytes", self.initial_lag_bytes >= 0, ">= 0"),
+            ("large_record_bytes", self.large_record_bytes >= 0, ">= 0"),
+        ]
+        for name, ok, rule in checks:
+            if not ok:
+                raise ValueError(f"{name} must be {rule}: {getattr(self, name.split()[0])}")
+
+
+def partition_rates(workload: Workload, partitions: int) -> np.ndarray:
+    """Mean produce rate of each partition in bytes per second (they sum to the total)."""
+    if partitions < 1:
+        raise ValueError(f"partitions must be >= 1: {partitions}")
+    if workload.profile == "zipf":
+        weights = 1.0 / np.arange(1, partitions + 1) ** workload.zipf_s
+    elif workload.profile == "fast_slow":
+        fast = np.arange(partitions) < max(1, round(workload.fast_fraction * partitions))
+        weights = np.where(fast, workload.fast_to_slow_ratio, 1.0)
+    else:
+        weights = np.ones(partitions)
+    return workload.produce_bytes_per_s * weights / weights.sum()
+
+
+@dataclass(frozen=True)
+class Batches:
+    """Record batches per partition, in append order (CSR layout).
+
+    Partition p owns entries ``start[p]:start[p + 1]``: ``size_bytes`` of each batch and the
+    ``tick`` it is appended in (backlog batches have tick 0).
+    """
+
+    start: np.ndarray  # int64, partitions + 1
+    size_bytes: np.ndarray  # int64
+    tick: np.ndarray  # int32
+
+    @property
+    def partitions(self) -> int:
+        return len(self.start) - 1
+
+    def of(self, partition: int) -> np.ndarray:
+        """Sizes of one partition's batches."""
+        return self.size_bytes[self.start[partition] : self.start[partition + 1]]
+
+
+def _record_sizes(workload: Workload, partitions: int) -> np.ndarray:
+    sizes = np.full(partitions, workload.record_bytes, dtype=np.int64)
+    if workload.large_record_bytes:
+        sizes[-1] = workload.large_record_bytes
+    return sizes
+
+
+def produce(workload: Workload, partitions: int, ticks: int, tick_ms: int, *, seed: int) -> Batches:
+    """The batches producers append over ``ticks`` ticks of ``tick_ms``; same seed, same batches.
+
+    Records per tick and partition are Poisson with the profile's mean, so rates fluctuate as real
+    traffic does; the backlog is written as full batches at tick 0.
+    """
+    if ticks < 1 or tick_ms < 1:
+        raise ValueError(f"ticks and tick_ms must be >= 1: {ticks}, {tick_ms}")
+    rng = np.random.default_rng(seed)
+    rates = partition_rates(workload, partitions)
+    record = _record_sizes(workload, partitions)
+    mean_bytes = np.broadcast_to(rates * tick_ms / 1000.0, (ticks, partitions)).copy()
+    if workload.profile == "bursts":
+        period = max(1, workload.burst_period_ms // tick_ms)
+        duration = workload.burst_duration_ms // tick_ms
+        for burst_start in range(0, ticks, period):
+            hot = rng.random(partitions) < workload.burst_fraction
+            mean_bytes[burst_start : burst_start + duration, hot] *= workload.burst_multiplier
+    counts = rng.poisson(mean_bytes / record).astype(np.int64)
+    counts[0] += workload.initial_lag_bytes // record
+    per_batch: np.ndarray = np.maximum(1, workload.batch_size_bytes // record)  # records per batch
+    full, rest = counts // per_batch, counts % per_batch
+    n_batches = full + (rest > 0)
+    # cells in partition-major order, so each partition's batches are contiguous and in tick order
+    n_cell = n_batches.T.ravel()
+    cell = np.repeat(np.arange(n_cell.size), n_cell)
+    first_of_cell = np.repeat(np.cumsum(n_cell) - n_cell, n_cell)
+    rank = np.arange(cell.size) - first_of_cell
+    part, tick = np.divmod(cell, ticks)
+    is_last = rank == np.repeat(n_cell, n_cell) - 1
+    records = np.where(is_last & (rest.T.ravel()[cell] > 0), rest.T.ravel()[cell], per_batch[part])
+    size = records * record[part] + RECORD_BATCH_OVERHEAD_BYTES
+    start = np.zeros(partitions + 1, dtype=np.int64)
+    np.cumsum(n_batches.sum(axis=0), out=start[1:])
+    return Batches(start=start, size_bytes=size.astype(np.int64), tick=tick.astype(np.int32))

@@ -1,0 +1,156 @@
+"""The KIP-74 consumer scenario: worked example, invariants, determinism, bad input."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipviz.fetch import Ordering
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.workload import Workload
+
+# KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
+# the network allows, so every response is full.
+ABCD = ConsumerScenario(
+    partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=1024 * 1024,
+    consume_bytes_per_s=1e9, ticks=300, windows=10,
+    workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
+)
+
+
+def starved_streak(trace) -> dict[int, int]:
+    return trace.windows.groupby("partition")["max_starvation_streak"].max().to_dict()
+
+
+def test_a_fixed_order_starves_the_slow_partitions_for_the_whole_run():
+    """With A, B first in every request, C and D never get a byte (the KIP's warning)."""
+    trace = simulate(replace(ABCD, ordering=Ordering.FIXED), seed=1)
+    delivered = trace.windows.groupby("partition")["delivered_bytes"].sum()
+    assert delivered[2] == 0 and delivered[3] == 0
+    assert starved_streak(trace)[3] == len(trace.fetches.fetch_id.unique())
+
+
+@pytest.mark.parametrize("ordering", [Ordering.ROUND_ROBIN, Ordering.SESSION, Ordering.RANDOM])
+def test_rotating_orders_serve_every_partition(ordering):
+    """Round-robin and session rotation serve each partition within P fetches."""
+    trace = simulate(replace(ABCD, ordering=ordering), seed=1)
+    delivered = trace.windows.groupby("partition")["delivered_bytes"].sum()
+    assert (delivered > 0).all()
+    if ordering != Ordering.RANDOM:
+        assert max(starved_streak(trace).values()) < ABCD.partitions
+
+
+def test_the_same_seed_gives_the_same_trace():
+    """Deterministic for a seed, random ordering included."""
+    s = replace(ABCD, ordering=Ordering.RANDOM, workload=Workload(profile="bursts"))
+    a, b = simulate(s, seed=7), simulate(s, seed=7)
+    assert a.fetches.equals(b.fetches) and a.windows.equals(b.windows)
+    assert a.memory.equals(b.memory)
+
+
+scenarios = st.builds(
+    ConsumerScenario,
+    partitions=st.integers(1, 12),
+    brokers=st.integers(1, 4),
+    fetch_max_bytes=st.integers(0, 200_000),
+    max_partition_fetch_bytes=st.integers(0, 100_000),
+    fetch_min_bytes=st.integers(0, 50_000),
+    fetch_max_wait_ms=st.integers(0, 100),
+    ordering=st.sampled_from(list(Ordering)),
+    version=st.sampled_from([2, 3, 12]),
+    consume_bytes_per_s=st.floats(1e4, 1e9),
+    rtt_ms=st.integers(1, 40),
+    ticks=st.integers(5, 60),
+    windows=st.integers(1, 5),
+    workload=st.builds(
+        Workload,
+        profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
+        produce_bytes_per_s=st.floats(0, 5e7),
+        record_bytes=st.integers(10, 5000),
+        initial_lag_bytes=st.integers(0, 500_000),
+        large_record_bytes=st.sampled_from([0, 300_000]),
+    ),
+)
+
+
+@settings(max_examples=25)
+@given(scenarios, st.integers(0, 2**16))
+def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
+    """numba compiles the very loops the plain-Python reference runs: same trace."""
+    a = simulate(scenario, seed=seed)
+    b = simulate(scenario, seed=seed, compiled=False)
+    assert a.fetches.equals(b.fetches) and a.windows.equals(b.windows)
+    assert a.memory.equals(b.memory)
+
+
+@settings(max_examples=60)
+@given(scenarios, st.integers(0, 2**16))
+def test_memory_and_delivery_stay_within_kafkas_bounds(scenario, seed):
+    """In flight <= brokers * max(limit, batch); buffered <= partitions * max(mpfb, batch);
+    nothing is delivered that was not produced; bytes consumed never exceed bytes fetched."""
+    trace = simulate(scenario, seed=seed)
+    meta, mem, win = trace.meta, trace.memory, trace.windows
+    assert (mem.in_flight_bytes <= meta["in_flight_bound_bytes"]).all()
+    assert (mem.held_bytes <= meta["buffered_bound_bytes"]).all()
+    assert (win.delivered_bytes <= win.demand_bytes).all()
+    assert mem.consumed_bytes.sum() <= win.delivered_bytes.sum()
+    f = trace.fetches
+    assert (f.complete_bytes <= f.raw_bytes).all() and (f.raw_bytes <= f.lag_bytes).all()
+    if scenario.version >= 3:
+        assert max(f.groupby("fetch_id").raw_bytes.sum().tolist(), default=0) <= max(
+            scenario.response_max_bytes, meta["max_batch_bytes"])
+
+
+def test_windows_agree_with_the_full_resolution_fetches():
+    """Delivered bytes and starved fetches per window equal what the fetch rows add up to."""
+    trace = simulate(replace(ABCD, ordering=Ordering.FIXED), seed=2)
+    per_fetch = trace.fetches.assign(
+        window=trace.fetches.time_ms // trace.meta["window_ms"],
+        starved=(trace.fetches.lag_bytes > 0) & (trace.fetches.complete_bytes == 0))
+    sums = per_fetch.groupby(["window", "partition"])[["complete_bytes", "starved"]].sum()
+    w = trace.windows.set_index(["window", "partition"])
+    assert np.array_equal(sums.complete_bytes.to_numpy(), w.delivered_bytes.to_numpy())
+    assert np.array_equal(sums.starved.to_numpy(), w.starved_fetches.to_numpy())
+
+
+def test_a_slow_application_lets_buffered_fetches_pass_the_kip74_figure():
+    """With the application slower than the network, completed fetches of other partitions pile
+    up: memory passes min(brokers * fetch.max.bytes, partitions * mpfb), the gap KIP-81 targets."""
+    s = ConsumerScenario(partitions=50, brokers=1, fetch_max_bytes=1024 * 1024,
+                         max_partition_fetch_bytes=256 * 1024, consume_bytes_per_s=2e6,
+                         ticks=300, workload=Workload(initial_lag_bytes=4 * 1024 * 1024))
+    trace = simulate(s, seed=0, record_fetches=False)
+    peak = trace.memory.held_bytes.max()
+    assert peak > trace.meta["kip74_bound_bytes"]
+    assert peak <= trace.meta["buffered_bound_bytes"]
+
+
+def test_an_idle_partition_leaves_a_fetch_parked_until_fetch_max_wait_ms():
+    """fetch.min.bytes: with no data the broker answers only after fetch.max.wait.ms."""
+    s = ConsumerScenario(partitions=1, brokers=1, fetch_max_wait_ms=100, rtt_ms=10, ticks=50,
+                         windows=1, workload=Workload(produce_bytes_per_s=0))
+    trace = simulate(s, seed=0)
+    assert trace.fetches.time_ms.tolist() == [100, 210, 320, 430]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"partitions": 0}, "partitions must be >= 1: 0"),
+        ({"fetch_max_bytes": -1}, r"request_max_bytes \(consumer fetch.max.bytes\) must be >= 0"),
+        ({"broker_fetch_max_bytes": 10}, r"broker fetch.max.bytes\) must be >= 1024: 10"),
+        ({"max_partition_fetch_bytes": -2},
+         r"max_partition_fetch_bytes \(max.partition.fetch.bytes\) must be >= 0: -2"),
+        ({"consume_bytes_per_s": 0}, "consume_bytes_per_s must be > 0: 0"),
+        ({"ordering": 9}, "9 is not a valid Ordering"),
+        ({"windows": 5000}, "windows must be <= ticks: 5000 > 1000"),
+    ],
+)
+def test_bad_scenarios_are_rejected_with_the_kafka_setting_and_rule(kwargs, message):
+    """Nothing is clamped: bad settings raise and say which rule they break."""
+    with pytest.raises(ValueError, match=message):
+        ConsumerScenario(**kwargs)
