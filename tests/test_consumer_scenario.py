@@ -64,6 +64,7 @@ scenarios = st.builds(
     version=st.sampled_from([2, 3, 12]),
     consume_bytes_per_s=st.floats(1e4, 1e9),
     rtt_ms=st.integers(1, 40),
+    network_bytes_per_s=st.floats(1e5, 1e10),
     ticks=st.integers(5, 60),
     windows=st.integers(1, 5),
     workload=st.builds(
@@ -137,6 +138,17 @@ def test_an_idle_partition_leaves_a_fetch_parked_until_fetch_max_wait_ms():
     assert trace.fetches.time_ms.tolist() == [100, 210, 320, 430]
 
 
+def test_a_big_response_takes_its_transfer_time_over_the_link():
+    """10 MB at 100 MB/s is 100 ms on the wire after a 10 ms round trip."""
+    s = ConsumerScenario(partitions=1, brokers=1, max_partition_fetch_bytes=10_000_000,
+                         network_bytes_per_s=100e6, consume_bytes_per_s=1e12, ticks=30, windows=1,
+                         workload=Workload(produce_bytes_per_s=0, record_bytes=1_000_000 - 61,
+                                           batch_size_bytes=0, initial_lag_bytes=20_000_000))
+    trace = simulate(s, seed=0)
+    assert trace.fetches.time_ms.tolist()[:2] == [0, 110]
+    assert trace.fetches.complete_bytes.tolist()[:2] == [10_000_000, 10_000_000]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -146,6 +158,7 @@ def test_an_idle_partition_leaves_a_fetch_parked_until_fetch_max_wait_ms():
         ({"max_partition_fetch_bytes": -2},
          r"max_partition_fetch_bytes \(max.partition.fetch.bytes\) must be >= 0: -2"),
         ({"consume_bytes_per_s": 0}, "consume_bytes_per_s must be > 0: 0"),
+        ({"network_bytes_per_s": -1.0}, "network_bytes_per_s must be > 0: -1.0"),
         ({"ordering": 9}, "9 is not a valid Ordering"),
         ({"windows": 5000}, "windows must be <= ticks: 5000 > 1000"),
     ],

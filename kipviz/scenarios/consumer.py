@@ -8,7 +8,8 @@ What it models (Kafka's ``AbstractFetch`` / ``Fetcher`` and ``ReplicaManager.rea
 * The broker fills the response with :func:`kipviz.fetch.fill_raw_bytes` under
   ``min(consumer fetch.max.bytes, broker fetch.max.bytes)``; if it holds fewer than
   ``fetch.min.bytes`` it parks the request (``DelayedFetch``) until enough data arrives or
-  ``fetch.max.wait.ms`` passes. The response reaches the consumer one round trip later.
+  ``fetch.max.wait.ms`` passes. The response reaches the consumer a round trip plus its transfer
+  time over the broker's link (``network_bytes_per_s``) later.
 * The fetch offset moves past the whole batches returned; a partial tail is fetched again.
 * Each partition's part of a response is buffered as a completed fetch until the application has
   consumed it (first in, first out, at ``consume_bytes_per_s``); its raw bytes are held until then.
@@ -69,6 +70,7 @@ class ConsumerScenario:
     version: int = 12  # fetch request version; <= 2 is the pre-KIP-74 protocol
     consume_bytes_per_s: float = 100e6
     rtt_ms: int = 10
+    network_bytes_per_s: float = 125e6  # each broker's link to the consumer (1 Gbit/s)
     tick_ms: int = 10
     ticks: int = 1000
     windows: int = 20
@@ -88,8 +90,9 @@ class ConsumerScenario:
                 raise ValueError(f"{label} must be >= {minimum}: {value}")
         if self.windows > self.ticks:
             raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
-        if not self.consume_bytes_per_s > 0:
-            raise ValueError(f"consume_bytes_per_s must be > 0: {self.consume_bytes_per_s}")
+        for name in ("consume_bytes_per_s", "network_bytes_per_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
         Ordering(self.ordering)
 
@@ -122,7 +125,8 @@ class ConsumerTrace:
 
 def _kernel(
     batch_start, batch_size, batch_tick, orders, order_start, limits, response_max_bytes,
-    version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, consume_per_tick, ticks,
+    version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
+    consume_per_tick, ticks,
     window_ticks, seed, record_fetches,
     # outputs
     f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
@@ -263,7 +267,7 @@ def _kernel(
             next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
                        ordering, keys)
             in_flight[b] = total
-            arrive[b] = t + rtt_ticks
+            arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
             fetch_id += 1
         m_in_flight[t] = in_flight.sum()
         m_consumed[t] = consumed
@@ -339,7 +343,8 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         batches.start, batches.size_bytes, batches.tick, orders, order_start,
         np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
         s.version, int(s.ordering), s.fetch_min_bytes, s.fetch_max_wait_ms // s.tick_ms,
-        rtt_ticks, s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, window_ticks, seed,
+        rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
+        s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, window_ticks, seed,
         record_fetches, *f.values(), *w.values(), *m.values(),
     )
     fetches = pd.DataFrame({k: v[:rows] for k, v in f.items()})
