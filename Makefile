@@ -8,7 +8,7 @@ STAMP := $(VENV)/.kipviz-installed
 JAVA_STAMP := $(VENV)/.kipviz-java
 PORT ?= 8888
 
-.PHONY: help venv java lab test lint unit notebooks bench clean
+.PHONY: help venv java lab test lint notebooks bench clean
 
 help: ## show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -40,6 +40,12 @@ lint: $(STAMP) ## ruff and mypy
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
 	$(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+
+notebooks: $(JAVA_STAMP) ## rebuild the lessons from tools/build_notebooks.py and execute them
+	$(BIN)/python tools/build_notebooks.py
+	for nb in notebooks/[0-9]*.ipynb; do \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.store_widget_state=False "$$nb" || exit 1; done
 
 bench: $(JAVA_STAMP) ## benchmarks, one JSON line per figure
 	$(BIN)/python -m benchmarks $(NAME)

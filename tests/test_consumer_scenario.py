@@ -16,7 +16,7 @@ from kipviz.workload import Workload
 # KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
 # the network allows, so every response is full.
 ABCD = ConsumerScenario(
-    partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=1024 * 1024,
+    partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=32 * 1024,
     consume_bytes_per_s=1e9, ticks=300, windows=10,
     workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
 )
@@ -30,6 +30,7 @@ def test_a_fixed_order_starves_the_slow_partitions_for_the_whole_run():
     """With A, B first in every request, C and D never get a byte (the KIP's warning)."""
     trace = simulate(replace(ABCD, ordering=Ordering.FIXED), seed=1)
     delivered = trace.windows.groupby("partition")["delivered_bytes"].sum()
+    assert delivered[0] > 0 and delivered[1] > 0
     assert delivered[2] == 0 and delivered[3] == 0
     assert starved_streak(trace)[3] == len(trace.fetches.fetch_id.unique())
 
@@ -167,3 +168,16 @@ def test_bad_scenarios_are_rejected_with_the_kafka_setting_and_rule(kwargs, mess
     """Nothing is clamped: bad settings raise and say which rule they break."""
     with pytest.raises(ValueError, match=message):
         ConsumerScenario(**kwargs)
+
+
+def test_a_scenario_takes_its_fetch_settings_from_a_consumer_properties_file():
+    """The sample consumer.properties overrides fetch.max.bytes and max.partition.fetch.bytes."""
+    from pathlib import Path
+
+    from kipviz.config import ConsumerConfig
+
+    loaded = ConsumerConfig.from_properties(Path(__file__).parent / "data" / "consumer.properties")
+    s = ConsumerScenario.from_configs(loaded.config, partitions=8)
+    assert (s.fetch_max_bytes, s.max_partition_fetch_bytes) == (
+        loaded.config.fetch_max_bytes, loaded.config.max_partition_fetch_bytes)
+    assert s.partitions == 8

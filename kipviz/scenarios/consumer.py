@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kipviz.config import BrokerConfig, ConsumerConfig
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
     CONSUMER_FETCH_MAX_BYTES,
@@ -95,6 +96,17 @@ class ConsumerScenario:
                 raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
         Ordering(self.ordering)
+
+    @classmethod
+    def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
+                     **scenario: Any) -> ConsumerScenario:
+        """A scenario with the fetch settings of a consumer's (and broker's) Kafka config."""
+        broker = broker or BrokerConfig()
+        return cls(fetch_max_bytes=consumer.fetch_max_bytes,
+                   max_partition_fetch_bytes=consumer.max_partition_fetch_bytes,
+                   fetch_min_bytes=consumer.fetch_min_bytes,
+                   fetch_max_wait_ms=consumer.fetch_max_wait_ms,
+                   broker_fetch_max_bytes=broker.fetch_max_bytes, **scenario)
 
     @property
     def response_max_bytes(self) -> int:
