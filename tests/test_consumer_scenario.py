@@ -110,8 +110,9 @@ def test_memory_and_delivery_stay_within_kafkas_bounds(scenario, seed):
 def test_windows_agree_with_the_full_resolution_fetches():
     """Delivered bytes and starved fetches per window equal what the fetch rows add up to."""
     trace = simulate(replace(ABCD, ordering=Ordering.FIXED), seed=2)
+    starts = trace.windows.window_start_ms.unique()
     per_fetch = trace.fetches.assign(
-        window=trace.fetches.time_ms // trace.meta["window_ms"],
+        window=np.searchsorted(starts, trace.fetches.time_ms, side="right") - 1,
         starved=(trace.fetches.lag_bytes > 0) & (trace.fetches.complete_bytes == 0))
     sums = per_fetch.groupby(["window", "partition"])[["complete_bytes", "starved"]].sum()
     w = trace.windows.set_index(["window", "partition"])
@@ -168,6 +169,17 @@ def test_bad_scenarios_are_rejected_with_the_kafka_setting_and_rule(kwargs, mess
     """Nothing is clamped: bad settings raise and say which rule they break."""
     with pytest.raises(ValueError, match=message):
         ConsumerScenario(**kwargs)
+
+
+@pytest.mark.parametrize(("ticks", "windows"), [(1000, 300), (10, 6), (7, 7), (100, 1)])
+def test_the_run_is_cut_into_exactly_the_windows_asked_for(ticks, windows):
+    """Window k covers ticks [ceil(k * ticks / windows), ceil((k + 1) * ticks / windows))."""
+    s = ConsumerScenario(partitions=2, ticks=ticks, windows=windows)
+    w = simulate(s, record_fetches=False).windows
+    assert w.window.nunique() == windows
+    spans = (w.window_end_ms - w.window_start_ms).unique() // s.tick_ms
+    assert set(spans) <= {ticks // windows, -(-ticks // windows)}
+    assert w.window_start_ms.min() == 0 and w.window_end_ms.max() == ticks * s.tick_ms
 
 
 def test_a_scenario_takes_its_fetch_settings_from_a_consumer_properties_file():

@@ -138,8 +138,7 @@ class ConsumerTrace:
 def _kernel(
     batch_start, batch_size, batch_tick, orders, order_start, limits, response_max_bytes,
     version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
-    consume_per_tick, ticks,
-    window_ticks, seed, record_fetches,
+    consume_per_tick, ticks, n_windows, seed, record_fetches,
     # outputs
     f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
     w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak,
@@ -170,6 +169,8 @@ def _kernel(
     lim = np.zeros(n_part, np.int64)
     raw = np.zeros(n_part, np.int64)
     returned = np.zeros(n_part, np.bool_)
+    sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
+    sent_n = np.zeros(n_brokers, np.int64)
     held = 0
     credit = 0.0
     rows = 0
@@ -184,8 +185,8 @@ def _kernel(
             produced[p] = k
         for b in range(n_brokers):  # responses that reach the consumer now
             if arrive[b] == t:
-                for j in range(order_start[b], order_start[b + 1]):
-                    p = orders[j]
+                for j in range(order_start[b], order_start[b] + sent_n[b]):
+                    p = sent[j]
                     if in_request[p]:
                         in_request[p] = False
                         if resp_raw[p] > 0:
@@ -274,7 +275,9 @@ def _kernel(
                 resp_raw[p] = r
                 resp_complete[p] = got
                 returned[j - lo] = (r > 0) if ordering == 1 else (got > 0)
+                sent[lo + i] = p
                 i += 1
+            sent_n[b] = i
             keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
             next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
                        ordering, keys)
@@ -283,7 +286,7 @@ def _kernel(
             fetch_id += 1
         m_in_flight[t] = in_flight.sum()
         m_consumed[t] = consumed
-        if (t + 1) % window_ticks == 0 or t == ticks - 1:
+        if (t + 1) * n_windows // ticks > window:  # last tick of this window
             for p in range(n_part):
                 w_demand[window, p] = log_end[p] - offset_at_window_start[p]
                 w_delivered[window, p] = offset[p] - offset_at_window_start[p]
@@ -342,8 +345,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     elif batches.partitions != s.partitions:
         raise ValueError(f"batches cover {batches.partitions} partitions, not {s.partitions}")
     orders, order_start = initial_orders(s)
-    window_ticks = math.ceil(s.ticks / s.windows)
-    n_windows = math.ceil(s.ticks / window_ticks)
+    n_windows = s.windows
     rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
     cap = s.partitions * (math.ceil(s.ticks / rtt_ticks) + 1) if record_fetches else 0
     f = {name: np.zeros(cap, dtype) for name, dtype in _FETCH_COLUMNS.items()}
@@ -354,26 +356,25 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     rows = kernel(
         batches.start, batches.size_bytes, batches.tick, orders, order_start,
         np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
-        s.version, int(s.ordering), s.fetch_min_bytes, s.fetch_max_wait_ms // s.tick_ms,
+        s.version, int(s.ordering), s.fetch_min_bytes, math.ceil(s.fetch_max_wait_ms / s.tick_ms),
         rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
-        s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, window_ticks, seed,
+        s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, n_windows, seed,
         record_fetches, *f.values(), *w.values(), *m.values(),
     )
     fetches = pd.DataFrame({k: v[:rows] for k, v in f.items()})
     fetches["time_ms"] *= s.tick_ms
-    starts = np.arange(n_windows, dtype=np.int64) * window_ticks * s.tick_ms
+    bounds = -(-np.arange(n_windows + 1, dtype=np.int64) * s.ticks // n_windows) * s.tick_ms
     windows = pd.DataFrame({
         "window": np.repeat(np.arange(n_windows, dtype=np.int32), s.partitions),
-        "window_start_ms": np.repeat(starts, s.partitions),
-        "window_end_ms": np.repeat(np.minimum(starts + window_ticks * s.tick_ms,
-                                              s.ticks * s.tick_ms), s.partitions),
+        "window_start_ms": np.repeat(bounds[:-1], s.partitions),
+        "window_end_ms": np.repeat(bounds[1:], s.partitions),
         "partition": np.tile(np.arange(s.partitions, dtype=np.int32), n_windows),
         **{k: v.ravel() for k, v in w.items()},
     })
     memory = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms, **m})
     max_batch = int(batches.size_bytes.max()) if batches.size_bytes.size else 0
     meta = {"partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
-            "window_ms": window_ticks * s.tick_ms, "ticks": s.ticks, "seed": seed,
+            "window_ms": math.ceil(s.ticks / n_windows) * s.tick_ms, "ticks": s.ticks, "seed": seed,
             "max_batch_bytes": max_batch, **s.bounds(max_batch)}
     return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta)
 

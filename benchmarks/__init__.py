@@ -1,0 +1,15 @@
+"""kipviz benchmarks: ``python -m benchmarks`` runs them all, ``python -m benchmarks NAME`` one.
+
+Each benchmark is a module with a ``run()`` that prints one JSON line per figure
+(:func:`benchmarks.harness.emit`). Register a new one with one line in :data:`BENCHMARKS`:
+its name and the module that holds its ``run``. Modules are imported only when run, so one
+benchmark's heavy or missing imports never stop the others.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BENCHMARKS"]
+
+BENCHMARKS: dict[str, str] = {
+    "kip74_consumer": "benchmarks.kip74_consumer",
+}

@@ -1,0 +1,108 @@
+"""Timing and reporting helpers shared by every benchmark.
+
+Every figure is printed as one JSON line (DESIGN.md, "Benchmarks")::
+
+    {"benchmark": "kip74_consumer", "metric": "speedup_vs_simpy", "value": 123.4, "unit": "x",
+     "target": ">= 100"}
+
+Figures with a target are the ones judged; absolute times are informational (unit ``s``, no
+target). Timings are medians of several repetitions after a warm-up.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import numbers
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Timing", "emit", "note", "percentile", "time_call", "time_each"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock seconds of the timed repetitions (warm-up runs excluded)."""
+
+    times_s: tuple[float, ...]
+    warmup: int
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.times_s)
+
+    @property
+    def p95_s(self) -> float:
+        return percentile(self.times_s, 95)
+
+    @property
+    def repeat(self) -> int:
+        return len(self.times_s)
+
+
+def percentile(values: Any, q: float) -> float:
+    """The q-th percentile with linear interpolation between closest ranks (numpy's default)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("percentile of no values")
+    if not 0 <= q <= 100:
+        raise ValueError(f"q must be in [0, 100]: {q}")
+    pos = (len(ordered) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def time_call(fn: Callable[[], Any], *, repeat: int = 5, warmup: int = 1) -> Timing:
+    """Run ``fn`` ``warmup`` times untimed, then ``repeat`` times timed (garbage collected
+    before each run, so one run's garbage does not land on the next)."""
+    if repeat < 1 or warmup < 0:
+        raise ValueError(f"repeat must be >= 1 and warmup >= 0: {repeat}, {warmup}")
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return Timing(times_s=tuple(times), warmup=warmup)
+
+
+def time_each(fn: Callable[[Any], Any], inputs: Sequence[Any], *, warmup: int = 0) -> Timing:
+    """Call ``fn`` on each input in turn, the first ``warmup`` untimed (one slider move each,
+    say): the distribution over different inputs rather than over repeats of one."""
+    if not 0 <= warmup < len(inputs):
+        raise ValueError(f"warmup must be in [0, len(inputs)): {warmup}, {len(inputs)}")
+    for x in inputs[:warmup]:
+        fn(x)
+    times = []
+    for x in inputs[warmup:]:
+        start = time.perf_counter()
+        fn(x)
+        times.append(time.perf_counter() - start)
+    return Timing(times_s=tuple(times), warmup=warmup)
+
+
+def _rounded(value: float) -> float | int:
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(f"{float(value):.4g}")
+
+
+def emit(benchmark: str, metric: str, value: float, unit: str, target: str | None = None) -> None:
+    """Print one figure as a JSON line; ``target`` (e.g. ``">= 100"``) only on judged figures."""
+    line: dict[str, Any] = {"benchmark": benchmark, "metric": metric, "value": _rounded(value),
+                            "unit": unit}
+    if target is not None:
+        line["target"] = target
+    print(json.dumps(line), flush=True)
+
+
+def note(benchmark: str, text: str) -> None:
+    """Print an informational line (how a figure was measured, what was skipped and why)."""
+    print(json.dumps({"benchmark": benchmark, "metric": "note", "value": text, "unit": ""}),
+          flush=True)

@@ -1,0 +1,141 @@
+"""KIP-74 consumer: kipviz's compiled kernel against SimPy and plain Python, and the dashboard.
+
+Throughput is counted in *partition-fetches* (partition entries in fetch requests: the sum of the
+``fetches`` column of the windows table) per second. The setting has one fetch round per broker
+every tick: 1,000 partitions on 3 brokers, producers writing 100 MB/s spread evenly, a round trip
+of one 10 ms tick, every response smaller than what a 1 Gbit/s link carries in a tick, and an
+application (1 GB/s) that drains each response before the next one lands. The compiled kernel runs
+10,000 ticks; the SimPy program (:mod:`benchmarks.simpy_consumer`, the same model, checked value
+for value by ``tests/test_simpy_reference.py``) and the plain-Python kernel are far slower, so they
+run fewer ticks of the same setting, and the figures compare *rates* measured in the same run.
+Workloads are generated before timing; each timing is the median of several runs after a warm-up.
+
+The dashboard figure is the latency of one slider move on ``FetchDashboard(partitions=1000,
+ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.harness import emit, note, time_call, time_each
+from benchmarks.simpy_consumer import simulate_simpy
+from kipviz.fetch import Ordering
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.workload import Batches, Workload, produce
+
+NAME = "kip74_consumer"
+PARTITIONS = 1000
+COMPILED_TICKS = 10_000
+REFERENCE_TICKS = 300
+COMPILED_REPEAT = 5
+REFERENCE_REPEAT = 3
+WARMUP = 1
+SEED = 0
+KiB, MiB = 1024, 1024 * 1024
+
+
+def scenario(ticks: int) -> ConsumerScenario:
+    """The benchmark setting: a fetch round per broker every tick."""
+    return ConsumerScenario(
+        partitions=PARTITIONS, brokers=3, rtt_ms=10, tick_ms=10, ticks=ticks, windows=20,
+        consume_bytes_per_s=1e9, network_bytes_per_s=125e6,
+        workload=Workload(profile="uniform", produce_bytes_per_s=100e6),
+    )
+
+
+def _batches(s: ConsumerScenario) -> Batches:
+    return produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=SEED)
+
+
+def _rate(label: str, run: Callable[[], Any], fetches: int, repeat: int) -> float:
+    """Time ``run``; print its median and p95 seconds; return partition-fetches per second."""
+    timing = time_call(run, repeat=repeat, warmup=WARMUP)
+    rate = fetches / timing.median_s
+    emit(NAME, f"{label}_median_s", timing.median_s, "s")
+    emit(NAME, f"{label}_p95_s", timing.p95_s, "s")
+    emit(NAME, f"{label}_partition_fetches_per_s", rate, "partition-fetches/s")
+    return rate
+
+
+def throughput() -> None:
+    """Partition-fetches per second: compiled kernel, SimPy program, plain-Python kernel."""
+    long, short = scenario(COMPILED_TICKS), scenario(REFERENCE_TICKS)
+    long_batches, short_batches = _batches(long), _batches(short)
+    note(NAME, f"{PARTITIONS} partitions on {long.brokers} brokers, one fetch round per broker "
+               f"per tick; compiled kernel on {COMPILED_TICKS} ticks (median of "
+               f"{COMPILED_REPEAT}), SimPy and plain Python on {REFERENCE_TICKS} ticks (median "
+               f"of {REFERENCE_REPEAT}), {WARMUP} warm-up run each; speedups are ratios of "
+               f"partition-fetches/s measured in this run; workload generation not timed")
+
+    trace = simulate(long, seed=SEED, record_fetches=False, batches=long_batches)
+    compiled_fetches = int(trace.windows.fetches.sum())
+    emit(NAME, "compiled_partition_fetches", compiled_fetches, "partition-fetches")
+    compiled = _rate("compiled", lambda: simulate(long, seed=SEED, record_fetches=False,
+                                                  batches=long_batches),
+                     compiled_fetches, COMPILED_REPEAT)
+
+    reference = simulate(short, seed=SEED, record_fetches=False, batches=short_batches)
+    windows, memory = simulate_simpy(short, seed=SEED, batches=short_batches)
+    if not (windows.equals(reference.windows) and memory.equals(reference.memory)):
+        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
+                   "benchmark setting: the speedup compares different models")
+    short_fetches = int(reference.windows.fetches.sum())
+    emit(NAME, "reference_partition_fetches", short_fetches, "partition-fetches")
+    simpy_rate = _rate("simpy", lambda: simulate_simpy(short, seed=SEED, batches=short_batches),
+                       short_fetches, REFERENCE_REPEAT)
+    python_rate = _rate("python", lambda: simulate(short, seed=SEED, record_fetches=False,
+                                                   compiled=False, batches=short_batches),
+                        short_fetches, REFERENCE_REPEAT)
+    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
+    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+
+
+def slider_moves(count: int) -> list[dict[str, Any]]:
+    """``count`` slider moves, one control at a time, cycling through the three controls."""
+    values = {
+        "fetch_max_bytes": [256 * KiB, 4 * MiB, 64 * KiB, 52428800, 1 * MiB, 16 * MiB],
+        "max_partition_fetch_bytes": [64 * KiB, 1 * MiB, 16 * KiB, 4 * MiB, 256 * KiB],
+        "ordering": [o.name.lower() for o in (Ordering.ROUND_ROBIN, Ordering.HASH,
+                                                Ordering.SESSION, Ordering.RANDOM,
+                                                Ordering.FIXED)],
+    }
+    cycles = {name: itertools.cycle(options) for name, options in values.items()}
+    names = itertools.cycle(values)
+    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+
+
+def dashboard(warmup: int = 3, moves: int = 20) -> None:
+    """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
+    try:
+        from kipviz.widgets import FetchDashboard
+    except ImportError as err:
+        note(NAME, f"dashboard benchmark skipped: kipviz.widgets.FetchDashboard missing ({err})")
+        return
+    try:
+        d = FetchDashboard(partitions=PARTITIONS, ticks=2000)
+    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
+        traceback.print_exc()
+        note(NAME, f"dashboard benchmark skipped: FetchDashboard failed to start "
+                   f"({type(err).__name__}: {err})")
+        return
+    t = time_each(lambda params: _checked_update(d, params), slider_moves(warmup + moves),
+                  warmup=warmup)
+    note(NAME, f"dashboard: FetchDashboard(partitions={PARTITIONS}, ticks=2000), {warmup} "
+               f"warm-up updates, then {moves} slider moves cycling fetch.max.bytes, "
+               f"max.partition.fetch.bytes and the partition order")
+    emit(NAME, "update_median_s", t.median_s, "s", target="<= 1")
+    emit(NAME, "update_p95_s", t.p95_s, "s", target="<= 1")
+
+
+def _checked_update(d: Any, params: dict[str, Any]) -> None:
+    if d.update(**params) is None:
+        raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+
+
+def run() -> None:
+    throughput()
+    dashboard()
