@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from kipviz import plots
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
-from kipviz.workload import Workload
+from kipviz.workload import Batches, Workload, produce
 
 __all__ = ["LESSON_SCENARIO", "FetchDashboard", "byte_options"]
 
@@ -95,6 +95,8 @@ class FetchDashboard:
                 control.continuous_update = False  # Spark-backed: redraw on release
             control.observe(self._on_change(name), names="value")
         self._syncing = False
+        self._batches: Batches | None = None
+        self._batches_key: tuple[Any, ...] | None = None
         self.widget = w.VBox([w.VBox(list(self.controls.values())), self.warning, self.summary,
                               self.figure])
         self.update()
@@ -148,7 +150,13 @@ class FetchDashboard:
             return None
         self.scenario = scenario
         self._sync_controls()
-        self.trace = simulate(scenario, seed=self.seed, record_fetches=False)
+        key = (scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms)
+        if self._batches_key != key:  # fetch settings and order do not change what is produced
+            self._batches = produce(scenario.workload, scenario.partitions, scenario.ticks,
+                                    scenario.tick_ms, seed=self.seed)
+            self._batches_key = key
+        self.trace = simulate(scenario, seed=self.seed, record_fetches=False,
+                              batches=self._batches)
         self.curves = consumer_curves(self.spark, self.trace)
         plots.update_consumer_figure(self.figure, self.curves)
         notes = _advice(scenario, self.curves)
@@ -158,7 +166,7 @@ class FetchDashboard:
 
     def _sync_controls(self) -> None:
         s = self.scenario
-        values = {"fetch_max_bytes": s.fetch_max_bytes,
+        values: dict[str, Any] = {"fetch_max_bytes": s.fetch_max_bytes,
                   "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
                   "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
                   "ordering": Ordering(s.ordering)}

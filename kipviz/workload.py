@@ -11,7 +11,8 @@ record batch header (``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -105,6 +106,40 @@ class Batches:
     def of(self, partition: int) -> np.ndarray:
         """Sizes of one partition's batches."""
         return self.size_bytes[self.start[partition] : self.start[partition + 1]]
+
+    @cached_property
+    def by_time(self) -> TimeOrderedBatches:
+        """The same batches in append order across partitions (computed once).
+
+        Simulations read batches near the log end of every partition each tick; in time order
+        those reads stay close together in memory, and producers append by walking forward.
+        """
+        n = self.size_bytes.size
+        order = np.argsort(self.tick, kind="stable")  # ties keep partition order
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n)
+        counts = np.diff(self.start)
+        partition = np.repeat(np.arange(self.partitions, dtype=np.int64), counts)
+        last = np.zeros(n, dtype=bool)
+        last[self.start[1:][counts > 0] - 1] = True
+        following = np.where(last, n, position[np.minimum(np.arange(1, n + 1), n - 1)])
+        next_batch = np.empty(n, dtype=np.int64)
+        next_batch[position] = following
+        first = np.full(self.partitions, n, dtype=np.int64)
+        first[counts > 0] = position[self.start[:-1][counts > 0]]
+        return TimeOrderedBatches(self.size_bytes[order], self.tick[order], partition[order],
+                                  next_batch, first)
+
+
+class TimeOrderedBatches(NamedTuple):
+    """Batches in append order: ``next_batch[k]`` is the same partition's next batch (or n),
+    ``first[p]`` partition p's first batch (or n)."""
+
+    size_bytes: np.ndarray
+    tick: np.ndarray
+    partition: np.ndarray
+    next_batch: np.ndarray
+    first: np.ndarray
 
 
 def _record_sizes(workload: Workload, partitions: int) -> np.ndarray:

@@ -136,7 +136,7 @@ class ConsumerTrace:
 
 
 def _kernel(
-    batch_start, batch_size, batch_tick, orders, order_start, limits, response_max_bytes,
+    batch_size, batch_tick, batch_part, batch_next, batch_first, orders, order_start, limits, response_max_bytes,
     version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
     consume_per_tick, ticks, n_windows, seed, record_fetches,
     # outputs
@@ -145,10 +145,11 @@ def _kernel(
     m_held, m_in_flight, m_consumed,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
     np.random.seed(seed)
-    n_part = batch_start.shape[0] - 1
+    n_part = batch_first.shape[0]
+    n_batches = batch_size.shape[0]
     n_brokers = order_start.shape[0] - 1
-    produced = batch_start[:-1].copy()  # one past the last appended batch
-    fetch_ptr = batch_start[:-1].copy()  # batch at the fetch offset
+    produced = 0  # batches are in append order: those before this index are in the logs
+    fetch_ptr = batch_first.copy()  # batch at each partition's fetch offset
     log_end = np.zeros(n_part, np.int64)
     offset = np.zeros(n_part, np.int64)
     offset_at_window_start = np.zeros(n_part, np.int64)
@@ -177,12 +178,9 @@ def _kernel(
     fetch_id = 0
     window = 0
     for t in range(ticks):
-        for p in range(n_part):  # producers append this tick's batches
-            k = produced[p]
-            while k < batch_start[p + 1] and batch_tick[k] <= t:
-                log_end[p] += batch_size[k]
-                k += 1
-            produced[p] = k
+        while produced < n_batches and batch_tick[produced] <= t:  # producers append
+            log_end[batch_part[produced]] += batch_size[produced]
+            produced += 1
         for b in range(n_brokers):  # responses that reach the consumer now
             if arrive[b] == t:
                 for j in range(order_start[b], order_start[b] + sent_n[b]):
@@ -226,7 +224,7 @@ def _kernel(
                 if parked_since[b] < 0:
                     in_request[p] = pending_raw[p] == 0
                 if in_request[p]:
-                    first[n] = batch_size[fetch_ptr[p]] if fetch_ptr[p] < produced[p] else 0
+                    first[n] = batch_size[fetch_ptr[p]] if fetch_ptr[p] < produced else 0
                     logb[n] = log_end[p] - offset[p]
                     lim[n] = limits[p]
                     n += 1
@@ -249,9 +247,11 @@ def _kernel(
                 r = raw[i]
                 k = fetch_ptr[p]
                 got = 0
-                while k < produced[p] and got + batch_size[k] <= r:
+                whole = 0
+                while k < produced and got + batch_size[k] <= r:
                     got += batch_size[k]
-                    k += 1
+                    k = batch_next[k]
+                    whole += 1
                 if record_fetches:
                     f_id[rows] = fetch_id
                     f_time[rows] = t
@@ -260,7 +260,7 @@ def _kernel(
                     f_pos[rows] = i
                     f_lag[rows] = logb[i]
                     f_raw[rows] = r
-                    f_batches[rows] = k - fetch_ptr[p]
+                    f_batches[rows] = whole
                     f_complete[rows] = got
                     rows += 1
                 w_fetches[window, p] += 1
@@ -354,7 +354,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     m = {name: np.zeros(s.ticks, np.int64) for name in _MEMORY_COLUMNS}
     kernel = _compiled_kernel() if compiled else _kernel
     rows = kernel(
-        batches.start, batches.size_bytes, batches.tick, orders, order_start,
+        *batches.by_time, orders, order_start,
         np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
         s.version, int(s.ordering), s.fetch_min_bytes, math.ceil(s.fetch_max_wait_ms / s.tick_ms),
         rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
