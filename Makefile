@@ -35,7 +35,7 @@ lab: $(JAVA_STAMP) ## open the lessons in JupyterLab
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check kipviz tests benchmarks
+	$(BIN)/ruff check kipviz tests benchmarks tools conftest.py
 	$(BIN)/mypy
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests

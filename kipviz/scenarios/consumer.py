@@ -136,7 +136,8 @@ class ConsumerTrace:
 
 
 def _kernel(
-    batch_size, batch_tick, batch_part, batch_next, batch_first, orders, order_start, limits, response_max_bytes,
+    batch_size, batch_tick, batch_part, batch_next, batch_first, orders, order_start, limits,
+    response_max_bytes,
     version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
     consume_per_tick, ticks, n_windows, seed, record_fetches,
     # outputs
