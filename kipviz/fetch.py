@@ -281,16 +281,17 @@ def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
     """
     n = order.shape[0]
     if ordering == 1 or ordering == 3:
-        tmp = order.copy()
+        moved = np.empty(n, dtype=order.dtype)
         k = 0
-        for i in range(n):
-            if not returned[i]:
-                order[k] = tmp[i]
-                k += 1
-        for i in range(n):
+        m = 0
+        for i in range(n):  # in place: k <= i, so unread places are never overwritten
             if returned[i]:
-                order[k] = tmp[i]
+                moved[m] = order[i]
+                m += 1
+            else:
+                order[k] = order[i]
                 k += 1
+        order[k:] = moved[:m]
     elif ordering == 4:
         perm = np.argsort(random_keys)
         tmp = order.copy()

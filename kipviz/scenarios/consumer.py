@@ -172,6 +172,7 @@ def _kernel(
     raw = np.zeros(n_part, np.int64)
     returned = np.zeros(n_part, np.bool_)
     sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
+    place = np.zeros(n_part, np.int64)  # where each of those stands in the broker's order
     sent_n = np.zeros(n_brokers, np.int64)
     held = 0
     credit = 0.0
@@ -219,18 +220,24 @@ def _kernel(
             if arrive[b] >= 0:
                 continue
             lo = order_start[b]
-            n = 0
-            for j in range(lo, order_start[b + 1]):
-                p = orders[j]
-                if parked_since[b] < 0:
-                    in_request[p] = pending_raw[p] == 0
-                if in_request[p]:
-                    first[n] = batch_size[fetch_ptr[p]] if fetch_ptr[p] < produced else 0
-                    logb[n] = log_end[p] - offset[p]
-                    lim[n] = limits[p]
-                    n += 1
+            if parked_since[b] < 0:  # a new request: the fetchable partitions, in order
+                n = 0
+                for j in range(lo, order_start[b + 1]):
+                    p = orders[j]
+                    if pending_raw[p] == 0:
+                        in_request[p] = True
+                        sent[lo + n] = p
+                        place[lo + n] = j - lo
+                        n += 1
+                sent_n[b] = n
+            n = sent_n[b]
             if n == 0:
                 continue
+            for i in range(n):
+                p = sent[lo + i]
+                first[i] = batch_size[fetch_ptr[p]] if fetch_ptr[p] < produced else 0
+                logb[i] = log_end[p] - offset[p]
+                lim[i] = limits[p]
             total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
                                    raw[:n])
             if total < fetch_min_bytes:
@@ -239,12 +246,9 @@ def _kernel(
                 if t - parked_since[b] < max_wait_ticks:
                     continue
             parked_since[b] = -1
-            i = 0
-            for j in range(lo, order_start[b + 1]):
-                p = orders[j]
-                returned[j - lo] = False
-                if not in_request[p]:
-                    continue
+            returned[: order_start[b + 1] - lo] = False
+            for i in range(n):
+                p = sent[lo + i]
                 r = raw[i]
                 k = fetch_ptr[p]
                 got = 0
@@ -275,10 +279,7 @@ def _kernel(
                 offset[p] += got
                 resp_raw[p] = r
                 resp_complete[p] = got
-                returned[j - lo] = (r > 0) if ordering == 1 else (got > 0)
-                sent[lo + i] = p
-                i += 1
-            sent_n[b] = i
+                returned[place[lo + i]] = (r > 0) if ordering == 1 else (got > 0)
             keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
             next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
                        ordering, keys)
