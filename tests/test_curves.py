@@ -1,0 +1,353 @@
+"""Spark curves: fairness by water-filling, starvation streaks, lag and memory."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipviz import curves
+from kipviz.curves import (
+    bound_exceedance,
+    consumer_curves,
+    fair_shares,
+    fairness,
+    lag_by_partition,
+    lag_over_time,
+    memory_curve,
+    starvation_streaks,
+    to_spark,
+)
+
+WINDOW_MS = 1000
+
+
+WINDOWS_DTYPES = {
+    "window": "int32", "window_start_ms": "int64", "window_end_ms": "int64",
+    "partition": "int32", "demand_bytes": "int64", "delivered_bytes": "int64",
+    "lag_end_bytes": "int64", "fetches": "int32", "starved_fetches": "int32",
+    "max_starvation_streak": "int32",
+}  # fmt: skip
+
+
+def windows_table(rows: Sequence[tuple[int, ...]]) -> pd.DataFrame:
+    """A ``windows`` trace table (docs/traces.md dtypes) from (window, partition, demand,
+    delivered[, lag_end[, max_starvation_streak]]) tuples; lag_end defaults to what is left."""
+    full = [(*r[:4], r[4] if len(r) > 4 else r[2] - r[3], r[5] if len(r) > 5 else 0) for r in rows]
+    columns = ["window", "partition", "demand_bytes", "delivered_bytes", "lag_end_bytes",
+               "max_starvation_streak"]  # fmt: skip
+    table = pd.DataFrame(full, columns=columns)
+    table["window_start_ms"] = table["window"] * WINDOW_MS
+    table["window_end_ms"] = table["window_start_ms"] + WINDOW_MS
+    table["fetches"], table["starved_fetches"] = 1, 0
+    return table[list(WINDOWS_DTYPES)].astype(WINDOWS_DTYPES)
+
+
+def fetches_table(rows: Sequence[tuple[int, int, int, int]]) -> pd.DataFrame:
+    """A ``fetches`` trace table from (fetch_id, partition, lag_bytes, complete_bytes) tuples."""
+    fetch_id, partition, lag, complete = (np.asarray(c) for c in zip(*rows, strict=True))
+    return pd.DataFrame({
+        "fetch_id": fetch_id.astype(np.int64), "time_ms": fetch_id.astype(np.int64) * 10,
+        "broker": np.zeros(len(rows), dtype=np.int32), "partition": partition.astype(np.int32),
+        "position": np.zeros(len(rows), dtype=np.int32), "lag_bytes": lag.astype(np.int64),
+        "raw_bytes": complete.astype(np.int64), "complete_batches": (complete > 0).astype(np.int32),
+        "complete_bytes": complete.astype(np.int64),
+    })  # fmt: skip
+
+
+def memory_table(held: Sequence[int], in_flight: Sequence[int], consumed: Sequence[int],
+                 tick_ms: int = 10) -> pd.DataFrame:  # fmt: skip
+    """A ``memory`` trace table with one row per tick of ``tick_ms``."""
+    return pd.DataFrame({
+        "time_ms": np.arange(len(held), dtype=np.int64) * tick_ms,
+        "held_bytes": np.asarray(held, dtype=np.int64),
+        "in_flight_bytes": np.asarray(in_flight, dtype=np.int64),
+        "consumed_bytes": np.asarray(consumed, dtype=np.int64),
+    })  # fmt: skip
+
+
+def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame, by: Sequence[str]) -> None:
+    """Equal up to row order and dtype width, floats to a relative 1e-9 (NaN equals NaN)."""
+    assert list(actual.columns) == list(expected.columns)
+    pd.testing.assert_frame_equal(
+        actual.sort_values(list(by), ignore_index=True),
+        expected.sort_values(list(by), ignore_index=True),
+        check_dtype=False, rtol=1e-9,
+    )  # fmt: skip
+
+
+def water_fill_levels(demands: Sequence[int], total: float) -> np.ndarray:
+    """Reference max-min fair shares, by the textbook loop: share what is left equally among
+    the unsatisfied; whoever needs less than that takes its demand and leaves; repeat."""
+    d = np.asarray(demands, dtype=float)
+    shares = np.zeros_like(d)
+    active = d > 0
+    left = float(total)
+    while active.any():
+        equal = left / active.sum()
+        small = active & (d <= equal)
+        if not small.any():
+            shares[active] = equal
+            break
+        shares[small] = d[small]
+        left -= d[small].sum()
+        active &= ~small
+    return shares
+
+
+def jain(x: np.ndarray) -> float:
+    return float(x.sum() ** 2 / (len(x) * (x * x).sum()))
+
+
+# ----------------------------------------------------------------------------- fairness
+
+
+def test_the_worked_example_gives_jain_0_6914(spark):
+    """Demands 10, 10, 1 and deliveries 10, 1, 1: C = 12 pours to a level of 5.5, shares are
+    5.5, 5.5, 1, so x = 20/11, 2/11, 1 and J = (sum x)^2 / (3 sum x^2) ~ 0.6914."""
+    df = to_spark(spark, windows_table([(0, 0, 10, 10), (0, 1, 10, 1), (0, 2, 1, 1)]))
+    x = np.array([10 / 5.5, 1 / 5.5, 1.0])
+    expected_j = x.sum() ** 2 / (3 * (x * x).sum())
+    assert expected_j == pytest.approx(0.6914, abs=1e-4)
+
+    shares = fair_shares(df).toPandas()
+    assert_frames_close(shares, pd.DataFrame({
+        "window": [0, 0, 0], "partition": [0, 1, 2], "demand_bytes": [10, 10, 1],
+        "delivered_bytes": [10, 1, 1], "fair_share_bytes": [5.5, 5.5, 1.0], "x": x,
+    }), by=["partition"])  # fmt: skip
+    assert_frames_close(fairness(df).toPandas(), pd.DataFrame({
+        "window": [0], "window_start_ms": [0], "partitions_with_data": [3],
+        "delivered_bytes": [12], "demand_bytes": [21], "jain_index": [expected_j],
+        "starved_partitions": [0], "max_starvation_streak": [0],
+    }), by=["window"])  # fmt: skip
+
+
+def test_equal_deliveries_are_perfectly_fair(spark):
+    """Every partition getting its equal share, whatever the demand above it, gives J = 1."""
+    rows = [(0, p, 1000 + 100 * p, 500) for p in range(4)] + [(1, p, 7, 7) for p in range(3)]
+    got = fairness(to_spark(spark, windows_table(rows))).toPandas()
+    assert got["jain_index"].tolist() == pytest.approx([1.0, 1.0], rel=1e-12)
+
+
+def test_windows_without_data_have_no_jain_index_and_empty_deliveries_count_as_fair(spark):
+    """No partition with data: jain_index is NaN. Data but nothing delivered: everyone got its
+    fair share of nothing, so J = 1, and every partition with data counts as starved.
+    Partitions without demand never enter the index."""
+    rows = [(0, 0, 0, 0), (0, 1, 0, 0),
+            (1, 0, 50, 0), (1, 1, 70, 0), (1, 2, 0, 0),
+            (2, 0, 10, 10), (2, 1, 10, 10), (2, 2, 0, 0)]  # fmt: skip
+    got = fairness(to_spark(spark, windows_table(rows))).toPandas().sort_values("window")
+    assert np.isnan(got["jain_index"].iloc[0])
+    assert got["jain_index"].iloc[1:].tolist() == pytest.approx([1.0, 1.0])
+    assert got["partitions_with_data"].tolist() == [0, 2, 2]
+    assert got["starved_partitions"].tolist() == [0, 2, 0]
+
+
+def test_fairness_reports_the_window_starvation_maximum(spark):
+    """max_starvation_streak is the longest streak among the window's partitions."""
+    rows = [(0, 0, 10, 0, 10, 4), (0, 1, 10, 10, 0, 0), (1, 0, 10, 5, 5, 7)]
+    got = fairness(to_spark(spark, windows_table(rows))).toPandas().sort_values("window")
+    assert got["max_starvation_streak"].tolist() == [4, 7]
+    assert got["starved_partitions"].tolist() == [1, 0]
+
+
+demands = st.integers(min_value=0, max_value=10_000)
+
+
+@given(st.lists(demands, min_size=1, max_size=12), st.floats(min_value=0, max_value=1))
+def test_reference_water_filling_shares_the_delivered_total_max_min_fairly(ds, fraction):
+    """Shares never exceed demands, add up to the delivered total, and whoever gets less than
+    it asked for gets the largest share (nobody could gain without taking from a smaller)."""
+    total = fraction * sum(ds)
+    shares = water_fill_levels(ds, total)
+    d = np.asarray(ds, dtype=float)
+    assert np.all(shares <= d + 1e-9)
+    assert shares.sum() == pytest.approx(total, rel=1e-9, abs=1e-9)
+    short = shares < d - 1e-9
+    if short.any():
+        assert np.allclose(shares[short], shares.max(), rtol=1e-9)
+
+
+@st.composite
+def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
+    """Up to 30 windows of 1 to 8 partitions, each with delivered <= demand."""
+    windows = draw(st.lists(st.lists(demands, min_size=1, max_size=8), min_size=1, max_size=30))
+    return [(w, p, d, draw(st.integers(min_value=0, max_value=d)))
+            for w, ds in enumerate(windows) for p, d in enumerate(ds)]  # fmt: skip
+
+
+@settings(max_examples=8)  # each example is one Spark job over a batch of windows
+@given(window_batches())
+def test_spark_water_filling_matches_the_reference(spark, rows):
+    """Per-partition shares and per-window Jain indexes from Spark equal the numpy reference
+    on a batch of random windows, computed in one job each."""
+    table = windows_table(rows)
+    expected_shares, expected_jain = [], []
+    for window, group in table.groupby("window"):
+        group = group[group["demand_bytes"] > 0]
+        share = water_fill_levels(group["demand_bytes"], group["delivered_bytes"].sum())
+        x = np.divide(group["delivered_bytes"], share, out=np.ones(len(share)), where=share > 0)
+        expected_shares.append(group[["window", "partition", "demand_bytes", "delivered_bytes"]]
+                               .assign(fair_share_bytes=share, x=x))  # fmt: skip
+        expected_jain.append((window, jain(x) if len(x) else np.nan))
+    df = to_spark(spark, table)
+
+    shares = fair_shares(df).toPandas()
+    assert_frames_close(shares, pd.concat(expected_shares), by=["window", "partition"])
+    totals = shares.groupby("window")[["fair_share_bytes", "delivered_bytes"]].sum()
+    np.testing.assert_allclose(totals["fair_share_bytes"], totals["delivered_bytes"], rtol=1e-9)
+    got = fairness(df).toPandas()[["window", "jain_index"]]
+    assert_frames_close(got, pd.DataFrame(expected_jain, columns=["window", "jain_index"]),
+                        by=["window"])  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- streaks
+
+
+def test_the_longest_starvation_streak_counts_consecutive_starved_fetches(spark):
+    """Partition 0 has data in fetches 1-5 and gets bytes only in fetch 4: its longest run is
+    fetches 1-3. Partition 1 is starved in fetch 1, has no data in fetch 2 (which ends the
+    run) and is starved again in 3 and 4. Rows arrive out of order."""
+    rows = [(4, 0, 300, 100), (1, 0, 100, 0), (5, 0, 500, 0), (3, 0, 300, 0), (2, 0, 200, 0),
+            (3, 1, 40, 0), (1, 1, 10, 0), (4, 1, 60, 0), (2, 1, 0, 0)]  # fmt: skip
+    got = starvation_streaks(to_spark(spark, fetches_table(rows))).toPandas()
+    assert_frames_close(got, pd.DataFrame({
+        "partition": [0, 1], "longest_starvation_fetches": [3, 2], "starved_fetches": [4, 3],
+        "fetches": [5, 4],
+    }), by=["partition"])  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- lag
+
+
+def test_lag_over_time_gives_percentiles_max_and_total_per_window(spark):
+    """Percentiles interpolate linearly between partitions, as numpy does."""
+    lags = {0: [0, 10, 20, 30, 1000], 1: [5, 5, 5, 5, 5]}
+    rows = [(w, p, lag, 0, lag) for w, ls in lags.items() for p, lag in enumerate(ls)]
+    got = lag_over_time(to_spark(spark, windows_table(rows))).toPandas()
+    assert_frames_close(got, pd.DataFrame({
+        "window": [0, 1], "window_start_ms": [0, WINDOW_MS],
+        "lag_p50_bytes": [np.percentile(ls, 50) for ls in lags.values()],
+        "lag_p99_bytes": [np.percentile(ls, 99) for ls in lags.values()],
+        "lag_max_bytes": [1000, 5], "lag_total_bytes": [1060, 25],
+    }), by=["window"])  # fmt: skip
+
+
+def test_lag_by_partition_takes_the_final_lag_from_the_last_window(spark):
+    """Final lag is the lag at the end of the last window, whatever the row order."""
+    rows = [(2, 0, 9, 1, 8), (0, 0, 50, 20, 30), (1, 0, 40, 0, 40),
+            (1, 1, 5, 5, 0), (0, 1, 7, 2, 5)]  # fmt: skip
+    got = lag_by_partition(to_spark(spark, windows_table(rows))).toPandas()
+    assert_frames_close(got, pd.DataFrame({
+        "partition": [0, 1], "final_lag_bytes": [8, 0], "max_lag_bytes": [40, 5],
+        "delivered_bytes": [21, 7],
+    }), by=["partition"])  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def test_memory_curve_summarises_each_window_and_counts_ticks_over_the_bound(spark):
+    """Windows of 20 ms over 10 ms ticks: two ticks per window, one in the partial last one;
+    the consumed rate is over the ticks present."""
+    mem = memory_table(held=[5, 15, 30, 10, 40], in_flight=[1, 0, 5, 30, 0],
+                       consumed=[100, 300, 0, 0, 50])  # fmt: skip
+    got = memory_curve(to_spark(spark, mem), 20, tick_ms=10, bound_bytes=12).toPandas()
+    assert_frames_close(got, pd.DataFrame({
+        "window": [0, 1, 2], "window_start_ms": [0, 20, 40], "ticks": [2, 2, 1],
+        "held_max_bytes": [15, 30, 40], "held_mean_bytes": [10.0, 20.0, 40.0],
+        "held_in_flight_max_bytes": [15, 40, 40],
+        "consumed_bytes_per_s": [400 / 0.02, 0.0, 50 / 0.01], "ticks_above_bound": [1, 1, 1],
+    }), by=["window"])  # fmt: skip
+    assert bound_exceedance(to_spark(spark, mem), 12) == pytest.approx(3 / 5)
+    assert bound_exceedance(to_spark(spark, mem), 40) == 0.0
+
+
+def test_an_empty_trace_gives_empty_curves(spark):
+    """Empty tables go through Arrow with their schema and give empty curves, not errors."""
+    empty = to_spark(spark, windows_table([]))
+    assert empty.schema["window"].dataType.simpleString() == "int"
+    assert empty.schema["demand_bytes"].dataType.simpleString() == "bigint"
+    assert fairness(empty).count() == 0
+    assert np.isnan(bound_exceedance(to_spark(spark, memory_table([], [], [])), 1))
+
+
+# ----------------------------------------------------------------------------- hot path
+
+
+def small_trace() -> SimpleNamespace:
+    rows = [(w, p, 100 * (p + 1), (100 * (p + 1)) // (w + 1), 0, w + p)
+            for w in range(3) for p in range(4)]  # fmt: skip
+    mem = memory_table(held=[0, 300, 900, 200, 50, 0], in_flight=[100] * 6,
+                       consumed=[0, 100, 200, 300, 0, 0], tick_ms=500)  # fmt: skip
+    meta = {"partitions": 4, "brokers": 1, "tick_ms": 500, "window_ms": WINDOW_MS, "ticks": 6,
+            "pre_kip74_bound_bytes": 4000, "kip74_bound_bytes": 250}  # fmt: skip
+    return SimpleNamespace(windows=windows_table(rows), memory=mem, meta=meta)
+
+
+def test_consumer_curves_match_the_separate_curves_and_their_schemas(spark):
+    """The one-job slider path returns the same tables as the separate Spark functions, sorted,
+    with the dtypes of the module's schemas, and the bounds from the trace's meta."""
+    trace = small_trace()
+    got = consumer_curves(spark, trace)
+    windows, memory = to_spark(spark, trace.windows), to_spark(spark, trace.memory)
+    expected = {
+        "fairness": (fairness(windows), curves.FAIRNESS),
+        "lag_over_time": (lag_over_time(windows), curves.LAG_OVER_TIME),
+        "lag_by_partition": (lag_by_partition(windows), curves.LAG_BY_PARTITION),
+        "memory": (memory_curve(memory, WINDOW_MS, tick_ms=500, bound_bytes=250),
+                   curves.MEMORY),
+    }  # fmt: skip
+    for name, (df, schema) in expected.items():
+        table = getattr(got, name)
+        assert table.dtypes.astype(str).to_dict() == schema, name
+        key = next(iter(schema))
+        assert table[key].is_monotonic_increasing, name
+        assert_frames_close(table, df.toPandas()[list(schema)], by=[key])
+    assert (got.pre_kip74_bound_bytes, got.kip74_bound_bytes) == (4000, 250)
+    assert got.kip74_exceedance == pytest.approx(2 / 6)
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def test_a_missing_column_is_named_in_the_error(spark):
+    """Curves check their input tables and name the missing column."""
+    table = windows_table([(0, 0, 10, 10)])
+    with pytest.raises(ValueError, match="windows table is missing column 'demand_bytes'"):
+        fairness(to_spark(spark, table.drop(columns="demand_bytes")))
+    with pytest.raises(ValueError, match="fetches table is missing column 'complete_bytes'"):
+        fetches = fetches_table([(1, 0, 10, 0)]).drop(columns="complete_bytes")
+        starvation_streaks(to_spark(spark, fetches))
+    trace = small_trace()
+    with pytest.raises(ValueError, match="memory table is missing column 'held_bytes'"):
+        consumer_curves(spark, SimpleNamespace(
+            windows=trace.windows, memory=trace.memory.drop(columns="held_bytes"),
+            meta=trace.meta))  # fmt: skip
+    meta = {k: v for k, v in trace.meta.items() if k != "kip74_bound_bytes"}
+    with pytest.raises(ValueError, match=r"trace\.meta is missing 'kip74_bound_bytes'"):
+        consumer_curves(spark, SimpleNamespace(windows=trace.windows, memory=trace.memory,
+                                               meta=meta))  # fmt: skip
+
+
+def test_bad_windows_and_dtypes_are_rejected(spark):
+    """A window length must be positive; a dtype Spark cannot take is named."""
+    mem = to_spark(spark, memory_table([1], [0], [0]))
+    with pytest.raises(ValueError, match="'window_ms' must be > 0: 0"):
+        memory_curve(mem, 0)
+    with pytest.raises(ValueError, match="column 'when' has dtype datetime64"):
+        to_spark(spark, pd.DataFrame({"when": pd.to_datetime([0])}))
+
+
+def test_importing_the_curves_does_not_import_spark():
+    """``import kipviz.curves`` and ``kipviz.spark`` stay light: pyspark loads on first use."""
+    code = "import sys, kipviz.curves, kipviz.spark; print('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
