@@ -108,7 +108,7 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
     return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
 
 
-def dashboard(warmup: int = 3, moves: int = 20) -> None:
+def dashboard(warmup: int = 10, moves: int = 20) -> None:
     """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
     try:
         from kipviz.widgets import FetchDashboard
