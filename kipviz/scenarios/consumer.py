@@ -54,6 +54,8 @@ from kipviz.workload import Batches, Workload, produce
 __all__ = ["ConsumerScenario", "ConsumerTrace", "simulate"]
 
 TOPIC = "events"
+# columns of the kernel's per-partition state rows
+LOG_END, OFFSET, FETCH_PTR, PENDING_RAW, PENDING_LEFT, RESP_RAW, RESP_COMPLETE, STREAK = range(8)
 
 
 @dataclass(frozen=True)
@@ -150,16 +152,11 @@ def _kernel(
     n_batches = batch_size.shape[0]
     n_brokers = order_start.shape[0] - 1
     produced = 0  # batches are in append order: those before this index are in the logs
-    fetch_ptr = batch_first.copy()  # batch at each partition's fetch offset
-    log_end = np.zeros(n_part, np.int64)
-    offset = np.zeros(n_part, np.int64)
+    # one 64-byte row per partition: the fields a fetch touches share a cache line
+    st = np.zeros((n_part, 8), np.int64)
+    st[:, FETCH_PTR] = batch_first  # batch at each partition's fetch offset
     offset_at_window_start = np.zeros(n_part, np.int64)
     in_request = np.zeros(n_part, np.bool_)
-    resp_raw = np.zeros(n_part, np.int64)
-    resp_complete = np.zeros(n_part, np.int64)
-    pending_raw = np.zeros(n_part, np.int64)
-    pending_left = np.zeros(n_part, np.int64)
-    streak = np.zeros(n_part, np.int32)
     queue = np.zeros(n_part + 1, np.int64)
     head = 0
     tail = 0
@@ -181,7 +178,7 @@ def _kernel(
     window = 0
     for t in range(ticks):
         while produced < n_batches and batch_tick[produced] <= t:  # producers append
-            log_end[batch_part[produced]] += batch_size[produced]
+            st[batch_part[produced], LOG_END] += batch_size[produced]
             produced += 1
         for b in range(n_brokers):  # responses that reach the consumer now
             if arrive[b] == t:
@@ -189,10 +186,10 @@ def _kernel(
                     p = sent[j]
                     if in_request[p]:
                         in_request[p] = False
-                        if resp_raw[p] > 0:
-                            pending_raw[p] = resp_raw[p]
-                            pending_left[p] = resp_complete[p]
-                            held += resp_raw[p]
+                        if st[p, RESP_RAW] > 0:
+                            st[p, PENDING_RAW] = st[p, RESP_RAW]
+                            st[p, PENDING_LEFT] = st[p, RESP_COMPLETE]
+                            held += st[p, RESP_RAW]
                             queue[tail] = p
                             tail = (tail + 1) % queue.shape[0]
                 in_flight[b] = 0
@@ -202,17 +199,17 @@ def _kernel(
         consumed = 0
         while head != tail:
             p = queue[head]
-            if pending_left[p] > credit:
+            if st[p, PENDING_LEFT] > credit:
                 take = int(credit)
-                pending_left[p] -= take
+                st[p, PENDING_LEFT] -= take
                 consumed += take
                 credit -= take
                 break
-            credit -= pending_left[p]
-            consumed += pending_left[p]
-            held -= pending_raw[p]
-            pending_raw[p] = 0
-            pending_left[p] = 0
+            credit -= st[p, PENDING_LEFT]
+            consumed += st[p, PENDING_LEFT]
+            held -= st[p, PENDING_RAW]
+            st[p, PENDING_RAW] = 0
+            st[p, PENDING_LEFT] = 0
             head = (head + 1) % queue.shape[0]
         if head == tail:
             credit = 0.0  # an idle application banks no time
@@ -224,7 +221,7 @@ def _kernel(
                 n = 0
                 for j in range(lo, order_start[b + 1]):
                     p = orders[j]
-                    if pending_raw[p] == 0:
+                    if st[p, PENDING_RAW] == 0:
                         in_request[p] = True
                         sent[lo + n] = p
                         place[lo + n] = j - lo
@@ -235,8 +232,8 @@ def _kernel(
                 continue
             for i in range(n):
                 p = sent[lo + i]
-                first[i] = batch_size[fetch_ptr[p]] if fetch_ptr[p] < produced else 0
-                logb[i] = log_end[p] - offset[p]
+                first[i] = batch_size[st[p, FETCH_PTR]] if st[p, FETCH_PTR] < produced else 0
+                logb[i] = st[p, LOG_END] - st[p, OFFSET]
                 lim[i] = limits[p]
             total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
                                    raw[:n])
@@ -250,7 +247,7 @@ def _kernel(
             for i in range(n):
                 p = sent[lo + i]
                 r = raw[i]
-                k = fetch_ptr[p]
+                k = st[p, FETCH_PTR]
                 got = 0
                 whole = 0
                 while k < produced and got + batch_size[k] <= r:
@@ -270,15 +267,15 @@ def _kernel(
                     rows += 1
                 w_fetches[window, p] += 1
                 if logb[i] > 0 and got == 0:
-                    streak[p] += 1
+                    st[p, STREAK] += 1
                     w_starved[window, p] += 1
-                    w_streak[window, p] = max(w_streak[window, p], streak[p])
+                    w_streak[window, p] = max(w_streak[window, p], st[p, STREAK])
                 else:
-                    streak[p] = 0
-                fetch_ptr[p] = k
-                offset[p] += got
-                resp_raw[p] = r
-                resp_complete[p] = got
+                    st[p, STREAK] = 0
+                st[p, FETCH_PTR] = k
+                st[p, OFFSET] += got
+                st[p, RESP_RAW] = r
+                st[p, RESP_COMPLETE] = got
                 returned[place[lo + i]] = (r > 0) if ordering == 1 else (got > 0)
             keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
             next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
@@ -290,12 +287,12 @@ def _kernel(
         m_consumed[t] = consumed
         if (t + 1) * n_windows // ticks > window:  # last tick of this window
             for p in range(n_part):
-                w_demand[window, p] = log_end[p] - offset_at_window_start[p]
-                w_delivered[window, p] = offset[p] - offset_at_window_start[p]
-                w_lag_end[window, p] = log_end[p] - offset[p]
-                if streak[p] > w_streak[window, p]:
-                    w_streak[window, p] = streak[p]
-                offset_at_window_start[p] = offset[p]
+                w_demand[window, p] = st[p, LOG_END] - offset_at_window_start[p]
+                w_delivered[window, p] = st[p, OFFSET] - offset_at_window_start[p]
+                w_lag_end[window, p] = st[p, LOG_END] - st[p, OFFSET]
+                if st[p, STREAK] > w_streak[window, p]:
+                    w_streak[window, p] = st[p, STREAK]
+                offset_at_window_start[p] = st[p, OFFSET]
             window += 1
     return rows
 
