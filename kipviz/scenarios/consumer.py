@@ -54,8 +54,11 @@ from kipviz.workload import Batches, Workload, produce
 __all__ = ["ConsumerScenario", "ConsumerTrace", "simulate"]
 
 TOPIC = "events"
-# columns of the kernel's per-partition state rows
-LOG_END, OFFSET, FETCH_PTR, PENDING_RAW, PENDING_LEFT, RESP_RAW, RESP_COMPLETE, STREAK = range(8)
+# Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
+# of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
+# answers (in flight) until the application has consumed it (buffered); FETCHES and STARVED count
+# this window's fetches.
+LOG_END, OFFSET, FETCH_PTR, PART_RAW, PART_LEFT, STREAK, FETCHES, STARVED = range(8)
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,6 @@ def _kernel(
     st = np.zeros((n_part, 8), np.int64)
     st[:, FETCH_PTR] = batch_first  # batch at each partition's fetch offset
     offset_at_window_start = np.zeros(n_part, np.int64)
-    in_request = np.zeros(n_part, np.bool_)
     queue = np.zeros(n_part + 1, np.int64)
     head = 0
     tail = 0
@@ -184,14 +186,10 @@ def _kernel(
             if arrive[b] == t:
                 for j in range(order_start[b], order_start[b] + sent_n[b]):
                     p = sent[j]
-                    if in_request[p]:
-                        in_request[p] = False
-                        if st[p, RESP_RAW] > 0:
-                            st[p, PENDING_RAW] = st[p, RESP_RAW]
-                            st[p, PENDING_LEFT] = st[p, RESP_COMPLETE]
-                            held += st[p, RESP_RAW]
-                            queue[tail] = p
-                            tail = (tail + 1) % queue.shape[0]
+                    if st[p, PART_RAW] > 0:
+                        held += st[p, PART_RAW]
+                        queue[tail] = p
+                        tail = (tail + 1) % queue.shape[0]
                 in_flight[b] = 0
                 arrive[b] = -1
         m_held[t] = held  # peak of the tick: responses landed, nothing consumed yet
@@ -199,17 +197,17 @@ def _kernel(
         consumed = 0
         while head != tail:
             p = queue[head]
-            if st[p, PENDING_LEFT] > credit:
+            if st[p, PART_LEFT] > credit:
                 take = int(credit)
-                st[p, PENDING_LEFT] -= take
+                st[p, PART_LEFT] -= take
                 consumed += take
                 credit -= take
                 break
-            credit -= st[p, PENDING_LEFT]
-            consumed += st[p, PENDING_LEFT]
-            held -= st[p, PENDING_RAW]
-            st[p, PENDING_RAW] = 0
-            st[p, PENDING_LEFT] = 0
+            credit -= st[p, PART_LEFT]
+            consumed += st[p, PART_LEFT]
+            held -= st[p, PART_RAW]
+            st[p, PART_RAW] = 0
+            st[p, PART_LEFT] = 0
             head = (head + 1) % queue.shape[0]
         if head == tail:
             credit = 0.0  # an idle application banks no time
@@ -221,8 +219,7 @@ def _kernel(
                 n = 0
                 for j in range(lo, order_start[b + 1]):
                     p = orders[j]
-                    if st[p, PENDING_RAW] == 0:
-                        in_request[p] = True
+                    if st[p, PART_RAW] == 0:  # nothing buffered: fetchable
                         sent[lo + n] = p
                         place[lo + n] = j - lo
                         n += 1
@@ -265,17 +262,17 @@ def _kernel(
                     f_batches[rows] = whole
                     f_complete[rows] = got
                     rows += 1
-                w_fetches[window, p] += 1
+                st[p, FETCHES] += 1
                 if logb[i] > 0 and got == 0:
                     st[p, STREAK] += 1
-                    w_starved[window, p] += 1
+                    st[p, STARVED] += 1
                     w_streak[window, p] = max(w_streak[window, p], st[p, STREAK])
                 else:
                     st[p, STREAK] = 0
                 st[p, FETCH_PTR] = k
                 st[p, OFFSET] += got
-                st[p, RESP_RAW] = r
-                st[p, RESP_COMPLETE] = got
+                st[p, PART_RAW] = r
+                st[p, PART_LEFT] = got
                 returned[place[lo + i]] = (r > 0) if ordering == 1 else (got > 0)
             keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
             next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
@@ -290,6 +287,10 @@ def _kernel(
                 w_demand[window, p] = st[p, LOG_END] - offset_at_window_start[p]
                 w_delivered[window, p] = st[p, OFFSET] - offset_at_window_start[p]
                 w_lag_end[window, p] = st[p, LOG_END] - st[p, OFFSET]
+                w_fetches[window, p] = st[p, FETCHES]
+                w_starved[window, p] = st[p, STARVED]
+                st[p, FETCHES] = 0
+                st[p, STARVED] = 0
                 if st[p, STREAK] > w_streak[window, p]:
                     w_streak[window, p] = st[p, STREAK]
                 offset_at_window_start[p] = st[p, OFFSET]
