@@ -11,7 +11,8 @@ import sys
 import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.plots",
-           "kipviz.scenarios.consumer", "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
+           "kipviz.pool", "kipviz.scenarios.consumer", "kipviz.spark", "kipviz.widgets",
+           "kipviz.workload"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:
