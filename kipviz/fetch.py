@@ -27,6 +27,9 @@ from enum import IntEnum
 
 import numpy as np
 
+from kipviz._checks import check_int as _check_int
+from kipviz.quota import max_value_in_quota_window
+
 __all__ = [
     "BROKER_FETCH_MAX_BYTES",
     "CONSUMER_FETCH_MAX_BYTES",
@@ -48,14 +51,6 @@ INT32_MAX = 2**31 - 1
 CONSUMER_FETCH_MAX_BYTES = 52428800  # consumer fetch.max.bytes default (50 MiB)
 MAX_PARTITION_FETCH_BYTES = 1048576  # consumer max.partition.fetch.bytes default (1 MiB)
 BROKER_FETCH_MAX_BYTES = 57671680  # broker fetch.max.bytes default (55 MiB)
-
-
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}: {value}")
-    return int(value)
 
 
 @dataclass(frozen=True, order=True)
@@ -109,14 +104,11 @@ def effective_response_max_bytes(
     limit = min(request_max_bytes, broker_fetch_max_bytes)
     if fetch_quota_bytes_per_s is None:
         return limit
-    if not fetch_quota_bytes_per_s > 0:
+    if not fetch_quota_bytes_per_s > 0:  # a zero quota blocks every fetch: a mistake here
         raise ValueError(f"fetch_quota_bytes_per_s (consumer_byte_rate) must be > 0: "
                          f"{fetch_quota_bytes_per_s}")
-    _check_int("quota_window_num (quota.window.num)", quota_window_num, 1)
-    if not quota_window_size_s > 0:
-        raise ValueError(f"quota_window_size_s (quota.window.size.seconds) must be > 0: "
-                         f"{quota_window_size_s}")
-    window_max = fetch_quota_bytes_per_s * (quota_window_num - 1) * quota_window_size_s
+    window_max = max_value_in_quota_window(fetch_quota_bytes_per_s, quota_window_num,
+                                           quota_window_size_s)
     return min(limit, min(int(window_max), INT32_MAX))
 
 

@@ -20,6 +20,8 @@ import math
 import numbers
 from typing import Protocol
 
+from kipviz._checks import check_int as _check_int
+
 __all__ = [
     "LONG_MAX_VALUE",
     "NO_POOL",
@@ -37,14 +39,6 @@ LONG_MAX_VALUE = 2**63 - 1  # Java's Long.MAX_VALUE: what MemoryPool.NONE report
 SOCKET_REQUEST_MAX_BYTES = 104857600  # broker socket.request.max.bytes default (100 MiB)
 _SIZE = "size_bytes (queued.max.request.bytes on a broker)"
 _MAX_SINGLE = "max_single_allocation_bytes (socket.request.max.bytes on a broker)"
-
-
-def _check_int(name: str, value: object, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer: {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}: {value}")
-    return int(value)
 
 
 class MemoryPool(Protocol):

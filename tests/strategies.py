@@ -7,3 +7,62 @@ from hypothesis import strategies as st
 batch_sizes = st.integers(min_value=1, max_value=5_000)
 partition_logs = st.lists(st.lists(batch_sizes, max_size=6), min_size=1, max_size=12)
 byte_limits = st.integers(min_value=0, max_value=20_000)
+
+
+@st.composite
+def pool_workloads(draw: st.DrawFn) -> tuple[int, int, bool, list[tuple[str, int, int]]]:
+    """A pool ``(size, max single, strict)`` and ``(op, value, ms later)`` steps to run on it.
+
+    ``("allocate", n, dt)`` asks for 1 <= n <= max single bytes; ``("release", i, dt)`` gives back
+    the allocation at index ``i`` modulo those still held (nothing when none is held).
+    """
+    size = draw(st.integers(min_value=1, max_value=1_000))
+    max_single = draw(st.integers(min_value=1, max_value=size))
+    strict = draw(st.booleans())
+    step = st.tuples(st.sampled_from(["allocate", "allocate", "release"]),
+                     st.integers(min_value=1, max_value=max_single),
+                     st.integers(min_value=0, max_value=50))
+    return size, max_single, strict, draw(st.lists(step, max_size=60))
+
+
+# kipviz.quota: a timeline of (ms since the previous step, value, measure instead of record)
+rate_steps = st.lists(
+    st.tuples(st.integers(0, 4_000), st.integers(0, 1_000_000), st.booleans()), max_size=40
+)
+quota_samples = st.integers(min_value=1, max_value=11)  # replication.quota.window.num
+quota_windows_ms = st.sampled_from([100, 250, 1_000, 2_000])  # whole ms, like Kafka's windows
+
+
+def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[int, int] = (5, 60),
+                       windows: tuple[int, int] = (1, 5), orderings=None,
+                       versions: tuple[int, ...] = (2, 3, 12),
+                       network_bytes_per_s: tuple[float, float] = (1e5, 1e10)):
+    """Small KIP-74 consumer scenarios over every setting the kernel reads."""
+    from kipviz.fetch import Ordering
+    from kipviz.scenarios.consumer import ConsumerScenario
+    from kipviz.workload import Workload
+
+    return st.builds(
+        ConsumerScenario,
+        partitions=st.integers(*partitions),
+        brokers=st.integers(1, 4),
+        fetch_max_bytes=st.integers(0, 200_000),
+        max_partition_fetch_bytes=st.integers(0, 100_000),
+        fetch_min_bytes=st.integers(0, 50_000),
+        fetch_max_wait_ms=st.integers(0, 100),
+        ordering=st.sampled_from(list(orderings or Ordering)),
+        version=st.sampled_from(versions),
+        consume_bytes_per_s=st.floats(1e4, 1e9),
+        rtt_ms=st.integers(1, 40),
+        network_bytes_per_s=st.floats(*network_bytes_per_s),
+        ticks=st.integers(*ticks),
+        windows=st.integers(*windows),
+        workload=st.builds(
+            Workload,
+            profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
+            produce_bytes_per_s=st.floats(0, 5e7),
+            record_bytes=st.integers(10, 5000),
+            initial_lag_bytes=st.integers(0, 500_000),
+            large_record_bytes=st.sampled_from([0, 300_000]),
+        ),
+    )

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload
+from tests.strategies import consumer_scenarios
 
 # KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
 # the network allows, so every response is full.
@@ -53,30 +54,7 @@ def test_the_same_seed_gives_the_same_trace():
     assert a.memory.equals(b.memory)
 
 
-scenarios = st.builds(
-    ConsumerScenario,
-    partitions=st.integers(1, 12),
-    brokers=st.integers(1, 4),
-    fetch_max_bytes=st.integers(0, 200_000),
-    max_partition_fetch_bytes=st.integers(0, 100_000),
-    fetch_min_bytes=st.integers(0, 50_000),
-    fetch_max_wait_ms=st.integers(0, 100),
-    ordering=st.sampled_from(list(Ordering)),
-    version=st.sampled_from([2, 3, 12]),
-    consume_bytes_per_s=st.floats(1e4, 1e9),
-    rtt_ms=st.integers(1, 40),
-    network_bytes_per_s=st.floats(1e5, 1e10),
-    ticks=st.integers(5, 60),
-    windows=st.integers(1, 5),
-    workload=st.builds(
-        Workload,
-        profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
-        produce_bytes_per_s=st.floats(0, 5e7),
-        record_bytes=st.integers(10, 5000),
-        initial_lag_bytes=st.integers(0, 500_000),
-        large_record_bytes=st.sampled_from([0, 300_000]),
-    ),
-)
+scenarios = consumer_scenarios()
 
 
 @settings(max_examples=25)

@@ -11,7 +11,8 @@ import sys
 import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.plots",
-           "kipviz.pool", "kipviz.scenarios.consumer", "kipviz.spark", "kipviz.widgets",
+           "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer", "kipviz.spark",
+           "kipviz.widgets",
            "kipviz.workload"]
 
 
@@ -41,7 +42,7 @@ def test_importing_kipviz_and_its_mechanisms_needs_neither_spark_nor_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["kipviz.fetch"])
+@pytest.mark.parametrize("name", ["kipviz.fetch", "kipviz.quota"])
 def test_docstring_examples_run(name):
     """The examples in docstrings are true."""
     result = doctest.testmod(importlib.import_module(name))

@@ -17,7 +17,7 @@ from benchmarks.simpy_consumer import fill, simulate_simpy
 from kipviz.fetch import Ordering, fill_raw_bytes
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload, produce
-from tests.strategies import byte_limits, partition_logs
+from tests.strategies import byte_limits, consumer_scenarios, partition_logs
 
 # Orders whose tables the reference reproduces exactly (random uses another generator).
 DETERMINISTIC = [Ordering.FIXED, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.SESSION,
@@ -67,30 +67,9 @@ def test_the_simpy_program_gives_the_kernels_windows_and_memory_tables(name, ord
     assert_same_tables(replace(SMALL[name], ordering=ordering), seed=3)
 
 
-small_scenarios = st.builds(
-    ConsumerScenario,
-    partitions=st.integers(4, 12),
-    brokers=st.integers(1, 3),
-    fetch_max_bytes=st.integers(0, 200_000),
-    max_partition_fetch_bytes=st.integers(0, 100_000),
-    fetch_min_bytes=st.integers(0, 50_000),
-    fetch_max_wait_ms=st.integers(0, 100),
-    ordering=st.sampled_from(DETERMINISTIC),
-    version=st.sampled_from([3, 12]),
-    consume_bytes_per_s=st.floats(1e4, 1e9),
-    rtt_ms=st.integers(1, 40),
-    network_bytes_per_s=st.floats(1e5, 1e9),
-    ticks=st.integers(30, 100),
-    windows=st.integers(1, 6),
-    workload=st.builds(
-        Workload,
-        profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
-        produce_bytes_per_s=st.floats(0, 5e7),
-        record_bytes=st.integers(10, 5000),
-        initial_lag_bytes=st.integers(0, 500_000),
-        large_record_bytes=st.sampled_from([0, 300_000]),
-    ),
-)
+small_scenarios = consumer_scenarios(partitions=(4, 12), ticks=(30, 100), windows=(1, 6),
+                                     orderings=DETERMINISTIC, versions=(3, 12),
+                                     network_bytes_per_s=(1e5, 1e9))
 
 
 @settings(max_examples=40, deadline=None)

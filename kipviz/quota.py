@@ -1,0 +1,337 @@
+"""KIP-73: replication quotas on Kafka's windowed rate, and the KIP's planning arithmetic.
+
+Kafka's rate metric (``org.apache.kafka.common.metrics.stats``: ``SampledStat``, ``WindowedSum``,
+``Rate``, ``SimpleRate``) as it is since apache/kafka#15889 (Kafka 3.8):
+
+* Up to ``samples + 1`` slots of ``window_ms``, each {start, last event, value}. A record at t
+  goes into the current slot (made at t if there is none); when ``t - start >= window`` the next
+  slot, cyclically, is reset to start at t and takes the value.
+* Before measuring, every slot whose *last event* is at least ``samples * window`` old is reset
+  to start at now with value 0; measuring an empty stat creates a slot starting now.
+* ``Rate``: elapsed = now - oldest start; with fewer than ``samples - 1`` whole windows elapsed,
+  the missing whole windows are added (``elapsed + (samples - 1 - full) * window``); never below
+  1 ms. ``SimpleRate`` (replication quotas) uses ``max(elapsed, window)``.
+  rate = sum of slot values / (window size in s).
+* ``legacy=True`` is the rule before #15889: ``samples`` slots, purged by their *start*.
+
+``ReplicationQuotaManager`` (KIP-73 "The Throttle Mechanism"): a ``SimpleRate`` of
+``replication.quota.window.num`` x ``replication.quota.window.size.seconds`` against
+``leader.``/``follower.replication.throttled.rate``; throttled partitions per topic, ``*`` for all.
+The planning functions are the KIP's Q&A 1, 4 and 5.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from kipviz._checks import check_int as _check_int
+from kipviz._checks import check_number as _check_number
+
+if TYPE_CHECKING:  # type hints only, so kipviz.fetch may import this module without a cycle
+    from kipviz.fetch import TopicPartition
+
+__all__ = [
+    "METRICS_NUM_SAMPLES",
+    "METRICS_SAMPLE_WINDOW_MS",
+    "REPLICATION_QUOTA_WINDOW_NUM",
+    "REPLICATION_QUOTA_WINDOW_SIZE_SECONDS",
+    "Quota",
+    "Rate",
+    "ReplicationQuotaManager",
+    "Sample",
+    "SimpleRate",
+    "java_round",
+    "max_replica_fetch_response_bytes",
+    "max_value_in_quota_window",
+    "move_time_s",
+    "parse_throttled_replicas",
+    "throttle_bounds",
+    "throttle_time_ms",
+]
+
+METRICS_NUM_SAMPLES = 2  # metrics.num.samples / MetricConfig default
+METRICS_SAMPLE_WINDOW_MS = 30000  # metrics.sample.window.ms / MetricConfig default
+REPLICATION_QUOTA_WINDOW_NUM = 11  # replication.quota.window.num: 10 whole windows + the current
+REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = 1  # replication.quota.window.size.seconds
+
+_LONG_MAX = 2**63 - 1
+_INT_MAX = 2**31 - 1
+_REPLICA = re.compile(r"[0-9]+:[0-9]+")
+_THROTTLED_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
+
+
+
+
+
+def java_round(x: float) -> int:
+    """Java's ``Math.round(double)``: nearest long, ties towards +inf (2.5 -> 3, -2.5 -> -2).
+
+    Not Python's ``round`` (ties to even) and not ``floor(x + 0.5)``, which gives 1 for
+    0.49999999999999994. NaN gives 0; values beyond the long range are clamped as in Java.
+    """
+    if math.isnan(x):
+        return 0
+    if x >= 2.0**63:
+        return _LONG_MAX
+    if x <= -(2.0**63):
+        return -(2**63)
+    whole = math.floor(x)
+    return whole + 1 if x - whole >= 0.5 else whole  # x - floor(x) is exact for doubles
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One slot of a ``SampledStat`` (``SampledStat.Sample``), as a read-only snapshot."""
+
+    start_ms: float
+    last_event_ms: float
+    value: float
+
+
+class Rate:
+    """Kafka's ``Rate`` over a ``WindowedSum``: ``record``, ``measure`` (per second), window size.
+
+    ``samples`` and ``window_ms`` are the ``MetricConfig`` (``metrics.num.samples`` 2,
+    ``metrics.sample.window.ms`` 30000 by default). Times are Kafka's wall clock in ms.
+    """
+
+    def __init__(self, samples: int = METRICS_NUM_SAMPLES,
+                 window_ms: int = METRICS_SAMPLE_WINDOW_MS, *, legacy: bool = False) -> None:
+        self.samples = _check_int("samples (metrics.num.samples)", samples, 1)
+        self.window_ms = _check_int("window_ms (metrics.sample.window.ms)", window_ms, 1)
+        self.legacy = legacy
+        self._max_slots = samples if legacy else samples + 1
+        self._slots: list[list[float]] = []  # [start_ms, last_event_ms, value] per slot
+        self._current = 0
+
+    def record(self, value: float, now_ms: float) -> None:
+        """Add ``value`` at ``now_ms`` (``SampledStat.record``), advancing to a new slot if due."""
+        slots = self._slots
+        if not slots:
+            slots.append([now_ms, now_ms, 0.0])
+        slot = slots[self._current]
+        if now_ms - slot[0] >= self.window_ms:
+            self._current = (self._current + 1) % self._max_slots
+            if self._current == len(slots):
+                slots.append([now_ms, now_ms, 0.0])
+            slot = slots[self._current]
+            slot[:] = (now_ms, now_ms, 0.0)
+        slot[1] = now_ms
+        slot[2] += value
+
+    def _purge(self, now_ms: float) -> None:
+        """``purgeObsoleteSamples``: by last event since #15889, by start before (legacy)."""
+        expire = self.samples * self.window_ms
+        mark = 0 if self.legacy else 1
+        for slot in self._slots:
+            if now_ms - slot[mark] >= expire:
+                slot[:] = (now_ms, now_ms, 0.0)
+
+    def _oldest_start(self, now_ms: float) -> float:
+        if not self._slots:  # SampledStat.oldest: measuring an empty stat creates a sample
+            self._slots.append([now_ms, now_ms, 0.0])
+        return min(slot[0] for slot in self._slots)
+
+    def window_size_ms(self, now_ms: float) -> float:
+        """``Rate.windowSize``: elapsed since the oldest slot plus any missing whole windows."""
+        self._purge(now_ms)
+        elapsed = now_ms - self._oldest_start(now_ms)
+        full = math.trunc(elapsed / self.window_ms)  # Java's (int) (long / long)
+        if full < self.samples - 1:
+            elapsed += (self.samples - 1 - full) * self.window_ms
+        return max(elapsed, 1)
+
+    def measure(self, now_ms: float) -> float:
+        """The rate per second at ``now_ms``: purged sum / (window size / 1000.0)."""
+        self._purge(now_ms)
+        total = 0.0
+        for slot in self._slots:  # WindowedSum.combine: a plain double sum in slot order
+            total += slot[2]
+        return total / (self.window_size_ms(now_ms) / 1000.0)
+
+    def slots(self) -> tuple[Sample, ...]:
+        """The slots as stored, in slot order (no purge)."""
+        return tuple(Sample(*slot) for slot in self._slots)
+
+
+class SimpleRate(Rate):
+    """Kafka's ``SimpleRate``: window size = ``max(now - oldest start, one window)``."""
+
+    def window_size_ms(self, now_ms: float) -> float:
+        """``SimpleRate.windowSize``: the elapsed time, but at least one whole window."""
+        self._purge(now_ms)
+        return max(now_ms - self._oldest_start(now_ms), self.window_ms)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """Kafka's ``Quota``: an upper (or lower) bound; the bound itself is acceptable."""
+
+    bound: float
+    upper: bool = True
+
+    def acceptable(self, value: float) -> bool:
+        """``Quota.acceptable``: ``value <= bound`` for an upper bound, ``>=`` for a lower one."""
+        return value <= self.bound if self.upper else value >= self.bound
+
+
+def throttle_time_ms(observed: float, bound: float, window_size_ms: float) -> int:
+    """``QuotaUtils.throttleTime``: ``Math.round((observed - bound) / bound * window)``.
+
+    The delay X that brings O down to T over window W: ``O * W / (W + X) = T``.
+    """
+    _check_number("bound (quota)", bound, 0, strict=True)
+    _check_number("window_size_ms", window_size_ms, 0, strict=True)
+    return java_round((observed - bound) / bound * window_size_ms)
+
+
+def max_value_in_quota_window(quota_bytes_per_s: float, samples: int, window_s: float) -> float:
+    """``ClientQuotaManager.getMaxValueInQuotaWindow``: ``quota * (samples - 1) * window_s``.
+
+    The most one request may record without being throttled for sure (caps a fetch response).
+    """
+    _check_number("quota_bytes_per_s", quota_bytes_per_s, 0)
+    _check_int("samples (quota.window.num)", samples, 1)
+    _check_number("window_s (quota.window.size.seconds)", window_s, 0, strict=True)
+    return quota_bytes_per_s * (samples - 1) * window_s
+
+
+def _quota(rate_bytes_per_s: float | None) -> Quota | None:
+    if rate_bytes_per_s is None:
+        return None
+    return Quota(_check_number(f"rate_bytes_per_s ({_THROTTLED_RATE})", rate_bytes_per_s, 0))
+
+
+class ReplicationQuotaManager:
+    """Kafka's ``ReplicationQuotaManager`` (one for the leader side, one for the follower side).
+
+    ``rate_bytes_per_s`` ``None`` is unlimited (no quota: never exceeded). Kafka accepts a rate
+    of 0 (``atLeast(0)``). ``window_s`` may be fractional here; Kafka's setting is whole seconds.
+    """
+
+    def __init__(self, rate_bytes_per_s: float | None = None,
+                 samples: int = REPLICATION_QUOTA_WINDOW_NUM,
+                 window_s: float = REPLICATION_QUOTA_WINDOW_SIZE_SECONDS) -> None:
+        samples = _check_int("samples (replication.quota.window.num)", samples, 1)
+        name = "window_s (replication.quota.window.size.seconds)"
+        window_ms = round(_check_number(name, window_s, 0, strict=True) * 1000)
+        if window_ms < 1 or not math.isclose(window_ms, window_s * 1000, abs_tol=1e-6):
+            raise ValueError(f"{name} must be a whole number of milliseconds >= 1 ms: {window_s}")
+        self.quota = _quota(rate_bytes_per_s)
+        self.rate = SimpleRate(samples, window_ms)
+        self._throttled: dict[str, list[int] | Literal["*"]] = {}
+
+    def update_quota(self, rate_bytes_per_s: float | None) -> None:
+        """``updateQuota``: change the rate at run time; the recorded bytes stay."""
+        self.quota = _quota(rate_bytes_per_s)
+
+    def record(self, bytes: int, now_ms: float) -> None:
+        """Add throttled bytes to the rate, whether or not the quota is exceeded."""
+        self.rate.record(_check_number("bytes", bytes, 0), now_ms)
+
+    def measure(self, now_ms: float) -> float:
+        """The throttled rate in bytes/s (``SimpleRate``)."""
+        return self.rate.measure(now_ms)
+
+    def is_quota_exceeded(self, now_ms: float) -> bool:
+        """``isQuotaExceeded``: the rate is above the bound (measured only if there is a quota)."""
+        return self.quota is not None and not self.quota.acceptable(self.rate.measure(now_ms))
+
+    def mark_throttled(self, topic: str, partitions: Iterable[int] | Literal["*"] = "*") -> None:
+        """Throttle these partitions of ``topic`` (``*``: all), replacing the topic's list."""
+        self._throttled[topic] = "*" if partitions == "*" else [int(p) for p in partitions]
+
+    def remove_throttle(self, topic: str) -> None:
+        """No partition of ``topic`` is throttled any more."""
+        self._throttled.pop(topic, None)
+
+    def is_throttled(self, tp: TopicPartition) -> bool:
+        """Whether ``tp`` is in the throttled list of its topic (or the topic has ``*``)."""
+        partitions = self._throttled.get(tp.topic)
+        return partitions is not None and (partitions == "*" or tp.partition in partitions)
+
+    def should_throttle(self, tp: TopicPartition, in_sync: bool, now_ms: float) -> bool:
+        """``ReplicaManager.shouldLeaderThrottle`` / ``shouldFollowerThrottle`` (KAFKA-4313).
+
+        ``!inSync && isThrottled(tp) && isQuotaExceeded``, short-circuited in that order, so the
+        rate is measured (and maybe a sample created) only for throttled out-of-sync replicas.
+        """
+        return not in_sync and self.is_throttled(tp) and self.is_quota_exceeded(now_ms)
+
+
+def parse_throttled_replicas(value: str, broker_id: int, *,
+                             setting: str = "leader.replication.throttled.replicas"
+                             ) -> list[int] | Literal["*"]:
+    """The partitions throttled on ``broker_id`` by a throttled-replicas value (``0:101,1:102``).
+
+    ``ConfigHandler.parseThrottledPartitions`` after ``ThrottledReplicaListValidator``: entries
+    ``partition:broker`` (each an int), empty entries only at the end, or the literal ``*``;
+    ``setting`` names the config (``leader.`` or ``follower.replication.throttled.replicas``).
+
+    >>> parse_throttled_replicas("0:101,1:102,2:101", 101)
+    [0, 2]
+    """
+    text = value.strip()
+    entries = [e.strip() for e in text.split(",")]
+    if entries == ["*"]:
+        return "*"
+    pairs = [e for e in entries if e]
+    valid = (entries[: len(pairs)] == pairs
+             and all(_REPLICA.fullmatch(e) and max(map(int, e.split(":"))) <= _INT_MAX
+                     for e in pairs))
+    if not valid:
+        raise ValueError(f"{setting} must be the literal '*' or a list of replicas in the form "
+                         f"[partitionId]:[brokerId],[partitionId]:[brokerId],...: {value!r}")
+    return [int(p) for p, b in (e.split(":") for e in pairs) if int(b) == broker_id]
+
+
+def move_time_s(move_ratio: float, log_size_per_broker_bytes: float, brokers: int,
+                throttle_bytes_per_s: float, max_bytes_in_per_s: float) -> float:
+    """KIP-73 Q&A 1: ``MoveRatio x TotalLogSizePerBroker x #Brokers / (quota - max(BytesIn))``.
+
+    ``math.inf`` when the throttle is not above the inbound rate (the move never finishes);
+    0 when there is nothing to move.
+    """
+    moved = (_check_number("move_ratio", move_ratio, 0)
+             * _check_number("log_size_per_broker_bytes", log_size_per_broker_bytes, 0)
+             * _check_int("brokers", brokers, 1))
+    headroom = (_check_number(f"throttle_bytes_per_s ({_THROTTLED_RATE})", throttle_bytes_per_s, 0)
+                - _check_number("max_bytes_in_per_s", max_bytes_in_per_s, 0))
+    if moved == 0:
+        return 0.0
+    return moved / headroom if headroom > 0 else math.inf
+
+
+def throttle_bounds(bytes_in_per_s: float, network_bytes_per_s: float,
+                    replication_factor: int) -> tuple[float, float]:
+    """KIP-73 Q&A 4: a workable throttle T has ``IN < T < N - IN/R``; returns ``(IN, N - IN/R)``.
+
+    Below IN the move never catches up; above ``N - IN/R`` a broker leading everything has no
+    room left for the (unthrottled) inbound traffic.
+    """
+    inbound = _check_number("bytes_in_per_s", bytes_in_per_s, 0)
+    network = _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
+    r = _check_int("replication_factor", replication_factor, 1)
+    upper = network - inbound / r
+    if not inbound < upper:
+        raise ValueError(f"no workable throttle: IN < T < N - IN/R needs IN < N - IN/R, but "
+                         f"IN = {inbound} and N - IN/R = {network} - {inbound}/{r} = {upper}")
+    return inbound, upper
+
+
+def max_replica_fetch_response_bytes(leader_quota_bytes_per_s: float, window_total_s: float,
+                                     network_bytes_per_s: float, brokers: int) -> float:
+    """KIP-73 Q&A 5: ``replica.fetch.response.max.bytes`` should stay below this.
+
+    ``window_total_s * min(leader quota, N / #brokers)``: the first throttled responses from all
+    brokers must fit in the quota window, at the leader's quota or the follower's network share.
+    """
+    quota = _check_number(f"leader_quota_bytes_per_s ({_THROTTLED_RATE})",
+                          leader_quota_bytes_per_s, 0)
+    window = _check_number("window_total_s", window_total_s, 0, strict=True)
+    network = _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
+    return window * min(quota, network / _check_int("brokers", brokers, 1))
