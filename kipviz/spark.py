@@ -40,6 +40,9 @@ LOCAL_CONF = {
     "spark.sql.shuffle.partitions": str(os.cpu_count() or 2),  # slider path: no shuffle at all
     "spark.sql.adaptive.enabled": "false",
     "spark.driver.memory": "2g",  # 1g runs out of heap on 1M-row traces
+    # measured on 2 cores: slider updates p95 0.71-0.84 s with the parallel collector against
+    # 0.84-0.94 s with the default G1, and a shorter warm-up
+    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
 }
 _LOG4J2 = """\
 rootLogger.level = warn
