@@ -11,7 +11,8 @@ import sys
 import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.plots",
-           "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer", "kipviz.spark",
+           "kipviz.planner", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer",
+           "kipviz.spark",
            "kipviz.widgets",
            "kipviz.workload"]
 
