@@ -10,11 +10,9 @@ import sys
 
 import pytest
 
-MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.plots",
-           "kipviz.planner", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer",
-           "kipviz.spark",
-           "kipviz.widgets",
-           "kipviz.workload"]
+MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.planner",
+           "kipviz.plots", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer",
+           "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:
