@@ -11,7 +11,8 @@ import sys
 import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.planner",
-           "kipviz.plots", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.consumer",
+           "kipviz.plots", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.broker",
+           "kipviz.scenarios.consumer",
            "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
 
 

@@ -1,0 +1,321 @@
+"""A broker's network thread reading requests under KIP-72's memory pool, tick by tick.
+
+What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, ``SocketServer``'s
+``Processor``, ``RequestChannel`` and the request handler threads):
+
+* C client connections send requests (open loop: each connection's requests arrive as a Poisson
+  stream and wait in its socket in order). Most are small produce requests; during a spike window
+  a share of them are large, like the KIP's Hadoop job.
+* Each tick the network thread polls once (``Selector.poll``). First, if the pool is no longer
+  out of memory (available > 0) but channels were muted for memory, they are unmuted. Then it goes
+  over the ready channels (a request has arrived, not muted) in key order (connection id),
+  shuffled with the seeded generator when ``shuffle`` is on and
+  :func:`kipviz.pool.should_shuffle_keys` says so (available < 10% of the pool and no channel
+  muted for memory). A channel whose next request size is known reads it only if
+  ``pool.try_allocate(size)`` succeeds; otherwise it is muted for memory.
+* A read request goes into the request queue and its channel is muted until the response is sent
+  (one outstanding request per connection). When the queue holds ``queued.max.requests`` requests
+  the network thread waits for a handler to take one (Kafka's processor blocks on the full
+  ``RequestChannel``); if no handler is free before the tick ends, it stops reading this tick.
+* ``num.io.threads`` handlers take requests first in, first out (after the poll, or as soon as
+  the full queue needs a slot), each processing ``handler_bytes_per_s`` bytes a second, starting
+  when both the handler and the request are there; at the first tick at or after a request's
+  processing ends, its memory goes back to the pool (``pool.release``), its response is sent and
+  its channel unmuted.
+
+Without a pool (``queued.max.request.bytes`` <= 0, Kafka's default) every read succeeds: memory is
+bounded only by one request per connection, which is what ran brokers out of heap.
+
+The loop is plain Python over ticks and the channels ready in each tick; the per-tick state
+(which channels are ready) is found with numpy.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kipviz._checks import check_int, check_number
+from kipviz.config import BrokerConfig
+from kipviz.pool import (
+    NO_POOL,
+    SOCKET_REQUEST_MAX_BYTES,
+    broker_pool,
+    max_outstanding_bytes,
+    should_shuffle_keys,
+)
+
+__all__ = ["BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms", "simulate"]
+
+_NEVER = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class BrokerScenario:
+    """One broker listener, its Kafka settings and the clients around it; vary it with ``replace``.
+
+    Request sizes: ``small_request_bytes`` always, except that during the spike
+    ``[spike_start_ms, spike_start_ms + spike_duration_ms)`` a request is ``large_request_bytes``
+    with probability ``large_share``. ``strict`` is a kipviz what-if (a broker's pool is never
+    strict); ``shuffle=False`` is a what-if too (Kafka shuffles ready keys under memory pressure).
+    """
+
+    connections: int = 100
+    queued_max_request_bytes: int = -1
+    socket_request_max_bytes: int = SOCKET_REQUEST_MAX_BYTES
+    strict: bool = False
+    shuffle: bool = True
+    queued_max_requests: int = 500
+    small_request_bytes: int = 16 * 1024
+    large_request_bytes: int = 10 * 1024 * 1024
+    large_share: float = 0.1
+    spike_start_ms: int = 5000
+    spike_duration_ms: int = 2000
+    requests_per_s_per_connection: float = 20.0
+    num_io_threads: int = 8
+    handler_bytes_per_s: float = 100e6  # per I/O thread
+    tick_ms: int = 10
+    ticks: int = 2000
+
+    def __post_init__(self) -> None:
+        ints = {"connections": ("connections", 1),
+                "queued_max_requests": ("queued_max_requests (queued.max.requests)", 1),
+                "small_request_bytes": ("small_request_bytes", 1),
+                "large_request_bytes": ("large_request_bytes", 1),
+                "spike_start_ms": ("spike_start_ms", 0),
+                "spike_duration_ms": ("spike_duration_ms", 0),
+                "num_io_threads": ("num_io_threads (num.io.threads)", 1),
+                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
+        for name, (label, minimum) in ints.items():
+            check_int(label, getattr(self, name), minimum)
+        # queued.max.request.bytes: -1/<= 0 (no pool) or >= socket.request.max.bytes
+        broker_pool(self.queued_max_request_bytes, self.socket_request_max_bytes,
+                    strict=self.strict)
+        for name in ("small_request_bytes", "large_request_bytes"):
+            size = getattr(self, name)
+            if size > self.socket_request_max_bytes:
+                raise ValueError(f"{name} must be <= socket.request.max.bytes (a broker closes "
+                                 f"the connection of a larger request): {size} > "
+                                 f"{self.socket_request_max_bytes}")
+        check_number("large_share", self.large_share, 0.0)
+        if self.large_share > 1:
+            raise ValueError(f"large_share must be <= 1: {self.large_share}")
+        check_number("requests_per_s_per_connection", self.requests_per_s_per_connection, 0.0)
+        check_number("handler_bytes_per_s", self.handler_bytes_per_s, 0.0, strict=True)
+        for name in ("strict", "shuffle"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(f"{name} must be True or False: {getattr(self, name)!r}")
+
+    @classmethod
+    def from_configs(cls, broker: BrokerConfig, **scenario: Any) -> BrokerScenario:
+        """A scenario with the pool, queue and handler settings of a broker's Kafka config."""
+        return cls(queued_max_request_bytes=broker.queued_max_request_bytes,
+                   socket_request_max_bytes=broker.socket_request_max_bytes,
+                   queued_max_requests=broker.queued_max_requests,
+                   num_io_threads=broker.num_io_threads, **scenario)
+
+    @property
+    def has_pool(self) -> bool:
+        """False when ``queued.max.request.bytes`` <= 0: Kafka's ``MemoryPool.NONE``."""
+        return self.queued_max_request_bytes > 0
+
+    def bounds(self, max_request_bytes: int | None = None) -> dict[str, int | None]:
+        """The analytic memory bounds drawn beside the simulated pool use.
+
+        ``outstanding_bound_bytes``: :func:`kipviz.pool.max_outstanding_bytes` (None without a
+        pool). ``per_connection_bound_bytes``: one request per connection, the only bound
+        without a pool.
+        """
+        largest = max(self.small_request_bytes, self.large_request_bytes) \
+            if max_request_bytes is None else max_request_bytes
+        outstanding = max_outstanding_bytes(
+            self.queued_max_request_bytes, self.socket_request_max_bytes, self.strict,
+        ) if self.has_pool else None
+        return {"outstanding_bound_bytes": outstanding,
+                "per_connection_bound_bytes": self.connections * largest}
+
+
+@dataclass(frozen=True)
+class BrokerTrace:
+    """Columnar output: ``ticks`` and ``requests`` tables and ``meta`` (docs/traces.md)."""
+
+    ticks: pd.DataFrame
+    requests: pd.DataFrame
+    meta: dict[str, Any]
+
+
+_REQUEST_COLUMNS = {"connection": np.int32, "request_id": np.int64, "size_bytes": np.int64,
+                    "arrival_ms": np.int64, "read_ms": np.int64, "done_ms": np.int64}
+_TICK_COLUMNS = {"time_ms": np.int64, "pool_used_bytes": np.int64,
+                 "pool_available_bytes": np.int64, "requests_in_queue": np.int32,
+                 "muted_for_memory": np.int32, "bytes_read": np.int64, "shuffled": np.bool_}
+
+
+def generate_requests(scenario: BrokerScenario, rng: np.random.Generator) -> pd.DataFrame:
+    """The requests clients send: ``connection``, ``arrival_ms`` (on the tick grid), ``size_bytes``.
+
+    Per connection and tick a Poisson number of requests arrive at the tick's start.
+    """
+    s = scenario
+    lam = s.requests_per_s_per_connection * s.tick_ms / 1000.0
+    counts = rng.poisson(lam, size=(s.connections, s.ticks))
+    conn, tick = np.nonzero(counts)
+    reps = counts[conn, tick]
+    arrival_ms = np.repeat(tick.astype(np.int64) * s.tick_ms, reps)
+    spike_end = s.spike_start_ms + s.spike_duration_ms
+    in_spike = (arrival_ms >= s.spike_start_ms) & (arrival_ms < spike_end)
+    large = in_spike & (rng.random(arrival_ms.size) < s.large_share)
+    return pd.DataFrame({
+        "connection": np.repeat(conn.astype(np.int32), reps),
+        "arrival_ms": arrival_ms,
+        "size_bytes": np.where(large, s.large_request_bytes, s.small_request_bytes).astype(
+            np.int64),
+    })
+
+
+def _checked_requests(scenario: BrokerScenario, requests: pd.DataFrame) -> pd.DataFrame:
+    """Given requests sorted by arrival then connection (stable), with their ``request_id``."""
+    missing = {"connection", "arrival_ms", "size_bytes"} - set(requests.columns)
+    if missing:
+        raise ValueError(f"requests lack columns {sorted(missing)}")
+    r = pd.DataFrame({
+        "connection": requests["connection"].to_numpy(np.int32),
+        "arrival_ms": requests["arrival_ms"].to_numpy(np.int64),
+        "size_bytes": requests["size_bytes"].to_numpy(np.int64),
+    })
+    if len(r) and not r.connection.between(0, scenario.connections - 1).all():
+        raise ValueError(f"requests name connections outside 0..{scenario.connections - 1}")
+    if len(r) and (r.arrival_ms < 0).any():
+        raise ValueError("requests arrival_ms must be >= 0")
+    if len(r) and not r.size_bytes.between(1, scenario.socket_request_max_bytes).all():
+        raise ValueError(f"requests size_bytes must be between 1 and socket.request.max.bytes "
+                         f"({scenario.socket_request_max_bytes})")
+    r = r.sort_values(["arrival_ms", "connection"], kind="stable", ignore_index=True)
+    r.insert(1, "request_id", np.arange(len(r), dtype=np.int64))
+    return r
+
+
+def simulate(scenario: BrokerScenario, *, seed: int = 0,
+             requests: pd.DataFrame | None = None) -> BrokerTrace:
+    """Run the scenario; the same scenario and seed give the same trace.
+
+    ``requests`` (columns ``connection``, ``arrival_ms``, ``size_bytes``) replaces the generated
+    workload, for worked timelines; the seed then drives only the key shuffling.
+    """
+    s = scenario
+    rng = np.random.default_rng(seed)
+    if requests is None:
+        requests = generate_requests(s, rng)
+    req = _checked_requests(s, requests)
+    n = len(req)
+    size = req.size_bytes.tolist()
+    conn_of = req.connection.tolist()
+    arrival = req.arrival_ms.to_numpy()
+    # each connection's requests in arrival order: a CSR layout over request ids
+    by_conn = np.argsort(req.connection.to_numpy(), kind="stable")
+    conn_start = np.zeros(s.connections + 1, np.int64)
+    np.cumsum(np.bincount(req.connection.to_numpy(), minlength=s.connections),
+              out=conn_start[1:])
+    by_conn_list = by_conn.tolist()
+    end = conn_start[1:].tolist()
+    nxt = conn_start[:-1].tolist()  # each connection's next unread request (position in by_conn)
+    next_arrival = np.array([arrival[by_conn_list[p]] if p < e else _NEVER
+                             for p, e in zip(nxt, end, strict=True)], dtype=np.int64)
+    outstanding = np.zeros(s.connections, np.bool_)  # read, response not yet sent: muted
+    muted_mem = np.zeros(s.connections, np.bool_)
+
+    pool = broker_pool(s.queued_max_request_bytes, s.socket_request_max_bytes, strict=s.strict)
+    out_of_memory = False  # Selector.outOfMemory: a channel muted itself for memory
+    read_ms = [-1] * n
+    done_ms = [-1] * n
+    queue: deque[int] = deque()  # RequestChannel: read, not yet taken by a handler (FIFO)
+    handlers = [0.0] * s.num_io_threads  # heap of the times each handler is free
+    in_process: list[tuple[float, int]] = []  # heap of (processing end ms, request id)
+    bytes_per_ms = s.handler_bytes_per_s / 1000.0
+    held = 0  # bytes read and not released: pool.used_bytes, and what NO_POOL does not count
+    tk: dict[str, np.ndarray] = {name: np.zeros(s.ticks, dtype)
+                                 for name, dtype in _TICK_COLUMNS.items()}
+
+    def take(now: int) -> None:
+        """Handlers free before the tick ends take queued requests, first in, first out."""
+        while queue and handlers[0] < now + s.tick_ms:
+            i = queue.popleft()
+            finish = max(heapq.heappop(handlers), float(now)) + size[i] / bytes_per_ms
+            heapq.heappush(handlers, finish)
+            heapq.heappush(in_process, (finish, i))
+
+    for t in range(s.ticks):
+        now = t * s.tick_ms
+        # handlers that finished: memory back to the pool, response sent, channel unmuted
+        while in_process and in_process[0][0] <= now:
+            _, i = heapq.heappop(in_process)
+            pool.release(size[i], now_ms=now)
+            held -= size[i]
+            done_ms[i] = now
+            outstanding[conn_of[i]] = False
+        # Selector.poll: unmute channels muted for memory once the pool has recovered
+        if out_of_memory and not pool.is_out_of_memory:
+            muted_mem[:] = False
+            out_of_memory = False
+        ready = np.flatnonzero((next_arrival <= now) & ~outstanding & ~muted_mem)
+        shuffled = s.shuffle and should_shuffle_keys(pool, muted_for_memory=out_of_memory)
+        if shuffled:
+            ready = rng.permutation(ready)
+        read = 0
+        for c in ready.tolist():
+            if len(queue) >= s.queued_max_requests:
+                take(now)  # the network thread blocks until a handler frees a slot ...
+                if len(queue) >= s.queued_max_requests:
+                    break  # ... which no handler does before the tick ends
+            i = by_conn_list[nxt[c]]
+            if not pool.try_allocate(size[i], now_ms=now):
+                muted_mem[c] = True
+                out_of_memory = True
+                continue
+            held += size[i]
+            read += size[i]
+            read_ms[i] = now
+            queue.append(i)
+            outstanding[c] = True
+            nxt[c] += 1
+            next_arrival[c] = arrival[by_conn_list[nxt[c]]] if nxt[c] < end[c] else _NEVER
+        tk["pool_used_bytes"][t] = held
+        tk["pool_available_bytes"][t] = pool.available_bytes
+        tk["requests_in_queue"][t] = len(queue)
+        tk["muted_for_memory"][t] = int(muted_mem.sum())
+        tk["bytes_read"][t] = read
+        tk["shuffled"][t] = shuffled
+        take(now)
+
+    tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    ticks = pd.DataFrame(tk)
+    req["read_ms"] = np.array(read_ms, dtype=np.int64)
+    req["done_ms"] = np.array(done_ms, dtype=np.int64)
+    req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
+    largest = int(req.size_bytes.max()) if n else 0
+    meta: dict[str, Any] = {
+        "connections": s.connections, "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed,
+        "queued_max_request_bytes": s.queued_max_request_bytes,
+        "socket_request_max_bytes": s.socket_request_max_bytes,
+        "queued_max_requests": s.queued_max_requests,
+        "no_pool": pool is NO_POOL, "strict": s.strict and pool is not NO_POOL,
+        "shuffle": s.shuffle,
+        "low_memory_threshold_bytes": int(0.1 * s.queued_max_request_bytes) if s.has_pool
+        else None,
+        "depleted_time_total_ms": float(pool.depleted_time_total_ms),
+        "max_request_bytes": largest,
+        **s.bounds(largest),
+    }
+    return BrokerTrace(ticks=ticks, requests=req, meta=meta)
+
+
+def request_wait_ms(trace: BrokerTrace) -> pd.Series:
+    """Per request, ``read_ms - arrival_ms`` (NaN for requests never read)."""
+    r = trace.requests
+    return (r.read_ms - r.arrival_ms).where(r.read_ms >= 0).astype(np.float64)
+
