@@ -12,7 +12,7 @@ import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.planner",
            "kipviz.plots", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.broker",
-           "kipviz.scenarios.consumer",
+           "kipviz.scenarios.consumer", "kipviz.scenarios.reassignment",
            "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
 
 
