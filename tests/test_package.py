@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.fetch", "kipviz.planner",
-           "kipviz.plots", "kipviz.pool", "kipviz.quota", "kipviz.scenarios.broker",
-           "kipviz.scenarios.consumer", "kipviz.scenarios.reassignment",
-           "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
+MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "kipviz.fetch",
+           "kipviz.planner", "kipviz.plots", "kipviz.plots.broker", "kipviz.pool", "kipviz.quota",
+           "kipviz.scenarios.broker", "kipviz.scenarios.consumer",
+           "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

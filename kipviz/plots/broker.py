@@ -1,0 +1,124 @@
+"""Pure plotly figure builders for the KIP-72 memory pool lesson (curves in, figures out).
+
+``broker_figure`` has a fixed list of traces, so a ``FigureWidget`` can be redrawn in place by
+``update_broker_figure``; ``compare_pools_figure`` puts several runs (no pool, non-strict,
+strict) side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kipviz.curves.broker import BrokerCurves
+
+__all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "update_broker_figure"]
+
+_MiB = 1024 * 1024
+_COLORS = {"used": "#2ca02c", "pool": "#1f77b4", "true": "#d62728", "depleted": "#9467bd",
+           "p50": "#7f7f7f", "p99": "#ff7f0e", "muted": "#8c564b"}  # fmt: skip
+
+# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
+BROKER_TRACES = [
+    (1, 1, "pool used (peak)", "lines", "used", None),
+    (1, 1, "queued.max.request.bytes", "lines", "pool", "dash"),
+    (1, 1, "queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dash"),
+    (1, 2, "pool depleted (% of ticks)", "lines", "depleted", None),
+    (2, 1, "wait p50", "markers", "p50", None),
+    (2, 1, "wait p99", "markers", "p99", None),
+    (2, 2, "muted for memory (max)", "lines", "muted", None),
+]
+
+
+def _broker_data(c: BrokerCurves) -> list[dict[str, Any]]:
+    """x and y of each trace of ``BROKER_TRACES``, in the same order."""
+    m, w = c.memory, c.waits
+    t = m["window_start_ms"].to_numpy() / 1000.0
+    span = [0.0, float(t[-1]) if len(t) else 1.0]
+
+    def level(bytes_: int | None) -> dict[str, Any]:
+        return {"x": [], "y": []} if bytes_ is None else {"x": span, "y": [bytes_ / _MiB] * 2}
+
+    return [
+        {"x": t, "y": m["pool_used_max_bytes"].to_numpy() / _MiB},
+        level(c.queued_max_request_bytes if c.has_pool else None),
+        level(c.nonstrict_bound_bytes),
+        {"x": t, "y": 100.0 * m["depleted_share"].to_numpy()},
+        {"x": w["connection"].to_numpy(), "y": w["wait_p50_ms"].to_numpy()},
+        {"x": w["connection"].to_numpy(), "y": w["wait_p99_ms"].to_numpy()},
+        {"x": t, "y": m["muted_max"].to_numpy()},
+    ]
+
+
+def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.Figure:
+    """Pool memory against its two bounds, depleted time, waits per connection and muted
+    channels, on a 2 x 2 grid with the fixed traces of ``BROKER_TRACES``."""
+    fig = make_subplots(
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        subplot_titles=("Pool used (MiB) against queued.max.request.bytes",
+                        "Time the pool was out of memory (%)",
+                        "Wait before the request is read (ms), per connection",
+                        "Channels muted for memory"),
+    )  # fmt: skip
+    for row, col, name, mode, colour, dash in BROKER_TRACES:
+        line = {"color": _COLORS[colour], "dash": dash}
+        trace = go.Scatter(name=name, mode=mode, line=line, marker={"color": _COLORS[colour],
+                                                                      "size": 4})
+        fig.add_trace(trace, row=row, col=col)
+    fig.update_yaxes(range=[0, 105], row=1, col=2)
+    for row, col, label in ((1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
+                            (2, 2, "time (s)")):
+        fig.update_xaxes(title_text=label, row=row, col=col)
+    fig.update_layout(height=620, title=title or None, margin={"t": 80, "b": 40, "l": 50, "r": 20},
+                      legend={"orientation": "h", "y": -0.08})
+    if curves is not None:
+        update_broker_figure(fig, curves)
+    return fig
+
+
+def update_broker_figure(fig: go.Figure, curves: BrokerCurves) -> None:
+    """Put new curves into a figure made by :func:`broker_figure`, in place (one redraw)."""
+    with fig.batch_update():
+        for trace, data in zip(fig.data, _broker_data(curves), strict=True):
+            trace.x, trace.y = data["x"], data["y"]
+
+
+def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
+                         title: str = "") -> go.Figure:  # fmt: skip
+    """Several runs side by side (e.g. no pool / non-strict / strict): pool used over time with
+    each run's outstanding bound dashed, depleted time, and the p99 wait of small against large
+    requests."""
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+                        subplot_titles=("Pool used (MiB)", "Out of memory (% of ticks)",
+                                        "p99 wait (ms): small vs large requests"))  # fmt: skip
+    palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
+    for i, (label, c) in enumerate(curves_by_label.items()):
+        colour = palette[i % len(palette)]
+        t = c.memory["window_start_ms"].to_numpy() / 1000.0
+        fig.add_trace(go.Scatter(x=t, y=c.memory["pool_used_max_bytes"] / _MiB, name=label,
+                                 mode="lines", line={"color": colour}, legendgroup=label),
+                      row=1, col=1)  # fmt: skip
+        bound = c.outstanding_bound_bytes
+        span = [0.0, float(t[-1]) if len(t) else 1.0]
+        fig.add_trace(go.Scatter(x=span if bound is not None else [],
+                                 y=[bound / _MiB] * 2 if bound is not None else [],
+                                 name=f"{label}: bound", mode="lines", showlegend=False,
+                                 line={"color": colour, "dash": "dash"}, legendgroup=label),
+                      row=1, col=1)  # fmt: skip
+        fig.add_trace(go.Scatter(x=t, y=100.0 * c.memory["depleted_share"], name=label,
+                                 mode="lines", line={"color": colour}, legendgroup=label,
+                                 showlegend=False), row=1, col=2)  # fmt: skip
+        sizes = c.large_vs_small
+        fig.add_trace(go.Bar(x=np.where(sizes["large"], "large", "small"),
+                             y=sizes["wait_p99_ms"], name=label, marker_color=colour,
+                             legendgroup=label, showlegend=False), row=1, col=3)  # fmt: skip
+    fig.update_yaxes(range=[0, 105], row=1, col=2)
+    for col in (1, 2):
+        fig.update_xaxes(title_text="time (s)", row=1, col=col)
+    fig.update_layout(height=400, title=title or None, barmode="group",
+                      margin={"t": 70, "b": 40, "l": 50, "r": 20})
+    return fig
