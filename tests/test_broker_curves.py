@@ -29,6 +29,7 @@ from kipviz.plots.broker import (
     update_broker_figure,
 )
 from kipviz.scenarios.broker import BrokerScenario, request_wait_ms, simulate
+from tests.frames import assert_frames_close
 
 NaN = float("nan")
 
@@ -63,14 +64,6 @@ REQUESTS = [(0, 10, 0, 0), (0, 10, 0, 20), (0, 100, 10, 50), (1, 10, 0, 10), (1,
             (2, 100, 30, -1)]  # fmt: skip
 
 
-def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame, by: Sequence[str]) -> None:
-    """Equal up to row order and dtype width, floats to a relative 1e-9 (NaN equals NaN)."""
-    assert list(actual.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(
-        actual.sort_values(list(by), ignore_index=True),
-        expected.sort_values(list(by), ignore_index=True),
-        check_dtype=False, rtol=1e-9,
-    )  # fmt: skip
 
 
 def jain(x: Sequence[float]) -> float:

@@ -25,6 +25,7 @@ from kipviz.curves import (
     starvation_streaks,
     to_spark,
 )
+from tests.frames import assert_frames_close
 
 WINDOW_MS = 1000
 
@@ -73,14 +74,6 @@ def memory_table(held: Sequence[int], in_flight: Sequence[int], consumed: Sequen
     })  # fmt: skip
 
 
-def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame, by: Sequence[str]) -> None:
-    """Equal up to row order and dtype width, floats to a relative 1e-9 (NaN equals NaN)."""
-    assert list(actual.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(
-        actual.sort_values(list(by), ignore_index=True),
-        expected.sort_values(list(by), ignore_index=True),
-        check_dtype=False, rtol=1e-9,
-    )  # fmt: skip
 
 
 def water_fill_levels(demands: Sequence[int], total: float) -> np.ndarray:
