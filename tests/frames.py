@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -15,3 +16,14 @@ def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame, by: Sequen
         expected.sort_values(list(by), ignore_index=True),
         check_dtype=False, rtol=1e-9,
     )  # fmt: skip
+
+
+def assert_curves_match(got: Any, expected: Mapping[str, tuple[Any, Mapping[str, str]]]) -> None:
+    """Each collected table of ``got`` has its schema's dtypes, is sorted by its first column and
+    equals the Spark DataFrame computed on its own (``expected``: name -> (DataFrame, schema))."""
+    for name, (df, schema) in expected.items():
+        table = getattr(got, name)
+        assert table.dtypes.astype(str).to_dict() == schema, name
+        key = next(iter(schema))
+        assert table[key].is_monotonic_increasing, name
+        assert_frames_close(table, df.toPandas()[list(schema)], by=[key])

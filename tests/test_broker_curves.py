@@ -29,7 +29,7 @@ from kipviz.plots.broker import (
     update_broker_figure,
 )
 from kipviz.scenarios.broker import BrokerScenario, request_wait_ms, simulate
-from tests.frames import assert_frames_close
+from tests.frames import assert_curves_match, assert_frames_close
 
 NaN = float("nan")
 
@@ -153,12 +153,7 @@ def test_broker_curves_match_the_separate_curves_and_their_schemas(spark):
         "wait_summary": (wait_summary(requests), bc.WAIT_SUMMARY),
         "large_vs_small": (large_request_starvation(requests, 100), bc.LARGE_STARVATION),
     }
-    for name, (df, schema) in expected.items():
-        table = getattr(got, name)
-        assert table.dtypes.astype(str).to_dict() == schema, name
-        key = next(iter(schema))
-        assert table[key].is_monotonic_increasing, name
-        assert_frames_close(table, df.toPandas()[list(schema)], by=[key])
+    assert_curves_match(got, expected)
     # unread requests wait until the run's end, 4 ticks = 40 ms: 1 / (15 + 10), 1 / (10 + 10)
     assert got.wait_jain_index == pytest.approx(jain([1 / 30, 1 / 25, 1 / 20]))
     assert (got.queued_max_request_bytes, got.nonstrict_bound_bytes) == (150, 249)

@@ -25,7 +25,7 @@ from kipviz.curves import (
     starvation_streaks,
     to_spark,
 )
-from tests.frames import assert_frames_close
+from tests.frames import assert_curves_match, assert_frames_close
 
 WINDOW_MS = 1000
 
@@ -298,12 +298,7 @@ def test_consumer_curves_match_the_separate_curves_and_their_schemas(spark):
         "memory": (memory_curve(memory, WINDOW_MS, tick_ms=500, bound_bytes=250),
                    curves.MEMORY),
     }  # fmt: skip
-    for name, (df, schema) in expected.items():
-        table = getattr(got, name)
-        assert table.dtypes.astype(str).to_dict() == schema, name
-        key = next(iter(schema))
-        assert table[key].is_monotonic_increasing, name
-        assert_frames_close(table, df.toPandas()[list(schema)], by=[key])
+    assert_curves_match(got, expected)
     assert (got.pre_kip74_bound_bytes, got.kip74_bound_bytes) == (4000, 250)
     assert got.kip74_exceedance == pytest.approx(2 / 6)
 

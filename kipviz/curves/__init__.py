@@ -203,6 +203,17 @@ def to_spark(spark: SparkSession, pdf: pd.DataFrame) -> DataFrame:
     return spark.createDataFrame(pdf, schema=spark_schema(pdf))
 
 
+def _window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
+    """``window_ms`` and the ``span_ms`` a per-second rate divides by, for windowed tick queries:
+    ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window)."""
+    if window_ms <= 0:
+        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
+    if tick_ms is not None and tick_ms <= 0:
+        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
+    return {"window_ms": int(window_ms),
+            "span_ms": f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms)}
+
+
 def _sql(df: DataFrame, query: str, **frames: Any) -> DataFrame:
     return df.sparkSession.sql(query, **frames)
 
@@ -275,13 +286,8 @@ def memory_curve(
     Columns: see MEMORY.
     """
     _require(memory_df.columns, MEMORY_INPUT, "memory")
-    if window_ms <= 0:
-        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
-    if tick_ms is not None and tick_ms <= 0:
-        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
     query = _MEMORY.format(
-        window_ms=int(window_ms),
-        span_ms=f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms),
+        **_window_args(window_ms, tick_ms),
         above="false" if bound_bytes is None else f"held_bytes > {int(bound_bytes)}",
     )
     return _sql(memory_df, query, memory=memory_df)

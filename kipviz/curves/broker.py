@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import _require, to_spark
+from kipviz.curves import _require, _sql, _window_args, to_spark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -116,10 +116,6 @@ FROM (SELECT 1.0D / (avg(wait) + {tick_ms}) AS x
       GROUP BY connection)"""
 
 
-def _sql(df: DataFrame, query: str, **frames: Any) -> DataFrame:
-    return df.sparkSession.sql(query, **frames)
-
-
 def pool_memory_curve(ticks_df: DataFrame, window_ms: int, *,
                       tick_ms: int | None = None) -> DataFrame:  # fmt: skip
     """The broker's pool memory per window of ``window_ms`` (window = time_ms // window_ms).
@@ -135,14 +131,7 @@ def pool_memory_curve(ticks_df: DataFrame, window_ms: int, *,
     ``window_ms``. Columns: see POOL_MEMORY.
     """
     _require(ticks_df.columns, TICKS_INPUT, "ticks")
-    if window_ms <= 0:
-        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
-    if tick_ms is not None and tick_ms <= 0:
-        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
-    query = _POOL_MEMORY.format(
-        window_ms=int(window_ms),
-        span_ms=f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms),
-    )
+    query = _POOL_MEMORY.format(**_window_args(window_ms, tick_ms))
     return _sql(ticks_df, query, ticks=ticks_df)
 
 

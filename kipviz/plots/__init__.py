@@ -21,6 +21,7 @@ __all__ = [
     "compare_fairness_figure",
     "consumer_figure",
     "memory_bounds_figure",
+    "set_trace_data",
     "update_consumer_figure",
 ]
 
@@ -92,9 +93,14 @@ def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") ->
 
 def update_consumer_figure(fig: go.Figure, curves: ConsumerCurves) -> None:
     """Put new curves into a figure made by :func:`consumer_figure`, in place (one redraw)."""
+    set_trace_data(fig, _consumer_data(curves))
+
+
+def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:
+    """Give each trace of ``fig`` the x and y of ``data`` (same order), as one redraw."""
     with fig.batch_update():
-        for trace, data in zip(fig.data, _consumer_data(curves), strict=True):
-            trace.x, trace.y = data["x"], data["y"]
+        for trace, xy in zip(fig.data, data, strict=True):
+            trace.x, trace.y = xy["x"], xy["y"]
 
 
 def compare_fairness_figure(curves_by_label: Mapping[str, ConsumerCurves], *,

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
+from kipviz.plots import set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "update_broker_figure"]
 
@@ -82,9 +83,7 @@ def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.
 
 def update_broker_figure(fig: go.Figure, curves: BrokerCurves) -> None:
     """Put new curves into a figure made by :func:`broker_figure`, in place (one redraw)."""
-    with fig.batch_update():
-        for trace, data in zip(fig.data, _broker_data(curves), strict=True):
-            trace.x, trace.y = data["x"], data["y"]
+    set_trace_data(fig, _broker_data(curves))
 
 
 def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
