@@ -279,7 +279,7 @@ class BrokerConfig(_Settings):
     def _check_together(self) -> None:
         queued, largest = self.queued_max_request_bytes, self.socket_request_max_bytes
         if 0 < queued < largest:
-            raise ValueError(f"queued.max.request.bytes must be -1 (disabled) or "
+            raise ValueError(f"queued.max.request.bytes must be -1 or <= 0 (disabled) or "
                              f">= socket.request.max.bytes on a broker: {queued} < {largest}")
 
 

@@ -276,7 +276,7 @@ def broker_pool(queued_max_request_bytes: int,
     if queued <= 0:
         return NO_POOL
     if queued < largest:
-        raise ValueError(f"queued.max.request.bytes must be -1 (disabled) or "
+        raise ValueError(f"queued.max.request.bytes must be -1 or <= 0 (disabled) or "
                          f">= socket.request.max.bytes (the pool's largest single allocation) "
                          f"on a broker: {queued} < {largest}")
     return SimpleMemoryPool(queued, largest, strict)

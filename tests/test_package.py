@@ -13,7 +13,8 @@ import pytest
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "kipviz.fetch",
            "kipviz.planner", "kipviz.plots", "kipviz.plots.broker", "kipviz.pool", "kipviz.quota",
            "kipviz.scenarios.broker", "kipviz.scenarios.consumer",
-           "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets", "kipviz.workload"]
+           "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets",
+           "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.workload"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

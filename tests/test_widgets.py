@@ -1,4 +1,4 @@
-"""The KIP-74 dashboard: sliders redraw Spark curves; bad settings warn, never raise."""
+"""The dashboards: sliders redraw Spark curves; bad settings warn, never raise."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from kipviz.fetch import Ordering
-from kipviz.widgets import FetchDashboard
+from kipviz.widgets import BrokerDashboard, FetchDashboard
+
+MiB = 1024 * 1024
 
 pytestmark = pytest.mark.spark
 
@@ -56,3 +58,53 @@ def test_memory_above_the_kip74_figure_is_called_out(spark):
     d = FetchDashboard(spark=spark, partitions=40, brokers=1, ticks=200, windows=4,
                        fetch_max_bytes=1024 * 1024, consume_bytes_per_s=2e6)
     assert "above KIP-74" in d.warning.value
+
+
+@pytest.fixture(scope="module")
+def broker_dashboard(spark):
+    return BrokerDashboard(spark=spark, connections=20, ticks=300, spike_start_ms=500,
+                           spike_duration_ms=1000, large_share=0.3)
+
+
+def test_the_broker_dashboard_redraws_when_the_pool_changes(broker_dashboard):
+    """Turning the pool off lets memory grow past queued.max.request.bytes; the figure shows it."""
+    d = broker_dashboard
+    d.update(queued_max_request_bytes=40 * MiB)
+    with_pool = np.array(d.figure.data[0].y, dtype=float)
+    d.controls["queued_max_request_bytes"].value = -1  # as a user would
+    assert d.scenario.queued_max_request_bytes == -1
+    without = np.array(d.figure.data[0].y, dtype=float)
+    assert without.max() > with_pool.max()
+    assert "No pool" in d.warning.value
+    assert len(d.figure.data[1].y) == 0  # no queued.max.request.bytes line without a pool
+    d.update(queued_max_request_bytes=40 * MiB)
+    assert list(d.figure.data[1].y) == [40.0, 40.0]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"queued_max_request_bytes": 5 * MiB},
+         "queued.max.request.bytes must be -1 or &lt;= 0 (disabled) or &gt;= "
+         "socket.request.max.bytes"),
+        ({"large_request_bytes": 200 * MiB}, "large_request_bytes must be &lt;= "
+                                             "socket.request.max.bytes"),
+        ({"connections": 0}, "connections must be &gt;= 1: 0"),
+        ({"queued_max_request_byte": 1}, "unknown setting &#x27;queued_max_request_byte&#x27;"),
+    ],
+)
+def test_bad_broker_settings_show_a_warning(broker_dashboard, params, message):
+    """KafkaConfig's rule for queued.max.request.bytes shows in words, never as a traceback."""
+    shown = list(broker_dashboard.figure.data[0].y)
+    assert broker_dashboard.update(**params) is None
+    assert message in broker_dashboard.warning.value
+    assert list(broker_dashboard.figure.data[0].y) == shown
+
+
+def test_the_broker_summary_names_the_true_bound(broker_dashboard):
+    """The non-strict bound queued.max.request.bytes + socket.request.max.bytes - 1 is printed."""
+    c = broker_dashboard.update(queued_max_request_bytes=40 * MiB, strict=False,
+                                socket_request_max_bytes=10 * MiB)
+    assert c.outstanding_bound_bytes == 50 * MiB - 1
+    assert "bound 50.00 MiB" in broker_dashboard.summary.value
+    assert "memory-pool-depleted-time-total" in broker_dashboard.summary.value

@@ -2,7 +2,7 @@
 
 ``broker_figure`` has a fixed list of traces, so a ``FigureWidget`` can be redrawn in place by
 ``update_broker_figure``; ``compare_pools_figure`` puts several runs (no pool, non-strict,
-strict) side by side.
+strict) side by side, ``compare_waits_figure`` their mean wait per connection (key order).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from plotly.subplots import make_subplots
 from kipviz.curves.broker import BrokerCurves
 from kipviz.plots import set_trace_data
 
-__all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "update_broker_figure"]
+__all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
+           "update_broker_figure"]
 
 _MiB = 1024 * 1024
 _COLORS = {"used": "#2ca02c", "pool": "#1f77b4", "true": "#d62728", "depleted": "#9467bd",
@@ -120,4 +121,22 @@ def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
     fig.update_layout(height=400, title=title or None, barmode="group",
                       margin={"t": 70, "b": 40, "l": 50, "r": 20})
+    return fig
+
+
+def compare_waits_figure(curves_by_label: Mapping[str, BrokerCurves], *,
+                         title: str = "") -> go.Figure:  # fmt: skip
+    """Mean wait before a request is read, per connection in key order, for several runs (e.g.
+    key shuffling on and off): without shuffling the last keys wait behind the first ones."""
+    fig = go.Figure()
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+    for i, (label, c) in enumerate(curves_by_label.items()):
+        w = c.waits
+        fig.add_trace(go.Scatter(
+            x=w["connection"], y=w["wait_mean_ms"], mode="lines+markers", marker={"size": 4},
+            line={"color": palette[i % len(palette)]},
+            name=f"{label} (Jain over waits {c.wait_jain_index:.2f})"))
+    fig.update_layout(height=380, title=title or None, xaxis_title="connection (key order)",
+                      yaxis_title="mean wait (ms)", margin={"t": 60, "b": 40, "l": 60, "r": 20},
+                      legend={"orientation": "h", "y": -0.2})
     return fig

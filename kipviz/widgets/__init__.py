@@ -1,0 +1,19 @@
+"""Dashboards: sliders -> scenario -> Spark curves -> a plotly FigureWidget redrawn in place.
+
+Thin wiring only (:class:`Dashboard` holds what they share). Every control calls the
+dashboard's ``update``, which tests and benchmarks call too. Bad settings never raise out of a
+dashboard: they show as a visible warning naming the Kafka setting and the rule, and the figure
+keeps its last good curves.
+
+* :class:`FetchDashboard`: KIP-74 fetch limits and partition order (lesson 1).
+* :class:`BrokerDashboard`: KIP-72 broker memory pool (lesson 2).
+"""
+
+from __future__ import annotations
+
+from kipviz.widgets._base import Dashboard, byte_options
+from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
+from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
+
+__all__ = ["BROKER_LESSON_SCENARIO", "LESSON_SCENARIO", "BrokerDashboard", "Dashboard",
+           "FetchDashboard", "byte_options"]

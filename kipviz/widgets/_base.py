@@ -1,0 +1,158 @@
+"""What every dashboard shares: controls wired to ``update``, warnings instead of tracebacks.
+
+A dashboard is thin wiring: sliders -> ``dataclasses.replace`` on a frozen scenario (whose
+``__post_init__`` validates it, naming the Kafka setting and the rule) -> simulate -> Spark
+curves -> a plotly ``FigureWidget`` redrawn in place. Subclasses say which scenario, which
+controls, how to compute and draw, and what to say about the result.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import fields, replace
+from typing import Any, ClassVar
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+__all__ = ["Dashboard", "byte_options", "notice", "with_option"]
+
+KiB, MiB = 1024, 1024 * 1024
+
+
+def byte_options(*values: int) -> list[tuple[str, int]]:
+    """Slider options labelled in KiB/MiB, exact byte values (Kafka defaults included)."""
+    def label(v: int) -> str:
+        if v < KiB:
+            return f"{v} B"
+        return f"{v / MiB:g} MiB" if v >= MiB else f"{v / KiB:g} KiB"
+    return [(label(v), v) for v in sorted(set(values))]
+
+
+def with_option(options: list[tuple[str, Any]], value: Any) -> list[tuple[str, Any]]:
+    """Options of a byte slider that include ``value`` (a value set from code or a file)."""
+    if any(v == value for _, v in options):
+        return options
+    return byte_options(value, *(v for _, v in options))
+
+
+def notice(text: str, *, error: bool = False) -> str:
+    """An HTML box: red for rejected settings, amber for legal but risky ones."""
+    background, colour = ("#fdecea", "#b71c1c") if error else ("#fff8e1", "#8a6d00")
+    return (f'<div style="background:{background};color:{colour};padding:6px 10px;'
+            f'border-radius:4px;margin:4px 0">{html.escape(text)}</div>')
+
+
+class Dashboard:
+    """Base of the lesson dashboards; see the subclasses for what each one shows.
+
+    ``update(**params)`` applies settings by scenario field name, re-simulates, recomputes the
+    Spark curves and redraws; it returns the curves, or None when the settings were rejected
+    (the reason then shows in ``self.warning`` and the figure keeps its last good curves).
+    Display a dashboard as the last expression of a cell (or ``display(d.widget)``).
+    """
+
+    #: extra parameter names ``update`` accepts beside the scenario's fields
+    ALIASES: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, scenario: Any, *, seed: int = 0, spark: Any = None,
+                 **overrides: Any) -> None:
+        if spark is None:
+            from kipviz.spark import get_spark
+
+            spark = get_spark()
+        self.spark = spark
+        self.seed = seed
+        self.scenario = self._apply(scenario, overrides)
+        self.trace: Any = None
+        self.curves: Any = None
+        self.figure = go.FigureWidget(self._figure())
+        self.warning = w.HTML()
+        self.summary = w.HTML()
+        self.controls: dict[str, w.ValueWidget] = self._controls(self.scenario)
+        for name, control in self.controls.items():
+            control.style = {"description_width": "200px"}
+            control.layout = w.Layout(width="520px")
+            if hasattr(control, "continuous_update"):
+                control.continuous_update = False  # Spark-backed: redraw on release
+            control.observe(self._on_change(name), names="value")
+        self._syncing = False
+        self.widget = w.VBox([w.VBox(list(self.controls.values())), self.warning, self.summary,
+                              self.figure])
+        self.update()
+
+    # --- what a subclass provides -------------------------------------------------------------
+    def _figure(self) -> go.Figure:
+        raise NotImplementedError
+
+    def _controls(self, scenario: Any) -> dict[str, w.ValueWidget]:
+        raise NotImplementedError
+
+    def _control_values(self, scenario: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _compute(self, scenario: Any) -> Any:
+        """Simulate ``scenario`` (setting ``self.trace``) and return its Spark curves."""
+        raise NotImplementedError
+
+    def _redraw(self, curves: Any) -> None:
+        raise NotImplementedError
+
+    def _advice(self, scenario: Any, curves: Any) -> list[str]:
+        """Warnings for legal but risky or surprising settings (none by default)."""
+        return []
+
+    def _summary(self, curves: Any) -> str:
+        return ""
+
+    # --- the shared wiring --------------------------------------------------------------------
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def _on_change(self, name: str) -> Any:
+        def handler(change: dict[str, Any]) -> None:
+            if not self._syncing:
+                self.update(**{name: change["new"]})
+        return handler
+
+    def _apply(self, scenario: Any, params: dict[str, Any]) -> Any:
+        """``scenario`` with ``params``; unknown names and invalid values raise ValueError."""
+        known = {f.name for f in fields(scenario)} | set(self.ALIASES)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise ValueError(f"unknown setting {unknown[0]!r}; the dashboard knows "
+                             f"{', '.join(sorted(known))}")
+        return replace(scenario, **params)
+
+    def update(self, **params: Any) -> Any:
+        """Apply settings, re-simulate, recompute the Spark curves, redraw; see the class."""
+        try:
+            scenario = self._apply(self.scenario, params)
+        except (ValueError, TypeError) as err:
+            self.warning.value = notice(f"Not applied: {err}", error=True)
+            return None
+        self.scenario = scenario
+        self._sync_controls()
+        self.curves = self._compute(scenario)
+        self._redraw(self.curves)
+        notes = self._advice(scenario, self.curves)
+        self.warning.value = notice(" ".join(notes)) if notes else ""
+        self.summary.value = self._summary(self.curves)
+        return self.curves
+
+    def _sync_controls(self) -> None:
+        """Show settings applied from code on the controls, without triggering updates."""
+        self._syncing = True
+        try:
+            for name, value in self._control_values(self.scenario).items():
+                control = self.controls[name]
+                if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons):
+                    control.options = with_option(list(control.options), value)
+                elif isinstance(control, w.IntSlider | w.FloatSlider):
+                    control.max = max(control.max, value)
+                    control.min = min(control.min, value)
+                control.value = value
+        finally:
+            self._syncing = False

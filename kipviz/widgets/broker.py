@@ -1,0 +1,117 @@
+"""The KIP-72 dashboard: a broker's request memory pool under a spike of large requests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.plots.broker import broker_figure, update_broker_figure
+from kipviz.scenarios.broker import BrokerScenario, simulate
+from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+
+__all__ = ["BROKER_LESSON_SCENARIO", "BrokerDashboard"]
+
+# 100 clients send 20 small (16 KiB) produce requests a second each; from 4 s to 8 s one request
+# in ten is a 4 MiB batch (the KIP's Hadoop job). Eight request handlers process 100 MB/s each.
+# The pool (queued.max.request.bytes) is 40 MiB, socket.request.max.bytes 10 MiB: the spike
+# needs more memory than the pool holds, so channels are muted until handlers release it.
+BROKER_LESSON_SCENARIO = BrokerScenario(
+    connections=100, queued_max_request_bytes=40 * MiB, socket_request_max_bytes=10 * MiB,
+    small_request_bytes=16 * 1024, large_request_bytes=4 * MiB, large_share=0.1,
+    spike_start_ms=4000, spike_duration_ms=4000, requests_per_s_per_connection=20.0,
+    num_io_threads=8, handler_bytes_per_s=100e6, tick_ms=10, ticks=2000,
+)
+
+_POOL_SIZES = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (
+    5, 10, 20, 40, 60, 100, 200, 500)))]
+_SOCKET_MAX = byte_options(*(k * MiB for k in (1, 4, 10, 20, 50, 100)), 104857600)
+_LARGE = byte_options(*(k * MiB for k in (1, 2, 4, 8, 10, 20, 50, 100)), 512 * 1024)
+
+
+class BrokerDashboard(Dashboard):
+    """KIP-72 dashboard: ``queued.max.request.bytes``, ``socket.request.max.bytes``, connections,
+    the share and size of large requests, strict vs non-strict pool and key shuffling.
+
+    ``BrokerDashboard(connections=200)`` overrides fields of :data:`BROKER_LESSON_SCENARIO`;
+    ``update(**params)`` takes :class:`~kipviz.scenarios.broker.BrokerScenario` field names and
+    returns :class:`kipviz.curves.broker.BrokerCurves`, or None when the settings were rejected
+    (for example ``queued.max.request.bytes`` below ``socket.request.max.bytes``: the reason
+    shows in ``warning``). ``strict`` and ``shuffle=False`` are what-ifs: a broker's pool is
+    never strict and always shuffles ready keys under memory pressure.
+    """
+
+    def __init__(self, scenario: BrokerScenario = BROKER_LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+
+    def _figure(self) -> go.Figure:
+        return broker_figure()
+
+    def _controls(self, s: BrokerScenario) -> dict[str, w.ValueWidget]:
+        return {
+            "queued_max_request_bytes": w.SelectionSlider(
+                options=with_option(_POOL_SIZES, s.queued_max_request_bytes),
+                value=s.queued_max_request_bytes, description="queued.max.request.bytes"),
+            "socket_request_max_bytes": w.SelectionSlider(
+                options=with_option(_SOCKET_MAX, s.socket_request_max_bytes),
+                value=s.socket_request_max_bytes, description="socket.request.max.bytes"),
+            "connections": w.IntSlider(value=s.connections, min=1,
+                                       max=max(1000, s.connections), description="connections"),
+            "large_share": w.FloatSlider(value=s.large_share, min=0.0, max=1.0, step=0.01,
+                                         description="large share (in the spike)"),
+            "large_request_bytes": w.SelectionSlider(
+                options=with_option(_LARGE, s.large_request_bytes),
+                value=s.large_request_bytes, description="large request size"),
+            "strict": w.ToggleButtons(options=[("non-strict (Kafka)", False),
+                                               ("strict (what-if)", True)],
+                                      value=s.strict, description="pool"),
+            "shuffle": w.ToggleButtons(options=[("on (Kafka)", True), ("off (what-if)", False)],
+                                       value=s.shuffle, description="shuffle under pressure"),
+        }
+
+    def _control_values(self, s: BrokerScenario) -> dict[str, Any]:
+        return {name: getattr(s, name) for name in self.controls}
+
+    def _compute(self, scenario: BrokerScenario) -> Any:
+        from kipviz.curves.broker import broker_curves
+
+        self.trace = simulate(scenario, seed=self.seed)
+        return broker_curves(self.spark, self.trace)
+
+    def _redraw(self, curves: Any) -> None:
+        update_broker_figure(self.figure, curves)
+
+    def _advice(self, s: BrokerScenario, c: Any) -> list[str]:
+        notes = []
+        peak = int(c.memory["pool_used_max_bytes"].max()) if len(c.memory) else 0
+        if not c.has_pool:
+            notes.append(f"No pool (queued.max.request.bytes <= 0, Kafka's default): requests "
+                         f"held up to {peak / MiB:.1f} MiB, bounded only by one request per "
+                         f"connection ({c.per_connection_bound_bytes / MiB:.0f} MiB here).")
+        elif peak > s.queued_max_request_bytes:
+            notes.append(f"The pool handed out {peak / MiB:.2f} MiB, more than "
+                         f"queued.max.request.bytes: a non-strict pool grants any request while "
+                         f"memory is left, up to queued.max.request.bytes + "
+                         f"socket.request.max.bytes - 1 = {c.nonstrict_bound_bytes / MiB:.2f} MiB.")
+        total = c.wait_summary[["requests", "unread_requests"]].sum()
+        if total["unread_requests"] > 0.01 * total["requests"]:
+            notes.append(f"{int(total['unread_requests']):,} of {int(total['requests']):,} "
+                         "requests were still waiting in their sockets when the run ended: the "
+                         "broker cannot keep up with this load.")
+        return notes
+
+    def _summary(self, c: Any) -> str:
+        dry_s = (self.trace.meta["depleted_time_total_ms"] / 1000.0 if self.trace is not None
+                 else float("nan"))
+        peak = int(c.memory["pool_used_max_bytes"].max()) if len(c.memory) else 0
+        sizes = c.large_vs_small.set_index("large")["wait_p99_ms"]
+        small, large = sizes.get(False, float("nan")), sizes.get(True, float("nan"))
+        bound = ("none (one request per connection)" if c.outstanding_bound_bytes is None
+                 else f"{c.outstanding_bound_bytes / MiB:.2f} MiB")
+        return (f"<b>peak pool use</b> {peak / MiB:.2f} MiB (bound {bound}) &middot; "
+                f"<b>out of memory</b> {100 * c.depleted_share:.0f}% of ticks, "
+                f"memory-pool-depleted-time-total {dry_s:.1f} s &middot; "
+                f"<b>Jain over waits</b> {c.wait_jain_index:.2f} &middot; <b>p99 wait</b> small "
+                f"{small:,.0f} ms, large {large:,.0f} ms")

@@ -1,0 +1,149 @@
+"""The KIP-74 dashboard: fetch limits, partitions, brokers, skew and order -> Spark curves."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz import plots
+from kipviz.fetch import Ordering
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.workload import Batches, Workload, produce
+
+__all__ = ["LESSON_SCENARIO", "FetchDashboard"]
+
+# A consumer catching up after a pause: every partition has an 8 MiB backlog and producers keep
+# writing 100 MB/s, skewed (Zipf) across 100 partitions on 3 brokers. The application keeps up
+# (1 GB/s), so each broker's 1 Gbit/s link and the response limit decide who gets the bandwidth.
+# fetch.max.bytes starts at 2 MiB and the order fixed, where KIP-74's starvation shows.
+LESSON_SCENARIO = ConsumerScenario(
+    partitions=100, brokers=3, fetch_max_bytes=2 * MiB, ordering=Ordering.FIXED,
+    consume_bytes_per_s=1e9, ticks=2000, windows=20,
+    workload=Workload(profile="zipf", zipf_s=1.1, produce_bytes_per_s=100e6,
+                      initial_lag_bytes=8 * MiB),
+)
+
+_FETCH_MAX = byte_options(*(2**k * KiB for k in range(4, 17)), 52428800)
+_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(2, 15)))
+_WORKLOAD_PARAMS = {"skew": "zipf_s", "produce_bytes_per_s": "produce_bytes_per_s",
+                    "initial_lag_bytes": "initial_lag_bytes", "record_bytes": "record_bytes"}
+
+
+class FetchDashboard(Dashboard):
+    """KIP-74 dashboard: ``fetch.max.bytes``, ``max.partition.fetch.bytes``, partitions, brokers,
+    skew (Zipf exponent; 0 = uniform) and the partition order, redrawn from Spark curves.
+
+    ``FetchDashboard(partitions=1000, ticks=2000)`` overrides fields of :data:`LESSON_SCENARIO`;
+    ``update(...)`` also takes the workload settings ``skew``, ``produce_bytes_per_s``,
+    ``initial_lag_bytes`` and ``record_bytes``, and an order by name
+    (``ordering="round-robin"``). It returns :class:`kipviz.curves.ConsumerCurves`, or None when
+    the settings were rejected (the reason shows in ``warning``).
+    """
+
+    ALIASES = tuple(_WORKLOAD_PARAMS)
+
+    def __init__(self, scenario: ConsumerScenario = LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        self._batches: Batches | None = None
+        self._batches_key: tuple[Any, ...] | None = None
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+
+    def _figure(self) -> go.Figure:
+        return plots.consumer_figure()
+
+    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
+        return {
+            "fetch_max_bytes": w.SelectionSlider(
+                options=with_option(_FETCH_MAX, s.fetch_max_bytes), value=s.fetch_max_bytes,
+                description="fetch.max.bytes"),
+            "max_partition_fetch_bytes": w.SelectionSlider(
+                options=with_option(_PARTITION_MAX, s.max_partition_fetch_bytes),
+                value=s.max_partition_fetch_bytes, description="max.partition.fetch.bytes"),
+            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(2000, s.partitions),
+                                      description="partitions"),
+            "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
+            "skew": w.FloatSlider(value=s.workload.zipf_s, min=0.0, max=2.0, step=0.1,
+                                  description="skew (Zipf s)"),
+            "ordering": w.Dropdown(options=[(o.name.lower().replace("_", "-"), o)
+                                            for o in Ordering],
+                                   value=Ordering(s.ordering), description="order"),
+        }
+
+    def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
+        return {"fetch_max_bytes": s.fetch_max_bytes,
+                "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
+                "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
+                "ordering": Ordering(s.ordering)}
+
+    def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
+        params = dict(params)
+        if "workload" in params:
+            raise ValueError("unknown setting 'workload'; set skew, produce_bytes_per_s, "
+                             "initial_lag_bytes or record_bytes instead")
+        if isinstance(params.get("ordering"), str):
+            name = params["ordering"].upper().replace("-", "_")
+            if name not in Ordering.__members__:
+                raise ValueError(f"ordering must be one of "
+                                 f"{', '.join(o.name.lower() for o in Ordering)}: "
+                                 f"{params['ordering']!r}")
+            params["ordering"] = Ordering[name]
+        workload = {_WORKLOAD_PARAMS[k]: params.pop(k) for k in list(params)
+                    if k in _WORKLOAD_PARAMS}
+        scenario = super()._apply(scenario, params)
+        if workload:
+            wl = scenario.workload
+            if "zipf_s" in workload:
+                wl = replace(wl, profile="zipf" if workload["zipf_s"] > 0 else "uniform")
+            scenario = replace(scenario, workload=replace(wl, **workload))
+        return scenario
+
+    def _compute(self, scenario: ConsumerScenario) -> Any:
+        from kipviz.curves import consumer_curves
+
+        key = (scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms)
+        if self._batches_key != key:  # fetch settings and order do not change what is produced
+            self._batches = produce(scenario.workload, scenario.partitions, scenario.ticks,
+                                    scenario.tick_ms, seed=self.seed)
+            self._batches_key = key
+        self.trace = simulate(scenario, seed=self.seed, record_fetches=False,
+                              batches=self._batches)
+        return consumer_curves(self.spark, self.trace)
+
+    def _redraw(self, curves: Any) -> None:
+        plots.update_consumer_figure(self.figure, curves)
+
+    def _advice(self, scenario: ConsumerScenario, curves: Any) -> list[str]:
+        return _advice(scenario, curves)
+
+    def _summary(self, curves: Any) -> str:
+        return _summary(curves)
+
+
+def _advice(s: ConsumerScenario, c: Any) -> list[str]:
+    """Warnings for legal but risky or surprising combinations."""
+    notes = []
+    if s.max_partition_fetch_bytes > s.response_max_bytes:
+        notes.append("max.partition.fetch.bytes is above the response limit "
+                     f"({s.response_max_bytes:,} bytes): the response limit applies first.")
+    peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
+    if peak > c.kip74_bound_bytes:
+        notes.append(f"Held memory peaked at {peak / MiB:.1f} MiB, above KIP-74's "
+                     f"min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
+                     f"{c.kip74_bound_bytes / MiB:.1f} MiB: completed fetches piled up while the "
+                     "application lagged (what KIP-81's buffer.memory set out to bound).")
+    return notes
+
+
+def _summary(c: Any) -> str:
+    jain = c.fairness["jain_index"].dropna()
+    peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
+    rate = float(c.memory["consumed_bytes_per_s"].mean()) if len(c.memory) else 0.0
+    streak = int(c.fairness["max_starvation_streak"].max()) if len(c.fairness) else 0
+    return (f"<b>min Jain index</b> {jain.min():.3f} &middot; <b>mean</b> {jain.mean():.3f} "
+            f"&middot; <b>longest starvation</b> {streak} fetches &middot; <b>peak held</b> "
+            f"{peak / MiB:.1f} MiB (KIP-74 bound {c.kip74_bound_bytes / MiB:.1f} MiB) &middot; "
+            f"<b>consumed</b> {rate / 1e6:.1f} MB/s")
