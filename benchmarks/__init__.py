@@ -12,4 +12,5 @@ __all__ = ["BENCHMARKS"]
 
 BENCHMARKS: dict[str, str] = {
     "kip74_consumer": "benchmarks.kip74_consumer",
+    "kip73_reassignment": "benchmarks.kip73_reassignment",
 }

@@ -66,3 +66,34 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
             large_record_bytes=st.sampled_from([0, 300_000]),
         ),
     )
+
+
+def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),
+                           in_sync_followers: tuple[int, int] = (0, 0)):
+    """Small KIP-73 reassignments over every setting the kernel reads, with the edges: empty
+    logs, a throttle of 0, no throttle, a network too slow for one byte a tick, int or float."""
+    from kipviz.scenarios.reassignment import ReassignmentScenario
+
+    mb = 1_000_000
+    throttles = st.none() | st.just(0) | st.integers(1, 20 * mb) | st.floats(1e5, 2e7)
+    sizes = st.lists(st.integers(0, 4 * mb) | st.just(0), min_size=1, max_size=8).map(tuple)
+    return st.builds(
+        ReassignmentScenario,
+        brokers=st.integers(1, 6),
+        network_bytes_per_s=st.sampled_from([50, 1e6, 2e7, 125e6, 1e10]),
+        bytes_in_per_s=st.sampled_from([0, 0.0, 1_000, 100_000.0, 500_000, 2e6, 1e7 / 3]),
+        replication_factor=st.integers(1, 4),
+        partitions=st.integers(1, 8),
+        log_bytes=st.integers(0, 8 * mb),
+        sizes=st.none() | sizes,
+        leader_throttle_bytes_per_s=throttles,
+        follower_throttle_bytes_per_s=throttles,
+        replica_fetch_max_bytes=st.sampled_from([1, 4096, 65536, 1048576, 4194304]),
+        replica_fetch_response_max_bytes=st.sampled_from([1, 100_000, 1048576, 10485760]),
+        replication_quota_window_num=st.integers(1, 11),
+        replication_quota_window_size_seconds=st.integers(1, 3),
+        tick_ms=st.sampled_from([1, 7, 10, 50, 100, 250, 1000]),
+        ticks=st.integers(*ticks),
+        mode=st.sampled_from(["quota", "delay"]),
+        in_sync_followers=st.integers(*in_sync_followers),
+    )

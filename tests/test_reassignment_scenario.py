@@ -1,9 +1,11 @@
-"""The KIP-73 reassignment scenario: worked numbers, T <= IN, KAFKA-4313, properties, bad input."""
+"""The KIP-73 reassignment scenario: worked numbers, T <= IN, KAFKA-4313, properties, bad input;
+the kernel against the loop it replaced, and its windowed rate against kipviz.quota."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,7 +13,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kipviz.planner import plan_throttle
+from kipviz.quota import (
+    Rate,
+    ReplicationQuotaManager,
+    Sample,
+    SimpleRate,
+    java_round,
+    throttle_time_ms,
+)
+from kipviz.scenarios import _reassignment_kernel as kernel
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from tests.reassignment_reference import simulate_reference
+from tests.strategies import (
+    quota_samples,
+    quota_windows_ms,
+    rate_steps,
+    reassignment_scenarios,
+)
 
 MB = 1_000_000
 MIB = 1_048_576
@@ -194,3 +212,184 @@ def test_a_throttle_at_in_is_legal_and_the_planner_says_it_never_finishes():
     meta = simulate(s).meta
     assert meta["finishes"] is False
     assert "must be above bytes_in_per_s" in meta["reason"]
+
+
+# --- the kernel: today's loop, compiled ------------------------------------------------------
+
+
+def _same_run(scenario: ReassignmentScenario, compiled: bool) -> None:
+    """``simulate`` gives the reference loop's trace value for value, or the same ValueError."""
+    try:
+        old = simulate_reference(scenario)
+    except ValueError:  # mode="delay" with a throttle of 0 divides by it
+        with pytest.raises(ValueError, match="must be > 0 in mode='delay'"):
+            simulate(scenario, compiled=compiled)
+        return
+    new = simulate(scenario, compiled=compiled)
+    assert list(new.ticks.dtypes.items()) == list(old.ticks.dtypes.items())
+    assert new.ticks.equals(old.ticks), (new.ticks.compare(old.ticks), scenario)
+    assert new.partitions.equals(old.partitions), (new.partitions.compare(old.partitions),
+                                                   scenario)
+    assert new.meta == {**old.meta, "in_sync_followers": 0}
+
+
+EDGES = {
+    "the worked 100 MB move": ONE,
+    "the rejected delay design": replace(ONE, mode="delay", ticks=1500),
+    "an in-sync partition beside a throttled one": replace(
+        ONE, sizes=(1000, 50 * MB), bytes_in_per_s=200_000, leader_throttle_bytes_per_s=2 * MB,
+        follower_throttle_bytes_per_s=None, tick_ms=100, ticks=100),
+    "a throttle below IN": replace(
+        ONE, partitions=4, log_bytes=5 * MB, bytes_in_per_s=2 * MB,
+        leader_throttle_bytes_per_s=MB, follower_throttle_bytes_per_s=None, tick_ms=100,
+        ticks=600),
+    "unlimited throttles": replace(ONE, partitions=3, leader_throttle_bytes_per_s=None,
+                                   follower_throttle_bytes_per_s=None, bytes_in_per_s=1e6),
+    "empty logs and no IN never catch up": replace(ONE, sizes=(0, 3 * MB, 0), ticks=300),
+    "empty logs that IN fills later": replace(ONE, sizes=(0, 0), bytes_in_per_s=150,
+                                              tick_ms=7, ticks=400),
+    "a network too slow for a byte a tick": replace(ONE, network_bytes_per_s=50, ticks=50),
+    "throttles of 0": replace(ONE, partitions=2, leader_throttle_bytes_per_s=0,
+                              bytes_in_per_s=1e5, ticks=300),
+    "delay with a follower throttle of 0": replace(ONE, mode="delay",
+                                                   follower_throttle_bytes_per_s=0, ticks=30),
+    "response limit binding, one window, 3 s windows": replace(
+        ONE, partitions=6, log_bytes=3 * MB, replica_fetch_max_bytes=300_000,
+        replica_fetch_response_max_bytes=700_000, replication_quota_window_num=1,
+        replication_quota_window_size_seconds=3, bytes_in_per_s=300_000, tick_ms=50, ticks=800),
+    "follower binds in delay mode": replace(
+        ONE, partitions=5, log_bytes=2 * MB, leader_throttle_bytes_per_s=None,
+        follower_throttle_bytes_per_s=3 * MB, mode="delay", bytes_in_per_s=500_000,
+        tick_ms=10, ticks=1000),
+}
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+@pytest.mark.parametrize("name", list(EDGES))
+def test_the_kernel_gives_the_traces_of_the_loop_it_replaced(name, compiled):
+    """Compiled or plain, every column, partition row and meta value is the old loop's."""
+    _same_run(EDGES[name], compiled)
+
+
+@settings(max_examples=200, deadline=None)
+@given(reassignment_scenarios())
+def test_the_compiled_kernel_gives_the_old_loops_trace_on_any_small_scenario(s):
+    """Hypothesis varies every setting, edges included; the traces stay identical."""
+    _same_run(s, compiled=True)
+
+
+@settings(max_examples=25, deadline=None)
+@given(reassignment_scenarios(ticks=(1, 120)))
+def test_the_plain_python_kernel_gives_the_old_loops_trace_too(s):
+    """``compiled=False`` runs the same function un-jitted: the same trace."""
+    _same_run(s, compiled=False)
+
+
+def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
+    """Two existing in-sync followers fetch IN / P per partition each: 2 x 2 MB/s of the
+    leader's 10 MB/s quota, so the move gets about 6 MB/s minus IN = 4 MB/s instead of
+    8 MB/s: 20 MB in about 5 s rather than 2.5 s. Their bytes are in no column but the
+    leader's rate (they are not moving replicas) and the follower's quota never sees them."""
+    base = replace(ONE, log_bytes=20 * MB, bytes_in_per_s=2 * MB, ticks=1500)
+    alone, crowded = simulate(base), simulate(replace(base, in_sync_followers=2))
+    assert crowded.meta["in_sync_followers"] == 2
+    plain = simulate(replace(base, in_sync_followers=2), compiled=False)
+    assert plain.ticks.equals(crowded.ticks) and plain.partitions.equals(crowded.partitions)
+    assert alone.meta["completed_ms"] == pytest.approx(2500, abs=300)
+    assert crowded.meta["completed_ms"] == pytest.approx(5000, abs=600)
+    for t in (alone.ticks, crowded.ticks):
+        assert np.allclose(t.client_bandwidth_left_bytes_per_s, base.network_bytes_per_s
+                           - 2 * MB / 3 - (t.throttled_bytes + t.unthrottled_bytes) * 100)
+    late = crowded.ticks.time_ms >= 11_000  # a full quota window after the first bytes
+    assert crowded.ticks.leader_rate_bytes_per_s[late].max() <= 10 * MB
+    with pytest.raises(ValueError, match="in_sync_followers must be >= 0"):
+        replace(base, in_sync_followers=-1)
+
+
+# --- the kernel's windowed rate is kipviz.quota's ---------------------------------------------
+
+
+def _functions(compiled: bool) -> dict[str, Any]:
+    return kernel.compiled() if compiled else {name: getattr(kernel, name)
+                                                for name in ("rate_record", "rate_measure",
+                                                             "rate_window_size_ms",
+                                                             "quota_exceeded", "java_round",
+                                                             "throttle_ms")}
+
+
+def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
+    return [Sample(*row) for row in slots[: pos[kernel.USED]].tolist()]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+@settings(max_examples=100)
+@given(rate_steps, quota_samples, quota_windows_ms, st.booleans())
+def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
+        compiled, steps, samples, window_ms, simple):
+    """On any timeline of records and measurements, the arrays hold kipviz.quota's slots (samples
+    + 1, purged by last event, created by measuring an empty stat) and measure the same window
+    (padded for Rate, at least one window for SimpleRate, never below 1 ms) and rate."""
+    f = _functions(compiled)
+    stat = (SimpleRate if simple else Rate)(samples, window_ms)
+    slots, pos = kernel.new_rate(samples)
+    now = 0
+    for dt, value, measure in steps:
+        now += dt
+        if measure:
+            assert f["rate_window_size_ms"](slots, pos, window_ms, now, simple) == \
+                stat.window_size_ms(now)
+            assert f["rate_measure"](slots, pos, window_ms, now, simple) == stat.measure(now)
+        else:
+            f["rate_record"](slots, pos, window_ms, value, now)
+            stat.record(value, now)
+        assert _slots(slots, pos) == list(stat.slots())
+        assert pos[kernel.CURRENT] == stat._current
+
+
+# numpy scalars warn where Python floats silently overflow to inf (a quota of 5e-324 B/s)
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+@settings(max_examples=100)
+@given(rate_steps, quota_samples, st.sampled_from([0.1, 0.25, 1, 1.5, 2]),
+       st.none() | st.integers(0, 2_000_000) | st.floats(0, 2e6))
+def test_the_kernels_quota_is_the_replication_quota_managers(
+        compiled, steps, samples, window_s, rate):
+    """``quota_exceeded`` is ``is_quota_exceeded`` (fractional windows included; an unlimited
+    quota measures nothing, so no slot appears) and ``throttle_ms`` is ``throttle_time_ms``."""
+    f = _functions(compiled)
+    manager = ReplicationQuotaManager(rate, samples, window_s)
+    window_ms = manager.rate.window_ms
+    bound = kernel.UNLIMITED if rate is None else float(rate)
+    slots, pos = kernel.new_rate(samples)
+    now = 0
+    for dt, value, check in steps:
+        now += dt
+        if check:
+            exceeded = manager.is_quota_exceeded(now)
+            assert f["quota_exceeded"](slots, pos, window_ms, bound, now) is exceeded
+            if exceeded and bound > 0:
+                expected = max(0, throttle_time_ms(manager.measure(now), bound,
+                                                   manager.rate.window_size_ms(now)))
+                assert f["throttle_ms"](slots, pos, window_ms, bound, now) == expected
+        else:
+            f["rate_record"](slots, pos, window_ms, value, now)
+            manager.record(value, now)
+        assert _slots(slots, pos) == list(manager.rate.slots())
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+def test_the_kernels_quota_accepts_a_rate_equal_to_its_bound(compiled):
+    """1000 bytes over one whole 1 s window is 1000/s: a 1000 B/s quota is not exceeded."""
+    f = _functions(compiled)
+    slots, pos = kernel.new_rate(2)
+    f["rate_record"](slots, pos, 1000, 1000, 0)
+    assert not f["quota_exceeded"](slots, pos, 1000, 1000.0, 500)
+    assert f["quota_exceeded"](slots, pos, 1000, 999.0, 500)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+@given(st.floats(allow_nan=True, allow_infinity=True)
+       | st.sampled_from([0.49999999999999994, 2.5, -2.5, -0.5, 2.0**63, -(2.0**63)]))
+def test_the_kernels_java_round_is_kipviz_quotas(compiled, x):
+    """Ties towards +inf, NaN to 0, clamped to the long range."""
+    assert _functions(compiled)["java_round"](x) == java_round(x)

@@ -23,11 +23,22 @@ both sides, as ``kafka-reassign-partitions --throttle`` sets it):
   is never throttled, but its bytes are still recorded by both quotas.
 * Clients: Q&A 4 sizes a broker's network as the replication it sends plus the unthrottled
   produce traffic IN / R of its leaders, so the bandwidth left is N - IN/R - sent / tick.
+* ``in_sync_followers`` (default 0): the moving partitions' existing in-sync followers. Each
+  tick, before the destination's fetch, they fetch what was produced since the last tick
+  (``in_sync_followers`` x IN x tick in all); the leader records those bytes in its quota,
+  because ``--throttle`` lists the existing replicas in ``leader.replication.throttled.replicas``
+  and in-sync replicas are counted though never throttled (KAFKA-4313). They leave the move
+  ``T - in_sync_followers x IN`` of the leader's quota, so it finishes only above
+  ``(in_sync_followers + 1) x IN``; they appear in no column but the leader's rate.
 
 Simplifications: bytes are continuous (no record batches, so no oversized first batch of
-KIP-74); a replica never drops out of the ISR again (no ``replica.lag.time.max.ms``); the
-existing in-sync followers of the moving partitions (also in the leader's throttled list, so
-counted in Kafka) are not modelled, which keeps the KIP's T > IN as the condition to finish.
+KIP-74); a replica never drops out of the ISR again (no ``replica.lag.time.max.ms``); with the
+default ``in_sync_followers=0`` the existing followers are left out of the leader's quota, which
+keeps the KIP's T > IN as the condition to finish.
+
+The loop is :func:`kipviz.scenarios._reassignment_kernel.run`, plain loops over numpy arrays with
+Kafka's windowed rate as arrays: numba compiles it (``compiled=True``); run as it is, it is the
+plain-Python reference the benchmark compares against.
 """
 
 from __future__ import annotations
@@ -40,7 +51,6 @@ import numpy as np
 import pandas as pd
 
 from kipviz._checks import check_int, check_number
-from kipviz.fetch import TopicPartition
 from kipviz.planner import plan_throttle
 from kipviz.quota import (
     REPLICATION_QUOTA_WINDOW_NUM,
@@ -48,17 +58,15 @@ from kipviz.quota import (
     ReplicationQuotaManager,
     max_replica_fetch_response_bytes,
     move_time_s,
-    throttle_time_ms,
 )
+from kipviz.scenarios import _reassignment_kernel as _kernel
 
 __all__ = ["ReassignmentScenario", "ReassignmentTrace", "simulate"]
 
-_TOPIC = "reassigned"
 _TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
                  "follower_rate_bytes_per_s": np.float64, "throttled_bytes": np.int64,
                  "unthrottled_bytes": np.int64, "replica_lag_bytes": np.int64,
                  "moved_bytes": np.int64, "client_bandwidth_left_bytes_per_s": np.float64}
-_PARTITION_COLUMNS = {"partition": np.int32, "size_bytes": np.int64, "caught_up_ms": np.int64}
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ class ReassignmentScenario:
     Rates are bytes/s per broker; ``None`` throttles are unlimited (Kafka's default). A throttle
     at or below IN is legal (Kafka accepts it) but the move never finishes (``meta``).
     ``sizes`` (bytes per moving partition) overrides ``partitions`` x ``log_bytes``.
+    ``in_sync_followers``: existing in-sync followers counted by the leader's quota (0: none).
     """
 
     brokers: int = 5
@@ -86,6 +95,7 @@ class ReassignmentScenario:
     tick_ms: int = 10
     ticks: int = 2000
     mode: Literal["quota", "delay"] = "quota"
+    in_sync_followers: int = 0
 
     def __post_init__(self) -> None:
         ints = {"brokers": ("brokers", 1),
@@ -99,7 +109,8 @@ class ReassignmentScenario:
                 "replication_quota_window_size_seconds": (
                     "replication_quota_window_size_seconds "
                     "(replication.quota.window.size.seconds)", 1),
-                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
+                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1),
+                "in_sync_followers": ("in_sync_followers", 0)}
         for name, (label, minimum) in ints.items():
             check_int(label, getattr(self, name), minimum)
         check_number("network_bytes_per_s", self.network_bytes_per_s, 0, strict=True)
@@ -150,6 +161,7 @@ def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
         "leader_throttle_bytes_per_s": s.leader_throttle_bytes_per_s,
         "follower_throttle_bytes_per_s": s.follower_throttle_bytes_per_s,
         "throttle_bytes_per_s": t, "bytes_to_move": sum(sizes),
+        "in_sync_followers": s.in_sync_followers,
         "replica_fetch_max_bytes": s.replica_fetch_max_bytes,
         "replica_fetch_response_max_bytes": s.replica_fetch_response_max_bytes,
         "window_total_s": window_total_s,
@@ -169,94 +181,42 @@ def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
     return meta
 
 
-def simulate(scenario: ReassignmentScenario, *, seed: int = 0) -> ReassignmentTrace:
-    """Run the scenario; deterministic (``seed`` is recorded only: nothing here is random)."""
+def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
+             compiled: bool = True) -> ReassignmentTrace:
+    """Run the scenario; deterministic (``seed`` is recorded only: nothing here is random).
+
+    ``compiled=False`` runs the same kernel as plain Python (slow; a reference).
+    """
     s = scenario
-    sizes = list(s.partition_sizes)
+    sizes = np.array(s.partition_sizes, dtype=np.int64)
     n = len(sizes)
-    tps = [TopicPartition(_TOPIC, i) for i in range(n)]
     window_s = s.replication_quota_window_size_seconds
-    leader = ReplicationQuotaManager(s.leader_throttle_bytes_per_s,
-                                     s.replication_quota_window_num, window_s)
-    follower = ReplicationQuotaManager(s.follower_throttle_bytes_per_s,
-                                       s.replication_quota_window_num, window_s)
-    leader.mark_throttled(_TOPIC)
-    follower.mark_throttled(_TOPIC)
-    in_per_partition_ms = s.bytes_in_per_s / n / 1000.0
-    fetched = [0] * n  # the destination replica's log end offset, in bytes
-    in_sync = [False] * n
-    caught_up = [-1] * n
+    leader, follower = (ReplicationQuotaManager(rate, s.replication_quota_window_num, window_s)
+                        for rate in (s.leader_throttle_bytes_per_s,
+                                     s.follower_throttle_bytes_per_s))
+    bounds = [_kernel.UNLIMITED if q.quota is None else float(q.quota.bound)
+              for q in (leader, follower)]
     network_per_tick = math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0)
-    keep_up = s.bytes_in_per_s / s.replication_factor
-    pending: tuple[int, list[tuple[int, int]]] | None = None  # (delivery ms, [(partition, bytes)])
-    next_request_ms = 0
-    moved = 0
     tk = {name: np.zeros(s.ticks, dtype) for name, dtype in _TICK_COLUMNS.items()}
-
-    for k in range(s.ticks):
-        now = k * s.tick_ms
-        grown = math.floor(in_per_partition_ms * now)
-        log_end = [size + grown for size in sizes]
-        throttled = unthrottled = 0
-        if pending is None and now >= next_request_ms:
-            start = k % n
-            request = [i for i in (*range(start, n), *range(start))
-                       if fetched[i] < log_end[i]
-                       and not follower.should_throttle(tps[i], in_sync[i], now)]
-            budget = min(s.replica_fetch_response_max_bytes, network_per_tick)
-            response: list[tuple[int, int]] = []
-            for i in request:
-                if s.mode == "quota" and leader.should_throttle(tps[i], in_sync[i], now):
-                    continue  # returned empty
-                b = min(log_end[i] - fetched[i], s.replica_fetch_max_bytes, budget)
-                if b <= 0:
-                    continue
-                budget -= b
-                response.append((i, b))
-                if in_sync[i]:
-                    unthrottled += b
-                else:
-                    throttled += b
-            sent = throttled + unthrottled  # every moving partition is in the throttled list
-            leader.record(sent, now)
-            delay = 0
-            if s.mode == "delay" and leader.is_quota_exceeded(now):
-                assert leader.quota is not None
-                delay = max(0, throttle_time_ms(leader.measure(now), leader.quota.bound,
-                                                leader.rate.window_size_ms(now)))
-            pending = (now + delay, response)
-        if pending is not None and pending[0] <= now:
-            appended = 0
-            for i, b in pending[1]:
-                fetched[i] += b
-                appended += b
-                if not in_sync[i] and fetched[i] >= log_end[i]:
-                    in_sync[i], caught_up[i] = True, now
-            follower.record(appended, now)
-            moved += appended
-            next_request_ms = now + s.tick_ms
-            if s.mode == "delay" and follower.is_quota_exceeded(now):
-                assert follower.quota is not None
-                next_request_ms += max(0, throttle_time_ms(
-                    follower.measure(now), follower.quota.bound,
-                    follower.rate.window_size_ms(now)))
-            pending = None
-        tk["leader_rate_bytes_per_s"][k] = leader.measure(now)
-        tk["follower_rate_bytes_per_s"][k] = follower.measure(now)
-        tk["throttled_bytes"][k] = throttled
-        tk["unthrottled_bytes"][k] = unthrottled
-        tk["replica_lag_bytes"][k] = sum(e - f for e, f in zip(log_end, fetched, strict=True))
-        tk["moved_bytes"][k] = moved
-        tk["client_bandwidth_left_bytes_per_s"][k] = (
-            s.network_bytes_per_s - keep_up - (throttled + unthrottled) * 1000.0 / s.tick_ms)
-
+    caught_up = np.zeros(n, np.int64)
+    run: Any = _kernel.compiled()["run"] if compiled else _kernel.run
+    status = run(
+        sizes, s.bytes_in_per_s / n / 1000.0, s.tick_ms, s.ticks, s.replica_fetch_max_bytes,
+        min(s.replica_fetch_response_max_bytes, network_per_tick), s.mode == "delay", *bounds,
+        s.replication_quota_window_num, leader.rate.window_ms, s.in_sync_followers,
+        float(s.network_bytes_per_s), s.bytes_in_per_s / s.replication_factor,
+        *(tk[name] for name in list(_TICK_COLUMNS)[1:]), caught_up)
+    if status != _kernel.OK:
+        side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
+        raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
+                         f"be > 0 in mode='delay' once bytes are sent: the delay divides by it")
     tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
     ticks = pd.DataFrame(tk)
-    partitions = pd.DataFrame({"partition": np.arange(n), "size_bytes": sizes,
-                               "caught_up_ms": caught_up}).astype(_PARTITION_COLUMNS)
+    partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": sizes,
+                               "caught_up_ms": caught_up})
     meta = _meta(s, seed)
-    done = all(c >= 0 for c in caught_up)
-    meta["completed_ms"] = max(caught_up) if done else None
+    done = bool((caught_up >= 0).all())
+    meta["completed_ms"] = int(caught_up.max()) if done else None
     first = ticks.time_ms < window_s * 1000
     meta["first_window_throttled_bytes"] = int(ticks.throttled_bytes[first].sum())
     return ReassignmentTrace(ticks=ticks, partitions=partitions, meta=meta)
