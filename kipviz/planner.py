@@ -27,6 +27,7 @@ __all__ = [
     "PartitionAssignment",
     "ReassignmentPlan",
     "ThrottlePlan",
+    "load_partition_sizes",
     "load_reassignment",
     "plan_throttle",
 ]
@@ -166,6 +167,36 @@ def load_reassignment(path_or_mapping: Source, *,
     """
     return ReassignmentPlan(_parse(path_or_mapping, "reassignment"),
                             None if current is None else _parse(current, "current"))
+
+
+def load_partition_sizes(path_or_mapping: Source) -> dict[str, int]:
+    """Partition sizes in bytes keyed ``"topic-partition"``, for ``bytes_per_broker``.
+
+    Takes a flat mapping (``{"orders-0": 5000000000}``) or what ``kafka-log-dirs.sh --describe
+    --json`` prints (``{"brokers": [{"broker": 1, "logDirs": [{"partitions": [{"partition":
+    "orders-0", "size": ...}]}]}]}``), where a partition's size is its largest replica (future
+    replicas of an ongoing move, ``isFuture``, left out).
+    """
+    data = (path_or_mapping if isinstance(path_or_mapping, Mapping)
+            else json.loads(Path(path_or_mapping).read_text(encoding="utf-8")))
+    if not isinstance(data, Mapping):
+        raise ValueError(f"partition sizes must be a JSON object: {data!r}")
+    if "brokers" not in data:
+        return {str(k): _check_int(f"partition_sizes[{k!r}]", v, 0) for k, v in data.items()}
+    sizes: dict[str, int] = {}
+    try:
+        for broker in data["brokers"]:
+            for log_dir in broker.get("logDirs", ()):
+                for part in log_dir.get("partitions", ()):
+                    if part.get("isFuture"):
+                        continue
+                    key = str(part["partition"])
+                    size = _check_int(f"size of {key!r} on broker {broker.get('broker')}",
+                                      part["size"], 0)
+                    sizes[key] = max(size, sizes.get(key, 0))
+    except (TypeError, KeyError, AttributeError) as err:
+        raise ValueError(f"not kafka-log-dirs --describe output: {err!r}") from err
+    return sizes
 
 
 @dataclass(frozen=True)

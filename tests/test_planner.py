@@ -18,13 +18,15 @@ from kipviz.fetch import TopicPartition
 from kipviz.planner import (
     PartitionAssignment,
     ThrottlePlan,
+    load_partition_sizes,
     load_reassignment,
     plan_throttle,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_NUM, move_time_s
 
 MB = 1_000_000
-SAMPLE = Path(__file__).parent / "data" / "reassignment.json"
+DATA = Path(__file__).parent / "data"
+SAMPLE = DATA / "reassignment.json"
 CURRENT = {"version": 1, "partitions": [
     {"topic": "orders", "partition": 0, "replicas": [1, 2, 3]},
     {"topic": "orders", "partition": 1, "replicas": [2, 3, 1]},
@@ -267,3 +269,21 @@ def test_within_the_range_a_higher_throttle_never_gives_a_longer_move(
     assert all(isinstance(p, ThrottlePlan) and p.workable for p in plans)
     assert plans[1].move_time_s <= plans[0].move_time_s
     assert plans[0].move_time_s == move_time_s(1.0, moved, 1, t1, inbound)
+
+
+def test_partition_sizes_load_from_kafka_log_dirs_output_or_a_flat_mapping():
+    """kafka-log-dirs --describe output gives each partition its largest replica, futures aside."""
+    sizes = load_partition_sizes(DATA / "log-dirs.json")
+    assert sizes == {"orders-0": 40_000_000_000, "orders-1": 38_000_000_000,
+                     "orders-2": 41_000_000_000, "payments-0": 12_000_000_000}
+    future = {"brokers": [{"broker": 1, "logDirs": [{"partitions": [
+        {"partition": "t-0", "size": 10, "isFuture": False},
+        {"partition": "t-0", "size": 99, "isFuture": True}]}]}]}
+    assert load_partition_sizes(future) == {"t-0": 10}
+    assert load_partition_sizes({"t-0": 5}) == {"t-0": 5}
+    plan = load_reassignment(DATA / "reassignment.json", current=DATA / "current-assignment.json")
+    assert plan.bytes_per_broker(sizes) == {4: 40_000_000_000 + 38_000_000_000 + 12_000_000_000}
+    with pytest.raises(ValueError, match="not kafka-log-dirs --describe output"):
+        load_partition_sizes({"brokers": [{"logDirs": [{"partitions": [{"size": 1}]}]}]})
+    with pytest.raises(ValueError, match=r"partition_sizes\['t-0'\] must be >= 0: -1"):
+        load_partition_sizes({"t-0": -1})
