@@ -12,5 +12,6 @@ __all__ = ["BENCHMARKS"]
 
 BENCHMARKS: dict[str, str] = {
     "kip74_consumer": "benchmarks.kip74_consumer",
+    "kip72_broker": "benchmarks.kip72_broker",
     "kip73_reassignment": "benchmarks.kip73_reassignment",
 }

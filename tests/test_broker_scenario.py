@@ -11,7 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kipviz.config import BrokerConfig
-from kipviz.scenarios.broker import BrokerScenario, request_wait_ms, simulate
+from kipviz.pool import NO_POOL, SimpleMemoryPool, should_shuffle_keys
+from kipviz.scenarios import _broker_kernel as kernel
+from kipviz.scenarios.broker import BrokerScenario, generate_requests, request_wait_ms, simulate
+from tests.strategies import pool_workloads
 
 # Three connections, a 1000-byte pool whose largest single allocation is 1000 bytes, one I/O
 # thread that processes 600 bytes in exactly one 10 ms tick.
@@ -215,8 +218,8 @@ def test_a_scenario_takes_its_pool_settings_from_a_broker_config():
     ("kwargs", "message"),
     [
         ({"queued_max_request_bytes": 1000, "socket_request_max_bytes": 2000},
-         r"queued.max.request.bytes must be -1 \(disabled\) or >= socket.request.max.bytes .*"
-         r"1000 < 2000"),
+         r"queued.max.request.bytes must be -1 or <= 0 \(disabled\) or "
+         r">= socket.request.max.bytes .*1000 < 2000"),
         ({"queued_max_request_bytes": 1.5},
          r"queued_max_request_bytes \(queued.max.request.bytes\) must be an integer"),
         ({"socket_request_max_bytes": 0},
@@ -259,3 +262,167 @@ def test_a_run_with_no_requests_is_quiet():
     trace = simulate(replace(TINY, requests_per_s_per_connection=0.0))
     assert trace.requests.empty and (trace.ticks.pool_available_bytes == 1000).all()
     assert np.array_equal(trace.ticks.time_ms, np.arange(6) * 10)
+
+
+# --- the kernel: compiled and plain, its inline pool and Kafka's shuffle -----------------------
+
+KERNEL_HELPERS = pytest.mark.parametrize("compiled", [False, True], ids=["plain", "compiled"])
+
+
+def helper(name: str, compiled: bool):
+    return kernel.compiled_kernel(name) if compiled else getattr(kernel, name)
+
+
+MiB = 1024 * 1024
+PRESSURE = BrokerScenario(connections=30, queued_max_request_bytes=40 * MiB,
+                          socket_request_max_bytes=10 * MiB, large_request_bytes=4_000_000,
+                          spike_start_ms=500, spike_duration_ms=1500, ticks=300,
+                          handler_bytes_per_s=20e6)
+
+
+@pytest.mark.parametrize("scenario", [
+    PRESSURE, replace(PRESSURE, strict=True), replace(PRESSURE, shuffle=False),
+    replace(PRESSURE, queued_max_request_bytes=-1, queued_max_requests=4, num_io_threads=2),
+], ids=["shuffling", "strict", "no-shuffle", "no-pool-full-queue"])
+def test_the_compiled_kernel_gives_the_plain_python_kernels_trace(scenario):
+    """numba's kernel and the same function run as plain Python agree on every value."""
+    a, b = simulate(scenario, seed=7), simulate(scenario, seed=7, compiled=False)
+    assert a.ticks.equals(b.ticks) and a.requests.equals(b.requests) and a.meta == b.meta
+
+
+@settings(max_examples=20)
+@given(recovering_scenarios(), st.integers(0, 2**16))
+def test_the_compiled_and_plain_kernels_agree_on_any_small_scenario(scenario, seed):
+    """Hypothesis varies every setting; compiled or not, the trace is the same."""
+    a, b = simulate(scenario, seed=seed), simulate(scenario, seed=seed, compiled=False)
+    assert a.ticks.equals(b.ticks) and a.requests.equals(b.requests) and a.meta == b.meta
+
+
+def test_passing_the_generated_workload_gives_the_same_trace():
+    """The shuffles' Random has its own stream of the seed, so the workload generated beforehand
+    (as the benchmark does) and passed in changes nothing."""
+    rng = np.random.default_rng(5)
+    given_requests = simulate(PRESSURE, seed=5, requests=generate_requests(PRESSURE, rng))
+    generated = simulate(PRESSURE, seed=5)
+    assert generated.ticks.shuffled.any()
+    assert generated.ticks.equals(given_requests.ticks)
+    assert generated.requests.equals(given_requests.requests)
+
+
+# Collections.shuffle(a list of 0..n-1, new java.util.Random(seed)), printed by OpenJDK 17.
+JAVA_SHUFFLES = [
+    (0, 2, [0, 1]),
+    (0, 5, [4, 2, 1, 3, 0]),
+    (0, 10, [4, 8, 9, 6, 3, 5, 2, 1, 7, 0]),
+    (0, 16, [0, 7, 12, 9, 6, 5, 10, 4, 3, 1, 2, 14, 8, 15, 13, 11]),
+    (42, 5, [1, 2, 3, 4, 0]),
+    (42, 10, [4, 6, 2, 1, 7, 9, 8, 5, 3, 0]),
+    (42, 16, [15, 4, 0, 1, 7, 10, 14, 9, 2, 5, 8, 13, 12, 6, 3, 11]),
+    (123456789, 10, [9, 2, 1, 6, 4, 8, 7, 3, 0, 5]),
+]
+
+
+@KERNEL_HELPERS
+@pytest.mark.parametrize(("seed", "n", "expected"), JAVA_SHUFFLES)
+def test_the_key_shuffle_is_javas_collections_shuffle(seed, n, expected, compiled):
+    """Kafka's Selector shuffles ready keys with Collections.shuffle; the kernel's shuffle gives
+    Java's order for the same java.util.Random seed (a power-of-two length takes Java's other
+    nextInt branch)."""
+    keys = np.arange(n + 3, dtype=np.int64)  # only the first n are shuffled
+    helper("java_shuffle", compiled)(keys, n, kernel.java_random(seed))
+    assert keys.tolist() == [*expected, n, n + 1, n + 2]
+
+
+@KERNEL_HELPERS
+def test_one_random_shuffles_poll_after_poll(compiled):
+    """The Random's state carries over: three shuffles of six keys, as Java gives them."""
+    shuffle, state, orders = helper("java_shuffle", compiled), kernel.java_random(0), []
+    for _ in range(3):
+        keys = np.arange(10, 16, dtype=np.int64)
+        state = shuffle(keys, 6, state)
+        orders.append(keys.tolist())
+    assert orders == [[14, 11, 12, 15, 13, 10], [12, 14, 13, 10, 11, 15],
+                      [10, 14, 13, 11, 12, 15]]
+
+
+def test_every_order_of_four_ready_keys_is_equally_likely():
+    """24,000 shuffles of four keys: each of the 24 orders comes up 1,000 times give or take
+    five standard deviations (about 31 each)."""
+    shuffle, state = kernel.compiled_kernel("java_shuffle"), kernel.java_random(
+        kernel.shuffle_seed(0))
+    counts: dict[tuple[int, ...], int] = {}
+    keys = np.zeros(4, np.int64)
+    for _ in range(24_000):
+        keys[:] = (0, 1, 2, 3)
+        state = shuffle(keys, 4, state)
+        counts[tuple(keys.tolist())] = counts.get(tuple(keys.tolist()), 0) + 1
+    assert len(counts) == 24
+    assert all(845 <= c <= 1155 for c in counts.values()), counts
+
+
+def test_nearby_seeds_give_unrelated_shuffles():
+    """The shuffles' Random seed is drawn from the run's seed (an independent SeedSequence
+    child), not the seed itself: java.util.Random's first draws of nearby seeds are alike."""
+    seeds = [kernel.shuffle_seed(s) for s in range(5)]
+    assert len(set(seeds)) == 5 and all(0 <= s < 2**48 for s in seeds)
+    firsts = []
+    for s in range(5):
+        keys = np.arange(16, dtype=np.int64)
+        kernel.java_shuffle(keys, 16, kernel.java_random(kernel.shuffle_seed(s)))
+        firsts.append(int(keys[15]))
+    assert len(set(firsts)) > 1
+
+
+@KERNEL_HELPERS
+@given(pool_workloads())
+def test_the_kernels_inline_pool_follows_simple_memory_pool(compiled, workload):
+    """The same allocations and releases on SimpleMemoryPool and on the kernel's state row give
+    the same grants, available bytes, out-of-memory flag, shuffle decision and dry spells."""
+    size, max_single, strict, steps = workload
+    pool, held, now = SimpleMemoryPool(size, max_single, strict), [], 0
+    row = kernel.pool_state(pool)
+    allocate, release = helper("pool_try_allocate", compiled), helper("pool_release", compiled)
+    out_of_memory = helper("pool_out_of_memory", compiled)
+    should_shuffle = helper("pool_should_shuffle", compiled)
+    for op, value, dt in steps:
+        now += dt
+        if op == "allocate":
+            granted = pool.try_allocate(value, now_ms=now)
+            assert bool(allocate(row, value, now)) is granted
+            if granted:
+                held.append(value)
+        elif held:
+            n = held.pop(value % len(held))
+            pool.release(n, now_ms=now)
+            release(row, n, now)
+        assert row[kernel.AVAILABLE] == pool.available_bytes
+        assert bool(out_of_memory(row)) is pool.is_out_of_memory
+        for muted in (False, True):
+            assert bool(should_shuffle(row, muted)) is should_shuffle_keys(
+                pool, muted_for_memory=muted)
+        start = pool.depletion.dry_spell_start_ms
+        assert row[kernel.DRY_START] == (-1 if start is None else start)
+        assert row[kernel.DEPLETED] == pool.depleted_time_total_ms
+
+
+@KERNEL_HELPERS
+def test_the_kernels_no_pool_always_allocates_and_never_runs_out(compiled):
+    """NO_POOL's row: every allocation granted, available stays Long.MAX, never shuffles."""
+    row = kernel.pool_state(NO_POOL)
+    allocate, release = helper("pool_try_allocate", compiled), helper("pool_release", compiled)
+    assert all(allocate(row, 10 * 2**40, t) for t in range(3))
+    release(row, 10 * 2**40, 3)
+    assert row[kernel.AVAILABLE] == NO_POOL.available_bytes == 2**63 - 1
+    assert not helper("pool_out_of_memory", compiled)(row)
+    assert not helper("pool_should_shuffle", compiled)(row, False)
+    assert row[kernel.DEPLETED] == 0
+
+
+def test_the_kernels_pool_row_starts_from_a_fresh_pool():
+    """A used pool or some other object has no row: the kernel would start from wrong state."""
+    used = SimpleMemoryPool(100, 60)
+    used.try_allocate(10)
+    with pytest.raises(ValueError, match="pool_state needs a pool that has not been used"):
+        kernel.pool_state(used)
+    with pytest.raises(ValueError, match="pool must be a SimpleMemoryPool or NO_POOL"):
+        kernel.pool_state(object())  # type: ignore[arg-type]

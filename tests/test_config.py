@@ -182,7 +182,8 @@ def test_numpy_integers_are_accepted_and_stored_as_python_ints():
 def test_queued_max_request_bytes_below_socket_request_max_bytes_is_rejected():
     """KafkaConfig requires the request pool to hold the largest single request."""
     with pytest.raises(ValueError, match=(
-        r"^queued\.max\.request\.bytes must be -1 \(disabled\) or >= socket\.request\.max\.bytes"
+        r"^queued\.max\.request\.bytes must be -1 or <= 0 \(disabled\) or >= "
+        r"socket\.request\.max\.bytes"
         r" on a broker: 1000 < 104857600$"
     )):
         BrokerConfig(queued_max_request_bytes=1000)

@@ -21,7 +21,7 @@ from kipviz.pool import (
 from tests.strategies import pool_workloads
 
 MiB = 1024 * 1024
-RULE = r"queued.max.request.bytes must be -1 \(disabled\) or >= socket.request.max.bytes"
+RULE = r"queued.max.request.bytes must be -1 or <= 0 \(disabled\) or >= socket.request.max.bytes"
 
 
 def state(pool: SimpleMemoryPool) -> tuple[int, int, bool]:

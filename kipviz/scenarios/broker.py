@@ -9,9 +9,11 @@ What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, `
 * Each tick the network thread polls once (``Selector.poll``). First, if the pool is no longer
   out of memory (available > 0) but channels were muted for memory, they are unmuted. Then it goes
   over the ready channels (a request has arrived, not muted) in key order (connection id),
-  shuffled with the seeded generator when ``shuffle`` is on and
-  :func:`kipviz.pool.should_shuffle_keys` says so (available < 10% of the pool and no channel
-  muted for memory). A channel whose next request size is known reads it only if
+  shuffled when ``shuffle`` is on and :func:`kipviz.pool.should_shuffle_keys` says so (available
+  < 10% of the pool and no channel muted for memory). The shuffle is Kafka's
+  (``Collections.shuffle`` with a ``java.util.Random``); the Random is seeded from its own stream
+  of the run's seed (``_broker_kernel.shuffle_seed``), so passing in the workload the seed would
+  generate gives the same trace. A channel whose next request size is known reads it only if
   ``pool.try_allocate(size)`` succeeds; otherwise it is muted for memory.
 * A read request goes into the request queue and its channel is muted until the response is sent
   (one outstanding request per connection). When the queue holds ``queued.max.requests`` requests
@@ -26,14 +28,13 @@ What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, `
 Without a pool (``queued.max.request.bytes`` <= 0, Kafka's default) every read succeeds: memory is
 bounded only by one request per connection, which is what ran brokers out of heap.
 
-The loop is plain Python over ticks and the channels ready in each tick; the per-tick state
-(which channels are ready) is found with numpy.
+The loop over ticks and the channels ready in each tick is the kernel in
+:mod:`kipviz.scenarios._broker_kernel`: compiled by numba by default, plain Python with
+``compiled=False`` (the same function; the same trace).
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,17 +43,17 @@ import pandas as pd
 
 from kipviz._checks import check_int, check_number
 from kipviz.config import BrokerConfig
-from kipviz.pool import (
-    NO_POOL,
-    SOCKET_REQUEST_MAX_BYTES,
-    broker_pool,
-    max_outstanding_bytes,
-    should_shuffle_keys,
+from kipviz.pool import NO_POOL, SOCKET_REQUEST_MAX_BYTES, broker_pool, max_outstanding_bytes
+from kipviz.scenarios._broker_kernel import (
+    DEPLETED,
+    broker_kernel,
+    compiled_kernel,
+    java_random,
+    pool_state,
+    shuffle_seed,
 )
 
 __all__ = ["BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms", "simulate"]
-
-_NEVER = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -183,119 +184,51 @@ def _checked_requests(scenario: BrokerScenario, requests: pd.DataFrame) -> pd.Da
     missing = {"connection", "arrival_ms", "size_bytes"} - set(requests.columns)
     if missing:
         raise ValueError(f"requests lack columns {sorted(missing)}")
-    r = pd.DataFrame({
-        "connection": requests["connection"].to_numpy(np.int32),
-        "arrival_ms": requests["arrival_ms"].to_numpy(np.int64),
-        "size_bytes": requests["size_bytes"].to_numpy(np.int64),
-    })
-    if len(r) and not r.connection.between(0, scenario.connections - 1).all():
+    conn = requests["connection"].to_numpy(np.int32)
+    arrival = requests["arrival_ms"].to_numpy(np.int64)
+    size = requests["size_bytes"].to_numpy(np.int64)
+    if len(conn) and not 0 <= conn.min() <= conn.max() <= scenario.connections - 1:
         raise ValueError(f"requests name connections outside 0..{scenario.connections - 1}")
-    if len(r) and (r.arrival_ms < 0).any():
+    if len(arrival) and arrival.min() < 0:
         raise ValueError("requests arrival_ms must be >= 0")
-    if len(r) and not r.size_bytes.between(1, scenario.socket_request_max_bytes).all():
+    if len(size) and not 1 <= size.min() <= size.max() <= scenario.socket_request_max_bytes:
         raise ValueError(f"requests size_bytes must be between 1 and socket.request.max.bytes "
                          f"({scenario.socket_request_max_bytes})")
-    r = r.sort_values(["arrival_ms", "connection"], kind="stable", ignore_index=True)
-    r.insert(1, "request_id", np.arange(len(r), dtype=np.int64))
-    return r
+    order = np.lexsort((conn, arrival))  # stable: by arrival, then connection
+    return pd.DataFrame({"connection": conn[order],
+                         "request_id": np.arange(len(order), dtype=np.int64),
+                         "arrival_ms": arrival[order], "size_bytes": size[order]})
 
 
-def simulate(scenario: BrokerScenario, *, seed: int = 0,
-             requests: pd.DataFrame | None = None) -> BrokerTrace:
+def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame | None = None,
+             compiled: bool = True) -> BrokerTrace:
     """Run the scenario; the same scenario and seed give the same trace.
 
     ``requests`` (columns ``connection``, ``arrival_ms``, ``size_bytes``) replaces the generated
-    workload, for worked timelines; the seed then drives only the key shuffling.
+    workload, for worked timelines; the seed then drives only the key shuffling. ``compiled=False``
+    runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
     rng = np.random.default_rng(seed)
     if requests is None:
         requests = generate_requests(s, rng)
     req = _checked_requests(s, requests)
-    n = len(req)
-    size = req.size_bytes.tolist()
-    conn_of = req.connection.tolist()
-    arrival = req.arrival_ms.to_numpy()
-    # each connection's requests in arrival order: a CSR layout over request ids
-    by_conn = np.argsort(req.connection.to_numpy(), kind="stable")
-    conn_start = np.zeros(s.connections + 1, np.int64)
-    np.cumsum(np.bincount(req.connection.to_numpy(), minlength=s.connections),
-              out=conn_start[1:])
-    by_conn_list = by_conn.tolist()
-    end = conn_start[1:].tolist()
-    nxt = conn_start[:-1].tolist()  # each connection's next unread request (position in by_conn)
-    next_arrival = np.array([arrival[by_conn_list[p]] if p < e else _NEVER
-                             for p, e in zip(nxt, end, strict=True)], dtype=np.int64)
-    outstanding = np.zeros(s.connections, np.bool_)  # read, response not yet sent: muted
-    muted_mem = np.zeros(s.connections, np.bool_)
-
     pool = broker_pool(s.queued_max_request_bytes, s.socket_request_max_bytes, strict=s.strict)
-    out_of_memory = False  # Selector.outOfMemory: a channel muted itself for memory
-    read_ms = [-1] * n
-    done_ms = [-1] * n
-    queue: deque[int] = deque()  # RequestChannel: read, not yet taken by a handler (FIFO)
-    handlers = [0.0] * s.num_io_threads  # heap of the times each handler is free
-    in_process: list[tuple[float, int]] = []  # heap of (processing end ms, request id)
-    bytes_per_ms = s.handler_bytes_per_s / 1000.0
-    held = 0  # bytes read and not released: pool.used_bytes, and what NO_POOL does not count
+    state = pool_state(pool)
+    n = len(req)
+    read_ms, done_ms = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     tk: dict[str, np.ndarray] = {name: np.zeros(s.ticks, dtype)
                                  for name, dtype in _TICK_COLUMNS.items()}
-
-    def take(now: int) -> None:
-        """Handlers free before the tick ends take queued requests, first in, first out."""
-        while queue and handlers[0] < now + s.tick_ms:
-            i = queue.popleft()
-            finish = max(heapq.heappop(handlers), float(now)) + size[i] / bytes_per_ms
-            heapq.heappush(handlers, finish)
-            heapq.heappush(in_process, (finish, i))
-
-    for t in range(s.ticks):
-        now = t * s.tick_ms
-        # handlers that finished: memory back to the pool, response sent, channel unmuted
-        while in_process and in_process[0][0] <= now:
-            _, i = heapq.heappop(in_process)
-            pool.release(size[i], now_ms=now)
-            held -= size[i]
-            done_ms[i] = now
-            outstanding[conn_of[i]] = False
-        # Selector.poll: unmute channels muted for memory once the pool has recovered
-        if out_of_memory and not pool.is_out_of_memory:
-            muted_mem[:] = False
-            out_of_memory = False
-        ready = np.flatnonzero((next_arrival <= now) & ~outstanding & ~muted_mem)
-        shuffled = s.shuffle and should_shuffle_keys(pool, muted_for_memory=out_of_memory)
-        if shuffled:
-            ready = rng.permutation(ready)
-        read = 0
-        for c in ready.tolist():
-            if len(queue) >= s.queued_max_requests:
-                take(now)  # the network thread blocks until a handler frees a slot ...
-                if len(queue) >= s.queued_max_requests:
-                    break  # ... which no handler does before the tick ends
-            i = by_conn_list[nxt[c]]
-            if not pool.try_allocate(size[i], now_ms=now):
-                muted_mem[c] = True
-                out_of_memory = True
-                continue
-            held += size[i]
-            read += size[i]
-            read_ms[i] = now
-            queue.append(i)
-            outstanding[c] = True
-            nxt[c] += 1
-            next_arrival[c] = arrival[by_conn_list[nxt[c]]] if nxt[c] < end[c] else _NEVER
-        tk["pool_used_bytes"][t] = held
-        tk["pool_available_bytes"][t] = pool.available_bytes
-        tk["requests_in_queue"][t] = len(queue)
-        tk["muted_for_memory"][t] = int(muted_mem.sum())
-        tk["bytes_read"][t] = read
-        tk["shuffled"][t] = shuffled
-        take(now)
-
+    kernel = compiled_kernel() if compiled else broker_kernel
+    kernel(req.size_bytes.to_numpy(), req.connection.to_numpy(np.int64),
+           req.arrival_ms.to_numpy(), s.connections, state, s.tick_ms, s.ticks,
+           s.queued_max_requests, s.num_io_threads, s.handler_bytes_per_s / 1000.0, s.shuffle,
+           java_random(shuffle_seed(seed)), read_ms, done_ms, tk["pool_used_bytes"],
+           tk["pool_available_bytes"], tk["requests_in_queue"], tk["muted_for_memory"],
+           tk["bytes_read"], tk["shuffled"])
     tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
-    ticks = pd.DataFrame(tk)
-    req["read_ms"] = np.array(read_ms, dtype=np.int64)
-    req["done_ms"] = np.array(done_ms, dtype=np.int64)
+    req["read_ms"] = read_ms
+    req["done_ms"] = done_ms
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
     largest = int(req.size_bytes.max()) if n else 0
     meta: dict[str, Any] = {
@@ -307,11 +240,11 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0,
         "shuffle": s.shuffle,
         "low_memory_threshold_bytes": int(0.1 * s.queued_max_request_bytes) if s.has_pool
         else None,
-        "depleted_time_total_ms": float(pool.depleted_time_total_ms),
+        "depleted_time_total_ms": float(state[DEPLETED]),
         "max_request_bytes": largest,
         **s.bounds(largest),
     }
-    return BrokerTrace(ticks=ticks, requests=req, meta=meta)
+    return BrokerTrace(ticks=pd.DataFrame(tk), requests=req, meta=meta)
 
 
 def request_wait_ms(trace: BrokerTrace) -> pd.Series:

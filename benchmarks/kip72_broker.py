@@ -1,0 +1,153 @@
+"""KIP-72 broker: kipviz's compiled kernel against SimPy and plain Python, and the dashboard.
+
+Throughput is counted in *requests* (rows of the requests table: each one arrives, waits in its
+socket, is read under the pool, handled and released) per second. The setting is a broker under
+the KIP's spike: 200 client connections sending 20 small (16 KiB) produce requests a second
+each, and from 4 s to 8 s one request in ten a 4 MiB batch; a non-strict pool
+(``queued.max.request.bytes`` 40 MiB, ``socket.request.max.bytes`` 10 MiB, Kafka's
+``queued.max.requests`` 500) and 8 request handlers at 100 MB/s each, a 10 ms tick, 2,000 ticks
+(20 s, about 80,000 requests). The spike needs more memory than the pool holds: channels are
+muted for memory, ready keys are shuffled, the pool overdraws, and a backlog drains after it.
+
+The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
+program (:mod:`benchmarks.simpy_broker`, the same model, checked value for value by
+``tests/test_simpy_broker.py``) and the kernel run as plain Python (``compiled=False``). Whole
+``simulate`` calls are timed (request checks and ordering, tables and ``meta`` included); the
+workload is generated before timing and passed in (the trace is the one ``simulate(scenario,
+seed=0)`` gives). Each figure is the median of several runs after a warm-up; for SimPy the run
+that checks its tables against the kernel's is the warm-up.
+
+The dashboard figure is the latency of one slider move on ``BrokerDashboard()`` (the lesson's
+setting): re-simulate, recompute the Spark curves, redraw.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks.harness import emit, note, time_call, time_each
+from benchmarks.simpy_broker import simulate_simpy
+from kipviz.scenarios.broker import BrokerScenario, generate_requests, simulate
+
+NAME = "kip72_broker"
+CONNECTIONS = 200
+COMPILED_REPEAT = 21
+REFERENCE_REPEAT = 3
+WARMUP = 1
+SEED = 0
+KiB, MiB = 1024, 1024 * 1024
+
+SETTING = BrokerScenario(
+    connections=CONNECTIONS, queued_max_request_bytes=40 * MiB,
+    socket_request_max_bytes=10 * MiB, strict=False, shuffle=True, queued_max_requests=500,
+    small_request_bytes=16 * KiB, large_request_bytes=4 * MiB, large_share=0.1,
+    spike_start_ms=4000, spike_duration_ms=4000, requests_per_s_per_connection=20.0,
+    num_io_threads=8, handler_bytes_per_s=100e6, tick_ms=10, ticks=2000,
+)
+
+
+def _rate(label: str, run: Callable[[], Any], requests: int, repeat: int,
+          warmup: int = WARMUP) -> float:
+    """Time ``run``; print its median and p95 seconds; return requests per second."""
+    timing = time_call(run, repeat=repeat, warmup=warmup)
+    rate = requests / timing.median_s
+    emit(NAME, f"{label}_median_s", timing.median_s, "s")
+    emit(NAME, f"{label}_p95_s", timing.p95_s, "s")
+    emit(NAME, f"{label}_requests_per_s", rate, "requests/s")
+    return rate
+
+
+def throughput() -> None:
+    """Requests per second: compiled kernel, SimPy program, plain-Python kernel."""
+    s = SETTING
+    workload = generate_requests(s, np.random.default_rng(SEED))
+    note(NAME, f"{CONNECTIONS} connections, 16 KiB requests and a spike of 4 MiB ones (10% from "
+               f"4 s to 8 s) into a non-strict 40 MiB pool, 8 handlers at 100 MB/s, "
+               f"{s.ticks} ticks of {s.tick_ms} ms; the same run for all three (compiled median "
+               f"of {COMPILED_REPEAT}, SimPy and plain Python of {REFERENCE_REPEAT}, "
+               f"{WARMUP} warm-up run each); speedups are ratios of requests/s measured in this "
+               f"run; workload generation not timed")
+
+    def compiled_run() -> Any:
+        return simulate(s, seed=SEED, requests=workload)
+
+    trace = compiled_run()
+    t, r = trace.ticks, trace.requests
+    emit(NAME, "requests", len(r), "requests")
+    emit(NAME, "shuffled_ticks", int(t.shuffled.sum()), "ticks")
+    emit(NAME, "muted_for_memory_max", int(t.muted_for_memory.max()), "channels")
+    emit(NAME, "pool_used_max_bytes", int(t.pool_used_bytes.max()), "bytes")
+    emit(NAME, "depleted_time_total_ms", trace.meta["depleted_time_total_ms"], "ms")
+    compiled = _rate("compiled", compiled_run, len(r), COMPILED_REPEAT)
+
+    ticks, requests, depleted_ms = simulate_simpy(s, seed=SEED, requests=workload)
+    if not (ticks.equals(t) and requests.equals(r)
+            and depleted_ms == trace.meta["depleted_time_total_ms"]):
+        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
+                   "benchmark setting: the speedup compares different models")
+    simpy_rate = _rate("simpy", lambda: simulate_simpy(s, seed=SEED, requests=workload),
+                       len(r), REFERENCE_REPEAT, warmup=0)
+    python_rate = _rate("python", lambda: simulate(s, seed=SEED, requests=workload,
+                                                   compiled=False),
+                        len(r), REFERENCE_REPEAT)
+    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
+    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+
+
+def slider_moves(count: int) -> list[dict[str, Any]]:
+    """``count`` slider moves, one control at a time, cycling through the seven controls.
+
+    Every move is a setting Kafka accepts from the lesson's (40 MiB pool, 10 MiB
+    ``socket.request.max.bytes``, 4 MiB large requests): pools stay at least the largest
+    ``socket.request.max.bytes`` and that at least the largest request."""
+    values: dict[str, list[Any]] = {
+        "queued_max_request_bytes": [20 * MiB, -1, 100 * MiB, 10 * MiB, 60 * MiB, 40 * MiB],
+        "socket_request_max_bytes": [4 * MiB, 10 * MiB],
+        "connections": [200, 50, 150, 100],
+        "large_share": [0.3, 0.05, 0.5, 0.1],
+        "large_request_bytes": [1 * MiB, 512 * KiB, 2 * MiB, 4 * MiB],
+        "strict": [True, False],
+        "shuffle": [False, True],
+    }
+    cycles = {name: itertools.cycle(options) for name, options in values.items()}
+    names = itertools.cycle(values)
+    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+
+
+def dashboard(warmup: int = 10, moves: int = 20) -> None:
+    """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
+    try:
+        from kipviz.widgets import BrokerDashboard
+    except ImportError as err:
+        note(NAME, f"dashboard benchmark skipped: kipviz.widgets.BrokerDashboard missing ({err})")
+        return
+    try:
+        d = BrokerDashboard()
+    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
+        traceback.print_exc()
+        note(NAME, f"dashboard benchmark skipped: BrokerDashboard failed to start "
+                   f"({type(err).__name__}: {err})")
+        return
+    t = time_each(lambda params: _checked_update(d, params), slider_moves(warmup + moves),
+                  warmup=warmup)
+    note(NAME, f"dashboard: BrokerDashboard() (the lesson's setting), {warmup} warm-up "
+               f"updates, then {moves} slider moves cycling queued.max.request.bytes, "
+               f"socket.request.max.bytes, connections, the large share and size, strict and "
+               f"shuffle")
+    emit(NAME, "update_median_s", t.median_s, "s", target="<= 1")
+    emit(NAME, "update_p95_s", t.p95_s, "s", target="<= 1")
+
+
+def _checked_update(d: Any, params: dict[str, Any]) -> None:
+    if d.update(**params) is None:
+        raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+
+
+def run() -> None:
+    throughput()
+    dashboard()

@@ -1,0 +1,264 @@
+"""The KIP-72 broker scenario's kernel: plain loops over numpy arrays that numba compiles.
+
+:func:`broker_kernel` runs :mod:`kipviz.scenarios.broker`'s model tick by tick. Run as it is, it is
+the plain-Python reference; :func:`compiled_kernel` is the same function compiled by numba (numba
+is imported only then). What it needs from the mechanisms is written here in numba's terms:
+
+* the pool (``kipviz.pool.SimpleMemoryPool`` or ``NO_POOL``, with the depletion time of its
+  ``DepletionTracker`` and ``should_shuffle_keys``) as an int64 state row, :func:`pool_state`,
+  changed only by the ``pool_*`` functions, which follow :mod:`kipviz.pool` rule for rule (the
+  tests run both on the same sequences);
+* the key shuffle as Kafka's ``Selector`` does it, ``Collections.shuffle`` with a
+  ``java.util.Random`` (:func:`java_shuffle`), here seeded instead of Java's unseeded one. Its
+  48-bit state fits an int64 and its arithmetic gives the same bits compiled or not.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from kipviz.pool import NO_POOL, MemoryPool, SimpleMemoryPool
+
+__all__ = ["broker_kernel", "compiled_kernel", "java_random", "java_shuffle", "pool_state",
+           "shuffle_seed"]
+
+# Fields of the pool's state row. DRY_START is the open dry spell's start (-1: none), DEPLETED the
+# summed length of the closed ones (MemoryPoolDepletedTimeTotal), LOW_MEM Selector's threshold.
+SIZE, MAX_SINGLE, STRICT, AVAILABLE, DRY_START, DEPLETED, LOW_MEM, HAS_POOL = range(8)
+_NEVER = np.iinfo(np.int64).max
+_MULTIPLIER, _ADDEND, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1  # java.util.Random's LCG
+
+
+def pool_state(pool: MemoryPool) -> np.ndarray:
+    """The state row of a fresh pool: a ``SimpleMemoryPool`` not yet used, or ``NO_POOL``."""
+    if not (isinstance(pool, SimpleMemoryPool) or pool is NO_POOL):
+        raise ValueError(f"pool must be a SimpleMemoryPool or NO_POOL: {pool!r}")
+    state = np.zeros(8, np.int64)
+    state[SIZE] = pool.size_bytes
+    state[AVAILABLE] = pool.available_bytes
+    state[DRY_START] = -1
+    state[LOW_MEM] = int(0.1 * pool.size_bytes)  # Selector's lowMemThreshold
+    if isinstance(pool, SimpleMemoryPool):
+        if pool.used_bytes or pool.depletion.dry_spell_start_ms is not None \
+                or pool.depletion.spells:
+            raise ValueError("pool_state needs a pool that has not been used")
+        state[MAX_SINGLE] = pool.max_single_allocation_bytes
+        state[STRICT] = pool.strict
+        state[HAS_POOL] = 1
+    return state
+
+
+def pool_try_allocate(pool, n, now):
+    """``try_allocate(n, now_ms=now)`` for 1 <= n <= max single (the caller checks n)."""
+    if pool[HAS_POOL] == 0:
+        return True
+    granted = pool[AVAILABLE] >= (n if pool[STRICT] else 1)
+    if granted:
+        if pool[DRY_START] >= 0:  # DepletionTracker.served: close the open dry spell
+            pool[DEPLETED] += now - pool[DRY_START]
+            pool[DRY_START] = -1
+        pool[AVAILABLE] -= n
+    elif pool[DRY_START] < 0:  # DepletionTracker.refused: open one unless one is open
+        pool[DRY_START] = now
+    return granted
+
+
+def pool_release(pool, n, now):
+    """``release(n, now_ms=now)`` of bytes that are outstanding (the caller's promise)."""
+    if pool[HAS_POOL] == 0:
+        return
+    if pool[DRY_START] >= 0:
+        pool[DEPLETED] += now - pool[DRY_START]
+        pool[DRY_START] = -1
+    pool[AVAILABLE] += n
+
+
+def pool_out_of_memory(pool):
+    """``is_out_of_memory``: available <= 0 (never without a pool: available is Long.MAX)."""
+    return pool[AVAILABLE] <= 0
+
+
+def pool_should_shuffle(pool, muted_for_memory):
+    """``should_shuffle_keys``: nothing muted for memory and available < 10% of the pool."""
+    return not muted_for_memory and pool[AVAILABLE] < pool[LOW_MEM]
+
+
+def java_random(seed: int) -> int:
+    """The state of ``new java.util.Random(seed)``: ``(seed ^ 0x5DEECE66D) & (2**48 - 1)``."""
+    return (int(seed) ^ _MULTIPLIER) & _MASK
+
+
+def shuffle_seed(seed: int) -> int:
+    """The ``java.util.Random`` seed of a run's key shuffles: 48 bits of the first child of the
+    run's ``SeedSequence`` (a stream independent of the workload's ``default_rng(seed)``, and
+    unlike ``new Random(seed)`` not alike for nearby seeds)."""
+    child = np.random.SeedSequence(seed, spawn_key=(0,))
+    return int(child.generate_state(1, np.uint64)[0]) >> 16
+
+
+def java_shuffle(keys, n, state):
+    """``Collections.shuffle`` of ``keys[:n]`` in place with a ``java.util.Random`` in ``state``;
+    returns the Random's next state. Every order is equally likely: Java's ``nextInt(bound)``
+    is uniform over the generator's 31-bit draws (it rejects the few that would favour small
+    values)."""
+    for i in range(n, 1, -1):  # swap(list, i - 1, rnd.nextInt(i))
+        state = (state * _MULTIPLIER + _ADDEND) & _MASK  # next(31)
+        r = state >> 17
+        if i & (i - 1) == 0:  # a power of two: the high bits
+            r = (i * r) >> 31
+        else:
+            u = r
+            r = u % i
+            while u - r + (i - 1) > 0x7FFFFFFF:  # Java's int overflow: draw again
+                state = (state * _MULTIPLIER + _ADDEND) & _MASK
+                u = state >> 17
+                r = u % i
+        keys[i - 1], keys[r] = keys[r], keys[i - 1]
+    return state
+
+
+def take_requests(now, horizon, size, queue, head, tail, handlers, bytes_per_ms, proc_req,
+                  proc_end, n_proc):
+    """Handlers free before ``horizon`` (the tick's end) take queued requests first in, first
+    out, the earliest free first; each starts at max(its free time, now). Returns the new queue
+    head and the new number of requests in process."""
+    while head < tail:
+        h = 0
+        for k in range(1, handlers.shape[0]):
+            if handlers[k] < handlers[h]:
+                h = k
+        if not handlers[h] < horizon:
+            break
+        i = queue[head]
+        head += 1
+        end = max(handlers[h], float(now)) + size[i] / bytes_per_ms
+        handlers[h] = end
+        proc_req[n_proc] = i
+        proc_end[n_proc] = end
+        n_proc += 1
+    return head, n_proc
+
+
+def broker_kernel(
+    size, conn, arrival, n_conn, pool, tick_ms, ticks, queued_max_requests, num_io_threads,
+    bytes_per_ms, shuffle, rand,
+    # outputs
+    read_ms, done_ms, t_used, t_available, t_queue, t_muted, t_read, t_shuffled,
+):  # pragma: no cover - exercised compiled and uncompiled through simulate()
+    """Run the model on requests in id order (arrival, then connection). Fills the outputs and
+    ``pool``; returns the shuffling Random's final state."""
+    n = size.shape[0]
+    # each connection's requests in arrival order: by_conn[conn_start[c]:conn_start[c + 1]]
+    conn_start = np.zeros(n_conn + 1, np.int64)
+    for i in range(n):
+        conn_start[conn[i] + 1] += 1
+    for c in range(n_conn):
+        conn_start[c + 1] += conn_start[c]
+    nxt = conn_start[:-1].copy()  # each connection's next unread request (position in by_conn)
+    by_conn = np.zeros(n, np.int64)
+    for i in range(n):
+        by_conn[nxt[conn[i]]] = i
+        nxt[conn[i]] += 1
+    nxt[:] = conn_start[:-1]
+    next_arrival = np.full(n_conn, _NEVER, np.int64)
+    for c in range(n_conn):
+        if nxt[c] < conn_start[c + 1]:
+            next_arrival[c] = arrival[by_conn[nxt[c]]]
+    outstanding = np.zeros(n_conn, np.bool_)  # read, response not yet sent: muted
+    muted = np.zeros(n_conn, np.bool_)  # muted for memory
+    n_muted = 0
+    out_of_memory = False  # Selector.outOfMemory: a channel muted itself for memory
+    ready = np.zeros(n_conn, np.int64)
+    queue = np.zeros(n, np.int64)  # RequestChannel (FIFO): ids in queue[head:tail]
+    head = 0
+    tail = 0
+    handlers = np.zeros(num_io_threads, np.float64)  # when each handler is free
+    proc_req = np.zeros(n, np.int64)  # taken by a handler, memory not yet released
+    proc_end = np.zeros(n, np.float64)
+    n_proc = 0
+    held = 0  # bytes read and not released (what NO_POOL does not count)
+    for t in range(ticks):
+        now = t * tick_ms
+        # handlers that finished: memory back to the pool, response sent, channel unmuted
+        kept = 0
+        for j in range(n_proc):
+            i = proc_req[j]
+            if proc_end[j] <= now:
+                pool_release(pool, size[i], now)
+                held -= size[i]
+                done_ms[i] = now
+                outstanding[conn[i]] = False
+            else:
+                proc_req[kept] = i
+                proc_end[kept] = proc_end[j]
+                kept += 1
+        n_proc = kept
+        # Selector.poll: unmute channels muted for memory once the pool has recovered
+        if out_of_memory and not pool_out_of_memory(pool):
+            muted[:] = False
+            n_muted = 0
+            out_of_memory = False
+        n_ready = 0
+        for c in range(n_conn):
+            if next_arrival[c] <= now and not outstanding[c] and not muted[c]:
+                ready[n_ready] = c
+                n_ready += 1
+        shuffled = shuffle and pool_should_shuffle(pool, out_of_memory)
+        if shuffled:
+            rand = java_shuffle(ready, n_ready, rand)
+        read = 0
+        for k in range(n_ready):
+            c = ready[k]
+            if tail - head >= queued_max_requests:  # the channel is full: wait for handlers
+                head, n_proc = take_requests(now, now + tick_ms, size, queue, head, tail,
+                                             handlers, bytes_per_ms, proc_req, proc_end, n_proc)
+                if tail - head >= queued_max_requests:
+                    break  # none is free before the tick ends: stop reading this tick
+            i = by_conn[nxt[c]]
+            if not pool_try_allocate(pool, size[i], now):
+                muted[c] = True
+                n_muted += 1
+                out_of_memory = True
+                continue
+            held += size[i]
+            read += size[i]
+            read_ms[i] = now
+            queue[tail] = i
+            tail += 1
+            outstanding[c] = True
+            nxt[c] += 1
+            next_arrival[c] = arrival[by_conn[nxt[c]]] if nxt[c] < conn_start[c + 1] else _NEVER
+        t_used[t] = held
+        t_available[t] = pool[AVAILABLE]
+        t_queue[t] = tail - head
+        t_muted[t] = n_muted
+        t_read[t] = read
+        t_shuffled[t] = shuffled
+        head, n_proc = take_requests(now, now + tick_ms, size, queue, head, tail, handlers,
+                                     bytes_per_ms, proc_req, proc_end, n_proc)
+    return rand
+
+
+_HELPERS = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
+            "java_shuffle", "take_requests")
+_compiled: dict[str, Any] = {}
+
+
+def compiled_kernel(name: str = "broker_kernel") -> Any:
+    """``broker_kernel`` (or one of its helpers, by name) compiled by numba, once per process.
+
+    The kernel's globals are rebound to the compiled helpers, so the plain function stays plain.
+    """
+    if not _compiled:
+        import numba
+
+        glb = dict(globals())
+        for helper in _HELPERS:
+            glb[helper] = _compiled[helper] = numba.njit(cache=True)(globals()[helper])
+        fn = types.FunctionType(broker_kernel.__code__, glb, "broker_kernel")
+        fn.__qualname__ = "broker_kernel"
+        _compiled["broker_kernel"] = numba.njit(cache=True)(fn)
+    return _compiled[name]
