@@ -14,7 +14,8 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.planner", "kipviz.plots", "kipviz.plots.broker", "kipviz.pool", "kipviz.quota",
            "kipviz.scenarios.broker", "kipviz.scenarios.consumer",
            "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets",
-           "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.workload"]
+           "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.widgets.reassignment",
+           "kipviz.workload", "kipviz.curves.reassignment", "kipviz.plots.reassignment"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

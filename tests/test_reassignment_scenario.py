@@ -230,7 +230,8 @@ def _same_run(scenario: ReassignmentScenario, compiled: bool) -> None:
     assert new.ticks.equals(old.ticks), (new.ticks.compare(old.ticks), scenario)
     assert new.partitions.equals(old.partitions), (new.partitions.compare(old.partitions),
                                                    scenario)
-    assert new.meta == {**old.meta, "in_sync_followers": 0}
+    assert new.meta == {**old.meta, "in_sync_followers": 0,
+                        "window_size_s": scenario.replication_quota_window_size_seconds}
 
 
 EDGES = {

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from kipviz.fetch import Ordering
-from kipviz.widgets import BrokerDashboard, FetchDashboard
+from kipviz.widgets import BrokerDashboard, FetchDashboard, ReassignmentDashboard
+from kipviz.widgets.reassignment import UNLIMITED
 
 MiB = 1024 * 1024
 
@@ -108,3 +109,63 @@ def test_the_broker_summary_names_the_true_bound(broker_dashboard):
     assert c.outstanding_bound_bytes == 50 * MiB - 1
     assert "bound 50.00 MiB" in broker_dashboard.summary.value
     assert "memory-pool-depleted-time-total" in broker_dashboard.summary.value
+
+
+@pytest.fixture(scope="module")
+def reassignment_dashboard(spark):
+    return ReassignmentDashboard(spark=spark, partitions=4, log_bytes=25_000_000, ticks=300)
+
+
+def test_the_reassignment_dashboard_warns_that_a_throttle_at_in_never_finishes(
+        reassignment_dashboard):
+    """A throttle at IN is legal in Kafka: it runs, and the dashboard says it never finishes."""
+    d = reassignment_dashboard
+    c = d.update(leader_throttle_bytes_per_s=10e6, follower_throttle_bytes_per_s=10e6)
+    assert c is not None and not c.finished
+    assert "no move ever finishes" in d.warning.value
+    assert "KIP-73 formula: never" in d.summary.value
+    c = d.update(leader_throttle_bytes_per_s=30e6, follower_throttle_bytes_per_s=30e6)
+    assert c.finished and "no move ever finishes" not in d.warning.value
+    assert c.completed_s == pytest.approx(c.kip_move_time_s, rel=0.1)  # 100 MB at 20 MB/s
+
+
+def test_an_unlimited_throttle_is_a_slider_position(reassignment_dashboard):
+    """"unlimited" on the slider is the scenario's None (Kafka's default: no throttle)."""
+    d = reassignment_dashboard
+    d.controls["leader_throttle_bytes_per_s"].value = UNLIMITED  # as a user would
+    assert d.scenario.leader_throttle_bytes_per_s is None
+    d.update(follower_throttle_bytes_per_s=None)
+    assert d.controls["follower_throttle_bytes_per_s"].value == UNLIMITED
+    assert "no throttle" in d.summary.value
+    d.update(leader_throttle_bytes_per_s=12_345_678)  # off the slider's grid
+    assert d.controls["leader_throttle_bytes_per_s"].value == 12_345_678
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"bytes_in_per_s": -1}, "bytes_in_per_s must be &gt;= 0: -1"),
+        ({"leader_throttle_bytes_per_s": -5}, "leader.replication.throttled.rate"),
+        ({"replication_quota_window_num": 0}, "replication.quota.window.num"),
+        ({"throttle": 1}, "unknown setting &#x27;throttle&#x27;"),
+    ],
+)
+def test_bad_reassignment_settings_show_a_warning(reassignment_dashboard, params, message):
+    """Negative rates and unknown names are rejected in words, never with a traceback."""
+    d = reassignment_dashboard
+    shown = list(d.figure.data[0].y)
+    assert d.update(**params) is None
+    assert message in d.warning.value
+    assert list(d.figure.data[0].y) == shown
+
+
+def test_a_setting_the_run_rejects_is_a_warning_and_the_slider_goes_back(reassignment_dashboard):
+    """The delay design divides by the throttle: a zero throttle there fails in the run, and the
+    dashboard shows why and moves the slider back to the setting still drawn."""
+    d = reassignment_dashboard
+    d.update(mode="delay", leader_throttle_bytes_per_s=30e6)
+    d.controls["leader_throttle_bytes_per_s"].value = 0.0  # as a user would
+    assert "must be &gt; 0 in mode=&#x27;delay&#x27;" in d.warning.value
+    assert d.scenario.leader_throttle_bytes_per_s == 30e6
+    assert d.controls["leader_throttle_bytes_per_s"].value == 30e6
+    assert d.update(mode="quota") is not None

@@ -15,7 +15,8 @@ planning a chain of small DataFrame API steps cost more than running them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -51,6 +52,9 @@ MEMORY_INPUT = ("time_ms", "held_bytes", "in_flight_bytes", "consumed_bytes")
 FETCHES_INPUT = ("fetch_id", "partition", "lag_bytes", "complete_bytes")
 META_KEYS = ("window_ms", "tick_ms", "pre_kip74_bound_bytes", "kip74_bound_bytes")
 SMALL_ROWS = 200_000  # windows rows up to which consumer_curves runs in one task, unshuffled
+# Tables of more rows reach Spark as an Arrow-backed RDD rather than a LocalRelation (to_spark).
+LOCAL_RELATION_ROWS = 10_000
+_ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
 FAIRNESS = {
@@ -198,9 +202,35 @@ def spark_schema(pdf: pd.DataFrame) -> StructType:
 def to_spark(spark: SparkSession, pdf: pd.DataFrame) -> DataFrame:
     """Send a pandas trace table to Spark through Arrow with a schema taken from its dtypes.
 
-    The explicit schema keeps int32 and int64 apart and lets empty tables through.
+    The explicit schema keeps int32 and int64 apart and lets empty tables through. A table of
+    more than ``LOCAL_RELATION_ROWS`` rows becomes an Arrow-backed RDD, decoded in the tasks,
+    rather than a ``LocalRelation`` held in the plan: the optimizer evaluates projections over a
+    LocalRelation row by row (``ConvertToLocalRelation``) and every rule that walks the plan
+    walks its rows, which on an 80k-row table cost more than running the job.
     """
-    return spark.createDataFrame(pdf, schema=spark_schema(pdf))
+    schema = spark_schema(pdf)
+    if len(pdf) <= LOCAL_RELATION_ROWS:
+        return spark.createDataFrame(pdf, schema=schema)
+    with _arrow_rdd(spark):
+        return spark.createDataFrame(pdf, schema=schema)
+
+
+@contextmanager
+def _arrow_rdd(spark: SparkSession) -> Iterator[None]:
+    """Make ``createDataFrame`` from pandas build an Arrow RDD (classic Spark 4 sessions; older
+    Spark always does, and Spark Connect sends its own local relation)."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        yield
+        return
+    old = spark.conf.get(_ARROW_LOCAL_RELATION_THRESHOLD, None)
+    spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, "0")
+    try:
+        yield
+    finally:
+        if old is None:
+            spark.conf.unset(_ARROW_LOCAL_RELATION_THRESHOLD)
+        else:
+            spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, old)
 
 
 def _window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
@@ -216,6 +246,27 @@ def _window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
 
 def _sql(df: DataFrame, query: str, **frames: Any) -> DataFrame:
     return df.sparkSession.sql(query, **frames)
+
+
+def _union_all(parts: Sequence[tuple[str, Iterable[str]]]) -> str:
+    """One SQL text for several small result queries, so one job computes and collects them:
+    their UNION ALL, each branch tagged ``_part`` = its place in ``parts`` and given every
+    column of the others as NULL. ``parts``: (query, its output columns). One text is analysed
+    once; a chain of ``unionByName`` re-analyses the growing plan at every step."""
+    names = [list(columns) for _, columns in parts]
+    every = list(dict.fromkeys(c for columns in names for c in columns))
+    return "\nUNION ALL\n".join(
+        f"SELECT {i} AS _part, "
+        + ", ".join(c if c in columns else f"NULL AS {c}" for c in every)
+        + f" FROM ({query})"
+        for i, ((query, _), columns) in enumerate(zip(parts, names, strict=True))
+    )
+
+
+def _part_table(got: pd.DataFrame, part: int, schema: dict[str, str]) -> pd.DataFrame:
+    """The rows of one ``_union_all`` branch, typed by ``schema`` and sorted by its first column."""
+    rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
+    return rows.sort_values(next(iter(schema)), ignore_index=True)
 
 
 def fair_shares(windows_df: DataFrame) -> DataFrame:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import _require, _sql, _window_args, to_spark
+from kipviz.curves import _part_table, _require, _sql, _union_all, _window_args, to_spark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -99,15 +99,7 @@ FROM (SELECT count(DISTINCT connection) AS connections, {_WAIT_AGGS} FROM {_WAIT
 _LARGE = f"""SELECT large, {_WAIT_COLS}
 FROM (SELECT size_bytes >= {{large_bytes}} AS large, {_WAIT_AGGS} FROM {_WAITS}
       GROUP BY size_bytes >= {{large_bytes}})"""
-# The slider path reads the requests once for the three wait tables: grouping sets by
-# connection (-> _part 1), over all requests (2) and by size class (3).
-_HOT_WAITS = f"""SELECT CASE _gid WHEN 1 THEN 1 WHEN 3 THEN 2 ELSE 3 END AS _part,
-  connection, large, {_WAIT_COLS}
-FROM (SELECT connection, large, grouping_id() AS _gid, {_WAIT_AGGS}
-      FROM (SELECT CAST(connection AS INT) AS connection, size_bytes >= {{large_bytes}} AS large,
-              size_bytes, IF(read_ms >= 0, read_ms - arrival_ms, NULL) AS wait
-            FROM {{requests}})
-      GROUP BY GROUPING SETS ((connection), (large), ()))"""
+_ALL_WAITS = f"""SELECT {_WAIT_COLS} FROM (SELECT {_WAIT_AGGS} FROM {_WAITS})"""
 # x = 1 / (mean wait + tick_ms) per connection; J = (sum x)^2 / (n sum x^2)
 _FAIRNESS = """SELECT count(x) AS fair_connections,
   pow(sum(x), 2) / NULLIF(count(x) * sum(x * x), 0) AS jain_index
@@ -155,6 +147,12 @@ def wait_summary(requests_df: DataFrame) -> DataFrame:
     return _sql(requests_df, _WAIT_SUMMARY.format(requests="{requests}"), requests=requests_df)
 
 
+def _fairness_query(tick_ms: int, end_ms: int | None) -> str:
+    wait = "IF(read_ms >= 0, read_ms - arrival_ms, {})".format(
+        "NULL" if end_ms is None else f"greatest({int(end_ms)} - arrival_ms, 0)")
+    return _FAIRNESS.format(tick_ms=int(tick_ms), wait=wait)
+
+
 def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
                   end_ms: int | None = None) -> DataFrame:  # fmt: skip
     """One row: Jain's index of how evenly the connections were served by the network thread.
@@ -173,10 +171,7 @@ def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
     _require(requests_df.columns, REQUESTS_INPUT, "requests")
     if tick_ms <= 0:
         raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
-    wait = "IF(read_ms >= 0, read_ms - arrival_ms, {})".format(
-        "NULL" if end_ms is None else f"greatest({int(end_ms)} - arrival_ms, 0)")
-    query = _FAIRNESS.format(tick_ms=int(tick_ms), wait=wait)
-    return _sql(requests_df, query, requests=requests_df)
+    return _sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
 
 
 def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFrame:
@@ -243,12 +238,11 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     ``trace`` has pandas tables ``.ticks`` and ``.requests`` and a ``.meta`` dict as in
     ``docs/traces.md`` (a ``BrokerTrace``). Memory is summarised over ``windows`` windows of
     ``ceil(ticks / windows) * tick_ms``; requests of at least ``large_bytes`` (default
-    ``meta["large_request_bytes"]`` if present, else 1 MiB) are large. Small inputs stay in one
-    Spark task (no shuffle), the three wait tables come from one pass over the requests (grouping
-    sets), and the union of the small results is collected once, through Arrow.
+    ``meta["large_request_bytes"]`` if present, else 1 MiB) are large. The five results are one
+    SQL text (a UNION ALL, analysed and planned once) collected once through Arrow; small inputs
+    stay in one Spark task per result, so the job has one stage and no shuffle (grouping sets
+    would read the requests once but cost a shuffle: their Expand loses the single partition).
     """
-    from pyspark.sql import functions as F
-
     meta = trace.meta
     for key in META_KEYS:
         if key not in meta:
@@ -265,17 +259,18 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     requests = to_spark(spark, trace.requests[list(REQUESTS_INPUT)])
     if len(trace.requests) <= SMALL_ROWS:
         requests = requests.coalesce(1)
-    union = pool_memory_curve(ticks, window_ms, tick_ms=tick_ms).withColumn("_part", F.lit(0))
-    hot_waits = _HOT_WAITS.format(large_bytes=large, requests="{requests}")
-    waits = _sql(requests, hot_waits, requests=requests)
-    fair = wait_fairness(requests, tick_ms=tick_ms, end_ms=n_ticks * tick_ms)
-    for part in (waits, fair.withColumn("_part", F.lit(4))):
-        union = union.unionByName(part, allowMissingColumns=True)
-    got = cast(pd.DataFrame, union.toPandas())
+    parts = [
+        (_POOL_MEMORY.format(**_window_args(window_ms, tick_ms)), POOL_MEMORY),
+        (_REQUEST_WAITS, REQUEST_WAITS),
+        (_ALL_WAITS, _WAIT_STATS),
+        (_LARGE.format(requests="{requests}", large_bytes=large), LARGE_STARVATION),
+        (_fairness_query(tick_ms, n_ticks * tick_ms), WAIT_FAIRNESS),
+    ]
+    query = _union_all(parts)
+    got = cast(pd.DataFrame, _sql(ticks, query, ticks=ticks, requests=requests).toPandas())
 
     def table(part: int, schema: dict[str, str]) -> pd.DataFrame:
-        rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
-        return rows.sort_values(next(iter(schema)), ignore_index=True)
+        return _part_table(got, part, schema)
 
     fair_row = table(4, WAIT_FAIRNESS)
     per_connection = table(1, REQUEST_WAITS)

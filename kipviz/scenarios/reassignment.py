@@ -165,6 +165,7 @@ def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
         "replica_fetch_max_bytes": s.replica_fetch_max_bytes,
         "replica_fetch_response_max_bytes": s.replica_fetch_response_max_bytes,
         "window_total_s": window_total_s,
+        "window_size_s": s.replication_quota_window_size_seconds,
         "kip_move_time_s": (move_time_s(1.0, sum(sizes), 1, t, s.bytes_in_per_s)
                             if t < math.inf else 0.0),
         "safe_response_max_bytes": (max_replica_fetch_response_bytes(

@@ -7,6 +7,7 @@ keeps its last good curves.
 
 * :class:`FetchDashboard`: KIP-74 fetch limits and partition order (lesson 1).
 * :class:`BrokerDashboard`: KIP-72 broker memory pool (lesson 2).
+* :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from kipviz.widgets._base import Dashboard, byte_options
 from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
+from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 
-__all__ = ["BROKER_LESSON_SCENARIO", "LESSON_SCENARIO", "BrokerDashboard", "Dashboard",
-           "FetchDashboard", "byte_options"]
+__all__ = ["BROKER_LESSON_SCENARIO", "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO",
+           "BrokerDashboard", "Dashboard", "FetchDashboard", "ReassignmentDashboard",
+           "byte_options"]

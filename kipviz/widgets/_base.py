@@ -128,14 +128,17 @@ class Dashboard:
 
     def update(self, **params: Any) -> Any:
         """Apply settings, re-simulate, recompute the Spark curves, redraw; see the class."""
+        trace = self.trace
         try:
             scenario = self._apply(self.scenario, params)
+            curves = self._compute(scenario)  # a run may reject a combination too
         except (ValueError, TypeError) as err:
+            self.trace = trace
             self.warning.value = notice(f"Not applied: {err}", error=True)
+            self._sync_controls()  # a control moved by the user goes back to the setting in use
             return None
-        self.scenario = scenario
+        self.scenario, self.curves = scenario, curves
         self._sync_controls()
-        self.curves = self._compute(scenario)
         self._redraw(self.curves)
         notes = self._advice(scenario, self.curves)
         self.warning.value = notice(" ".join(notes)) if notes else ""

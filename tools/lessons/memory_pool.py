@@ -69,7 +69,8 @@ three ways: no pool (Kafka's default, `queued.max.request.bytes = -1`), Kafka's 
 40 MiB, and a strict pool of the same size (a what-if).
 """),
     code("""
-# NBVAL_IGNORE_OUTPUT  (starts Spark: Java prints start-up lines)
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
 from kipviz.spark import get_spark
 
 spark = get_spark()
@@ -173,7 +174,8 @@ Move the sliders: `queued.max.request.bytes` below `socket.request.max.bytes` is
 Kafka's rule; `-1` turns the pool off. Each move re-runs the broker and Spark redraws the curves.
 """),
     code("""
-# NBVAL_IGNORE_OUTPUT  (the widget's model ids change on every run)
+# NBVAL_IGNORE_OUTPUT
+# (the widget's model ids change on every run)
 BrokerDashboard(spark=spark)
 """),
     md("""

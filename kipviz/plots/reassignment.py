@@ -1,0 +1,169 @@
+"""Pure plotly figure builders for the KIP-73 replication quota lesson (curves in, figures out).
+
+``reassignment_figure`` has the fixed traces of ``REASSIGNMENT_TRACES``, so a ``FigureWidget``
+can be redrawn in place by ``update_reassignment_figure``; ``compare_throttles_figure`` puts
+several throttles side by side: a higher T moves the data sooner and leaves clients less.
+Rates and sizes are in MB (10**6 bytes), the unit KIP-73's examples use.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, TypeGuard
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kipviz.curves.reassignment import ReassignmentCurves
+from kipviz.plots import set_trace_data
+
+__all__ = [
+    "REASSIGNMENT_TRACES",
+    "compare_throttles_figure",
+    "reassignment_figure",
+    "update_reassignment_figure",
+]
+
+_MB = 1e6
+_COLORS = {"leader": "#1f77b4", "follower": "#9467bd", "sent": "#2ca02c", "lag": "#ff7f0e",
+           "kip": "#d62728", "done": "#2ca02c", "client": "#17becf", "min": "#8c564b",
+           "plan": "#7f7f7f"}  # fmt: skip
+
+# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
+REASSIGNMENT_TRACES = [
+    (1, 1, "leader rate (measured)", "lines", "leader", None),
+    (1, 1, "follower rate (measured)", "lines", "follower", "dot"),
+    (1, 1, "throttled bytes sent per s", "lines+markers", "sent", None),
+    (1, 1, "all moving bytes sent per s (in sync too)", "lines", "sent", "dot"),
+    (1, 1, "leader.replication.throttled.rate", "lines", "leader", "dash"),
+    (1, 1, "follower.replication.throttled.rate", "lines", "follower", "dash"),
+    (1, 2, "SumReplicaLag", "lines", "lag", None),
+    (1, 2, "KIP-73 move time (Q&A 1)", "lines", "kip", "dash"),
+    (1, 2, "simulated completion", "lines", "done", None),
+    (2, 1, "client bandwidth left (mean)", "lines", "client", None),
+    (2, 1, "client bandwidth left (min tick)", "lines", "min", "dot"),
+    (2, 1, "N - IN/R - T (Q&A 4)", "lines", "plan", "dash"),
+    (2, 2, "partition caught up (simulated)", "markers", "done", None),
+    (2, 2, "KIP-73 formula", "lines", "kip", "dash"),
+]
+
+_EMPTY: dict[str, Any] = {"x": [], "y": []}
+
+
+def _finite(x: float | None) -> TypeGuard[float]:
+    return x is not None and math.isfinite(x)
+
+
+def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
+    """x and y of each trace of ``REASSIGNMENT_TRACES``, in the same order."""
+    w, up = c.windows, c.catch_up
+    t = w["window_start_ms"].to_numpy() / 1000.0
+    span = [0.0, float(t[-1] + c.window_ms / 1000.0) if len(t) else 1.0]
+    top = float(w["replica_lag_max_bytes"].max()) / _MB if len(w) else 0.0
+    top = top if top > 0 else 1.0
+
+    def level(rate: float | None) -> dict[str, Any]:
+        return {"x": span, "y": [rate / _MB] * 2} if _finite(rate) else _EMPTY
+
+    def at(seconds: float) -> dict[str, Any]:
+        return {"x": [seconds] * 2, "y": [0.0, top]} if _finite(seconds) else _EMPTY
+
+    done = up[up["caught_up_ms"] >= 0].sort_values("caught_up_bytes")
+    cum = done["caught_up_bytes"].to_numpy() / _MB
+    kip = done["kip_move_time_s"].to_numpy()
+    formula = ({"x": np.concatenate([[0.0], cum]), "y": np.concatenate([[0.0], kip])}
+               if len(done) and np.isfinite(kip).all() else _EMPTY)  # fmt: skip
+    return [
+        {"x": t, "y": w["leader_rate_mean_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["follower_rate_mean_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["throttled_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["sent_bytes_per_s"].to_numpy() / _MB},
+        level(c.leader_quota_bytes_per_s),
+        level(c.follower_quota_bytes_per_s),
+        {"x": t, "y": w["replica_lag_end_bytes"].to_numpy() / _MB},
+        at(c.kip_move_time_s),
+        at(c.completed_s),
+        {"x": t, "y": w["client_left_mean_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["client_left_min_bytes_per_s"].to_numpy() / _MB},
+        level(c.planned_client_bytes_per_s),
+        {"x": cum, "y": done["caught_up_s"].to_numpy()},
+        formula,
+    ]
+
+
+def reassignment_figure(curves: ReassignmentCurves | None = None, *,
+                        title: str = "") -> go.Figure:  # fmt: skip
+    """The measured rates and the bytes sent per s (throttled, and all that the quotas count:
+    in-sync replicas too, KAFKA-4313) against the leader and follower quotas, SumReplicaLag with the
+    KIP-73 move time and the simulated completion, the client bandwidth left, and each
+    partition's catch-up against the formula, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
+    fig = make_subplots(
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        subplot_titles=("Throttled replication (MB/s) against the quotas",
+                        "SumReplicaLag (MB): KIP-73 move time vs simulated",
+                        "Client bandwidth left (MB/s)",
+                        "Catch-up time (s) by MB caught up: simulated vs KIP-73"),
+    )  # fmt: skip
+    for row, col, name, mode, colour, dash in REASSIGNMENT_TRACES:
+        fig.add_trace(go.Scatter(name=name, mode=mode,
+                                 line={"color": _COLORS[colour], "dash": dash},
+                                 marker={"color": _COLORS[colour], "size": 6}),
+                      row=row, col=col)  # fmt: skip
+    for row, col, label in ((1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
+                            (2, 2, "MB of partitions caught up")):
+        fig.update_xaxes(title_text=label, row=row, col=col)
+    fig.update_layout(height=640, title=title or None, margin={"t": 80, "b": 40, "l": 50, "r": 20},
+                      legend={"orientation": "h", "y": -0.08})
+    if curves is not None:
+        update_reassignment_figure(fig, curves)
+    return fig
+
+
+def update_reassignment_figure(fig: go.Figure, curves: ReassignmentCurves) -> None:
+    """Put new curves into a figure made by :func:`reassignment_figure`, in place (one redraw)."""
+    set_trace_data(fig, _reassignment_data(curves))
+
+
+def _seconds_or_note(x: float, note: str) -> tuple[float, str]:
+    return (x, f"{x:.1f} s") if _finite(x) else (0.0, note)
+
+
+def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
+                             title: str = "") -> go.Figure:  # fmt: skip
+    """The trade-off of several throttles (labels, e.g. ``"10 MB/s"``): move time, simulated and
+    by the KIP's formula ("never" when T <= IN, "not done" when the run ended first); the client
+    bandwidth left while the move runs, with Q&A 4's N - IN/R - T; and SumReplicaLag over time."""
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+                        subplot_titles=("Move time (s)", "Client bandwidth left (MB/s)",
+                                        "SumReplicaLag (MB)"))  # fmt: skip
+    labels = list(runs)
+    done = [_seconds_or_note(c.completed_s, "not done") for c in runs.values()]
+    kip = [_seconds_or_note(c.kip_move_time_s, "never") for c in runs.values()]
+    for name, values, colour in (("simulated", done, "done"), ("KIP-73 formula", kip, "kip")):
+        fig.add_trace(go.Bar(x=labels, y=[v for v, _ in values], text=[s for _, s in values],
+                             textposition="outside", name=name,
+                             marker_color=_COLORS[colour]), row=1, col=1)  # fmt: skip
+    left = [float(c.move["client_left_moving_mean_bytes_per_s"].iloc[0]) / _MB
+            if len(c.move) else math.nan for c in runs.values()]  # fmt: skip
+    plan = [c.planned_client_bytes_per_s / _MB if _finite(c.planned_client_bytes_per_s)
+            else None for c in runs.values()]  # fmt: skip
+    fig.add_trace(go.Bar(x=labels, y=left, name="left while moving (mean)",
+                         marker_color=_COLORS["client"]), row=1, col=2)  # fmt: skip
+    fig.add_trace(go.Scatter(x=labels, y=plan, mode="markers", name="N - IN/R - T (Q&A 4)",
+                             marker={"color": _COLORS["plan"], "symbol": "line-ew-open",
+                                     "size": 24, "line": {"width": 3}}), row=1, col=2)
+    palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
+    for i, (label, c) in enumerate(runs.items()):
+        fig.add_trace(go.Scatter(x=c.windows["window_start_ms"] / 1000.0,
+                                 y=c.windows["replica_lag_end_bytes"] / _MB, name=label,
+                                 mode="lines", line={"color": palette[i % len(palette)]}),
+                      row=1, col=3)  # fmt: skip
+    fig.update_xaxes(title_text="throttle", row=1, col=1)
+    fig.update_xaxes(title_text="throttle", row=1, col=2)
+    fig.update_xaxes(title_text="time (s)", row=1, col=3)
+    fig.update_layout(height=420, title=title or None, barmode="group",
+                      margin={"t": 70, "b": 40, "l": 50, "r": 20},
+                      legend={"orientation": "h", "y": -0.2})  # fmt: skip
+    return fig
