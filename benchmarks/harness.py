@@ -12,15 +12,19 @@ target). Timings are medians of several repetitions after a warm-up.
 from __future__ import annotations
 
 import gc
+import importlib
+import itertools
 import json
 import numbers
 import statistics
 import time
-from collections.abc import Callable, Sequence
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Timing", "emit", "note", "percentile", "time_call", "time_each"]
+__all__ = ["Timing", "cycle_moves", "dashboard_latency", "emit", "note", "percentile",
+           "time_call", "time_each"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +110,44 @@ def note(benchmark: str, text: str) -> None:
     """Print an informational line (how a figure was measured, what was skipped and why)."""
     print(json.dumps({"benchmark": benchmark, "metric": "note", "value": text, "unit": ""}),
           flush=True)
+
+
+def cycle_moves(values: Mapping[str, Sequence[Any]], count: int) -> list[dict[str, Any]]:
+    """``count`` slider moves, one control at a time, each control cycling through its values."""
+    cycles = {name: itertools.cycle(options) for name, options in values.items()}
+    names = itertools.cycle(values)
+    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+
+
+def dashboard_latency(benchmark: str, dashboard: str, moves: list[dict[str, Any]], *,
+                      warmup: int, what: str, **overrides: Any) -> None:
+    """Time slider moves on ``kipviz.widgets.<dashboard>(**overrides)`` and emit the median and
+    p95 seconds of an update (re-simulate, Spark curves, redraw; target p95 <= 1 s).
+
+    The first ``warmup`` moves are untimed. A dashboard that is missing or fails to start (no
+    Java, Spark not starting) is reported as a note, so the other figures still print; a move
+    the dashboard rejects is an error, since it would time nothing.
+    """
+    try:
+        factory = getattr(importlib.import_module("kipviz.widgets"), dashboard)
+    except (ImportError, AttributeError) as err:
+        note(benchmark, f"dashboard benchmark skipped: kipviz.widgets.{dashboard} missing ({err})")
+        return
+    try:
+        d = factory(**overrides)
+    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
+        traceback.print_exc()
+        note(benchmark, f"dashboard benchmark skipped: {dashboard} failed to start "
+                        f"({type(err).__name__}: {err})")
+        return
+
+    def move(params: dict[str, Any]) -> None:
+        if d.update(**params) is None:
+            raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+
+    t = time_each(move, moves, warmup=warmup)
+    settings = ", ".join(f"{k}={v!r}" for k, v in overrides.items())
+    note(benchmark, f"dashboard: {dashboard}({settings}), {warmup} warm-up updates, then "
+                    f"{len(moves) - warmup} slider moves cycling {what}")
+    emit(benchmark, "update_median_s", t.median_s, "s", target="<= 1")
+    emit(benchmark, "update_p95_s", t.p95_s, "s", target="<= 1")

@@ -23,14 +23,12 @@ setting): re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-import itertools
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import emit, note, time_call, time_each
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
 from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker import BrokerScenario, generate_requests, simulate
 
@@ -114,38 +112,14 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
         "strict": [True, False],
         "shuffle": [False, True],
     }
-    cycles = {name: itertools.cycle(options) for name, options in values.items()}
-    names = itertools.cycle(values)
-    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+    return cycle_moves(values, count)
 
 
 def dashboard(warmup: int = 10, moves: int = 20) -> None:
     """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    try:
-        from kipviz.widgets import BrokerDashboard
-    except ImportError as err:
-        note(NAME, f"dashboard benchmark skipped: kipviz.widgets.BrokerDashboard missing ({err})")
-        return
-    try:
-        d = BrokerDashboard()
-    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
-        traceback.print_exc()
-        note(NAME, f"dashboard benchmark skipped: BrokerDashboard failed to start "
-                   f"({type(err).__name__}: {err})")
-        return
-    t = time_each(lambda params: _checked_update(d, params), slider_moves(warmup + moves),
-                  warmup=warmup)
-    note(NAME, f"dashboard: BrokerDashboard() (the lesson's setting), {warmup} warm-up "
-               f"updates, then {moves} slider moves cycling queued.max.request.bytes, "
-               f"socket.request.max.bytes, connections, the large share and size, strict and "
-               f"shuffle")
-    emit(NAME, "update_median_s", t.median_s, "s", target="<= 1")
-    emit(NAME, "update_p95_s", t.p95_s, "s", target="<= 1")
-
-
-def _checked_update(d: Any, params: dict[str, Any]) -> None:
-    if d.update(**params) is None:
-        raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+    dashboard_latency(NAME, "BrokerDashboard", slider_moves(warmup + moves), warmup=warmup,
+                      what="queued.max.request.bytes, socket.request.max.bytes, connections, "
+                           "the large share and size, strict and shuffle")
 
 
 def run() -> None:

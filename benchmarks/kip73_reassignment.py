@@ -25,12 +25,10 @@ lesson's setting): re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-import itertools
-import traceback
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import emit, note, time_call, time_each
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
 from benchmarks.simpy_reassignment import simulate_simpy
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
 
@@ -104,38 +102,13 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
         "replication_quota_window_num": [5, 20, 2, 11],
         "replication_quota_window_size_seconds": [2, 1, 3],
     }
-    cycles = {name: itertools.cycle(options) for name, options in values.items()}
-    names = itertools.cycle(values)
-    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+    return cycle_moves(values, count)
 
 
 def dashboard(warmup: int = 10, moves: int = 20) -> None:
     """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    try:
-        from kipviz.widgets import ReassignmentDashboard
-    except ImportError as err:
-        note(NAME, f"dashboard benchmark skipped: kipviz.widgets.ReassignmentDashboard missing "
-                   f"({err})")
-        return
-    try:
-        d = ReassignmentDashboard()
-    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
-        traceback.print_exc()
-        note(NAME, f"dashboard benchmark skipped: ReassignmentDashboard failed to start "
-                   f"({type(err).__name__}: {err})")
-        return
-    t = time_each(lambda params: _checked_update(d, params), slider_moves(warmup + moves),
-                  warmup=warmup)
-    note(NAME, f"dashboard: ReassignmentDashboard() (the lesson's setting), {warmup} warm-up "
-               f"updates, then {moves} slider moves cycling both throttles, bytes-in, brokers "
-               f"and the quota window number and size")
-    emit(NAME, "update_median_s", t.median_s, "s", target="<= 1")
-    emit(NAME, "update_p95_s", t.p95_s, "s", target="<= 1")
-
-
-def _checked_update(d: Any, params: dict[str, Any]) -> None:
-    if d.update(**params) is None:
-        raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+    dashboard_latency(NAME, "ReassignmentDashboard", slider_moves(warmup + moves), warmup=warmup,
+                      what="both throttles, bytes-in, brokers and the quota window number and size")
 
 
 def run() -> None:

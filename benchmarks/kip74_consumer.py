@@ -16,12 +16,10 @@ ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-import itertools
-import traceback
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import emit, note, time_call, time_each
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
@@ -96,44 +94,21 @@ def throughput() -> None:
 
 def slider_moves(count: int) -> list[dict[str, Any]]:
     """``count`` slider moves, one control at a time, cycling through the three controls."""
-    values = {
+    values: dict[str, list[Any]] = {
         "fetch_max_bytes": [256 * KiB, 4 * MiB, 64 * KiB, 52428800, 1 * MiB, 16 * MiB],
         "max_partition_fetch_bytes": [64 * KiB, 1 * MiB, 16 * KiB, 4 * MiB, 256 * KiB],
         "ordering": [o.name.lower() for o in (Ordering.ROUND_ROBIN, Ordering.HASH,
                                                 Ordering.SESSION, Ordering.RANDOM,
                                                 Ordering.FIXED)],
     }
-    cycles = {name: itertools.cycle(options) for name, options in values.items()}
-    names = itertools.cycle(values)
-    return [{name: next(cycles[name])} for name in itertools.islice(names, count)]
+    return cycle_moves(values, count)
 
 
 def dashboard(warmup: int = 10, moves: int = 20) -> None:
     """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    try:
-        from kipviz.widgets import FetchDashboard
-    except ImportError as err:
-        note(NAME, f"dashboard benchmark skipped: kipviz.widgets.FetchDashboard missing ({err})")
-        return
-    try:
-        d = FetchDashboard(partitions=PARTITIONS, ticks=2000)
-    except Exception as err:  # no Java, Spark failing to start: report, keep the other figures
-        traceback.print_exc()
-        note(NAME, f"dashboard benchmark skipped: FetchDashboard failed to start "
-                   f"({type(err).__name__}: {err})")
-        return
-    t = time_each(lambda params: _checked_update(d, params), slider_moves(warmup + moves),
-                  warmup=warmup)
-    note(NAME, f"dashboard: FetchDashboard(partitions={PARTITIONS}, ticks=2000), {warmup} "
-               f"warm-up updates, then {moves} slider moves cycling fetch.max.bytes, "
-               f"max.partition.fetch.bytes and the partition order")
-    emit(NAME, "update_median_s", t.median_s, "s", target="<= 1")
-    emit(NAME, "update_p95_s", t.p95_s, "s", target="<= 1")
-
-
-def _checked_update(d: Any, params: dict[str, Any]) -> None:
-    if d.update(**params) is None:
-        raise RuntimeError(f"the dashboard rejected {params}: {d.warning.value}")
+    dashboard_latency(NAME, "FetchDashboard", slider_moves(warmup + moves), warmup=warmup,
+                      what="fetch.max.bytes, max.partition.fetch.bytes and the partition order",
+                      partitions=PARTITIONS, ticks=2000)
 
 
 def run() -> None:
