@@ -18,8 +18,10 @@ from kipviz.curves import ConsumerCurves
 
 __all__ = [
     "MiB",
+    "add_fixed_traces",
     "compare_fairness_figure",
     "consumer_figure",
+    "finish_grid",
     "memory_bounds_figure",
     "set_trace_data",
     "update_consumer_figure",
@@ -94,6 +96,26 @@ def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") ->
 def update_consumer_figure(fig: go.Figure, curves: ConsumerCurves) -> None:
     """Put new curves into a figure made by :func:`consumer_figure`, in place (one redraw)."""
     set_trace_data(fig, _consumer_data(curves))
+
+
+def add_fixed_traces(fig: go.Figure, specs: list[tuple[Any, ...]], colors: Mapping[str, str], *,
+                     marker_size: int = 4) -> None:
+    """Add one empty ``Scatter`` per ``(row, col, name, mode, colour, dash)`` spec, in order, so
+    that :func:`set_trace_data` can later fill them in place."""
+    for row, col, name, mode, colour, dash in specs:
+        fig.add_trace(go.Scatter(name=name, mode=mode, line={"color": colors[colour], "dash": dash},
+                                 marker={"color": colors[colour], "size": marker_size}),
+                      row=row, col=col)  # fmt: skip
+
+
+def finish_grid(fig: go.Figure, x_titles: list[tuple[int, int, str]], *, height: int,
+                title: str = "") -> None:
+    """Label each subplot's x axis and lay a grid figure out with the legend below it."""
+    for row, col, label in x_titles:
+        fig.update_xaxes(title_text=label, row=row, col=col)
+    fig.update_layout(height=height, title=title or None,
+                      margin={"t": 80, "b": 40, "l": 50, "r": 20},
+                      legend={"orientation": "h", "y": -0.08})
 
 
 def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:

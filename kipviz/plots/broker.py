@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.plots import set_trace_data
+from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]
@@ -66,17 +66,10 @@ def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.
                         "Wait before the request is read (ms), per connection",
                         "Channels muted for memory"),
     )  # fmt: skip
-    for row, col, name, mode, colour, dash in BROKER_TRACES:
-        line = {"color": _COLORS[colour], "dash": dash}
-        trace = go.Scatter(name=name, mode=mode, line=line, marker={"color": _COLORS[colour],
-                                                                      "size": 4})
-        fig.add_trace(trace, row=row, col=col)
+    add_fixed_traces(fig, BROKER_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 105], row=1, col=2)
-    for row, col, label in ((1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
-                            (2, 2, "time (s)")):
-        fig.update_xaxes(title_text=label, row=row, col=col)
-    fig.update_layout(height=620, title=title or None, margin={"t": 80, "b": 40, "l": 50, "r": 20},
-                      legend={"orientation": "h", "y": -0.08})
+    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
+                      (2, 2, "time (s)")], height=620, title=title)
     if curves is not None:
         update_broker_figure(fig, curves)
     return fig

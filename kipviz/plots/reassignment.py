@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots import set_trace_data
+from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",
@@ -106,16 +106,9 @@ def reassignment_figure(curves: ReassignmentCurves | None = None, *,
                         "Client bandwidth left (MB/s)",
                         "Catch-up time (s) by MB caught up: simulated vs KIP-73"),
     )  # fmt: skip
-    for row, col, name, mode, colour, dash in REASSIGNMENT_TRACES:
-        fig.add_trace(go.Scatter(name=name, mode=mode,
-                                 line={"color": _COLORS[colour], "dash": dash},
-                                 marker={"color": _COLORS[colour], "size": 6}),
-                      row=row, col=col)  # fmt: skip
-    for row, col, label in ((1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                            (2, 2, "MB of partitions caught up")):
-        fig.update_xaxes(title_text=label, row=row, col=col)
-    fig.update_layout(height=640, title=title or None, margin={"t": 80, "b": 40, "l": 50, "r": 20},
-                      legend={"orientation": "h", "y": -0.08})
+    add_fixed_traces(fig, REASSIGNMENT_TRACES, _COLORS, marker_size=6)
+    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
+                      (2, 2, "MB of partitions caught up")], height=640, title=title)
     if curves is not None:
         update_reassignment_figure(fig, curves)
     return fig
