@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Timing", "cycle_moves", "dashboard_latency", "emit", "note", "percentile",
-           "time_call", "time_each"]
+           "time_call", "time_each", "timed_rate"]
 
 
 @dataclass(frozen=True)
@@ -151,3 +151,15 @@ def dashboard_latency(benchmark: str, dashboard: str, moves: list[dict[str, Any]
                     f"{len(moves) - warmup} slider moves cycling {what}")
     emit(benchmark, "update_median_s", t.median_s, "s", target="<= 1")
     emit(benchmark, "update_p95_s", t.p95_s, "s", target="<= 1")
+
+
+def timed_rate(benchmark: str, label: str, run: Callable[[], Any], count: int, unit: str, *,
+               repeat: int, warmup: int) -> float:
+    """Time ``run`` (median of ``repeat`` after ``warmup``), emit ``<label>_median_s``,
+    ``<label>_p95_s`` and ``<label>_<unit>_per_s``, and return ``count`` per second."""
+    timing = time_call(run, repeat=repeat, warmup=warmup)
+    rate = count / timing.median_s
+    emit(benchmark, f"{label}_median_s", timing.median_s, "s")
+    emit(benchmark, f"{label}_p95_s", timing.p95_s, "s")
+    emit(benchmark, f"{label}_{unit.replace('-', '_')}_per_s", rate, f"{unit}/s")
+    return rate

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker import BrokerScenario, generate_requests, simulate
 
@@ -52,12 +52,7 @@ SETTING = BrokerScenario(
 def _rate(label: str, run: Callable[[], Any], requests: int, repeat: int,
           warmup: int = WARMUP) -> float:
     """Time ``run``; print its median and p95 seconds; return requests per second."""
-    timing = time_call(run, repeat=repeat, warmup=warmup)
-    rate = requests / timing.median_s
-    emit(NAME, f"{label}_median_s", timing.median_s, "s")
-    emit(NAME, f"{label}_p95_s", timing.p95_s, "s")
-    emit(NAME, f"{label}_requests_per_s", rate, "requests/s")
-    return rate
+    return timed_rate(NAME, label, run, requests, "requests", repeat=repeat, warmup=warmup)
 
 
 def throughput() -> None:

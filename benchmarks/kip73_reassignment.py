@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_reassignment import simulate_simpy
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
 
@@ -53,12 +53,7 @@ def scenario(ticks: int) -> ReassignmentScenario:
 
 def _rate(label: str, run: Callable[[], Any], ticks: int, repeat: int) -> float:
     """Time ``run``; print its median and p95 seconds; return ticks per second."""
-    timing = time_call(run, repeat=repeat, warmup=WARMUP)
-    rate = ticks / timing.median_s
-    emit(NAME, f"{label}_median_s", timing.median_s, "s")
-    emit(NAME, f"{label}_p95_s", timing.p95_s, "s")
-    emit(NAME, f"{label}_ticks_per_s", rate, "ticks/s")
-    return rate
+    return timed_rate(NAME, label, run, ticks, "ticks", repeat=repeat, warmup=WARMUP)
 
 
 def throughput() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, time_call
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
@@ -51,12 +51,7 @@ def _batches(s: ConsumerScenario) -> Batches:
 
 def _rate(label: str, run: Callable[[], Any], fetches: int, repeat: int) -> float:
     """Time ``run``; print its median and p95 seconds; return partition-fetches per second."""
-    timing = time_call(run, repeat=repeat, warmup=WARMUP)
-    rate = fetches / timing.median_s
-    emit(NAME, f"{label}_median_s", timing.median_s, "s")
-    emit(NAME, f"{label}_p95_s", timing.p95_s, "s")
-    emit(NAME, f"{label}_partition_fetches_per_s", rate, "partition-fetches/s")
-    return rate
+    return timed_rate(NAME, label, run, fetches, "partition-fetches", repeat=repeat, warmup=WARMUP)
 
 
 def throughput() -> None:
