@@ -97,3 +97,24 @@ def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),
         mode=st.sampled_from(["quota", "delay"]),
         in_sync_followers=st.integers(*in_sync_followers),
     )
+
+
+def buffered_consumer_scenarios(**kwargs):
+    """Small consumer scenarios with KIP-81's pool (strict or not, with or without the
+    coordinator bypass) or the rejected in-flight cap, and heartbeats every few ticks."""
+    from dataclasses import replace
+
+    def with_buffer(scenario):
+        largest = max(1, scenario.fetch_max_bytes, scenario.largest_response_bytes(400_000))
+        pool = st.builds(
+            lambda extra, strict, bypass: replace(
+                scenario, buffer_memory_bytes=largest + extra, strict_pool=strict,
+                coordinator_bypass=bypass),
+            st.integers(0, 300_000), st.booleans(), st.booleans())
+        cap = st.integers(1, 6).map(lambda n: replace(scenario, max_in_flight_fetches=n))
+        return st.one_of(pool, cap)
+
+    heartbeats = st.integers(0, 200)
+    return st.tuples(consumer_scenarios(**kwargs), heartbeats).map(
+        lambda s_hb: replace(s_hb[0], heartbeat_interval_ms=s_hb[1], tick_ms=10)
+    ).flatmap(with_buffer)

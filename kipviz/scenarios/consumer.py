@@ -29,13 +29,14 @@ dashboards, and run as it is, it is the plain-Python reference the benchmark com
 from __future__ import annotations
 
 import math
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from kipviz._checks import check_int as _check_int
+from kipviz.buffer import consumer_pool, pooled_bytes_bound
 from kipviz.config import BrokerConfig, ConsumerConfig
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
@@ -45,20 +46,15 @@ from kipviz.fetch import (
     TopicPartition,
     consumer_memory_bound_bytes,
     effective_response_max_bytes,
-    fill_raw_bytes,
     java_hash_order,
-    next_order,
 )
+from kipviz.scenarios._broker_kernel import DEPLETED, pool_state
+from kipviz.scenarios._consumer_kernel import compiled_kernel, consumer_kernel
 from kipviz.workload import Batches, Workload, produce
 
 __all__ = ["ConsumerScenario", "ConsumerTrace", "simulate"]
 
 TOPIC = "events"
-# Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
-# of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
-# answers (in flight) until the application has consumed it (buffered); FETCHES and STARVED count
-# this window's fetches.
-LOG_END, OFFSET, FETCH_PTR, PART_RAW, PART_LEFT, STREAK, FETCHES, STARVED = range(8)
 
 
 @dataclass(frozen=True)
@@ -81,18 +77,28 @@ class ConsumerScenario:
     ticks: int = 1000
     windows: int = 20
     workload: Workload = field(default_factory=Workload)
+    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool
+    buffer_memory_bytes: int | None = None
+    strict_pool: bool = False  # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
+    coordinator_bypass: bool = True  # KIP-81 step 3.b: heartbeats are read even when dry
+    # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
+    max_in_flight_fetches: int | None = None
+    heartbeat_interval_ms: int = 3000  # 0: no heartbeats
+    session_timeout_ms: int = 45000
 
     def __post_init__(self) -> None:
         ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
                 "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "version": 0, "rtt_ms": 1,
-                "tick_ms": 1, "ticks": 1, "windows": 1}
+                "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,
+                "session_timeout_ms": 1}
         for name, minimum in ints.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ValueError(f"{name} must be an integer: {value!r}")
             if value < minimum:
                 kafka = name.replace("_", ".")
-                label = f"{name} ({kafka})" if name.startswith(("fetch", "max")) else name
+                label = (f"{name} ({kafka})"
+                         if name.startswith(("fetch", "max", "heartbeat", "session")) else name)
                 raise ValueError(f"{label} must be >= {minimum}: {value}")
         if self.windows > self.ticks:
             raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
@@ -101,6 +107,29 @@ class ConsumerScenario:
                 raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
         Ordering(self.ordering)
+        consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
+        if self.max_in_flight_fetches is not None:
+            _check_int("max_in_flight_fetches", self.max_in_flight_fetches, 1)
+
+    @property
+    def mode(self) -> str:
+        """``"today"`` (no pool), ``"kip81_pool"`` or ``"in_flight_cap"`` (the rejected one)."""
+        if self.buffer_memory_bytes is not None:
+            return "kip81_pool"
+        return "today" if self.max_in_flight_fetches is None else "in_flight_cap"
+
+    def largest_response_bytes(self, max_batch_bytes: int = 0) -> int:
+        """The largest fetch response a broker can send this consumer.
+
+        Each of the broker's partitions returns at most ``max.partition.fetch.bytes``, and KIP-74
+        (version >= 3) caps the total at the response limit; the first-batch exception can raise
+        either to one whole record batch. Versions <= 2 have no response limit.
+        """
+        per_broker = -(-self.partitions // self.brokers)
+        if self.version <= 2:
+            return per_broker * self.max_partition_fetch_bytes
+        return min(max(self.response_max_bytes, max_batch_bytes),
+                   per_broker * max(self.max_partition_fetch_bytes, max_batch_bytes))
 
     @classmethod
     def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
@@ -111,6 +140,8 @@ class ConsumerScenario:
                    max_partition_fetch_bytes=consumer.max_partition_fetch_bytes,
                    fetch_min_bytes=consumer.fetch_min_bytes,
                    fetch_max_wait_ms=consumer.fetch_max_wait_ms,
+                   buffer_memory_bytes=consumer.buffer_memory_bytes,
+                   heartbeat_interval_ms=consumer.heartbeat_interval_ms,
                    broker_fetch_max_bytes=broker.fetch_max_bytes, **scenario)
 
     @property
@@ -127,195 +158,34 @@ class ConsumerScenario:
                 b, self.fetch_max_bytes, self.max_partition_fetch_bytes, p),
             "in_flight_bound_bytes": b * max(self.response_max_bytes, max_batch_bytes),
             "buffered_bound_bytes": p * max(self.max_partition_fetch_bytes, max_batch_bytes),
+            "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
+            **({} if self.buffer_memory_bytes is None else {
+                "buffer_memory_bytes": self.buffer_memory_bytes,
+                "pooled_bound_bytes": pooled_bytes_bound(
+                    self.buffer_memory_bytes, self.largest_response_bytes(max_batch_bytes),
+                    strict=self.strict_pool)}),
         }
 
 
 @dataclass(frozen=True)
 class ConsumerTrace:
-    """Columnar output: ``fetches``, ``windows`` and ``memory`` tables (docs/traces.md)."""
+    """Columnar output: ``fetches``, ``windows``, ``memory``, ``buffer`` and ``heartbeats``.
+
+    ``buffer`` (per tick) has ``retained_bytes``: bytes of responses read and not yet released,
+    i.e. not all of their records handed to the application (a KIP-81 pool's used bytes, and what
+    today's consumer keeps reachable on its heap); ``waiting_bytes``: responses that reached the
+    consumer but stay in its sockets because the pool is dry; ``pool_dry``: the pool is out of
+    memory (available <= 0). ``heartbeats`` has one row per heartbeat sent: ``sent_ms``,
+    ``arrived_ms`` (its response reached the consumer), ``read_ms`` (-1: still unread at the end)
+    and ``delay_ms`` (arrival to read, or to the end of the run while unread).
+    """
 
     fetches: pd.DataFrame
     windows: pd.DataFrame
     memory: pd.DataFrame
     meta: dict[str, Any]
-
-
-def _kernel(
-    batch_size, batch_tick, batch_part, batch_next, batch_first, orders, order_start, limits,
-    response_max_bytes,
-    version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
-    consume_per_tick, ticks, n_windows, seed, record_fetches,
-    # outputs
-    f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
-    w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak,
-    m_held, m_in_flight, m_consumed,
-):  # pragma: no cover - exercised compiled and uncompiled through simulate()
-    np.random.seed(seed)
-    n_part = batch_first.shape[0]
-    n_batches = batch_size.shape[0]
-    n_brokers = order_start.shape[0] - 1
-    produced = 0  # batches are in append order: those before this index are in the logs
-    # one 64-byte row per partition: the fields a fetch touches share a cache line
-    st = np.zeros((n_part, 8), np.int64)
-    st[:, FETCH_PTR] = batch_first  # batch at each partition's fetch offset
-    offset_at_window_start = np.zeros(n_part, np.int64)
-    queue = np.zeros(n_part + 1, np.int64)
-    head = 0
-    tail = 0
-    arrive = np.full(n_brokers, -1, np.int64)
-    parked_since = np.full(n_brokers, -1, np.int64)
-    in_flight = np.zeros(n_brokers, np.int64)
-    first = np.zeros(n_part, np.int64)
-    logb = np.zeros(n_part, np.int64)
-    lim = np.zeros(n_part, np.int64)
-    raw = np.zeros(n_part, np.int64)
-    returned = np.zeros(n_part, np.bool_)
-    sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
-    place = np.zeros(n_part, np.int64)  # where each of those stands in the broker's order
-    sent_n = np.zeros(n_brokers, np.int64)
-    held = 0
-    credit = 0.0
-    rows = 0
-    fetch_id = 0
-    window = 0
-    for t in range(ticks):
-        while produced < n_batches and batch_tick[produced] <= t:  # producers append
-            st[batch_part[produced], LOG_END] += batch_size[produced]
-            produced += 1
-        for b in range(n_brokers):  # responses that reach the consumer now
-            if arrive[b] == t:
-                for j in range(order_start[b], order_start[b] + sent_n[b]):
-                    p = sent[j]
-                    if st[p, PART_RAW] > 0:
-                        held += st[p, PART_RAW]
-                        queue[tail] = p
-                        tail = (tail + 1) % queue.shape[0]
-                in_flight[b] = 0
-                arrive[b] = -1
-        m_held[t] = held  # peak of the tick: responses landed, nothing consumed yet
-        credit += consume_per_tick  # the application consumes completed fetches in order
-        consumed = 0
-        while head != tail:
-            p = queue[head]
-            if st[p, PART_LEFT] > credit:
-                take = int(credit)
-                st[p, PART_LEFT] -= take
-                consumed += take
-                credit -= take
-                break
-            credit -= st[p, PART_LEFT]
-            consumed += st[p, PART_LEFT]
-            held -= st[p, PART_RAW]
-            st[p, PART_RAW] = 0
-            st[p, PART_LEFT] = 0
-            head = (head + 1) % queue.shape[0]
-        if head == tail:
-            credit = 0.0  # an idle application banks no time
-        for b in range(n_brokers):  # brokers answer requests (new or parked)
-            if arrive[b] >= 0:
-                continue
-            lo = order_start[b]
-            if parked_since[b] < 0:  # a new request: the fetchable partitions, in order
-                n = 0
-                for j in range(lo, order_start[b + 1]):
-                    p = orders[j]
-                    if st[p, PART_RAW] == 0:  # nothing buffered: fetchable
-                        sent[lo + n] = p
-                        place[lo + n] = j - lo
-                        n += 1
-                sent_n[b] = n
-            n = sent_n[b]
-            if n == 0:
-                continue
-            for i in range(n):
-                p = sent[lo + i]
-                first[i] = batch_size[st[p, FETCH_PTR]] if st[p, FETCH_PTR] < produced else 0
-                logb[i] = st[p, LOG_END] - st[p, OFFSET]
-                lim[i] = limits[p]
-            total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
-                                   raw[:n])
-            if total < fetch_min_bytes:
-                if parked_since[b] < 0:
-                    parked_since[b] = t
-                if t - parked_since[b] < max_wait_ticks:
-                    continue
-            parked_since[b] = -1
-            returned[: order_start[b + 1] - lo] = False
-            for i in range(n):
-                p = sent[lo + i]
-                r = raw[i]
-                k = st[p, FETCH_PTR]
-                got = 0
-                whole = 0
-                while k < produced and got + batch_size[k] <= r:
-                    got += batch_size[k]
-                    k = batch_next[k]
-                    whole += 1
-                if record_fetches:
-                    f_id[rows] = fetch_id
-                    f_time[rows] = t
-                    f_broker[rows] = b
-                    f_part[rows] = p
-                    f_pos[rows] = i
-                    f_lag[rows] = logb[i]
-                    f_raw[rows] = r
-                    f_batches[rows] = whole
-                    f_complete[rows] = got
-                    rows += 1
-                st[p, FETCHES] += 1
-                if logb[i] > 0 and got == 0:
-                    st[p, STREAK] += 1
-                    st[p, STARVED] += 1
-                    w_streak[window, p] = max(w_streak[window, p], st[p, STREAK])
-                else:
-                    st[p, STREAK] = 0
-                st[p, FETCH_PTR] = k
-                st[p, OFFSET] += got
-                st[p, PART_RAW] = r
-                st[p, PART_LEFT] = got
-                returned[place[lo + i]] = (r > 0) if ordering == 1 else (got > 0)
-            keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
-            next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
-                       ordering, keys)
-            in_flight[b] = total
-            arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
-            fetch_id += 1
-        m_in_flight[t] = in_flight.sum()
-        m_consumed[t] = consumed
-        if (t + 1) * n_windows // ticks > window:  # last tick of this window
-            for p in range(n_part):
-                w_demand[window, p] = st[p, LOG_END] - offset_at_window_start[p]
-                w_delivered[window, p] = st[p, OFFSET] - offset_at_window_start[p]
-                w_lag_end[window, p] = st[p, LOG_END] - st[p, OFFSET]
-                w_fetches[window, p] = st[p, FETCHES]
-                w_starved[window, p] = st[p, STARVED]
-                st[p, FETCHES] = 0
-                st[p, STARVED] = 0
-                if st[p, STREAK] > w_streak[window, p]:
-                    w_streak[window, p] = st[p, STREAK]
-                offset_at_window_start[p] = st[p, OFFSET]
-            window += 1
-    return rows
-
-
-_compiled: Any = None
-
-
-def _compiled_kernel() -> Any:
-    """The kernel compiled by numba, with the mechanisms it calls (compiled once per process)."""
-    global _compiled
-    if _compiled is None:
-        import numba
-
-        from kipviz import fetch
-
-        fill = numba.njit(cache=True)(fetch.fill_raw_bytes)
-        reorder = numba.njit(cache=True)(fetch.next_order)
-        glb = dict(_kernel.__globals__, fill_raw_bytes=fill, next_order=reorder)
-        fn = types.FunctionType(_kernel.__code__, glb, "_kernel")
-        fn.__qualname__ = "_kernel"
-        _compiled = numba.njit(cache=True)(fn)
-    return _compiled
+    buffer: pd.DataFrame = field(default_factory=pd.DataFrame)
+    heartbeats: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
@@ -344,6 +214,12 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
     elif batches.partitions != s.partitions:
         raise ValueError(f"batches cover {batches.partitions} partitions, not {s.partitions}")
+    max_batch = int(batches.size_bytes.max()) if batches.size_bytes.size else 0
+    pool = consumer_pool(s.buffer_memory_bytes, s.fetch_max_bytes, strict=s.strict_pool)
+    if s.largest_response_bytes(max_batch) > pool.size_bytes:
+        raise ValueError(f"buffer.memory must hold the largest fetch response, its largest single "
+                         f"allocation: {s.largest_response_bytes(max_batch)} > {pool.size_bytes} "
+                         f"(a record batch above buffer.memory can never be read)")
     orders, order_start = initial_orders(s)
     n_windows = s.windows
     rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
@@ -352,14 +228,21 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     w = {name: np.zeros((n_windows, s.partitions), dtype)
          for name, dtype in _WINDOW_COLUMNS.items()}
     m = {name: np.zeros(s.ticks, np.int64) for name in _MEMORY_COLUMNS}
-    kernel = _compiled_kernel() if compiled else _kernel
-    rows = kernel(
+    buf = {name: np.zeros(s.ticks, dtype) for name, dtype in _BUFFER_COLUMNS.items()}
+    hb_interval = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
+    n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
+    hb = {name: np.full(n_hb, -1, np.int64) for name in ("sent", "arrived", "read")}
+    state = pool_state(pool)
+    kernel = compiled_kernel() if compiled else consumer_kernel
+    rows, _heartbeats_read = kernel(
         *batches.by_time, orders, order_start,
         np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
         s.version, int(s.ordering), s.fetch_min_bytes, math.ceil(s.fetch_max_wait_ms / s.tick_ms),
         rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
         s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, n_windows, seed,
-        record_fetches, *f.values(), *w.values(), *m.values(),
+        record_fetches, state, s.coordinator_bypass,
+        s.max_in_flight_fetches or s.partitions + s.brokers, hb_interval, s.tick_ms,
+        *f.values(), *w.values(), *m.values(), *buf.values(), *hb.values(),
     )
     fetches = pd.DataFrame({k: v[:rows] for k, v in f.items()})
     fetches["time_ms"] *= s.tick_ms
@@ -371,12 +254,47 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         "partition": np.tile(np.arange(s.partitions, dtype=np.int32), n_windows),
         **{k: v.ravel() for k, v in w.items()},
     })
-    memory = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms, **m})
-    max_batch = int(batches.size_bytes.max()) if batches.size_bytes.size else 0
+    time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    memory = pd.DataFrame({"time_ms": time_ms, **m})
+    buffer = pd.DataFrame({"time_ms": time_ms, **buf})
+    heartbeats = _heartbeats(hb, s)
     meta = {"partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
             "window_ms": math.ceil(s.ticks / n_windows) * s.tick_ms, "ticks": s.ticks, "seed": seed,
-            "max_batch_bytes": max_batch, **s.bounds(max_batch)}
-    return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta)
+            "max_batch_bytes": max_batch, **s.bounds(max_batch), "mode": s.mode,
+            "coordinator_bypass": s.coordinator_bypass,
+            "max_in_flight_fetches": s.max_in_flight_fetches,
+            # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
+            "depleted_time_total_ms": float(state[DEPLETED]),
+            "dry_ms": int(buffer.pool_dry.sum()) * s.tick_ms,
+            **_heartbeat_summary(heartbeats, s)}
+    return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta,
+                         buffer=buffer, heartbeats=heartbeats)
+
+
+def _heartbeats(hb: dict[str, np.ndarray], s: ConsumerScenario) -> pd.DataFrame:
+    n = int((hb["sent"] >= 0).sum())
+    end = s.ticks
+    read = hb["read"][:n]
+    arrived = hb["arrived"][:n]
+    sent = hb["sent"][:n]
+    arrived = np.where(arrived >= 0, arrived, sent + max(1, math.ceil(s.rtt_ms / s.tick_ms)))
+    delay = np.where(read >= 0, read - arrived, np.maximum(end - arrived, 0))
+    return pd.DataFrame({
+        "sent_ms": sent * s.tick_ms,
+        "arrived_ms": arrived * s.tick_ms,
+        "read_ms": np.where(read >= 0, read * s.tick_ms, -1),
+        "delay_ms": delay * s.tick_ms,
+    })
+
+
+def _heartbeat_summary(heartbeats: pd.DataFrame, s: ConsumerScenario) -> dict[str, Any]:
+    """The longest heartbeat delay and the coordinator's longest wait between heartbeats."""
+    if s.heartbeat_interval_ms == 0 or heartbeats.empty:
+        return {"max_heartbeat_delay_ms": 0, "max_heartbeat_gap_ms": 0, "session_expired": False}
+    sent = np.append(heartbeats.sent_ms.to_numpy(), s.ticks * s.tick_ms)
+    gap = int(np.diff(sent).max()) if len(sent) > 1 else 0
+    return {"max_heartbeat_delay_ms": int(heartbeats.delay_ms.max()),
+            "max_heartbeat_gap_ms": gap, "session_expired": gap > s.session_timeout_ms}
 
 
 _FETCH_COLUMNS = {"fetch_id": np.int64, "time_ms": np.int64, "broker": np.int32,
@@ -387,3 +305,4 @@ _WINDOW_COLUMNS = {"demand_bytes": np.int64, "delivered_bytes": np.int64,
                    "lag_end_bytes": np.int64, "fetches": np.int32, "starved_fetches": np.int32,
                    "max_starvation_streak": np.int32}
 _MEMORY_COLUMNS = ("held_bytes", "in_flight_bytes", "consumed_bytes")
+_BUFFER_COLUMNS = {"retained_bytes": np.int64, "waiting_bytes": np.int64, "pool_dry": np.bool_}

@@ -1,0 +1,139 @@
+"""The consumer scenario with KIP-81's pool (as proposed) and the rejected in-flight cap."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.workload import Workload
+from tests.strategies import buffered_consumer_scenarios
+
+MiB = 2**20
+# The calibration workload: 10 brokers, 120 partitions with a backlog, an application slower
+# than the network; today's consumer holds about every partition's 1 MiB.
+LAGGING = ConsumerScenario(
+    partitions=120, brokers=10, fetch_max_bytes=20 * MiB, consume_bytes_per_s=50e6, ticks=1000,
+    workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB))
+
+
+def test_todays_consumer_keeps_about_partitions_times_max_partition_fetch_bytes():
+    """No pool: every partition's completed fetch waits for the slow application, and whole
+    responses stay reachable until their last partition is consumed (above the KIP-74 figure)."""
+    trace = simulate(LAGGING, seed=1, record_fetches=False)
+    assert trace.meta["mode"] == "today"
+    assert trace.memory.held_bytes.max() == 120 * MiB == trace.meta["kip74_bound_bytes"]
+    assert trace.buffer.retained_bytes.max() > trace.meta["kip74_bound_bytes"]
+    assert not trace.buffer.pool_dry.any() and trace.buffer.waiting_bytes.max() == 0
+
+
+def test_a_30_mb_pool_bounds_the_consumer_at_buffer_memory_plus_one_response():
+    """buffer.memory = 30 MB: pooled bytes stay under 30 MB + one 12 MiB response, the
+    application gets the same throughput, and responses wait in the sockets meanwhile."""
+    today = simulate(LAGGING, seed=1, record_fetches=False)
+    pooled = simulate(replace(LAGGING, buffer_memory_bytes=30_000_000), seed=1,
+                      record_fetches=False)
+    peak = pooled.buffer.retained_bytes.max()
+    assert 30_000_000 < peak <= pooled.meta["pooled_bound_bytes"] == 30_000_000 + 12 * MiB - 1
+    assert pooled.buffer.waiting_bytes.max() > 0 and pooled.meta["dry_ms"] > 0
+    assert pooled.meta["depleted_time_total_ms"] > 0
+    consumed = (today.memory.consumed_bytes.sum(), pooled.memory.consumed_bytes.sum())
+    assert consumed[1] == pytest.approx(consumed[0], rel=0.01)
+    assert (pooled.heartbeats.delay_ms == 0).all()
+
+
+def test_without_the_coordinator_bypass_heartbeat_responses_wait_for_the_pool():
+    """KIP-81 step 3.b's reason: with no bypass the heartbeat waits behind fetch responses."""
+    pooled = replace(LAGGING, buffer_memory_bytes=30_000_000)
+    starved = simulate(replace(pooled, coordinator_bypass=False), seed=1, record_fetches=False)
+    assert starved.meta["max_heartbeat_delay_ms"] > 500
+    assert simulate(pooled, seed=1, record_fetches=False).meta["max_heartbeat_delay_ms"] == 0
+
+
+def test_capping_in_flight_fetches_bounds_memory_but_loses_throughput():
+    """The rejected alternative: a freed slot must wait a round trip for the next response,
+    so a fast application gets less than with a pool of about the same size."""
+    fast = replace(LAGGING, consume_bytes_per_s=300e6, fetch_max_bytes=10 * MiB, rtt_ms=50)
+    pool = simulate(replace(fast, buffer_memory_bytes=32 * MiB), seed=1, record_fetches=False)
+    cap = simulate(replace(fast, max_in_flight_fetches=3), seed=1, record_fetches=False)
+    assert cap.meta["mode"] == "in_flight_cap"
+    assert cap.buffer.retained_bytes.max() <= 3 * 12 * MiB
+    assert cap.memory.consumed_bytes.sum() < 0.8 * pool.memory.consumed_bytes.sum()
+
+
+def test_heartbeats_go_out_every_heartbeat_interval_ms():
+    """heartbeat.interval.ms 3000 over 10 s: heartbeats at 0, 3, 6 and 9 s, each read a round
+    trip later; heartbeat.interval.ms 0 sends none."""
+    trace = simulate(replace(LAGGING, ticks=1000), seed=1, record_fetches=False)
+    assert trace.heartbeats.sent_ms.tolist() == [0, 3000, 6000, 9000]
+    assert trace.heartbeats.read_ms.tolist() == [10, 3010, 6010, 9010]
+    none = simulate(replace(LAGGING, heartbeat_interval_ms=0), seed=1, record_fetches=False)
+    assert none.heartbeats.empty and none.meta["max_heartbeat_gap_ms"] == 0
+
+
+scenarios = buffered_consumer_scenarios()
+
+
+@settings(max_examples=40, deadline=None)
+@given(scenarios, st.integers(0, 2**16))
+def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, seed):
+    """Invariants: the pool holds at most buffer.memory + largest response - 1 (strict: at most
+    buffer.memory); held completed fetches are part of the retained responses; with the bypass
+    heartbeats are never delayed; the cap bounds memory by N responses."""
+    trace = simulate(scenario, seed=seed, record_fetches=False)
+    retained = trace.buffer.retained_bytes
+    assert (trace.memory.held_bytes <= retained).all()
+    if scenario.buffer_memory_bytes is not None:
+        assert retained.max() <= trace.meta["pooled_bound_bytes"]
+        if scenario.coordinator_bypass:
+            assert (trace.heartbeats.delay_ms == 0).all()
+    else:
+        largest = trace.meta["largest_response_bytes"]
+        assert retained.max() <= scenario.max_in_flight_fetches * largest
+        assert not trace.buffer.pool_dry.any()
+
+
+@settings(max_examples=15, deadline=None)
+@given(scenarios, st.integers(0, 2**16))
+def test_the_compiled_kernel_and_the_plain_python_kernel_agree_with_a_pool(scenario, seed):
+    """Same trace compiled or not, pool, cap and heartbeats included."""
+    a = simulate(scenario, seed=seed)
+    b = simulate(scenario, seed=seed, compiled=False)
+    for name in ("fetches", "windows", "memory", "buffer", "heartbeats"):
+        assert getattr(a, name).equals(getattr(b, name)), name
+    assert a.meta == b.meta
+
+
+def test_the_pool_changes_nothing_when_it_never_runs_dry():
+    """A pool larger than everything the consumer can hold gives today's trace."""
+    today = simulate(LAGGING, seed=3)
+    roomy = simulate(replace(LAGGING, buffer_memory_bytes=2**31), seed=3)
+    assert today.fetches.equals(roomy.fetches) and today.memory.equals(roomy.memory)
+    assert np.array_equal(today.buffer.retained_bytes, roomy.buffer.retained_bytes)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"buffer_memory_bytes": 30_000_000},
+     r"buffer.memory must be >= fetch.max.bytes \(KIP-81.*30000000 < 52428800"),
+    ({"buffer_memory_bytes": -1}, r"buffer_memory_bytes \(buffer.memory\) must be >= 1: -1"),
+    ({"max_in_flight_fetches": 0}, r"max_in_flight_fetches must be >= 1: 0"),
+    ({"heartbeat_interval_ms": -3}, r"heartbeat_interval_ms \(heartbeat.interval.ms\) must be"),
+    ({"session_timeout_ms": 0}, r"session_timeout_ms \(session.timeout.ms\) must be >= 1"),
+])
+def test_bad_buffer_settings_are_rejected_with_the_kafka_setting_and_rule(kwargs, message):
+    """Nothing is clamped: buffer.memory below fetch.max.bytes, a cap of 0, negative times."""
+    with pytest.raises(ValueError, match=message):
+        ConsumerScenario(**kwargs)
+
+
+def test_a_record_batch_larger_than_buffer_memory_is_an_error_at_run_time():
+    """The pool's largest single allocation is buffer.memory: such a response is never read."""
+    s = ConsumerScenario(partitions=2, brokers=1, fetch_max_bytes=100_000,
+                         buffer_memory_bytes=200_000, ticks=20,
+                         workload=Workload(large_record_bytes=300_000))
+    with pytest.raises(ValueError, match=r"buffer.memory must hold the largest fetch response"):
+        simulate(s, seed=0)
