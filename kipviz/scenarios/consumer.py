@@ -228,7 +228,8 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     w = {name: np.zeros((n_windows, s.partitions), dtype)
          for name, dtype in _WINDOW_COLUMNS.items()}
     m = {name: np.zeros(s.ticks, np.int64) for name in _MEMORY_COLUMNS}
-    buf = {name: np.zeros(s.ticks, dtype) for name, dtype in _BUFFER_COLUMNS.items()}
+    buf: dict[str, np.ndarray] = {name: np.zeros(s.ticks, dtype)
+                                  for name, dtype in _BUFFER_COLUMNS.items()}
     hb_interval = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
     n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
     hb = {name: np.full(n_hb, -1, np.int64) for name in ("sent", "arrived", "read")}
