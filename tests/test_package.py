@@ -15,7 +15,9 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.scenarios.broker", "kipviz.scenarios.consumer",
            "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets",
            "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.widgets.reassignment",
-           "kipviz.workload", "kipviz.curves.reassignment", "kipviz.plots.reassignment"]
+           "kipviz.workload", "kipviz.curves.reassignment", "kipviz.plots.reassignment",
+           "kipviz.buffer", "kipviz.scenarios.consumer_buffer", "kipviz.curves.consumer_buffer",
+           "kipviz.plots.consumer_buffer", "kipviz.widgets.consumer_buffer"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -7,6 +7,7 @@ keeps its last good curves.
 
 * :class:`FetchDashboard`: KIP-74 fetch limits and partition order (lesson 1).
 * :class:`BrokerDashboard`: KIP-72 broker memory pool (lesson 2).
+* :class:`BufferDashboard`: KIP-81 consumer ``buffer.memory``, as proposed (lesson 3).
 * :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
 """
 
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 from kipviz.widgets._base import Dashboard, byte_options
 from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
+from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 
-__all__ = ["BROKER_LESSON_SCENARIO", "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO",
-           "BrokerDashboard", "Dashboard", "FetchDashboard", "ReassignmentDashboard",
-           "byte_options"]
+__all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "LESSON_SCENARIO",
+           "REASSIGNMENT_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "Dashboard",
+           "FetchDashboard", "ReassignmentDashboard", "byte_options"]

@@ -1,0 +1,128 @@
+"""The KIP-81 dashboard: one lagging consumer under today's rules, the pool, and the cap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
+from kipviz.scenarios.consumer import ConsumerScenario
+from kipviz.scenarios.consumer_buffer import simulate_modes
+from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.workload import Workload
+
+__all__ = ["BUFFER_LESSON_SCENARIO", "BufferDashboard"]
+
+# A consumer catching up: 120 partitions on 10 brokers, each with a 64 MiB backlog while
+# producers add 20 MB/s; the application processes 50 MB/s, slower than the network, so fetched
+# data piles up in the consumer. fetch.max.bytes 20 MiB, max.partition.fetch.bytes 1 MiB (its
+# default), buffer.memory 30 MB: the calibration workload of lesson 3.
+BUFFER_LESSON_SCENARIO = ConsumerScenario(
+    partitions=120, brokers=10, fetch_max_bytes=20 * MiB, consume_bytes_per_s=50e6,
+    buffer_memory_bytes=30_000_000, ticks=2000, windows=20,
+    workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB),
+)
+
+_MEMORY = byte_options(*(k * MiB for k in (5, 10, 16, 20, 32, 50, 64, 100, 200)), 30_000_000,
+                       104857600)
+_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 5, 10, 20, 32, 50)), 52428800)
+_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
+_RATES = [(f"{r:g} MB/s", r * 1e6) for r in (5, 10, 25, 50, 100, 200, 300, 500, 1000)]
+
+
+class BufferDashboard(Dashboard):
+    """KIP-81 dashboard: ``buffer.memory``, ``fetch.max.bytes``, ``max.partition.fetch.bytes``,
+    brokers, partitions, the application's processing rate and the coordinator bypass.
+
+    Every move runs three consumers on the same record batches: today's (no pool), KIP-81's
+    pool of ``buffer.memory`` (as proposed; never shipped in Kafka) and the rejected cap on
+    in-flight fetches sized to the same memory, and redraws their Spark curves.
+    ``BufferDashboard(partitions=500)`` overrides fields of :data:`BUFFER_LESSON_SCENARIO`;
+    ``update(...)`` takes :class:`~kipviz.scenarios.consumer.ConsumerScenario` field names and
+    returns :class:`kipviz.curves.consumer_buffer.BufferCurves`, or None when the settings were
+    rejected (``buffer.memory`` below ``fetch.max.bytes``: the reason shows in ``warning``).
+    """
+
+    def __init__(self, scenario: ConsumerScenario = BUFFER_LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        self.traces: dict[str, Any] = {}
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+
+    def _figure(self) -> go.Figure:
+        return buffer_figure()
+
+    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
+        def bytes_slider(name: str, options: list[tuple[str, int]], label: str) -> Any:
+            value = getattr(s, name)
+            return w.SelectionSlider(options=with_option(options, value), value=value,
+                                     description=label)
+
+        return {
+            "buffer_memory_bytes": bytes_slider("buffer_memory_bytes", _MEMORY, "buffer.memory"),
+            "fetch_max_bytes": bytes_slider("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
+            "max_partition_fetch_bytes": bytes_slider(
+                "max_partition_fetch_bytes", _PARTITION_MAX, "max.partition.fetch.bytes"),
+            "brokers": w.IntSlider(value=s.brokers, min=1, max=max(30, s.brokers),
+                                   description="brokers"),
+            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(1000, s.partitions),
+                                      description="partitions"),
+            "consume_bytes_per_s": w.SelectionSlider(
+                options=_with_rate(s.consume_bytes_per_s), value=s.consume_bytes_per_s,
+                description="processing rate"),
+            "coordinator_bypass": w.ToggleButtons(
+                options=[("on (KIP-81)", True), ("off (what-if)", False)],
+                value=s.coordinator_bypass, description="heartbeats bypass the pool"),
+        }
+
+    def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
+        return {name: getattr(s, name) for name in self.controls}
+
+    def _compute(self, scenario: ConsumerScenario) -> Any:
+        from kipviz.curves.consumer_buffer import buffer_curves
+
+        self.traces = simulate_modes(scenario, seed=self.seed)
+        self.trace = self.traces["kip81_pool"]
+        return buffer_curves(self.spark, self.traces)
+
+    def _redraw(self, curves: Any) -> None:
+        update_buffer_figure(self.figure, curves)
+
+    def _advice(self, s: ConsumerScenario, c: Any) -> list[str]:
+        summary = c.summary.set_index("mode")
+        peak = {label: int(summary.loc[i, "peak_retained_bytes"])
+                for i, label in enumerate(c.labels)}
+        rate = {label: float(summary.loc[i, "consumed_bytes_per_s"])
+                for i, label in enumerate(c.labels)}
+        notes = []
+        per_partition = s.max_partition_fetch_bytes
+        if peak["today"] > 4 * per_partition:
+            notes.append(f"Today's consumer held {peak['today'] / MiB:.0f} MiB of fetch responses "
+                         f"with max.partition.fetch.bytes = {per_partition / MiB:g} MiB: that "
+                         f"limit is per partition and per response, not per consumer.")
+        if not s.coordinator_bypass and int(summary["max_heartbeat_delay_ms"].max()) > 0:
+            notes.append(f"Without the bypass a heartbeat response waited "
+                         f"{int(summary['max_heartbeat_delay_ms'].max()):,} ms for pool memory "
+                         f"(KIP-81 step 3.b is why coordinator traffic skips the pool).")
+        if rate["in_flight_cap"] < 0.95 * rate["kip81_pool"]:
+            loss = 1 - rate["in_flight_cap"] / rate["kip81_pool"]
+            notes.append(f"The in-flight cap gave the application {100 * loss:.0f}% less than "
+                         f"the pool: each freed slot waits a round trip for its next response.")
+        return notes
+
+    def _summary(self, c: Any) -> str:
+        cells = []
+        for i, label in enumerate(c.labels):
+            row = c.summary.set_index("mode").loc[i]
+            cells.append(f"<b>{MODE_NAMES.get(label, label)}</b> peak "
+                         f"{row['peak_retained_bytes'] / MiB:.1f} MiB, "
+                         f"{row['consumed_bytes_per_s'] / 1e6:.0f} MB/s")
+        return " &middot; ".join(cells)
+
+
+def _with_rate(rate: float) -> list[tuple[str, float]]:
+    """The processing-rate options, with ``rate`` among them."""
+    if any(v == rate for _, v in _RATES):
+        return _RATES
+    return sorted([*_RATES, (f"{rate / 1e6:g} MB/s", rate)], key=lambda o: o[1])
