@@ -20,6 +20,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 LESSONS = {
     "01_fetch_size_limit": "fetch",
     "02_memory_pool": "memory_pool",
+    "03_consumer_buffer_memory": "consumer_buffer_memory",
     "04_replication_quotas": "replication_quotas",
 }
 

@@ -1,0 +1,192 @@
+"""Lesson 3: why a consumer uses more memory than max.partition.fetch.bytes (KIP-81, as proposed)."""
+
+from __future__ import annotations
+
+from lessons import code, md
+
+CELLS = [
+    md("""
+# 3 · Why does my consumer use so much more memory than `max.partition.fetch.bytes`? (KIP-81)
+
+**The question.** `max.partition.fetch.bytes` is 1 MiB, yet the consumer's heap holds a hundred
+times that. Where does the memory go, what bounds it today, and what would a real bound cost?
+
+**The mechanism in a sentence.** [KIP-81](https://cwiki.apache.org/confluence/display/KAFKA/KIP-81%3A+Bound+Fetch+memory+usage+in+the+consumer)
+proposed a consumer setting `buffer.memory` (default 100 MiB): every fetch response is read from
+the socket into one memory pool (KIP-72's `SimpleMemoryPool`), a socket is read only while the pool
+has memory, heartbeats from the group coordinator bypass the pool, and the memory goes back once
+the records are handed to the application.
+
+> **Status: accepted, never merged.** Its pull requests (apache/kafka #3684, #4934, #6193) were
+> closed unmerged; Apache Kafka has no consumer `buffer.memory` today. kipviz models KIP-81
+> *as proposed*, beside today's consumer and the alternative the KIP rejected.
+"""),
+    code("""
+from dataclasses import replace
+
+import pandas as pd
+
+from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.fetch import consumer_memory_bound_bytes
+from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
+from kipviz.scenarios.consumer_buffer import heap_estimate_bytes, simulate_modes
+from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
+
+MiB = 1024 * 1024
+"""),
+    md("""
+## 1. The bound today, on numbers
+
+A consumer sends one fetch request to every broker that leads a partition it reads, in parallel.
+Each response is limited by `fetch.max.bytes` (50 MiB) and each partition in it by
+`max.partition.fetch.bytes` (1 MiB). So the worst case is not 1 MiB but, as KIP-74 and KIP-81 put
+it, **min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**:
+"""),
+    code("""
+rows = [{"brokers": b, "partitions": p,
+         "bound (MiB)": consumer_memory_bound_bytes(b, 52428800, 1048576, p) / MiB}
+        for b, p in ((3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000))]
+print(pd.DataFrame(rows).to_string(index=False))
+"""),
+    md("""
+With the defaults, a consumer of 1,000 partitions on 3 brokers may hold 150 MiB of fetched data,
+and on 30 brokers 1,000 MiB. Nothing in the consumer's settings names that number.
+
+## 2. One lagging consumer, three ways
+
+The lesson consumer reads 120 partitions led by 10 brokers. Each partition has a 64 MiB backlog
+and producers keep adding 20 MB/s; the application processes 50 MB/s, slower than the network, so
+fetched data piles up. `fetch.max.bytes` is 20 MiB (each broker's response holds its 12
+partitions, 12 MiB), `max.partition.fetch.bytes` its 1 MiB default. The same record batches go to:
+
+* **today's consumer**: no pool;
+* **KIP-81**: a pool of `buffer.memory` = 30 MB (it must be at least `fetch.max.bytes`);
+* **the rejected alternative**: no more fetch requests in flight, or not yet consumed, than whole
+  responses fit in the same 30 MB (two).
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
+from kipviz.spark import get_spark
+
+spark = get_spark()
+"""),
+    code("""
+traces = simulate_modes(BUFFER_LESSON_SCENARIO, seed=0)
+curves = buffer_curves(spark, traces)
+print(curves.summary_table().to_string(index=False))
+print("KIP-74 bound:", curves.bounds["today"]["kip74_bound_bytes"] / MiB, "MiB; pool bound "
+      "buffer.memory + largest response - 1:",
+      round(curves.bounds["kip81_pool"]["pooled_bound_bytes"] / MiB, 1), "MiB")
+"""),
+    code("""
+buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, the in-flight cap")
+"""),
+    md("""
+**What the picture says.**
+
+* **Today's consumer** keeps 120 completed fetches of 1 MiB waiting for the application, the
+  KIP-74 bound, and a little more: a response's buffer is one allocation, so it stays on the heap
+  until the *last* of its partitions has been consumed, while partitions already consumed are
+  fetched again. `max.partition.fetch.bytes` bounds one partition in one response, nothing more.
+* **KIP-81's pool** holds about 30 MB plus one response: like the broker's pool (lesson 2) it is
+  non-strict, reading a whole response while a single byte is free, so its bound is
+  `buffer.memory + largest response - 1`. Responses that do not fit stay in the sockets; the
+  application gets the same 50 MB/s, because it was the bottleneck all along.
+* **The cap** holds two responses and loses nothing *here*: the application is slow.
+* **Fairness** (bottom right) dips for the pool second by second (its "min Jain"): responses are
+  read in bursts as memory frees, so in some seconds only a few brokers' partitions advance. Over
+  the whole run every partition advances alike, because each broker still serves its partitions
+  in KIP-74's round-robin order; KIP-81 relies on that instead of a fairness rule of its own.
+
+## 3. Why capping in-flight requests was rejected
+
+KIP-81 explains that a cap "will result in a loss of performance": when memory frees up, the
+consumer must first send a fetch and wait for its response, while a pool's next response is
+already waiting in the socket. Give the application 300 MB/s and put the brokers 50 ms away:
+"""),
+    code("""
+fast = replace(BUFFER_LESSON_SCENARIO, consume_bytes_per_s=300e6, rtt_ms=50)
+fast_curves = buffer_curves(spark, simulate_modes(fast, seed=0))
+print(fast_curves.summary_table().to_string(index=False))
+"""),
+    md("""
+Within the same 30 MB budget (plus one response of overshoot) the pool keeps the application fed
+at the pace it can process; the cap leaves it idle for a round trip after every pair of responses
+it finishes, and delivers less than half as much. That is the throughput
+the KIP refused to give up.
+
+## 4. Why coordinator traffic bypasses the pool
+
+With the pool full, nothing is read from the sockets, including the coordinator's heartbeat
+responses. The consumer then stops sending heartbeats (one is in flight at a time), and after
+`session.timeout.ms` the group evicts it. KIP-81 therefore reads coordinator responses even when
+the pool is dry and allocates them outside it. Without that bypass (a what-if):
+"""),
+    code("""
+no_bypass = replace(BUFFER_LESSON_SCENARIO, coordinator_bypass=False)
+for label, s in (("with the bypass (KIP-81)", BUFFER_LESSON_SCENARIO),
+                 ("without the bypass", no_bypass)):
+    pool = simulate_modes(s, seed=0)["kip81_pool"]
+    print(f"{label:26s} longest heartbeat delay {pool.meta['max_heartbeat_delay_ms']:>5,} ms, "
+          f"longest gap between heartbeats {pool.meta['max_heartbeat_gap_ms']:,} ms")
+"""),
+    md("""
+Here the delay stays short of the 45 s `session.timeout.ms` default because the application keeps
+freeing memory; a consumer stuck in a long `poll()` gap would stop heartbeating altogether.
+
+## 5. Calibration: the measurement published with the pull request
+
+The KIP-81 pull request reported a consumer that needed about a **200 MB heap without the pool**
+and ran in **120 MB with `buffer.memory` = 30 MB**. A heap is more than fetch buffers, so kipviz
+estimates it as a baseline plus the peak bytes of fetch responses retained. Assumptions that give
+the published shape: the lesson workload above (120 partitions with a backlog on 10 brokers,
+responses of 12 MiB, an application slower than the network) and an **80 MB baseline** for the
+JVM, the client's other objects and the application.
+"""),
+    code("""
+baseline = 80_000_000
+heap = {mode: heap_estimate_bytes(trace, baseline) for mode, trace in traces.items()}
+for mode, measured in (("today", 200e6), ("kip81_pool", 120e6)):
+    print(f"{MODE_NAMES[mode]:28s} simulated heap {heap[mode] / 1e6:6.1f} MB, "
+          f"published {measured / 1e6:.0f} MB")
+heap_figure(["no pool", "buffer.memory = 30 MB"], [heap["today"], heap["kip81_pool"]],
+            [200e6, 120e6], title="Heap needed: kipviz estimate against the KIP-81 measurement")
+"""),
+    md("""
+The estimate lands within about 10% of both published figures. The shape is what matters: the pool
+removes the fetch buffers' share of the heap above `buffer.memory` plus one response.
+
+## 6. Try it
+
+Move `buffer.memory`, `fetch.max.bytes`, `max.partition.fetch.bytes`, brokers, partitions and the
+processing rate; each move runs all three consumers and Spark redraws their curves. Put
+`fetch.max.bytes` above `buffer.memory` to see KIP-81's rule, and turn the bypass off.
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (a live dashboard: its widgets have no stable text output)
+BufferDashboard(spark=spark)
+"""),
+    md("""
+## Conclusion
+
+A consumer's fetch memory is bounded today only by **min(brokers x `fetch.max.bytes`, partitions x
+`max.partition.fetch.bytes`)**, and whole responses stay on the heap until their last partition is
+consumed. KIP-81's `buffer.memory` would have made it one number, at the price of one response of
+overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no throughput lost, which a cap
+on in-flight requests could not do.
+
+## What Kafka does today
+
+* There is **no consumer `buffer.memory`**: KIP-81 was accepted in 2016 and its pull requests were
+  closed unmerged (the consumer reads into `MemoryPool.NONE`). Later work (KAFKA-13188) added
+  reference counting so a pool could be plugged in; it is not in Apache Kafka either.
+* To bound a consumer's memory, lower `fetch.max.bytes` (fewer brokers' worth) or
+  `max.partition.fetch.bytes` (fewer partitions' worth), and size the heap for
+  min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) plus the
+  decompressed records of `max.poll.records`.
+* Fairness between partitions, which KIP-81 relied on instead of a rule of its own, is KIP-74's
+  round-robin partition order (lesson 1).
+"""),
+]
