@@ -252,3 +252,15 @@ def test_importing_the_broker_curves_and_plots_does_not_import_spark():
     code = "import sys, kipviz.curves.broker, kipviz.plots.broker; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_p99_wait_of_large_or_small_requests_reads_the_starvation_table():
+    """wait_p99_ms(large) is the LARGE_STARVATION row's p99; NaN when no such request was made."""
+    table = pd.DataFrame({"large": [False, True], "wait_p99_ms": [12.5, 480.0]})
+    curves = bc.BrokerCurves(
+        memory=pd.DataFrame(), waits=pd.DataFrame(), wait_summary=pd.DataFrame(),
+        large_vs_small=table, wait_jain_index=1.0, large_bytes=1, queued_max_request_bytes=-1,
+        socket_request_max_bytes=1, outstanding_bound_bytes=None, per_connection_bound_bytes=1)
+    assert curves.wait_p99_ms(large=True) == 480.0
+    assert curves.wait_p99_ms(large=False) == 12.5
+    assert np.isnan(replace(curves, large_vs_small=table.iloc[:1]).wait_p99_ms(large=True))

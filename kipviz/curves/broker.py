@@ -224,6 +224,11 @@ class BrokerCurves:
             return None
         return self.queued_max_request_bytes + self.socket_request_max_bytes - 1
 
+    def wait_p99_ms(self, large: bool) -> float:
+        """The p99 wait of large (or small) requests in ms; NaN when none of them was made."""
+        waits = self.large_vs_small.set_index("large")["wait_p99_ms"]
+        return float(waits.get(large, float("nan")))
+
     @property
     def depleted_share(self) -> float:
         """Share of all ticks (0.0 to 1.0) in which the pool was out of memory (NaN if none)."""

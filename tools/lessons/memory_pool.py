@@ -82,19 +82,13 @@ runs = {
     "strict pool (what-if)": replace(BROKER_LESSON_SCENARIO, strict=True),
 }
 curves = {label: broker_curves(spark, simulate(s, seed=0)) for label, s in runs.items()}
-
-
-def p99(c, large):
-    t = c.large_vs_small.set_index("large")["wait_p99_ms"]
-    return t.get(large, float("nan"))
-
-
 table = pd.DataFrame({
     label: {"peak held (MiB)": c.memory["pool_used_max_bytes"].max() / MiB,
             "bound (MiB)": (c.outstanding_bound_bytes or c.per_connection_bound_bytes) / MiB,
             "out of memory (% of ticks)": 100 * c.depleted_share,
             "most channels muted": int(c.memory["muted_max"].max()),
-            "p99 wait small (ms)": p99(c, False), "p99 wait large (ms)": p99(c, True),
+            "p99 wait small (ms)": c.wait_p99_ms(large=False),
+            "p99 wait large (ms)": c.wait_p99_ms(large=True),
             "unread at the end": int(c.wait_summary["unread_requests"].sum())}
     for label, c in curves.items()}).T
 print(table.round(2).to_string())
