@@ -1,44 +1,70 @@
-"""The KIP-74 consumer scenario written as a SimPy program: the benchmark's reference.
+"""The KIP-74/KIP-81 consumer scenario written as a SimPy program: the benchmark's reference.
 
 The same model as :mod:`kipviz.scenarios.consumer`, written the way a user of SimPy (a general
 discrete-event library) would write it: a ``simpy.Environment``, one producer process per
 partition appending its batches at their tick, one fetcher process per broker (build the request
 from the fetchable partitions in the broker's order, let the broker fill it, park it below
 ``fetch.min.bytes`` for up to ``fetch.max.wait.ms``, send it back over a round trip plus its
-transfer time, hand its parts to the consumer's completed-fetch queue, in response order) and an
-application process that consumes completed fetches first in, first out at
-``consume_bytes_per_s``. Processes sleep on events (new data for a parked request, a partition
-freed for an idle fetcher, a response for an idle application) instead of polling every tick.
+transfer time into the consumer's socket), the consumer's network thread (a selector process that
+reads the responses waiting in its sockets and hands their parts to the completed-fetch queue, in
+response order), a heartbeat thread, and an application process that consumes completed fetches
+first in, first out at ``consume_bytes_per_s``. Processes sleep on events (new data for a parked
+request, a partition or a response slot freed for an idle fetcher, a response landing for an idle
+selector, a response read for an idle application) instead of polling every tick.
 
-Order of events. The kernel runs each tick as: producers, arrivals (in broker id order), record
-held bytes, the application consumes, brokers answer (in broker id order), record in-flight and
-consumed bytes, close the window. Here one tick is ``2 * brokers + 3`` integer time steps, one per
-phase of that list (one per broker where brokers go in id order), so SimPy's own clock gives the
-same order. The broker's fill is the loop of :func:`kipviz.fetch.fill_raw_bytes` on Python ints,
-and partition orders change with :func:`kipviz.fetch.next_order`'s rules; the test suite checks
-that tables come out identical to the kernel's.
+KIP-81 (as proposed, never shipped). The selector reads through
+:class:`kipviz.buffer.ConsumerBuffer` over the pool :func:`kipviz.buffer.consumer_pool` builds (a
+:class:`kipviz.pool.SimpleMemoryPool` of ``buffer.memory`` bytes, or ``NO_POOL`` for today's
+consumer): the mechanism itself allocates, releases and times the pool's dry spells. Each poll
+visits the responses in the sockets earliest landing first (the coordinator's channel after the
+brokers' on a tie); a refused response stays in its socket and its channel is muted until the
+pool is no longer out of memory (``Selector``'s ``outOfMemory`` muting); heartbeat responses
+bypass the pool unless ``coordinator_bypass`` is off. A response's bytes go back to the pool when
+the application has consumed the last of its parts. The heartbeat thread keeps one heartbeat in
+flight and sends the next ``heartbeat.interval.ms`` after the last once its response was read.
+The rejected alternative, ``max_in_flight_fetches``, counts responses requested and not yet
+wholly consumed; below ``partitions + brokers`` the brokers take turns (a dispatcher process
+hands out the turns in the kernel's order).
+
+Order of events. The kernel runs each tick as: producers, reads (earliest arrival first),
+the heartbeat thread, record held and buffer bytes, the application consumes, brokers answer
+(in broker id order, or in turns under a cap), record in-flight and consumed bytes, close the
+window. Here one tick is ``brokers + 7`` integer time steps: produce, land (responses reach their
+sockets), read, heartbeat, peak record, application, one answer step per broker, end of tick; so
+SimPy's own clock gives the same order. The broker's fill is the loop of
+:func:`kipviz.fetch.fill_raw_bytes` on Python ints, and partition orders change with
+:func:`kipviz.fetch.next_order`'s rules; the test suite checks that tables come out identical to
+the kernel's.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from collections.abc import Generator
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 import simpy
 
+from kipviz.buffer import ConsumerBuffer, consumer_pool
 from kipviz.fetch import Ordering, TopicPartition, java_hash_order, next_order
+from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.scenarios.consumer import TOPIC, ConsumerScenario
 from kipviz.workload import Batches, produce
 
-__all__ = ["simulate_simpy"]
+__all__ = ["SimpyTrace", "simulate_simpy", "simulate_simpy_trace"]
 
 WINDOW_COLUMNS = {"demand_bytes": np.int64, "delivered_bytes": np.int64,
                   "lag_end_bytes": np.int64, "fetches": np.int32, "starved_fetches": np.int32,
                   "max_starvation_streak": np.int32}  # docs/traces.md
 MEMORY_COLUMNS = ("held_bytes", "in_flight_bytes", "consumed_bytes")
+BUFFER_COLUMNS = {"retained_bytes": np.int64, "waiting_bytes": np.int64, "pool_dry": np.bool_}
+# The steps of one tick, in the kernel's order; broker b answers at ANSWER + b (or the b-th turn)
+PRODUCE, LAND, READ, HEARTBEAT, PEAK, APPLICATION, ANSWER = range(7)
+
+Process = Generator[simpy.Event, Any, None]
 
 
 def fill(first: list[int], log: list[int], partition_max_bytes: int, response_max_bytes: int,
@@ -73,14 +99,38 @@ def first_orders(scenario: ConsumerScenario) -> list[list[int]]:
     return [[i for i in everything if i % b == broker] for broker in range(b)]
 
 
+class Response:
+    """One fetch response: its bytes (one pool allocation) and the parts it brings, per
+    partition with bytes ``(partition, raw bytes, whole-batch bytes)``, in request order."""
+
+    __slots__ = ("left", "n_bytes", "parts")
+
+    def __init__(self, n_bytes: int, parts: list[tuple[int, int, int]]) -> None:
+        self.n_bytes = n_bytes
+        self.parts = parts
+        self.left = len(parts)  # parts not yet consumed: the last one releases the bytes
+
+
+class SimpyTrace(NamedTuple):
+    """The tables of :class:`kipviz.scenarios.consumer.ConsumerTrace` the reference produces,
+    and its pool's ``MemoryPoolDepletedTimeTotal``."""
+
+    windows: pd.DataFrame
+    memory: pd.DataFrame
+    buffer: pd.DataFrame
+    heartbeats: pd.DataFrame
+    depleted_time_total_ms: float
+
+
 class ConsumerModel:
-    """State and processes of one run; :meth:`run` returns the windows and memory tables."""
+    """State and processes of one run; :meth:`run` returns the trace's tables."""
 
     def __init__(self, scenario: ConsumerScenario, batches: Batches, seed: int) -> None:
         s = self.s = scenario
         self.env = simpy.Environment()
         n, b = s.partitions, s.brokers
-        self.steps = 2 * b + 3  # time steps per tick, one per phase
+        self.steps = ANSWER + b + 1  # time steps per tick, one per phase (one per broker answer)
+        self.end_step = ANSWER + b
         self.window = 0
         self.rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
         self.max_wait_ticks = math.ceil(s.fetch_max_wait_ms / s.tick_ms)
@@ -99,14 +149,38 @@ class ConsumerModel:
         # completed fetches: raw bytes held and complete bytes left, per partition; FIFO queue
         self.pending_raw = [0] * n
         self.pending_left = [0] * n
+        self.response_of: list[Response | None] = [None] * n  # the response each came in
         self.queue: deque[int] = deque()
         self.held = 0
         self.in_flight = [0] * b
         self.orders = first_orders(s)
+        # KIP-81: reads go through a ConsumerBuffer over the pool (NO_POOL: today's consumer)
+        self.buffer = ConsumerBuffer(
+            consumer_pool(s.buffer_memory_bytes, s.fetch_max_bytes, strict=s.strict_pool),
+            coordinator_bypass=s.coordinator_bypass)
+        self.retained = 0  # bytes of responses read and not yet wholly consumed
+        self.waiting = 0  # bytes of responses left in their sockets by the last poll
+        # the consumer's sockets: (landing tick, channel), channel `brokers` is the coordinator's
+        self.sockets: list[tuple[int, int]] = []
+        self.muted = [False] * (b + 1)
+        self.responses: list[Response | None] = [None] * b  # each broker's response in flight
+        # the rejected alternative: responses requested and not yet wholly consumed, capped
+        self.cap = s.max_in_flight_fetches
+        self.live = 0
+        self.rotating = self.cap is not None and self.cap < n + b  # brokers take turns
+        self.first_broker = 0
+        self.turns: list[tuple[int, simpy.Event] | None] = [None] * b
+        # the heartbeat thread: ticks of each heartbeat sent and read (-1: unread)
+        self.hb_interval_ticks = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
+        self.hb_sent: list[int] = []
+        self.hb_read: list[int] = []
         # events a sleeping process waits on (None when nobody waits)
         self.new_data: list[simpy.Event | None] = [None] * b
         self.freed: list[simpy.Event | None] = [None] * b
+        self.read: list[simpy.Event | None] = [None] * (b + 1)
         self.response: simpy.Event | None = None
+        self.landed: simpy.Event | None = None
+        self.slot_freed: simpy.Event | None = None
         # the window being filled and the finished tables
         self.streak = [0] * n
         self.window_offset = [0] * n
@@ -115,21 +189,7 @@ class ConsumerModel:
         self.w_streak = [0] * n
         self.window_rows: dict[str, list[list[int]]] = {k: [] for k in WINDOW_COLUMNS}
         self.memory = {k: [0] * s.ticks for k in MEMORY_COLUMNS}
-
-    # phases of a tick, in the kernel's order
-    def arrive_step(self, broker: int) -> int:
-        return 1 + broker
-
-    @property
-    def application_step(self) -> int:
-        return 1 + self.s.brokers
-
-    def answer_step(self, broker: int) -> int:
-        return 2 + self.s.brokers + broker
-
-    @property
-    def monitor_step(self) -> int:
-        return 2 + 2 * self.s.brokers
+        self.buffer_rows: dict[str, list[Any]] = {k: [0] * s.ticks for k in BUFFER_COLUMNS}
 
     def until(self, tick: int, step: int) -> simpy.Timeout:
         """A timeout that ends at ``step`` of ``tick``."""
@@ -139,6 +199,11 @@ class ConsumerModel:
     def tick(self) -> int:
         return int(self.env.now) // self.steps
 
+    @property
+    def now_ms(self) -> int:
+        """The tick's time, the clock the pool's dry spells are timed with."""
+        return self.tick * self.s.tick_ms
+
     @staticmethod
     def wake(events: list[Any], i: int) -> None:
         event = events[i]
@@ -146,7 +211,27 @@ class ConsumerModel:
             events[i] = None
             event.succeed()
 
-    def producer(self, p: int):
+    def turn(self, b: int) -> simpy.Event:
+        """Broker b's next turn to answer: in this tick's answer phase if it is still ahead,
+        else in the next tick's. In broker id order, or handed out by :meth:`dispatcher`."""
+        t = self.tick
+        if self.env.now >= t * self.steps + ANSWER:
+            t += 1
+        if not self.rotating:
+            return self.until(t, ANSWER + b)
+        event = self.env.event()
+        self.turns[b] = (t, event)
+        return event
+
+    def free_slot(self) -> None:
+        """A response was wholly consumed: one fewer against the in-flight cap."""
+        self.live -= 1
+        if self.slot_freed is not None:
+            event = self.slot_freed
+            self.slot_freed = None
+            event.succeed()
+
+    def producer(self, p: int) -> Process:
         """Append partition p's batches at their tick; wake its broker's parked request."""
         size, tick_of, end = self.size, self.tick_of, self.start[p + 1]
         k = self.start[p]
@@ -154,7 +239,7 @@ class ConsumerModel:
         while k < end:
             t = tick_of[k]
             if t * self.steps > self.env.now:
-                yield self.until(t, 0)
+                yield self.until(t, PRODUCE)
             appended = 0
             while k < end and tick_of[k] == t:
                 appended += size[k]
@@ -163,21 +248,30 @@ class ConsumerModel:
             self.produced[p] = k
             self.wake(self.new_data, broker)
 
-    def fetcher(self, b: int):
-        """Broker b's fetch loop: request, (park,) answer, one round trip, completed fetches."""
+    def fetcher(self, b: int) -> Process:
+        """Broker b's fetch loop: request, (park,) answer, into the socket, read, next turn."""
         s, env = self.s, self.env
         order = self.orders[b]
         fetch_ptr, produced, size = self.fetch_ptr, self.produced, self.size
         log_end, offset, pending_raw = self.log_end, self.offset, self.pending_raw
-        answer, arrive = self.answer_step(b), self.arrive_step(b)
-        yield self.until(0, answer)
+        yield self.turn(b)
         while True:
+            if self.cap is not None and self.live >= self.cap:
+                # the rejected alternative: no request beyond the cap; wait for a slot
+                if self.slot_freed is None:
+                    self.slot_freed = env.event()
+                yield self.slot_freed
+                yield self.turn(b)
+                continue
             request = [p for p in order if pending_raw[p] == 0]  # fetchable partitions
             if not request:  # all buffered: sleep until the application frees one
-                self.freed[b] = env.event()
-                yield self.freed[b]
-                yield self.until(self.tick, answer)
+                self.freed[b] = freed = env.event()
+                yield freed
+                yield self.turn(b)
                 continue
+            self.live += 1
+            if self.rotating:
+                self.first_broker = (b + 1) % s.brokers
             parked_since = -1
             while True:
                 t = self.tick
@@ -194,10 +288,9 @@ class ConsumerModel:
                     break
                 # DelayedFetch: wait for new data on this broker or fetch.max.wait.ms
                 self.new_data[b] = data = env.event()
-                yield data | self.until(parked_since + self.max_wait_ticks, answer)
+                yield data | self.until(parked_since + self.max_wait_ticks, PRODUCE)
                 self.new_data[b] = None
-                if env.now % self.steps != answer:
-                    yield self.until(self.tick, answer)
+                yield self.turn(b)
             parts, returned = self.answer(request, raw, lag)
             if s.ordering == Ordering.RANDOM:
                 reordered = np.array(order, dtype=np.int64)
@@ -208,22 +301,16 @@ class ConsumerModel:
                 order[:] = ([p for p in order if p not in returned]
                             + [p for p in order if p in returned])
             self.in_flight[b] = total
-            # one round trip plus the transfer over the broker's link, landing at `arrive`
-            travel_ticks = self.rtt_ticks + int(total / self.network_per_tick)
-            yield env.timeout(travel_ticks * self.steps - (answer - arrive))
-            # the response reaches the consumer: one completed fetch per partition with bytes
-            for p, r, got in parts:
-                pending_raw[p] = r
-                self.pending_left[p] = got
-                self.held += r
-                self.queue.append(p)
-            self.in_flight[b] = 0
-            if parts and self.response is not None:
-                self.response, event = None, self.response
-                event.succeed()
-            yield env.timeout(answer - arrive)
+            self.responses[b] = Response(total, parts)
+            # one round trip plus the transfer over the broker's link, into the consumer's socket
+            yield self.until(t + self.rtt_ticks + int(total / self.network_per_tick), LAND)
+            self.read[b] = read = env.event()
+            self.land(b)
+            yield read  # the selector reads it, now or once the pool has room
+            yield self.turn(b)
 
-    def answer(self, request: list[int], raw: list[int], lag: list[int]):
+    def answer(self, request: list[int], raw: list[int],
+               lag: list[int]) -> tuple[list[tuple[int, int, int]], set[int]]:
         """Move fetch positions past the whole batches returned; count fetches and starvation."""
         fetch_ptr, produced, size, streak = self.fetch_ptr, self.produced, self.size, self.streak
         parts = []
@@ -250,21 +337,128 @@ class ConsumerModel:
                 returned.add(p)
         return parts, returned
 
-    def application(self):
-        """Consume completed fetches in arrival order, ``consume_per_tick`` bytes a tick."""
+    def land(self, channel: int) -> None:
+        """A response reaches the consumer's socket on ``channel``: wake an idle selector."""
+        self.sockets.append((self.tick, channel))
+        if self.landed is not None:
+            event = self.landed
+            self.landed = None
+            event.succeed()
+
+    def selector(self) -> Process:
+        """The consumer's network thread: poll the sockets every tick while responses wait."""
+        env = self.env
+        while True:
+            self.landed = env.event()
+            yield self.landed
+            yield self.until(self.tick, READ)
+            self.poll()
+            while self.sockets:  # left in their sockets: poll again next tick
+                yield self.until(self.tick + 1, READ)
+                self.poll()
+
+    def poll(self) -> None:
+        """Read the waiting responses earliest first, each allocated from the pool (coordinator
+        responses bypass it); a refused one stays in its socket and its channel is muted until
+        the pool is no longer out of memory."""
+        buffer, muted, coordinator_channel = self.buffer, self.muted, self.s.brokers
+        now = self.now_ms
+        waiting = 0
+        left = []
+        self.sockets.sort()
+        for landed, channel in self.sockets:
+            coordinator = channel == coordinator_channel
+            n = HEARTBEAT_RESPONSE_BYTES if coordinator else self.in_flight[channel]
+            if muted[channel] and not buffer.can_read(coordinator=coordinator):
+                left.append((landed, channel))
+                waiting += 0 if coordinator else n
+                continue
+            muted[channel] = False
+            if not buffer.read(n, now, coordinator=coordinator):
+                muted[channel] = True
+                left.append((landed, channel))
+                waiting += 0 if coordinator else n
+                continue
+            if coordinator:
+                if not buffer.coordinator_bypass:
+                    buffer.release(n, now)  # a heartbeat response is parsed at once
+                self.hb_read[-1] = self.tick
+            else:
+                self.deliver(channel)
+            self.wake(self.read, channel)
+        self.sockets = left
+        self.waiting = waiting
+
+    def deliver(self, b: int) -> None:
+        """Broker b's response was read: one completed fetch per partition with bytes."""
+        response = self.responses[b]
+        assert response is not None
+        self.responses[b] = None
+        for p, r, got in response.parts:
+            self.pending_raw[p] = r
+            self.pending_left[p] = got
+            self.response_of[p] = response
+            self.held += r
+            self.queue.append(p)
+        self.retained += response.n_bytes
+        self.in_flight[b] = 0
+        if not response.parts:  # nothing to hand over: done at once
+            self.free_slot()
+        elif self.response is not None:
+            event = self.response
+            self.response = None
+            event.succeed()
+
+    def heartbeat(self) -> Process:
+        """The heartbeat thread: one heartbeat in flight; the next one is sent
+        ``heartbeat.interval.ms`` after the last, once the last's response was read."""
+        env, coordinator_channel = self.env, self.s.brokers
+        next_tick = 0
+        while True:
+            yield self.until(max(next_tick, self.tick), HEARTBEAT)
+            sent = self.tick
+            self.hb_sent.append(sent)
+            self.hb_read.append(-1)
+            next_tick = sent + self.hb_interval_ticks
+            yield self.until(sent + self.rtt_ticks, LAND)
+            self.read[coordinator_channel] = read = env.event()
+            self.land(coordinator_channel)
+            yield read
+
+    def dispatcher(self) -> Process:
+        """Under a cap below ``partitions + brokers`` brokers take turns: the kernel visits
+        ``(first_broker + k) % brokers`` for k = 0..brokers-1 with ``first_broker`` as it was
+        when the tick's turns began; a broker that sends a new request moves the next tick's
+        start past itself."""
+        env, brokers = self.env, self.s.brokers
+        yield self.until(0, ANSWER)
+        while True:
+            t = self.tick
+            start = self.first_broker
+            for k in range(brokers):
+                b = (start + k) % brokers
+                waiting = self.turns[b]
+                if waiting is not None and waiting[0] <= t:
+                    self.turns[b] = None
+                    waiting[1].succeed()  # broker b acts at this step, before the next place
+                yield env.timeout(1)
+            yield self.until(t + 1, ANSWER)
+
+    def application(self) -> Process:
+        """Consume completed fetches in arrival order, ``consume_per_tick`` bytes a tick; the
+        last part of a response consumed releases its bytes."""
         env = self.env
         queue, pending_raw, pending_left = self.queue, self.pending_raw, self.pending_left
-        held, consumed_col = self.memory["held_bytes"], self.memory["consumed_bytes"]
+        consumed_col = self.memory["consumed_bytes"]
         credit = 0.0
-        yield self.until(0, self.application_step)
+        yield self.until(0, APPLICATION)
         while True:
-            if not queue:  # idle: banks no time, sleeps until a response lands
+            if not queue:  # idle: banks no time, sleeps until a response is read
                 credit = 0.0
                 self.response = env.event()
                 yield self.response
-                yield self.until(self.tick, self.application_step)
+                yield self.until(self.tick, APPLICATION)
             t = self.tick
-            held[t] = self.held
             credit += self.consume_per_tick
             consumed = 0
             while queue:
@@ -281,23 +475,41 @@ class ConsumerModel:
                 pending_raw[p] = 0
                 pending_left[p] = 0
                 queue.popleft()
+                response = self.response_of[p]
+                assert response is not None
+                self.response_of[p] = None
+                response.left -= 1
+                if response.left == 0:  # all its records handed over: back to the pool
+                    self.buffer.release(response.n_bytes, self.now_ms)
+                    self.retained -= response.n_bytes
+                    self.free_slot()
                 self.wake(self.freed, p % self.s.brokers)
             if not queue:
                 credit = 0.0
             consumed_col[t] = consumed
             yield env.timeout(self.steps)
 
-    def monitor(self):
-        """Record bytes in flight every tick and close each window."""
-        in_flight = self.memory["in_flight_bytes"]
-        yield self.until(0, self.monitor_step)
+    def monitor(self) -> Process:
+        """Record the tick's peak (held, retained and waiting bytes, the pool dry) before the
+        application consumes, bytes in flight at its end, and close each window."""
+        held, in_flight = self.memory["held_bytes"], self.memory["in_flight_bytes"]
+        retained = self.buffer_rows["retained_bytes"]
+        waiting = self.buffer_rows["waiting_bytes"]
+        dry = self.buffer_rows["pool_dry"]
+        pool = self.buffer.pool
+        yield self.until(0, PEAK)
         while True:
             t = self.tick
+            held[t] = self.held
+            retained[t] = self.retained
+            waiting[t] = self.waiting
+            dry[t] = pool.is_out_of_memory
+            yield self.until(t, self.end_step)
             in_flight[t] = sum(self.in_flight)
             if (t + 1) * self.s.windows // self.s.ticks > self.window:
                 self.close_window()
                 self.window += 1
-            yield self.env.timeout(self.steps)
+            yield self.until(t + 1, PEAK)
 
     def close_window(self) -> None:
         rows = self.window_rows
@@ -313,13 +525,18 @@ class ConsumerModel:
         self.window_offset = list(offset)
         self.w_fetches, self.w_starved, self.w_streak = [0] * n, [0] * n, [0] * n
 
-    def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+    def run(self) -> SimpyTrace:
         s, env = self.s, self.env
         for p in range(s.partitions):
             env.process(self.producer(p))
+        env.process(self.selector())
+        if self.hb_interval_ticks > 0:
+            env.process(self.heartbeat())
         env.process(self.application())
         for b in range(s.brokers):
             env.process(self.fetcher(b))
+        if self.rotating:
+            env.process(self.dispatcher())
         env.process(self.monitor())
         env.run(until=s.ticks * self.steps)
         n_windows = len(self.window_rows["fetches"])
@@ -333,19 +550,48 @@ class ConsumerModel:
             **{k: np.array(v, dtype=WINDOW_COLUMNS[k]).ravel()
                for k, v in self.window_rows.items()},
         })
-        memory = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
+        time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+        memory = pd.DataFrame({"time_ms": time_ms,
                                **{k: np.array(v, dtype=np.int64)
                                   for k, v in self.memory.items()}})
-        return windows, memory
+        buffer = pd.DataFrame({"time_ms": time_ms,
+                               **{k: np.array(v, dtype=BUFFER_COLUMNS[k])
+                                  for k, v in self.buffer_rows.items()}})
+        return SimpyTrace(windows, memory, buffer, self.heartbeats(),
+                          float(self.buffer.pool.depleted_time_total_ms))
+
+    def heartbeats(self) -> pd.DataFrame:
+        """One row per heartbeat sent: sent, landed and read (-1: unread) times, and its delay
+        (landing to read, or to the end of the run while unread)."""
+        s = self.s
+        sent = np.array(self.hb_sent, dtype=np.int64)
+        read = np.array(self.hb_read, dtype=np.int64)
+        arrived = sent + self.rtt_ticks
+        delay = np.where(read >= 0, read - arrived, np.maximum(s.ticks - arrived, 0))
+        return pd.DataFrame({
+            "sent_ms": sent * s.tick_ms,
+            "arrived_ms": arrived * s.tick_ms,
+            "read_ms": np.where(read >= 0, read * s.tick_ms, -1),
+            "delay_ms": delay * s.tick_ms,
+        })
 
 
-def simulate_simpy(scenario: ConsumerScenario, *, seed: int = 0,
-                   batches: Batches | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run the consumer scenario in SimPy: the ``windows`` and ``memory`` tables of
-    :func:`kipviz.scenarios.consumer.simulate` (docs/traces.md), value for value."""
+def simulate_simpy_trace(scenario: ConsumerScenario, *, seed: int = 0,
+                         batches: Batches | None = None) -> SimpyTrace:
+    """Run the consumer scenario in SimPy: the ``windows``, ``memory``, ``buffer`` and
+    ``heartbeats`` tables of :func:`kipviz.scenarios.consumer.simulate` (docs/traces.md),
+    value for value, and the pool's ``depleted_time_total_ms``."""
     s = scenario
     if batches is None:
         batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
     elif batches.partitions != s.partitions:
         raise ValueError(f"batches cover {batches.partitions} partitions, not {s.partitions}")
     return ConsumerModel(s, batches, seed).run()
+
+
+def simulate_simpy(scenario: ConsumerScenario, *, seed: int = 0,
+                   batches: Batches | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run the consumer scenario in SimPy: the ``windows`` and ``memory`` tables of
+    :func:`kipviz.scenarios.consumer.simulate` (docs/traces.md), value for value."""
+    trace = simulate_simpy_trace(scenario, seed=seed, batches=batches)
+    return trace.windows, trace.memory

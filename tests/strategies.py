@@ -105,7 +105,8 @@ def buffered_consumer_scenarios(**kwargs):
     from dataclasses import replace
 
     def with_buffer(scenario):
-        largest = max(1, scenario.fetch_max_bytes, scenario.largest_response_bytes(400_000))
+        # at least a heartbeat response, which a pool without the bypass must hold
+        largest = max(16, scenario.fetch_max_bytes, scenario.largest_response_bytes(400_000))
         pool = st.builds(
             lambda extra, strict, bypass: replace(
                 scenario, buffer_memory_bytes=largest + extra, strict_pool=strict,

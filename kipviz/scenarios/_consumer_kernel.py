@@ -188,8 +188,9 @@ def consumer_kernel(
                 n_free += 1
         if head == tail:
             credit = 0.0  # an idle application banks no time
+        start = first_broker  # this tick's turn order; a send moves the next tick's start
         for k in range(n_brokers):  # brokers answer requests (new or parked)
-            b = (first_broker + k) % n_brokers
+            b = (start + k) % n_brokers
             if arrive[b] >= 0:
                 continue
             lo = order_start[b]

@@ -49,7 +49,11 @@ from kipviz.fetch import (
     java_hash_order,
 )
 from kipviz.scenarios._broker_kernel import DEPLETED, pool_state
-from kipviz.scenarios._consumer_kernel import compiled_kernel, consumer_kernel
+from kipviz.scenarios._consumer_kernel import (
+    HEARTBEAT_RESPONSE_BYTES,
+    compiled_kernel,
+    consumer_kernel,
+)
 from kipviz.workload import Batches, Workload, produce
 
 __all__ = ["ConsumerScenario", "ConsumerTrace", "simulate"]
@@ -108,6 +112,12 @@ class ConsumerScenario:
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
         Ordering(self.ordering)
         consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
+        if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
+                and self.heartbeat_interval_ms > 0
+                and self.buffer_memory_bytes < HEARTBEAT_RESPONSE_BYTES):
+            raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
+                             f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
+                             f"do not bypass the pool: {self.buffer_memory_bytes}")
         if self.max_in_flight_fetches is not None:
             _check_int("max_in_flight_fetches", self.max_in_flight_fetches, 1)
 
