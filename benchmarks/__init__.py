@@ -14,5 +14,6 @@ BENCHMARKS: dict[str, str] = {
     "kip74_consumer": "benchmarks.kip74_consumer",
     "kip72_broker": "benchmarks.kip72_broker",
     "kip73_reassignment": "benchmarks.kip73_reassignment",
+    "kip770_streams": "benchmarks.kip770_streams",
     "kip81_consumer": "benchmarks.kip81_consumer",
 }

@@ -17,7 +17,9 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.widgets.reassignment",
            "kipviz.workload", "kipviz.curves.reassignment", "kipviz.plots.reassignment",
            "kipviz.buffer", "kipviz.scenarios.consumer_buffer", "kipviz.curves.consumer_buffer",
-           "kipviz.plots.consumer_buffer", "kipviz.widgets.consumer_buffer"]
+           "kipviz.plots.consumer_buffer", "kipviz.widgets.consumer_buffer",
+           "kipviz.scenarios.streams", "kipviz.curves.streams", "kipviz.plots.streams",
+           "kipviz.widgets.streams"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -22,6 +22,7 @@ LESSONS = {
     "02_memory_pool": "memory_pool",
     "03_consumer_buffer_memory": "consumer_buffer_memory",
     "04_replication_quotas": "replication_quotas",
+    "05_streams_input_buffer": "streams_input_buffer",
 }
 
 

@@ -9,6 +9,7 @@ keeps its last good curves.
 * :class:`BrokerDashboard`: KIP-72 broker memory pool (lesson 2).
 * :class:`BufferDashboard`: KIP-81 consumer ``buffer.memory``, as proposed (lesson 3).
 * :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
+* :class:`StreamsDashboard`: KIP-770 Streams input buffer (lesson 5).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "LESSON_SCENARIO",
-           "REASSIGNMENT_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "Dashboard",
-           "FetchDashboard", "ReassignmentDashboard", "byte_options"]
+           "REASSIGNMENT_LESSON_SCENARIO", "STREAMS_LESSON_SCENARIO", "BrokerDashboard",
+           "BufferDashboard", "Dashboard", "FetchDashboard", "ReassignmentDashboard",
+           "StreamsDashboard", "byte_options"]

@@ -1,0 +1,268 @@
+"""A Kafka Streams instance buffering its input under KIP-770 or ``buffered.records.per.partition``.
+
+What it models (``StreamThread.runOnce``: ``pollPhase``, then ``TaskManager.process``; the
+buffers are ``RecordQueue`` per partition, summed by ``PartitionGroup`` per task):
+
+* ``tasks`` tasks, each reading ``topics`` co-partitioned input topics (``topics`` = 2 is a
+  join): partition p = task * topics + topic. Each partition has a backlog of
+  ``initial_lag_records`` and producers add ``produce_records_per_s``. Record sizes vary widely
+  between partitions: a partition's values are ``value_bytes * record_size_spread ** u`` bytes
+  with u uniform in [-1, 1] (seeded), and a record costs :func:`kipviz.buffer.record_size_bytes`.
+* T stream threads (task k runs on thread k % T), plus optionally a global thread, which takes a
+  share of ``input.buffer.max.bytes`` but buffers nothing here (:func:`~kipviz.buffer.
+  thread_share_bytes`). ``thread_changes`` adds or removes threads during the run
+  (``KafkaStreams.addStreamThread``): shares are recomputed and tasks that move lose their
+  buffered records to the new owner, which fetches them again.
+* Each tick every thread, in turn, polls once: each unpaused partition with records on the broker
+  gets whole records up to ``max.partition.fetch.bytes`` (at least one). Then the policy pauses
+  partitions (:data:`kipviz.buffer.STREAMS_POLICIES`). Then the thread processes up to
+  ``process_records_per_s`` records a second, one record per task in turn; a task takes the head
+  with the smallest timestamp and waits while one of its partitions is empty but has records on
+  the broker (``max.task.idle.ms`` 0). Then the policy resumes partitions.
+
+``thread_bytes_as_merged`` is the code Kafka merged in 3.2: a partition paused while non-empty
+that processing empties stays paused until the thread is back within its share; when every task
+waits on such a partition nothing is processed, the thread never gets back within its share, and
+throughput falls to zero for good (apache/kafka#13283, found after the revert). ``thread_bytes``
+adds that PR's fix, resuming a paused partition once it is empty.
+
+The loop is :mod:`kipviz.scenarios._streams_kernel`: compiled by numba by default, plain Python
+with ``compiled=False`` (the same function; the same trace).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kipviz._checks import check_int, check_number
+from kipviz.buffer import (
+    BUFFERED_RECORDS_PER_PARTITION,
+    INPUT_BUFFER_MAX_BYTES,
+    STREAMS_POLICIES,
+    fetch_bytes,
+    record_size_bytes,
+    records_bound_bytes,
+    thread_share_bytes,
+)
+from kipviz.scenarios._streams_kernel import (
+    POLICY_CODES,
+    THREAD_COLUMNS,
+    compiled_kernel,
+    streams_kernel,
+)
+
+__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
+           "partition_value_bytes", "simulate"]
+
+_SETTINGS = {
+    "input_buffer_max_bytes": ("input_buffer_max_bytes (input.buffer.max.bytes)", 0),
+    "buffered_records_per_partition": (
+        "buffered_records_per_partition (buffered.records.per.partition)", 1),
+    "max_partition_fetch_bytes": ("max_partition_fetch_bytes (max.partition.fetch.bytes)", 0),
+    "threads": ("threads (num.stream.threads)", 1),
+    "tasks": ("tasks", 1), "topics": ("topics", 1), "key_bytes": ("key_bytes", 0),
+    "value_bytes": ("value_bytes", 0), "initial_lag_records": ("initial_lag_records", 0),
+    "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StreamsScenario:
+    """One Kafka Streams instance, its settings and its input; vary it with ``replace``.
+
+    ``policy`` is one of :data:`kipviz.buffer.STREAMS_POLICIES`; ``thread_changes`` is a tuple of
+    ``(time_ms, threads)`` steps in time order.
+    """
+
+    input_buffer_max_bytes: int = INPUT_BUFFER_MAX_BYTES
+    buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION
+    policy: str = "thread_bytes"
+    threads: int = 4
+    global_thread: bool = False
+    thread_changes: tuple[tuple[int, int], ...] = ()
+    tasks: int = 16
+    topics: int = 2
+    topic: str = "input"
+    key_bytes: int = 16
+    value_bytes: int = 1000
+    record_size_spread: float = 10.0
+    produce_records_per_s: float = 2000.0  # per partition
+    initial_lag_records: int = 20000  # per partition
+    process_records_per_s: float = 50000.0  # per thread
+    max_partition_fetch_bytes: int = 1048576
+    tick_ms: int = 10
+    ticks: int = 1000
+
+    def __post_init__(self) -> None:
+        for name, (label, minimum) in _SETTINGS.items():
+            check_int(label, getattr(self, name), minimum)
+        if self.policy not in STREAMS_POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(STREAMS_POLICIES)}: "
+                             f"{self.policy!r}")
+        if not isinstance(self.global_thread, bool | np.bool_):
+            raise ValueError(f"global_thread must be True or False: {self.global_thread!r}")
+        if not isinstance(self.topic, str) or not self.topic:
+            raise ValueError(f"topic must be a non-empty topic name prefix: {self.topic!r}")
+        check_number("record_size_spread", self.record_size_spread, 1.0)
+        check_number("produce_records_per_s", self.produce_records_per_s, 0.0)
+        check_number("process_records_per_s", self.process_records_per_s, 0.0, strict=True)
+        if not math.isfinite(self.produce_records_per_s + self.process_records_per_s
+                             + self.record_size_spread):
+            raise ValueError("rates and record_size_spread must be finite")
+        last = -1
+        for step in self.thread_changes:
+            if not (isinstance(step, tuple) and len(step) == 2):
+                raise ValueError(f"thread_changes must be (time_ms, threads) pairs: {step!r}")
+            when = check_int("thread_changes time_ms", step[0], 0)
+            check_int("thread_changes threads (num.stream.threads)", step[1], 1)
+            if when <= last:
+                raise ValueError(f"thread_changes times must increase: {when} after {last}")
+            last = when
+
+    @property
+    def partitions(self) -> int:
+        """Input partitions of the instance: tasks x topics."""
+        return self.tasks * self.topics
+
+    @property
+    def max_threads(self) -> int:
+        """The most stream threads alive at once during the run."""
+        return max([self.threads, *(n for _, n in self.thread_changes)])
+
+    def topic_name(self, topic: int) -> str:
+        """The name of input topic ``topic`` (its UTF-8 bytes count in each record's cost)."""
+        return f"{self.topic}-{topic}"
+
+
+@dataclass(frozen=True)
+class StreamsTrace:
+    """Columnar output: ``threads``, ``partitions`` and ``ticks`` tables (one row per tick and
+    alive thread, per tick and partition, per tick: the threads' columns summed) and ``meta``;
+    the schemas are in this module's ``THREADS``, ``PARTITIONS`` and ``TICKS``."""
+
+    threads: pd.DataFrame
+    partitions: pd.DataFrame
+    ticks: pd.DataFrame
+    meta: dict[str, Any]
+
+
+THREADS = {"time_ms": np.int64, "thread": np.int32, "threads": np.int32,
+           "share_bytes": np.int64, "polled_bytes": np.int64,
+           "buffered_bytes_after_poll": np.int64, "buffered_bytes": np.int64,
+           "buffered_records": np.int64, "processed_records": np.int64,
+           "processed_bytes": np.int64, "demand_records": np.int64, "partitions": np.int32,
+           "paused_partitions": np.int32, "paused_after_poll": np.int32,
+           "nonempty_after_poll": np.int32, "lag_records": np.int64}
+PARTITIONS = {"time_ms": np.int64, "partition": np.int32, "task": np.int32, "topic": np.int32,
+              "thread": np.int32, "buffered_records": np.int64, "buffered_bytes": np.int64,
+              "lag_records": np.int64, "paused": np.bool_, "polled_records": np.int64,
+              "processed_records": np.int64}
+# the instance per tick: THREADS columns summed over the alive threads (the summed after-poll
+# bytes bound the instance at any moment of the tick: a thread's buffer only shrinks after its poll)
+TICKS = {"time_ms": np.int64, "threads": np.int32, "buffered_bytes_after_poll": np.int64,
+         "buffered_bytes": np.int64, "buffered_records": np.int64,
+         "processed_records": np.int64, "processed_bytes": np.int64,
+         "paused_partitions": np.int32, "lag_records": np.int64}
+# kernel output column -> THREADS column, in the kernel's order (T_ALIVE is the filter)
+_KERNEL_THREAD_COLUMNS = ("share_bytes", "polled_bytes", "buffered_bytes_after_poll",
+                          "buffered_bytes", "buffered_records", "processed_records",
+                          "processed_bytes", "demand_records", "partitions",
+                          "paused_partitions", "paused_after_poll", "nonempty_after_poll",
+                          "lag_records")
+
+
+def partition_value_bytes(scenario: StreamsScenario, rng: np.random.Generator) -> np.ndarray:
+    """Each partition's value size: ``value_bytes * record_size_spread ** u``, u ~ U[-1, 1]."""
+    s = scenario
+    u = rng.uniform(-1.0, 1.0, s.partitions)
+    return np.rint(s.value_bytes * s.record_size_spread ** u).astype(np.int64)
+
+
+def simulate(scenario: StreamsScenario, *, seed: int = 0,
+             value_bytes: Sequence[int] | None = None, compiled: bool = True) -> StreamsTrace:
+    """Run the scenario; the same scenario and seed give the same trace.
+
+    ``value_bytes`` (one size per partition) replaces the drawn sizes, for worked timelines.
+    ``compiled=False`` runs the kernel as plain Python (slow; a reference).
+    """
+    s = scenario
+    if value_bytes is None:
+        values = partition_value_bytes(s, np.random.default_rng(seed))
+    else:
+        values = np.array([check_int(f"value_bytes[{p}]", v, 0) for p, v in
+                           enumerate(value_bytes)], dtype=np.int64)  # fmt: skip
+        if len(values) != s.partitions:
+            raise ValueError(f"value_bytes needs one size per partition ({s.partitions}): "
+                             f"{len(values)}")
+    size = np.array([record_size_bytes(s.key_bytes, int(v), s.topic_name(p % s.topics))
+                     for p, v in enumerate(values)], dtype=np.int64)  # fmt: skip
+    fetch_records = np.array([fetch_bytes(int(r), s.max_partition_fetch_bytes) // int(r)
+                              for r in size], dtype=np.int64)  # fmt: skip
+    change_tick = np.array([-(-ms // s.tick_ms) for ms, _ in s.thread_changes], np.int64)
+    change_threads = np.array([n for _, n in s.thread_changes], np.int64)
+    n_parts, n_threads = s.partitions, s.max_threads
+    t_out = np.zeros((s.ticks, n_threads, THREAD_COLUMNS), np.int64)
+    p_out = {name: np.zeros((s.ticks, n_parts), np.int64) for name in
+             ("buffered", "lag", "polled", "processed")}  # fmt: skip
+    p_out["thread"] = np.zeros((s.ticks, n_parts), np.int32)
+    p_paused = np.zeros((s.ticks, n_parts), np.bool_)
+    kernel = compiled_kernel() if compiled else streams_kernel
+    moves = kernel(size, fetch_records, np.full(n_parts, s.initial_lag_records, np.int64),
+                   s.produce_records_per_s / 1000.0, s.topics, s.tasks, s.threads,
+                   change_tick, change_threads, s.input_buffer_max_bytes, int(s.global_thread),
+                   POLICY_CODES[s.policy], s.buffered_records_per_partition,
+                   s.process_records_per_s * s.tick_ms / 1000.0, s.tick_ms, s.ticks,
+                   t_out, p_out["buffered"], p_out["lag"], p_paused, p_out["polled"],
+                   p_out["processed"], p_out["thread"])
+    time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    alive = t_out[:, :, 0].reshape(-1) == 1
+    columns = {
+        "time_ms": np.repeat(time_ms, n_threads)[alive],
+        "thread": np.tile(np.arange(n_threads), s.ticks)[alive],
+        "threads": np.repeat(t_out[:, :, 0].sum(axis=1), n_threads)[alive],
+        **{name: t_out[:, :, c + 1].reshape(-1)[alive]
+           for c, name in enumerate(_KERNEL_THREAD_COLUMNS)},
+    }
+    threads = pd.DataFrame({k: v.astype(THREADS[k], copy=False) for k, v in columns.items()})
+    sums = t_out.sum(axis=1)
+    ticks = pd.DataFrame({"time_ms": time_ms, "threads": sums[:, 0].astype(np.int32), **{
+        name: sums[:, _KERNEL_THREAD_COLUMNS.index(name) + 1].astype(TICKS[name])
+        for name in list(TICKS)[2:]}})
+    part = np.tile(np.arange(n_parts, dtype=np.int32), s.ticks)
+    partitions = pd.DataFrame({
+        "time_ms": np.repeat(time_ms, n_parts), "partition": part, "task": part // s.topics,
+        "topic": part % s.topics, "thread": p_out["thread"].reshape(-1),
+        "buffered_records": p_out["buffered"].reshape(-1),
+        "buffered_bytes": p_out["buffered"].reshape(-1) * np.tile(size, s.ticks),
+        "lag_records": p_out["lag"].reshape(-1), "paused": p_paused.reshape(-1),
+        "polled_records": p_out["polled"].reshape(-1),
+        "processed_records": p_out["processed"].reshape(-1),
+    })
+    counts = sorted({s.threads, *(n for _, n in s.thread_changes)})
+    shares = {n: thread_share_bytes(s.input_buffer_max_bytes, n, bool(s.global_thread))
+              for n in counts}
+    one_poll = int(sum(fetch_bytes(int(r), s.max_partition_fetch_bytes) for r in size))
+    meta: dict[str, Any] = {
+        "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed, "policy": s.policy,
+        "input_buffer_max_bytes": s.input_buffer_max_bytes,
+        "buffered_records_per_partition": s.buffered_records_per_partition,
+        "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
+        "threads": s.threads, "max_threads": n_threads, "global_thread": bool(s.global_thread),
+        "thread_changes": [list(step) for step in s.thread_changes], "task_moves": int(moves),
+        "partitions": n_parts, "tasks": s.tasks, "topics": s.topics,
+        "value_bytes": values.tolist(), "record_bytes": size.tolist(),
+        "share_bytes": shares,
+        # the byte bound: every thread's share plus one fetch per partition (one poll of all)
+        "bytes_bound_bytes": max(n * share for n, share in shares.items()) + one_poll,
+        "records_bound_bytes": records_bound_bytes(size.tolist(),
+                                                   s.buffered_records_per_partition,
+                                                   s.max_partition_fetch_bytes),
+        "one_poll_bytes": one_poll,
+    }
+    return StreamsTrace(threads=threads, partitions=partitions, ticks=ticks, meta=meta)

@@ -1,0 +1,116 @@
+"""The KIP-770 dashboard: a Kafka Streams instance catching up under an input buffer bound."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
+from kipviz.scenarios.streams import StreamsScenario, simulate
+from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+
+__all__ = ["STREAMS_LESSON_SCENARIO", "StreamsDashboard"]
+
+# Four stream threads run 8 tasks, each joining two co-partitioned topics (16 partitions) whose
+# record sizes differ up to tenfold either way around 1 KB. Every partition starts 20,000 records
+# behind and gets 2,000 more a second; a thread processes 20,000 records a second, so the
+# instance catches up over the 6 s run with its buffers full. input.buffer.max.bytes is 32 MiB.
+STREAMS_LESSON_SCENARIO = StreamsScenario(
+    input_buffer_max_bytes=32 * MiB, policy="thread_bytes", threads=4, tasks=8, topics=2,
+    key_bytes=16, value_bytes=1000, record_size_spread=10.0, produce_records_per_s=2000.0,
+    initial_lag_records=20000, process_records_per_s=20000.0, tick_ms=10, ticks=600,
+)
+
+_BUFFER = byte_options(*(k * MiB for k in (1, 4, 8, 16, 32, 64, 128, 256)), 536870912)
+_POLICY_LABELS = {
+    "records_per_partition": "buffered.records.per.partition (Kafka today)",
+    "thread_bytes": "KIP-770 per-thread bytes (with the #13283 fix)",
+    "thread_bytes_as_merged": "KIP-770 as merged in 3.2 (stalls)",
+    "instance_bytes": "one bound for the instance (rejected)",
+    "partition_bytes": "bytes per partition (rejected)",
+    "biggest_partitions": "pause the biggest partitions (rejected)",
+}
+
+
+class StreamsDashboard(Dashboard):
+    """KIP-770 dashboard: ``input.buffer.max.bytes``, stream threads, the spread of record sizes,
+    each thread's processing rate and the pause/resume policy.
+
+    ``StreamsDashboard(threads=2)`` overrides fields of :data:`STREAMS_LESSON_SCENARIO`;
+    ``update(**params)`` takes :class:`~kipviz.scenarios.streams.StreamsScenario` field names and
+    returns :class:`kipviz.curves.streams.StreamsCurves`, or None when the settings were rejected
+    (the reason shows in ``warning``). Only ``buffered.records.per.partition`` is in Kafka today;
+    the byte policies are KIP-770 as proposed (merged twice and reverted).
+    """
+
+    def __init__(self, scenario: StreamsScenario = STREAMS_LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+
+    def _figure(self) -> go.Figure:
+        return streams_figure()
+
+    def _controls(self, s: StreamsScenario) -> dict[str, w.ValueWidget]:
+        return {
+            "input_buffer_max_bytes": w.SelectionSlider(
+                options=with_option(_BUFFER, s.input_buffer_max_bytes),
+                value=s.input_buffer_max_bytes, description="input.buffer.max.bytes"),
+            "threads": w.IntSlider(value=s.threads, min=1, max=max(MAX_THREADS, s.threads),
+                                   description="num.stream.threads"),
+            "record_size_spread": w.FloatSlider(
+                value=s.record_size_spread, min=1.0, max=max(100.0, s.record_size_spread),
+                step=0.5, description="record size spread (x)"),
+            "process_records_per_s": w.FloatSlider(
+                value=s.process_records_per_s, min=1000.0,
+                max=max(100000.0, s.process_records_per_s), step=1000.0,
+                description="records/s per thread"),
+            "policy": w.Dropdown(options=[(label, name) for name, label in
+                                          _POLICY_LABELS.items()],
+                                 value=s.policy, description="policy"),
+        }
+
+    def _control_values(self, s: StreamsScenario) -> dict[str, Any]:
+        return {name: getattr(s, name) for name in self.controls}
+
+    def _compute(self, scenario: StreamsScenario) -> Any:
+        from kipviz.curves.streams import streams_curves
+
+        self.trace = simulate(scenario, seed=self.seed)
+        return streams_curves(self.spark, self.trace)
+
+    def _redraw(self, curves: Any) -> None:
+        update_streams_figure(self.figure, curves)
+
+    def _advice(self, s: StreamsScenario, c: Any) -> list[str]:
+        notes = []
+        if c.stalled:
+            notes.append(f"Stalled: {c.stalled_threads} thread(s) processed nothing at the end. "
+                         "Each of their tasks waits on a partition that was paused while it had "
+                         "records and that processing has since emptied; the thread stays above "
+                         "its share, so nothing resumes it. This is the deadlock of the code "
+                         "merged in Kafka 3.2 (apache/kafka#13283 found it after the revert).")
+        if s.policy in ("thread_bytes", "thread_bytes_as_merged") and \
+                c.peak_bytes > s.input_buffer_max_bytes:
+            notes.append(f"The instance buffered {c.peak_bytes / MiB:.1f} MiB, more than "
+                         f"input.buffer.max.bytes: a thread pauses only after the poll that "
+                         f"took it over its share, so up to one fetch per partition comes on "
+                         f"top (bound {c.bytes_bound_bytes / MiB:.1f} MiB).")
+        if s.threads > MAX_THREADS:
+            notes.append(f"The figure draws the first {MAX_THREADS} threads.")
+        if s.policy != "records_per_partition":
+            notes.append("Not in Kafka today: input.buffer.max.bytes was merged and reverted "
+                         "twice; Kafka bounds input with buffered.records.per.partition.")
+        return notes
+
+    def _summary(self, c: Any) -> str:
+        m = c.instance_memory
+        rate = float(m["processed_records_per_s"].mean()) if len(m) else float("nan")
+        return (f"<b>peak buffered</b> {c.peak_bytes / MiB:.1f} MiB (input.buffer.max.bytes "
+                f"{c.input_buffer_max_bytes / MiB:g} MiB; KIP-770 bound "
+                f"{c.bytes_bound_bytes / MiB:.1f} MiB; buffered.records.per.partition bound "
+                f"{c.records_bound_bytes / MiB:.1f} MiB) &middot; <b>throughput</b> "
+                f"{rate:,.0f} records/s &middot; <b>Jain across threads</b> "
+                f"{c.mean_jain_index:.2f} &middot; <b>paused</b> up to "
+                f"{int(m['paused_max'].max()) if len(m) else 0} partitions")
