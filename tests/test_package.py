@@ -12,6 +12,7 @@ import pytest
 
 MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "kipviz.fetch",
            "kipviz.planner", "kipviz.plots", "kipviz.plots.broker", "kipviz.pool", "kipviz.quota",
+           "kipviz.advice", "kipviz.cli", "kipviz.report",
            "kipviz.scenarios.broker", "kipviz.scenarios.consumer",
            "kipviz.scenarios.reassignment", "kipviz.spark", "kipviz.widgets",
            "kipviz.widgets.broker", "kipviz.widgets.fetch", "kipviz.widgets.reassignment",
@@ -19,7 +20,8 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.buffer", "kipviz.scenarios.consumer_buffer", "kipviz.curves.consumer_buffer",
            "kipviz.plots.consumer_buffer", "kipviz.widgets.consumer_buffer",
            "kipviz.scenarios.streams", "kipviz.curves.streams", "kipviz.plots.streams",
-           "kipviz.widgets.streams"]
+           "kipviz.widgets.streams", "kipviz.scenarios.cluster", "kipviz.plots.tour",
+           "kipviz.widgets.tour"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -18,6 +18,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 # notebook name -> module of tools/lessons holding its CELLS
 LESSONS = {
+    "00_tour": "tour",
     "01_fetch_size_limit": "fetch",
     "02_memory_pool": "memory_pool",
     "03_consumer_buffer_memory": "consumer_buffer_memory",

@@ -10,6 +10,7 @@ keeps its last good curves.
 * :class:`BufferDashboard`: KIP-81 consumer ``buffer.memory``, as proposed (lesson 3).
 * :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
 * :class:`StreamsDashboard`: KIP-770 Streams input buffer (lesson 5).
+* :class:`TourDashboard`: one cluster, every knob, your own config (the tour).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboa
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
+from kipviz.widgets.tour import TourDashboard
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "LESSON_SCENARIO",
            "REASSIGNMENT_LESSON_SCENARIO", "STREAMS_LESSON_SCENARIO", "BrokerDashboard",
            "BufferDashboard", "Dashboard", "FetchDashboard", "ReassignmentDashboard",
-           "StreamsDashboard", "byte_options"]
+           "StreamsDashboard", "TourDashboard", "byte_options"]

@@ -9,15 +9,18 @@ controls, how to compute and draw, and what to say about the result.
 from __future__ import annotations
 
 import html
+import os
 from dataclasses import fields, replace
 from typing import Any, ClassVar
 
 import ipywidgets as w
 import plotly.graph_objects as go
 
-__all__ = ["Dashboard", "byte_options", "notice", "with_option"]
+__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
+STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
+"""Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
 
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
@@ -80,6 +83,12 @@ class Dashboard:
         self.widget = w.VBox([w.VBox(list(self.controls.values())), self.warning, self.summary,
                               self.figure])
         self.update()
+        # A FigureWidget syncs only the data it was made with; later changes travel as restyle
+        # messages, and those sent before the browser shows the widget (the first update, just
+        # above) are lost: the page showed empty axes (Voila, plotly 7). So it is made again
+        # from its current data, before anyone displays it.
+        self.figure = go.FigureWidget(self.figure)
+        self.widget.children = (*self.widget.children[:-1], self.figure)
 
     # --- what a subclass provides -------------------------------------------------------------
     def _figure(self) -> go.Figure:
@@ -107,9 +116,39 @@ class Dashboard:
 
     # --- the shared wiring --------------------------------------------------------------------
     def _ipython_display_(self) -> None:
-        from IPython.display import display
+        from IPython.display import HTML, display
 
+        if os.environ.get(STATIC_ENV):  # a static page (kipviz report): no widgets there
+            display(HTML(self.static_html()), self.static_figure())
+            return
         display(self.widget)
+
+    # --- static output, for pages without a kernel (opt-in, see STATIC_ENV) ----------------------
+    def static_figure(self) -> go.Figure:
+        """The figure as drawn now, as a plain plotly ``Figure`` (not a widget)."""
+        return go.Figure(self.figure)
+
+    def static_html(self) -> str:
+        """The settings in use, the warning and the summary, as an HTML fragment."""
+        settings = "".join(
+            f"<li>{html.escape(str(control.description or name))} = "
+            f"<code>{html.escape(_shown(control))}</code></li>"
+            for name, control in self.controls.items())
+        return (f'<div class="kipviz-dashboard"><p><b>{type(self).__name__}</b> at these '
+                f"settings (move the sliders in Jupyter or <code>make app</code>):</p>"
+                f"<ul>{settings}</ul>{self.warning.value}<p>{self.summary.value}</p></div>")
+
+    def to_html(self, *, include_plotlyjs: bool | str = True, div_id: str | None = None) -> str:
+        """:meth:`static_html` and the current figure as one HTML fragment.
+
+        ``include_plotlyjs`` as in :func:`plotly.io.to_html`: True embeds plotly.js (the
+        fragment then works offline), a path refers to a local copy, False leaves it out.
+        """
+        import plotly.io as pio
+
+        figure = pio.to_html(self.static_figure(), full_html=False, div_id=div_id,
+                             include_plotlyjs=include_plotlyjs)
+        return self.static_html() + figure
 
     def _on_change(self, name: str) -> Any:
         def handler(change: dict[str, Any]) -> None:
@@ -159,3 +198,12 @@ class Dashboard:
                 control.value = value
         finally:
             self._syncing = False
+
+
+def _shown(control: w.ValueWidget) -> str:
+    """A control's value as it reads on screen (a selection's label, a slider's number)."""
+    label = getattr(control, "label", None)
+    if label is not None:
+        return str(label)
+    value = control.value
+    return f"{value:g}" if isinstance(value, float) else str(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ipywidgets as w
@@ -89,7 +90,7 @@ class BrokerDashboard(Dashboard):
         if not c.has_pool:
             notes.append(f"No pool (queued.max.request.bytes <= 0, Kafka's default): requests "
                          f"held up to {peak / MiB:.1f} MiB, bounded only by one request per "
-                         f"connection ({c.per_connection_bound_bytes / MiB:.0f} MiB here).")
+                         f"connection ({c.per_connection_bound_bytes / MiB:.1f} MiB here).")
         elif peak > s.queued_max_request_bytes:
             notes.append(f"The pool handed out {peak / MiB:.2f} MiB, more than "
                          f"queued.max.request.bytes: a non-strict pool grants any request while "
@@ -107,11 +108,16 @@ class BrokerDashboard(Dashboard):
                  else float("nan"))
         peak = int(c.memory["pool_used_max_bytes"].max()) if len(c.memory) else 0
         sizes = c.large_vs_small.set_index("large")["wait_p99_ms"]
-        small, large = sizes.get(False, float("nan")), sizes.get(True, float("nan"))
+        small, large = (_ms(sizes.get(flag, float("nan"))) for flag in (False, True))
         bound = ("none (one request per connection)" if c.outstanding_bound_bytes is None
                  else f"{c.outstanding_bound_bytes / MiB:.2f} MiB")
         return (f"<b>peak pool use</b> {peak / MiB:.2f} MiB (bound {bound}) &middot; "
                 f"<b>out of memory</b> {100 * c.depleted_share:.0f}% of ticks, "
                 f"memory-pool-depleted-time-total {dry_s:.1f} s &middot; "
                 f"<b>Jain over waits</b> {c.wait_jain_index:.2f} &middot; <b>p99 wait</b> small "
-                f"{small:,.0f} ms, large {large:,.0f} ms")
+                f"{small}, large {large}")
+
+
+def _ms(wait_ms: float) -> str:
+    """A p99 wait, or "none" when no request of that size was made (large_share 0)."""
+    return "none" if math.isnan(wait_ms) else f"{wait_ms:,.0f} ms"

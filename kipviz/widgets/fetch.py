@@ -9,7 +9,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz import plots
-from kipviz.fetch import Ordering
+from kipviz.fetch import Ordering, consumer_memory_bound_bytes
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
 from kipviz.workload import Batches, Workload, produce
@@ -117,24 +117,44 @@ class FetchDashboard(Dashboard):
         plots.update_consumer_figure(self.figure, curves)
 
     def _advice(self, scenario: ConsumerScenario, curves: Any) -> list[str]:
-        return _advice(scenario, curves)
+        batch = int(self.trace.meta.get("max_batch_bytes", 0)) if self.trace is not None else 0
+        return _advice(scenario, curves, max_batch_bytes=batch)
 
     def _summary(self, curves: Any) -> str:
         return _summary(curves)
 
 
-def _advice(s: ConsumerScenario, c: Any) -> list[str]:
-    """Warnings for legal but risky or surprising combinations."""
+def _size(n: float) -> str:
+    """Bytes as MiB, or KiB below 1 MiB (so small peaks and bounds do not all read 0.0 MiB)."""
+    return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n / KiB:,.1f} KiB"
+
+
+def _advice(s: ConsumerScenario, c: Any, *, max_batch_bytes: int = 0) -> list[str]:
+    """Warnings for legal but risky or surprising combinations.
+
+    ``max_batch_bytes`` is the largest record batch of the run (``trace.meta``): with the
+    first-batch exception a fetch may return a batch larger than the limits, so a peak above
+    KIP-74's figure but within ``consumer_memory_bound_bytes(..., max_batch_bytes=...)`` is
+    that exception at work, not the application lagging.
+    """
     notes = []
     if s.max_partition_fetch_bytes > s.response_max_bytes:
         notes.append("max.partition.fetch.bytes is above the response limit "
                      f"({s.response_max_bytes:,} bytes): the response limit applies first.")
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
-    if peak > c.kip74_bound_bytes:
-        notes.append(f"Held memory peaked at {peak / MiB:.1f} MiB, above KIP-74's "
-                     f"min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
-                     f"{c.kip74_bound_bytes / MiB:.1f} MiB: completed fetches piled up while the "
-                     "application lagged (what KIP-81's buffer.memory set out to bound).")
+    with_batches = consumer_memory_bound_bytes(s.brokers, s.fetch_max_bytes,
+                                               s.max_partition_fetch_bytes, s.partitions,
+                                               max_batch_bytes=max_batch_bytes)
+    above = (f"Held memory peaked at {_size(peak)}, above KIP-74's min(brokers x "
+             f"fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
+             f"{_size(c.kip74_bound_bytes)}: ")
+    if c.kip74_bound_bytes < peak <= with_batches:
+        notes.append(above + f"record batches of up to {max_batch_bytes:,} bytes are larger "
+                     "than the limits, and the first-batch exception returns them whole (the "
+                     f"bound with it is {_size(with_batches)}).")
+    elif peak > c.kip74_bound_bytes:
+        notes.append(above + "completed fetches piled up while the application lagged (what "
+                     "KIP-81's buffer.memory set out to bound).")
     return notes
 
 
@@ -145,5 +165,5 @@ def _summary(c: Any) -> str:
     streak = int(c.fairness["max_starvation_streak"].max()) if len(c.fairness) else 0
     return (f"<b>min Jain index</b> {jain.min():.3f} &middot; <b>mean</b> {jain.mean():.3f} "
             f"&middot; <b>longest starvation</b> {streak} fetches &middot; <b>peak held</b> "
-            f"{peak / MiB:.1f} MiB (KIP-74 bound {c.kip74_bound_bytes / MiB:.1f} MiB) &middot; "
+            f"{_size(peak)} (KIP-74 bound {_size(c.kip74_bound_bytes)}) &middot; "
             f"<b>consumed</b> {rate / 1e6:.1f} MB/s")

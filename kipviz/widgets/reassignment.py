@@ -130,7 +130,11 @@ class ReassignmentDashboard(Dashboard):
         if math.isfinite(c.kip_move_time_s) and not c.finished:
             notes.append(f"The move did not finish in the {s.ticks * s.tick_ms / 1000:g} s run "
                          f"(KIP-73's formula: {c.kip_move_time_s:.0f} s).")
-        if c.first_window_overshoot > 1.0:
+        if math.isinf(c.first_window_overshoot):  # a throttle of 0: no ratio to give
+            notes.append(f"The first quota window carried {_first_window_mb(c):.1f} MB of "
+                         "throttled replication although the throttle is 0: the mechanism is "
+                         "optimistic, it throttles only after a window has gone over.")
+        elif c.first_window_overshoot > 1.0:
             notes.append(f"The first quota window carried {c.first_window_overshoot:.2f} x the "
                          "quota: the mechanism is optimistic, it throttles only after a window "
                          "has gone over.")
@@ -145,7 +149,14 @@ class ReassignmentDashboard(Dashboard):
         else:
             kip = (f"KIP-73 formula {c.kip_move_time_s:.1f} s"
                    if math.isfinite(c.kip_move_time_s) else "KIP-73 formula: never")
-            overshoot = f"{c.first_window_overshoot:.2f} x the quota"
+            overshoot = (f"{_first_window_mb(c):.1f} MB against a throttle of 0"
+                         if math.isinf(c.first_window_overshoot)
+                         else f"{c.first_window_overshoot:.2f} x the quota")
         return (f"<b>move completed</b> {done} ({kip}) &middot; <b>first window</b> "
                 f"{overshoot} &middot; <b>client bandwidth left while moving</b> "
                 f"{left:.1f} MB/s")
+
+
+def _first_window_mb(c: Any) -> float:
+    """Throttled MB sent in the first quota window (NaN if the run has no move row)."""
+    return float(c.move["first_window_throttled_bytes"].iloc[0]) / MB if len(c.move) else math.nan

@@ -1,0 +1,207 @@
+"""Warnings for legal but risky Kafka settings: memory bounds, throttles, the request pool.
+
+Each warning names the Kafka setting, the rule it breaks and the numbers, so a reader of
+``kipviz run`` (or the tour's "your own config" dashboard) can act on it:
+
+* **Consumer memory** above a given heap: KIP-74's worst case
+  ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``
+  (:func:`kipviz.fetch.consumer_memory_bound_bytes`, first-batch exception included), which counts
+  one round of fetches; ``partitions * max.partition.fetch.bytes``, which a consumer whose
+  application falls behind reaches (lessons 1 and 3 simulate it); and, when
+  KIP-81's ``buffer.memory`` is set (as proposed; never shipped), the pool's own bound
+  ``buffer.memory + largest response - 1`` (:func:`kipviz.buffer.pooled_bytes_bound`).
+* **A replication throttle at or below the inbound rate** (KIP-73 Q&A 1 and 4,
+  :func:`kipviz.quota.move_time_s`): the reassignment never finishes; above ``N - IN/R`` a broker
+  has no room left for clients; ``replica.fetch.response.max.bytes`` above KIP-73 Q&A 5's figure.
+* **Settings Kafka rejects**, such as ``queued.max.request.bytes`` below
+  ``socket.request.max.bytes`` (``KafkaConfig.validateValues``, KIP-72) or ``buffer.memory``
+  below ``fetch.max.bytes`` (KIP-81): :class:`~kipviz.config.BrokerConfig` and
+  :class:`~kipviz.config.ConsumerConfig` refuse them, and :func:`load_config` turns the refusal
+  into a warning (and the config without that setting) instead of an exception.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TypeAlias, TypeVar
+
+from kipviz.buffer import pooled_bytes_bound
+from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
+from kipviz.fetch import consumer_memory_bound_bytes, effective_response_max_bytes
+from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
+
+__all__ = ["ConfigSource", "config_warnings", "load_config"]
+
+MiB = 1024 * 1024
+MB = 1_000_000
+
+ConfigSource: TypeAlias = (ConsumerConfig | BrokerConfig | Mapping[str, object] | str
+                           | os.PathLike[str])
+"""A config object, a mapping of Kafka keys to values, or the path of a ``.properties`` file."""
+
+ConfigT = TypeVar("ConfigT", ConsumerConfig, BrokerConfig)
+
+# A setting that breaks a rule relating two settings; loading again without it keeps the rest.
+_PAIR_RULES = {ConsumerConfig: ("buffer.memory", "unset (today's consumer, no pool)"),
+               BrokerConfig: ("queued.max.request.bytes", "at Kafka's default -1 (no pool)")}
+_THROTTLES = tuple((f"{side}.replication.throttled.rate",
+                    f"{side}_replication_throttled_rate_bytes_per_s")
+                   for side in ("leader", "follower"))
+
+
+def _mib(n: float) -> str:
+    return f"{n:,.0f} bytes ({n / MiB:,.1f} MiB)"
+
+
+def _rate(r: float) -> str:
+    return f"{r:,.0f} bytes/s ({r / MB:g} MB/s)"
+
+
+def load_config(cls: type[ConfigT], source: ConfigSource | None
+                ) -> tuple[ConfigT | None, list[str]]:
+    """``cls`` read from ``source`` and the warnings met; never raises for bad settings.
+
+    ``None`` gives ``(None, [])``. A config object is returned as it is. A file or mapping that
+    :meth:`~kipviz.config.ConsumerConfig.from_properties` rejects gives a warning with its error
+    text; when the rejected rule relates two settings (``queued.max.request.bytes`` >=
+    ``socket.request.max.bytes``, ``buffer.memory`` >= ``fetch.max.bytes``), the config is read
+    again without the offending one (Kafka's default is used) so that the rest still counts.
+    Otherwise the config is ``None``. Real Kafka keys kipviz does not model are not warned about.
+    """
+    if source is None:
+        return None, []
+    if isinstance(source, ConsumerConfig | BrokerConfig):
+        if not isinstance(source, cls):
+            raise TypeError(f"expected a {cls.__name__}, not a {type(source).__name__}")
+        return source, []
+    role = "consumer" if cls is ConsumerConfig else "broker"
+    entries: Mapping[str, object] = (
+        source if isinstance(source, Mapping)
+        else parse_properties(Path(source).read_text(encoding="latin-1")))
+    try:
+        return cls.from_properties(entries).config, []
+    except (ValueError, TypeError) as err:
+        warning = f"Kafka would reject this {role} config: {err}."
+    key, fallback = _PAIR_RULES[cls]
+    if key not in entries:
+        return None, [warning]
+    try:
+        config = cls.from_properties({k: v for k, v in entries.items() if k != key}).config
+    except (ValueError, TypeError):
+        return None, [warning]
+    return config, [f"{warning} The curves use the rest of it, with {key} {fallback}."]
+
+
+def config_warnings(consumer: ConfigSource | None = None, broker: ConfigSource | None = None, *,
+                    heap_bytes: int | None = None, brokers: int = 3, partitions: int = 100,
+                    bytes_in_per_s: float | None = None, network_bytes_per_s: float | None = None,
+                    replication_factor: int | None = None, max_batch_bytes: int = 0
+                    ) -> list[str]:
+    """Warnings for risky values of a consumer's and a broker's settings (see the module).
+
+    ``consumer`` / ``broker``: config objects, mappings of Kafka keys or ``.properties`` paths;
+    settings Kafka rejects become warnings (:func:`load_config`). ``heap_bytes``: the consumer's
+    JVM heap (``-Xmx``); the memory checks need it. ``brokers`` / ``partitions``: the brokers the
+    consumer fetches from and the partitions assigned to it. ``bytes_in_per_s``: the inbound
+    (producer) rate of the partitions being moved, for the throttle checks; with
+    ``network_bytes_per_s`` and ``replication_factor`` the upper end of KIP-73's workable range
+    and ``replica.fetch.response.max.bytes`` are checked too. ``max_batch_bytes``: the largest
+    record batch (the first-batch exception lets a fetch grow to it).
+    """
+    notes: list[str] = []
+    c, c_notes = load_config(ConsumerConfig, consumer)
+    b, b_notes = load_config(BrokerConfig, broker)
+    notes += c_notes + b_notes
+    if c is not None and heap_bytes is not None:
+        notes += _memory_warnings(c, b or BrokerConfig(), heap_bytes, brokers, partitions,
+                                  max_batch_bytes)
+    if b is not None and bytes_in_per_s is not None:
+        notes += _throttle_warnings(b, bytes_in_per_s, network_bytes_per_s, replication_factor,
+                                    brokers)
+    return notes
+
+
+def _memory_warnings(c: ConsumerConfig, b: BrokerConfig, heap_bytes: int, brokers: int,
+                     partitions: int, max_batch_bytes: int) -> list[str]:
+    """KIP-74's bound (and KIP-81's pool bound) against the heap."""
+    if heap_bytes <= 0:
+        raise ValueError(f"heap_bytes must be > 0: {heap_bytes}")
+    kip74 = consumer_memory_bound_bytes(brokers, c.fetch_max_bytes, c.max_partition_fetch_bytes,
+                                        partitions, max_batch_bytes=max_batch_bytes)
+    rule = (f"min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
+            f"min({brokers} x {c.fetch_max_bytes:,}, {partitions} x "
+            f"{c.max_partition_fetch_bytes:,})")
+    if max_batch_bytes:
+        rule += f" with batches of up to {max_batch_bytes:,} bytes (first-batch exception)"
+    # KIP-74's figure counts one round of fetches; an application that falls behind leaves a
+    # completed fetch of every partition buffered while the brokers answer for the others
+    # (AbstractFetch.fetchablePartitions), so the buffered bytes reach partitions x the limit.
+    lagging = partitions * max(c.max_partition_fetch_bytes, max_batch_bytes)
+    lag_rule = (f"partitions x max.partition.fetch.bytes = {partitions} x "
+                f"{max(c.max_partition_fetch_bytes, max_batch_bytes):,}")
+    memory = c.buffer_memory_bytes
+    if memory is None:
+        if kip74 > heap_bytes:
+            return [f"Consumer memory: fetched data can reach KIP-74's bound {rule} = "
+                    f"{_mib(kip74)}, above the heap of {_mib(heap_bytes)}; lower fetch.max.bytes "
+                    f"or max.partition.fetch.bytes, or give the consumer more heap."]
+        if lagging > heap_bytes:
+            return [f"Consumer memory: KIP-74's bound {rule} = {_mib(kip74)} counts one round "
+                    f"of fetches; when the application falls behind, the consumer keeps "
+                    f"fetching the partitions with nothing buffered, so completed fetches can "
+                    f"reach {lag_rule} = {_mib(lagging)}, above the heap of {_mib(heap_bytes)}; "
+                    f"lower max.partition.fetch.bytes or give the consumer more heap."]
+        return []
+    largest = max(effective_response_max_bytes(c.fetch_max_bytes, b.fetch_max_bytes),
+                  max_batch_bytes)
+    try:
+        pooled = pooled_bytes_bound(memory, largest)
+    except ValueError as err:
+        return [f"buffer.memory (KIP-81, as proposed): {err}."]
+    bound = min(pooled, max(kip74, lagging))
+    if bound <= heap_bytes:
+        return []
+    return [f"Consumer memory: with buffer.memory = {memory:,} (KIP-81, as proposed; never "
+            f"shipped in Kafka) the pool holds up to buffer.memory + largest response - 1 = "
+            f"{memory:,} + {largest:,} - 1 = {_mib(pooled)}; without it a lagging consumer "
+            f"holds up to max(KIP-74's {rule}, {lag_rule}) = {_mib(max(kip74, lagging))}: the "
+            f"smaller, {_mib(bound)}, is above the heap of {_mib(heap_bytes)}; lower "
+            f"buffer.memory or give the consumer more heap."]
+
+
+def _throttle_warnings(b: BrokerConfig, bytes_in: float, network: float | None,
+                       replication_factor: int | None, brokers: int) -> list[str]:
+    """KIP-73's workable range IN < T < N - IN/R and Q&A 5's response size."""
+    notes = []
+    upper = None
+    if network is not None and replication_factor is not None:
+        try:
+            upper = throttle_bounds(bytes_in, network, replication_factor)[1]
+        except ValueError as err:
+            notes.append(f"Replication throttle: {err} (KIP-73 Q&A 4).")
+    for key, name in _THROTTLES:
+        rate = getattr(b, name)
+        if rate is None:
+            continue
+        if math.isinf(move_time_s(1.0, 1.0, 1, rate, bytes_in)):
+            notes.append(f"{key} = {_rate(rate)} is at or below the inbound rate IN = "
+                         f"{_rate(bytes_in)}: KIP-73's move time MoveRatio x log size x brokers "
+                         f"/ (throttle - IN) is infinite, the reassignment never finishes.")
+        elif upper is not None and rate >= upper:
+            notes.append(f"{key} = {_rate(rate)} is at or above N - IN/R = {_rate(upper)} "
+                         f"(KIP-73 Q&A 4: a workable throttle T has IN < T < N - IN/R): a broker "
+                         f"leading every moving partition has no bandwidth left for producers.")
+    leader = b.leader_replication_throttled_rate_bytes_per_s
+    if leader is not None and network is not None:
+        window_s = b.replication_quota_window_num * b.replication_quota_window_size_seconds
+        limit = max_replica_fetch_response_bytes(leader, window_s, network, brokers)
+        if b.replica_fetch_response_max_bytes >= limit:
+            notes.append(f"replica.fetch.response.max.bytes = "
+                         f"{b.replica_fetch_response_max_bytes:,} is not below KIP-73 Q&A 5's "
+                         f"window x min(leader quota, N / brokers) = {window_s} s x "
+                         f"min({leader:,.0f}, {network:,.0f} / {brokers}) = {limit:,.0f} bytes: "
+                         f"the first throttled responses overshoot the quota window.")
+    return notes

@@ -1,0 +1,170 @@
+"""The ``kipviz`` command: ``kipviz report`` (the lessons as a static site) and ``kipviz run``
+(one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page).
+
+``kipviz report --out site/`` executes every lesson notebook headless and writes an index and one
+page per lesson that open offline (:func:`kipviz.report.build_site`); ``--no-execute`` renders
+the outputs stored in the notebooks instead, in seconds; ``--only 01`` keeps some lessons.
+
+``kipviz run --config consumer.properties [--broker server.properties] --out page.html`` reads
+real Kafka config files (:meth:`kipviz.config.ConsumerConfig.from_properties`), prints warnings
+for risky values (:func:`kipviz.advice.config_warnings`), runs
+:meth:`kipviz.scenarios.consumer.ConsumerScenario.from_configs` and has Spark compute its curves.
+Sizes take Java's ``-Xmx`` units (``512m``, ``4g``: powers of 1024) or SI ones (``10MB``);
+rates may end in ``/s``. Exit status: 0 done, 1 a lesson failed, 2 bad arguments or settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main", "parse_size"]
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4,
+          "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*(?:/s)?\s*",
+                   re.IGNORECASE)
+
+
+def parse_size(text: str) -> float:
+    """``"512m"`` -> 536870912.0, ``"10MB/s"`` -> 1e7, ``"1e9"`` -> 1e9 (bytes, or bytes/s).
+
+    ``k``/``m``/``g``/``t`` and ``KiB``... are powers of 1024 (as Java's ``-Xmx``), ``KB``...
+    powers of 1000; case does not matter; a trailing ``/s`` is allowed.
+    """
+    match = _SIZE.fullmatch(text)
+    unit = match[2].lower() if match else ""
+    if not match or unit not in _UNITS:
+        raise argparse.ArgumentTypeError(
+            f"not a size: {text!r} (use bytes, or a unit: 512m, 4g, 64MiB, 10MB, 10MB/s)")
+    return float(match[1]) * _UNITS[unit]
+
+
+def _int_size(text: str) -> int:
+    return int(parse_size(text))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kipviz", description="See how Apache Kafka bounds memory and shares bandwidth.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    report = commands.add_parser(
+        "report", help="the lessons as a static HTML site that opens offline",
+        description="Execute the lesson notebooks headless and write them as static HTML pages "
+                    "with an index; plotly figures draw offline from one local plotly.js.")
+    report.add_argument("--out", default="site", type=Path, help="site folder (default: site)")
+    report.add_argument("--notebooks", type=Path, default=None,
+                        help="folder of NN_name.ipynb lessons (default: the repository's)")
+    report.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="only lessons whose name starts with NAME (01, 01_fetch_size_limit);"
+                             " repeatable")
+    report.add_argument("--no-execute", dest="execute", action="store_false",
+                        help="render the outputs stored in the notebooks (fast; no Spark)")
+    report.add_argument("--timeout", type=int, default=1200,
+                        help="seconds a cell may run (default: 1200)")
+
+    run = commands.add_parser(
+        "run", help="one KIP-74 consumer scenario from your config files, as an HTML page",
+        description="Run the KIP-74 consumer scenario with the settings of a consumer.properties "
+                    "(and server.properties), print warnings for risky values and write one "
+                    "self-contained HTML page with the Spark-computed curves and the figure.")
+    run.add_argument("--config", required=True, type=Path, help="consumer.properties")
+    run.add_argument("--broker", type=Path, help="server.properties (default: Kafka's defaults)")
+    run.add_argument("--out", required=True, type=Path, help="the HTML page to write")
+    run.add_argument("--partitions", type=int, default=100, help="partitions assigned (100)")
+    run.add_argument("--brokers", type=int, default=3, help="brokers leading them (3)")
+    run.add_argument("--ticks", type=int, default=2000, help="10 ms ticks to simulate (2000)")
+    run.add_argument("--seed", type=int, default=0, help="workload seed (0)")
+    run.add_argument("--profile", default="zipf",
+                     choices=["uniform", "zipf", "fast_slow", "bursts"],
+                     help="how produce traffic is spread over partitions (zipf)")
+    run.add_argument("--produce-rate", type=parse_size, default=100e6, metavar="RATE",
+                     help="producers' total rate (100MB/s)")
+    run.add_argument("--consume-rate", type=parse_size, default=1e9, metavar="RATE",
+                     help="the application's processing rate (1GB/s)")
+    run.add_argument("--lag", type=_int_size, default=8 * 1024**2, metavar="SIZE",
+                     help="backlog per partition at the start (8MiB)")
+    run.add_argument("--heap", type=_int_size, metavar="SIZE",
+                     help="the consumer's JVM heap (-Xmx), to check the memory bound against")
+    run.add_argument("--bytes-in", type=parse_size, metavar="RATE",
+                     help="inbound rate for the replication-throttle checks "
+                          "(default: --produce-rate)")
+    run.add_argument("--network", type=parse_size, default=125e6, metavar="RATE",
+                     help="each broker's network (125MB/s, 1 Gbit/s)")
+    run.add_argument("--replication-factor", type=int, default=3, metavar="R",
+                     help="replication factor, for KIP-73's workable throttle range (3)")
+    return parser
+
+
+def _report(args: argparse.Namespace) -> int:
+    from kipviz.report import NOTEBOOKS, build_site
+
+    lessons = build_site(args.out, notebooks=args.notebooks or NOTEBOOKS, only=args.only,
+                         execute=args.execute, timeout=args.timeout)
+    failed = [lesson for lesson in lessons if lesson.error]
+    for lesson in failed:
+        print(f"kipviz: {lesson.name} failed: {lesson.error}", file=sys.stderr)
+    print(f"open {args.out / 'index.html'}")
+    return 1 if failed else 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kipviz.advice import config_warnings, load_config
+    from kipviz.config import BrokerConfig, ConsumerConfig
+    from kipviz.report import consumer_run_page
+    from kipviz.scenarios.consumer import ConsumerScenario
+    from kipviz.workload import Workload
+
+    consumer, notes = load_config(ConsumerConfig, args.config)
+    broker, broker_notes = load_config(BrokerConfig, args.broker)
+    notes += broker_notes
+    if consumer is None or (args.broker is not None and broker is None):
+        for note in notes:
+            print(f"kipviz: {note}", file=sys.stderr)
+        print("kipviz: cannot run: fix the settings above", file=sys.stderr)
+        return 2
+    workload = Workload(profile=args.profile, produce_bytes_per_s=args.produce_rate,
+                        initial_lag_bytes=args.lag)
+    scenario = ConsumerScenario.from_configs(
+        consumer, broker, partitions=args.partitions, brokers=args.brokers, ticks=args.ticks,
+        windows=min(20, args.ticks), consume_bytes_per_s=args.consume_rate, workload=workload)
+    notes += config_warnings(
+        consumer, broker, heap_bytes=args.heap, brokers=args.brokers, partitions=args.partitions,
+        bytes_in_per_s=args.produce_rate if args.bytes_in is None else args.bytes_in,
+        network_bytes_per_s=args.network, replication_factor=args.replication_factor)
+    for note in notes:
+        print(f"warning: {note}")
+
+    from kipviz.curves import consumer_curves
+    from kipviz.scenarios.consumer import simulate
+    from kipviz.spark import get_spark
+
+    trace = simulate(scenario, seed=args.seed, record_fetches=False)
+    curves = consumer_curves(get_spark(), trace)
+    configs = [(str(args.config), consumer.to_properties())]
+    if broker is not None:
+        configs.append((str(args.broker), broker.to_properties()))
+    page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(page, encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``kipviz`` command line (``argv`` defaults to ``sys.argv[1:]``)."""
+    args = _parser().parse_args(argv)
+    try:
+        return _report(args) if args.command == "report" else _run(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"kipviz: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

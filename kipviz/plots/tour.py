@@ -1,0 +1,104 @@
+"""The tour's figure: one cluster's fairness and memory curves from four KIPs on one grid.
+
+``tour_figure`` has the fixed traces of ``TOUR_TRACES`` so a ``FigureWidget`` is redrawn in place
+by ``update_tour_figure``, from the curves each lesson computes: the consumer's
+(:class:`~kipviz.curves.consumer_buffer.BufferCurves`, KIP-74 fairness and KIP-81 memory), the
+broker's (:class:`~kipviz.curves.broker.BrokerCurves`, KIP-72) and the reassignment's
+(:class:`~kipviz.curves.reassignment.ReassignmentCurves`, KIP-73).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kipviz.curves.broker import BrokerCurves
+from kipviz.curves.consumer_buffer import BufferCurves
+from kipviz.curves.reassignment import ReassignmentCurves
+from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+
+__all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
+
+_MiB, _MB = 1024 * 1024, 1e6
+_COLORS = {"today": "#d62728", "pool": "#1f77b4", "bound": "#7f7f7f", "memory": "#2ca02c",
+           "used": "#2ca02c", "queued": "#1f77b4", "true": "#d62728", "sent": "#2ca02c",
+           "quota": "#1f77b4", "lag": "#ff7f0e"}  # fmt: skip
+_EMPTY: dict[str, Any] = {"x": [], "y": []}
+
+# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
+TOUR_TRACES = [
+    (1, 1, "consumer today: Jain's index", "lines+markers", "today", None),
+    (1, 1, "consumer with buffer.memory: Jain's index", "lines+markers", "pool", None),
+    (1, 2, "consumer today: responses retained", "lines", "today", None),
+    (1, 2, "consumer with buffer.memory: responses retained", "lines", "pool", None),
+    (1, 2, "KIP-74 bound", "lines", "bound", "dash"),
+    (1, 2, "buffer.memory", "lines", "memory", "dash"),
+    (2, 1, "broker pool used", "lines", "used", None),
+    (2, 1, "queued.max.request.bytes", "lines", "queued", "dash"),
+    (2, 1, "queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dot"),
+    (2, 2, "throttled replication (MB/s)", "lines", "sent", None),
+    (2, 2, "replication throttle (MB/s)", "lines", "quota", "dash"),
+    (2, 2, "replica lag left (100 MB)", "lines", "lag", None),
+]
+
+
+def _tour_data(consumer: BufferCurves, broker: BrokerCurves,
+               move: ReassignmentCurves) -> list[dict[str, Any]]:
+    """x and y of each trace of ``TOUR_TRACES``, in the same order."""
+    def mode(table: str, label: str, y: str, scale: float) -> dict[str, Any]:
+        if label not in consumer.labels:
+            return _EMPTY
+        rows = consumer.of(table, label)
+        return {"x": rows["window_start_ms"].to_numpy() / 1000.0, "y": rows[y].to_numpy() / scale}
+
+    def level(x: Any, value: float | None, scale: float) -> dict[str, Any]:
+        if value is None or not math.isfinite(value) or len(x) == 0:
+            return _EMPTY
+        return {"x": [0.0, float(x[-1])], "y": [value / scale] * 2}
+
+    t_c = consumer.memory["window_start_ms"].to_numpy() / 1000.0
+    bounds: dict[str, int] = {}
+    for b in consumer.bounds.values():
+        bounds.update(b)
+    t_b = broker.memory["window_start_ms"].to_numpy() / 1000.0
+    w = move.windows
+    t_m = w["window_start_ms"].to_numpy() / 1000.0
+    return [
+        mode("fairness", "today", "jain_index", 1.0),
+        mode("fairness", "kip81_pool", "jain_index", 1.0),
+        mode("memory", "today", "retained_max_bytes", _MiB),
+        mode("memory", "kip81_pool", "retained_max_bytes", _MiB),
+        level(t_c, bounds.get("kip74_bound_bytes"), _MiB),
+        level(t_c, bounds.get("buffer_memory_bytes"), _MiB),
+        {"x": t_b, "y": broker.memory["pool_used_max_bytes"].to_numpy() / _MiB},
+        level(t_b, broker.queued_max_request_bytes if broker.has_pool else None, _MiB),
+        level(t_b, broker.nonstrict_bound_bytes, _MiB),
+        {"x": t_m, "y": w["throttled_bytes_per_s"].to_numpy() / _MB},
+        level(t_m, move.throttle_bytes_per_s, _MB),
+        {"x": t_m, "y": w["replica_lag_end_bytes"].to_numpy() / (100 * _MB)},
+    ]
+
+
+def tour_figure(*, title: str = "") -> go.Figure:
+    """Consumer fairness and memory, broker request memory and a throttled reassignment."""
+    fig = make_subplots(
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        subplot_titles=("KIP-74: consumer fairness (Jain's index per window)",
+                        "KIP-74 / KIP-81: consumer memory (MiB)",
+                        "KIP-72: broker request memory (MiB)",
+                        "KIP-73: reassignment under the throttle"),
+    )
+    add_fixed_traces(fig, TOUR_TRACES, _COLORS)
+    fig.update_yaxes(range=[0, 1.05], row=1, col=1)
+    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
+                      (2, 2, "time (s)")], height=680, title=title)
+    return fig
+
+
+def update_tour_figure(fig: go.Figure, consumer: BufferCurves, broker: BrokerCurves,
+                       move: ReassignmentCurves) -> None:
+    """Put new curves into a figure made by :func:`tour_figure`, in place (one redraw)."""
+    set_trace_data(fig, _tour_data(consumer, broker, move))

@@ -1,0 +1,197 @@
+"""The tour dashboard: every knob of the five lessons' cluster on one screen, and your own config.
+
+Thin wiring over :class:`~kipviz.scenarios.cluster.ClusterScenario`: a move of a consumer knob
+re-runs the consumer (today's and, with ``buffer.memory``, KIP-81's pool, as proposed), a move of
+a broker knob the request pool, a move of a throttle the reassignment; each part's Spark curves
+are recomputed only when its scenario changed. Pasting a ``consumer.properties`` or
+``server.properties`` (or :meth:`TourDashboard.load`) runs the cluster with those settings and
+lists the risky values (:func:`kipviz.advice.config_warnings`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.advice import ConfigSource, config_warnings, load_config
+from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
+from kipviz.plots.tour import tour_figure, update_tour_figure
+from kipviz.scenarios import broker as broker_scenario
+from kipviz.scenarios import consumer as consumer_scenario
+from kipviz.scenarios import reassignment as reassignment_scenario
+from kipviz.scenarios.cluster import ClusterScenario
+from kipviz.scenarios.consumer_buffer import buffer_modes
+from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+from kipviz.widgets.reassignment import UNLIMITED
+from kipviz.workload import produce
+
+__all__ = ["TourCurves", "TourDashboard"]
+
+MB = 1_000_000
+NO_BUFFER_MEMORY = 0  # the buffer.memory slider's "unset" (Kafka today): the scenario's None
+_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32, 50)), 52428800)
+_PARTITION_MAX = byte_options(*(k * 1024 for k in (64, 256, 512, 1024, 2048, 4096, 8192)))
+_BUFFER = [("unset (Kafka today)", NO_BUFFER_MEMORY),
+           *byte_options(*(k * MiB for k in (8, 16, 32, 50, 64, 100, 200)), 104857600)]
+_QUEUED = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (10, 20, 40, 100, 200)))]
+_THROTTLES = [("unlimited", UNLIMITED), *((f"{r:g} MB/s", r * MB) for r in (
+    5, 10, 12, 15, 20, 30, 40, 60, 80, 100))]
+_SENTINELS = {"buffer_memory_bytes": NO_BUFFER_MEMORY, "leader_throttle_bytes_per_s": UNLIMITED,
+              "follower_throttle_bytes_per_s": UNLIMITED}
+
+
+@dataclass(frozen=True)
+class TourCurves:
+    """The three parts' curves: ``consumer`` (BufferCurves: KIP-74 fairness, KIP-81 memory),
+    ``broker`` (BrokerCurves, KIP-72) and ``reassignment`` (ReassignmentCurves, KIP-73)."""
+
+    consumer: Any
+    broker: Any
+    reassignment: Any
+
+
+class TourDashboard(Dashboard):
+    """All the knobs of the mission on one cluster: ``fetch.max.bytes``,
+    ``max.partition.fetch.bytes``, ``buffer.memory`` (KIP-81, as proposed),
+    ``queued.max.request.bytes`` and the leader / follower replication throttles, with a
+    reassignment running; plus boxes to paste your own ``consumer.properties`` /
+    ``server.properties``. ``update(**settings)`` takes the names of
+    :data:`kipviz.scenarios.cluster.TOUR_SETTINGS` and returns :class:`TourCurves`, or None when
+    a setting was rejected (the reason shows in ``warning``).
+    """
+
+    ALIASES = ("cluster",)  # update(cluster=...) replaces the whole ClusterScenario
+
+    def __init__(self, cluster: ClusterScenario | None = None, *, seed: int = 0,
+                 spark: Any = None, heap_bytes: int = 1024 * MiB) -> None:
+        self._cache: dict[str, tuple[Any, Any]] = {}
+        self.heap_bytes = heap_bytes
+        self.config_notes: list[str] = []
+        self.consumer_text = w.Textarea(placeholder="paste consumer.properties here",
+                                        layout=w.Layout(width="400px", height="90px"))
+        self.broker_text = w.Textarea(placeholder="paste server.properties here",
+                                      layout=w.Layout(width="400px", height="90px"))
+        self.load_button = w.Button(description="Run with these configs")
+        super().__init__(cluster or ClusterScenario(), seed=seed, spark=spark)
+        self.load_button.on_click(lambda _: self.load(
+            parse_properties(self.consumer_text.value) or None,
+            parse_properties(self.broker_text.value) or None))
+        self.widget.children = (*self.widget.children[:-1], w.HBox(
+            [self.consumer_text, self.broker_text, self.load_button]), self.widget.children[-1])
+
+    def load(self, consumer: ConfigSource | None = None,
+             broker: ConfigSource | None = None) -> TourCurves | None:
+        """Run the cluster with a consumer's and a broker's Kafka configs (objects, mappings of
+        Kafka keys or ``.properties`` paths) and show the warnings for risky values."""
+        c, _ = load_config(ConsumerConfig, consumer)
+        b, _ = load_config(BrokerConfig, broker)
+        s = self.scenario
+        self.config_notes = config_warnings(
+            consumer, broker, heap_bytes=self.heap_bytes, brokers=s.consumer.brokers,
+            partitions=s.consumer.partitions, bytes_in_per_s=s.reassignment.bytes_in_per_s,
+            network_bytes_per_s=s.reassignment.network_bytes_per_s,
+            replication_factor=s.reassignment.replication_factor)
+        return self.update(cluster=ClusterScenario.from_configs(c, b, base=s))
+
+    def _apply(self, scenario: ClusterScenario, params: dict[str, Any]) -> ClusterScenario:
+        params = {k: None if k in _SENTINELS and v == _SENTINELS[k] else v
+                  for k, v in params.items()}
+        base = params.pop("cluster", scenario)
+        if not isinstance(base, ClusterScenario):
+            raise ValueError(f"cluster must be a ClusterScenario: {base!r}")
+        return base.with_settings(**params)
+
+    def _figure(self) -> go.Figure:
+        return tour_figure()
+
+    def _controls(self, s: ClusterScenario) -> dict[str, w.ValueWidget]:
+        values = self._control_values(s)
+
+        def slider(name: str, options: list[tuple[str, Any]], label: str) -> Any:
+            return w.SelectionSlider(options=with_option(options, values[name]),
+                                     value=values[name], description=label)
+
+        return {
+            "fetch_max_bytes": slider("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
+            "max_partition_fetch_bytes": slider("max_partition_fetch_bytes", _PARTITION_MAX,
+                                                "max.partition.fetch.bytes"),
+            "buffer_memory_bytes": slider("buffer_memory_bytes", _BUFFER,
+                                          "buffer.memory (KIP-81)"),
+            "queued_max_request_bytes": slider("queued_max_request_bytes", _QUEUED,
+                                               "queued.max.request.bytes"),
+            "leader_throttle_bytes_per_s": slider("leader_throttle_bytes_per_s", _THROTTLES,
+                                                  "leader throttle"),
+            "follower_throttle_bytes_per_s": slider("follower_throttle_bytes_per_s", _THROTTLES,
+                                                    "follower throttle"),
+        }
+
+    def _control_values(self, s: ClusterScenario) -> dict[str, Any]:
+        settings = s.settings()
+        names = self.controls if hasattr(self, "controls") else settings
+        return {k: _SENTINELS[k] if k in _SENTINELS and settings[k] is None else settings[k]
+                for k in names if k in settings}
+
+    def _compute(self, cluster: ClusterScenario) -> TourCurves:
+        return TourCurves(consumer=self._part("consumer", cluster.consumer, self._consumer),
+                          broker=self._part("broker", cluster.broker, self._broker),
+                          reassignment=self._part("reassignment", cluster.reassignment,
+                                                  self._reassignment))
+
+    def _part(self, name: str, scenario: Any, compute: Any) -> Any:
+        """The curves of one part, recomputed only when its scenario changed."""
+        cached = self._cache.get(name)
+        if cached is not None and cached[0] == scenario:
+            return cached[1]
+        curves = compute(scenario)
+        self._cache[name] = (scenario, curves)
+        return curves
+
+    def _consumer(self, s: Any) -> Any:
+        from kipviz.curves.consumer_buffer import buffer_curves
+
+        batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=self.seed)
+        modes = ({"today": s} if s.buffer_memory_bytes is None else
+                 {k: v for k, v in buffer_modes(s).items() if k != "in_flight_cap"})
+        traces = {k: consumer_scenario.simulate(v, seed=self.seed, batches=batches,
+                                                record_fetches=False)
+                  for k, v in modes.items()}
+        self.trace = traces.get("kip81_pool", traces["today"])
+        return buffer_curves(self.spark, traces)
+
+    def _broker(self, s: Any) -> Any:
+        from kipviz.curves.broker import broker_curves
+
+        return broker_curves(self.spark, broker_scenario.simulate(s, seed=self.seed),
+                             windows=50)
+
+    def _reassignment(self, s: Any) -> Any:
+        from kipviz.curves.reassignment import reassignment_curves
+
+        return reassignment_curves(self.spark, reassignment_scenario.simulate(s))
+
+    def _redraw(self, curves: TourCurves) -> None:
+        update_tour_figure(self.figure, curves.consumer, curves.broker, curves.reassignment)
+
+    def _advice(self, s: ClusterScenario, c: TourCurves) -> list[str]:
+        notes = list(self.config_notes)
+        if not c.reassignment.finished:
+            notes.append("The reassignment did not finish in the run: with the throttle at or "
+                         "below the inbound rate it never does (KIP-73).")
+        return notes
+
+    def _summary(self, c: TourCurves) -> str:
+        summary = c.consumer.summary.set_index("mode")
+        peak = {label: summary.loc[i, "peak_retained_bytes"] / MiB
+                for i, label in enumerate(c.consumer.labels)}
+        jain = float(c.consumer.summary["mean_jain_index"].iloc[0])
+        pool = (f", with buffer.memory {peak['kip81_pool']:.0f} MiB"
+                if "kip81_pool" in peak else " (buffer.memory unset)")
+        broker_peak = float(c.broker.memory["pool_used_max_bytes"].max()) / MiB
+        done = c.reassignment.completed_s
+        move = "not finished in the run" if done != done else f"{done:.0f} s"
+        return (f"<b>consumer</b> mean Jain {jain:.2f}, memory {peak['today']:.0f} MiB today"
+                f"{pool} &middot; <b>broker</b> requests held {broker_peak:.0f} MiB &middot; "
+                f"<b>reassignment</b> {move}")

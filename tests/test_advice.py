@@ -1,0 +1,118 @@
+"""Risky-value warnings: each names the Kafka setting, the rule and the numbers; none raises."""
+
+from __future__ import annotations
+
+import pytest
+
+from kipviz import data_file
+from kipviz.advice import config_warnings, load_config
+from kipviz.config import BrokerConfig, ConsumerConfig
+
+MiB = 1024 * 1024
+
+
+def test_a_memory_bound_above_the_heap_is_named_with_its_numbers():
+    """KIP-74: min(3 x 50 MiB, 100 x 1 MiB) = 100 MiB does not fit a 64 MiB heap."""
+    (note,) = config_warnings(ConsumerConfig(), heap_bytes=64 * MiB)
+    assert "fetch.max.bytes" in note and "max.partition.fetch.bytes" in note
+    assert "min(3 x 52,428,800, 100 x 1,048,576)" in note
+    assert "104,857,600 bytes (100.0 MiB)" in note and "67,108,864 bytes (64.0 MiB)" in note
+
+
+def test_a_bound_that_fits_the_heap_gives_no_warning_and_no_heap_checks_nothing():
+    """The sample consumer.properties: min(3 x 16 MiB, 100 x 2 MiB) = 48 MiB fits in 1 GiB."""
+    assert config_warnings(data_file("consumer.properties"), heap_bytes=1024 * MiB) == []
+    assert config_warnings(ConsumerConfig()) == []
+
+
+def test_the_first_batch_exception_raises_the_bound():
+    """A 60 MiB batch lets each of 3 brokers return 60 MiB: 180 MiB against 150 MiB."""
+    (note,) = config_warnings(ConsumerConfig(), heap_bytes=160 * MiB, partitions=1000,
+                              max_batch_bytes=60 * MiB)
+    assert "first-batch exception" in note and "188,743,680 bytes" in note
+
+
+def test_kip81_buffer_memory_is_checked_as_proposed():
+    """buffer.memory 100 MiB holds up to 100 MiB + 10 MiB - 1 when responses are 10 MiB."""
+    consumer = ConsumerConfig(buffer_memory_bytes=100 * MiB, fetch_max_bytes=10 * MiB,
+                              max_partition_fetch_bytes=10 * MiB)
+    (note,) = config_warnings(consumer, heap_bytes=64 * MiB, brokers=20, partitions=50)
+    assert "buffer.memory" in note and "never shipped" in note
+    assert "104,857,600 + 10,485,760 - 1 = 115,343,359 bytes" in note
+    assert config_warnings(consumer, heap_bytes=200 * MiB, brokers=20, partitions=50) == []
+
+
+@pytest.mark.parametrize("rate", [5_000_000, 10_000_000])
+def test_a_throttle_at_or_below_the_inbound_rate_never_finishes(rate):
+    """KIP-73 Q&A 1: move time = ... / (T - IN) is infinite when T <= IN."""
+    broker = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=rate)
+    (note,) = config_warnings(broker=broker, bytes_in_per_s=10e6)
+    assert note.startswith(f"leader.replication.throttled.rate = {rate:,} bytes/s")
+    assert "at or below the inbound rate IN = 10,000,000 bytes/s" in note
+    assert "never finishes" in note
+
+
+def test_a_workable_throttle_is_quiet_and_one_above_n_minus_in_over_r_is_not():
+    """KIP-73 Q&A 4: IN < T < N - IN/R; 125 MB/s links, IN 30 MB/s, R 3: T < 115 MB/s."""
+    kw = {"bytes_in_per_s": 30e6, "network_bytes_per_s": 125e6, "replication_factor": 3}
+    ok = BrokerConfig(follower_replication_throttled_rate_bytes_per_s=50_000_000)
+    assert config_warnings(broker=ok, **kw) == []
+    high = BrokerConfig(follower_replication_throttled_rate_bytes_per_s=120_000_000)
+    (note,) = config_warnings(broker=high, **kw)
+    assert "follower.replication.throttled.rate" in note and "N - IN/R" in note
+    assert "115,000,000 bytes/s" in note
+
+
+def test_replica_fetch_response_max_bytes_above_the_quota_window_is_named():
+    """KIP-73 Q&A 5: 11 s x min(1 MB/s, 125 MB/s / 5) = 11 MB; the default 10 MiB is below,
+    50 MiB is not."""
+    kw = {"bytes_in_per_s": 0.5e6, "network_bytes_per_s": 125e6, "brokers": 5}
+    quiet = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=1_000_000)
+    assert config_warnings(broker=quiet, **kw) == []
+    loud = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=1_000_000,
+                        replica_fetch_response_max_bytes=50 * MiB)
+    (note,) = config_warnings(broker=loud, **kw)
+    assert note.startswith("replica.fetch.response.max.bytes = 52,428,800")
+    assert "= 11,000,000 bytes" in note
+
+
+def test_queued_max_request_bytes_below_socket_request_max_bytes_warns_instead_of_raising(
+        tmp_path):
+    """KafkaConfig rejects it; the warning carries that rule and the rest of the file counts."""
+    server = tmp_path / "server.properties"
+    server.write_text("queued.max.request.bytes=1000\nleader.replication.throttled.rate=1000\n"
+                      "broker.id=1\n")
+    notes = config_warnings(broker=server, bytes_in_per_s=10e6)
+    assert "queued.max.request.bytes must be -1 or <= 0 (disabled) or >= " \
+           "socket.request.max.bytes on a broker: 1000 < 104857600" in notes[0]
+    assert "leader.replication.throttled.rate = 1,000 bytes/s" in notes[1]
+    config, _ = load_config(BrokerConfig, server)
+    assert config is not None and config.queued_max_request_bytes == -1
+
+
+def test_settings_kafka_rejects_become_warnings():
+    """buffer.memory below fetch.max.bytes (KIP-81), a negative size, an unknown key."""
+    (note, *_) = config_warnings({"buffer.memory": "1000"})
+    assert "buffer.memory must be >= fetch.max.bytes (KIP-81): 1000 < 52428800" in note
+    assert load_config(ConsumerConfig, {"fetch.max.bytes": "-5"}) == (
+        None, ["Kafka would reject this consumer config: fetch.max.bytes must be >= 0: -5."])
+    (note,) = config_warnings(broker={"queued.max.request.byte": "1"})
+    assert "did you mean 'queued.max.request.bytes'" in note
+
+
+def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
+    """A ConsumerConfig where a BrokerConfig belongs is a programming error, not a warning."""
+    consumer = ConsumerConfig()
+    assert load_config(ConsumerConfig, consumer) == (consumer, [])
+    assert load_config(BrokerConfig, None) == (None, [])
+    with pytest.raises(TypeError, match="expected a BrokerConfig, not a ConsumerConfig"):
+        load_config(BrokerConfig, consumer)
+
+
+def test_a_lagging_consumer_can_hold_every_partitions_limit_and_that_is_named():
+    """The sample consumer.properties on 6 brokers and 120 partitions: KIP-74's min(6 x 16 MiB,
+    120 x 2 MiB) = 96 MiB fits 128 MiB, but a lagging consumer holds up to 120 x 2 MiB."""
+    (note,) = config_warnings(data_file("consumer.properties"), heap_bytes=128 * MiB, brokers=6,
+                              partitions=120)
+    assert "counts one round of fetches" in note
+    assert "120 x 2,097,152 = 251,658,240 bytes (240.0 MiB)" in note

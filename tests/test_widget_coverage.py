@@ -1,0 +1,189 @@
+"""Every dashboard, every control, end to end: a redrawn figure or a visible warning, never a raise.
+
+Dashboards are discovered from ``kipviz.widgets.__all__``, so one added later is covered without
+editing this file. Each control is moved to its edges and middle (every option of a dropdown or
+toggle) through ``update``, the path a slider takes, on a small scenario (fewer ticks,
+partitions, connections) so the sweep stays fast.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import fields, replace
+from typing import Any
+
+import ipywidgets as w
+import plotly.io as pio
+import pytest
+
+import kipviz.widgets
+from kipviz.scenarios.cluster import ClusterScenario
+from kipviz.widgets import Dashboard
+
+pytestmark = pytest.mark.spark
+
+DASHBOARDS = sorted(
+    (obj for name in kipviz.widgets.__all__
+     if isinstance(obj := getattr(kipviz.widgets, name), type) and issubclass(obj, Dashboard)
+     and obj is not Dashboard),
+    key=lambda cls: cls.__name__)
+
+# Small runs that still show each mechanism at work (the spike inside the run, the move
+# finishing); a dashboard not listed here gets its scenario's size fields lowered to SMALL.
+_TOUR = ClusterScenario()
+KNOWN_SMALL: dict[str, dict[str, Any]] = {
+    "FetchDashboard": {"partitions": 12, "ticks": 200, "windows": 5},
+    "BrokerDashboard": {"connections": 20, "ticks": 300, "spike_start_ms": 500,
+                        "spike_duration_ms": 1000, "large_share": 0.3},
+    "ReassignmentDashboard": {"partitions": 4, "log_bytes": 25_000_000, "ticks": 300},
+    "TourDashboard": {"cluster": replace(
+        _TOUR, consumer=replace(_TOUR.consumer, partitions=24, ticks=300, windows=6),
+        broker=replace(_TOUR.broker, connections=20, ticks=300, spike_start_ms=500,
+                       spike_duration_ms=1000),
+        reassignment=replace(_TOUR.reassignment, partitions=3, log_bytes=20_000_000, ticks=400))},
+}
+SMALL = {"ticks": 300, "windows": 5, "partitions": 12, "connections": 20}
+
+
+def _small_overrides(cls: type[Dashboard]) -> dict[str, Any]:
+    """Overrides that shrink the dashboard's default scenario (fields it has, lowered only)."""
+    if cls.__name__ in KNOWN_SMALL:
+        return KNOWN_SMALL[cls.__name__]
+    parameters = inspect.signature(cls.__init__).parameters
+    takes_overrides = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    scenario = parameters["scenario"].default if "scenario" in parameters else None
+    if not takes_overrides or scenario is None or scenario is inspect.Parameter.empty:
+        return {}  # e.g. a dashboard built from several scenarios: its own defaults
+    have = {f.name: getattr(scenario, f.name) for f in fields(scenario)}
+    return {name: limit for name, limit in SMALL.items()
+            if isinstance(have.get(name), int) and have[name] > limit}
+
+
+def _make(cls: type[Dashboard], spark: Any) -> Dashboard:
+    """The dashboard on a small scenario, or on its own one if the small one is rejected."""
+    try:
+        d = cls(spark=spark, **_small_overrides(cls))
+    except ValueError:
+        d = None
+    if d is None or d.curves is None:
+        d = cls(spark=spark)
+    return d
+
+
+def _special(value: Any) -> bool:
+    """Values that often mean something else (-1 = disabled, 0, unlimited)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and (
+        value <= 0 or not math.isfinite(value))
+
+
+def _values(control: w.ValueWidget) -> list[Any]:
+    """Where a user can put the control: every option of a dropdown or toggle, the first,
+    middle and last of a selection slider (and its special options: <= 0 or unlimited),
+    min / middle / max of a number slider."""
+    if isinstance(control, w.SelectionSlider):
+        options = [v for _, v in control.options]
+        picked = [options[0], options[len(options) // 2], options[-1]]
+        return list(dict.fromkeys([*picked, *filter(_special, options)]))
+    if hasattr(control, "options"):
+        return [v for _, v in control.options]
+    if isinstance(control.value, bool):
+        return [not control.value, control.value]
+    if hasattr(control, "min") and hasattr(control, "max"):
+        low, high = control.min, control.max
+        middle = (low + high) // 2 if isinstance(control.value, int) else (low + high) / 2
+        return list(dict.fromkeys([low, middle, high]))
+    return [control.value]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return bool(a == b)
+
+
+def _has_data(fig: Any) -> bool:
+    def size(values: Any) -> int:
+        return 0 if values is None else len(values)
+
+    return any(size(getattr(t, axis, None)) for t in fig.data for axis in ("x", "y", "z"))
+
+
+@pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
+def test_every_control_value_redraws_the_figure_or_warns_and_never_raises(cls, spark):
+    """Each control at its min, middle and max (each option of a dropdown or toggle): ``update``
+    returns curves and redraws, or returns None with a visible warning; the controls show the
+    settings in use and the figure stays serialisable. Failures are collected, then reported."""
+    d = _make(cls, spark)
+    assert d.curves is not None, f"{cls.__name__}: its own scenario is rejected: {d.warning.value}"
+    redraws = []
+    original = d._redraw
+    d._redraw = lambda curves: (redraws.append(1), original(curves))[-1]  # type: ignore[method-assign]
+    start = {name: control.value for name, control in d.controls.items()}
+    problems: list[str] = []
+    for name, control in d.controls.items():
+        # ...and back to where it started (last, so the next control starts from there)
+        values = [v for v in _values(control) if not _same(v, start[name])] + [start[name]]
+        for value in values:
+            where = f"{cls.__name__}.update({name}={value!r})"
+            before = len(redraws)
+            result = d.update(**{name: value})  # an exception fails the test here, as it should
+            if result is None:
+                if not d.warning.value:
+                    problems.append(f"{where}: rejected without a visible warning")
+            elif len(redraws) != before + 1 or not _has_data(d.figure):
+                problems.append(f"{where}: the figure was not redrawn with data")
+            for shown_name, shown in d.controls.items():
+                in_use = d._control_values(d.scenario)[shown_name]
+                if not _same(shown.value, in_use):
+                    problems.append(f"{where}: control {shown_name} shows {shown.value!r}, "
+                                    f"the setting in use is {in_use!r}")
+            try:
+                pio.to_json(d.figure, validate=False)
+            except Exception as err:  # a figure the browser cannot be sent
+                problems.append(f"{where}: figure not serialisable: {err!r}")
+    assert not problems, "\n".join(problems)
+    assert d.warning in d.widget.children and d.figure in d.widget.children
+
+
+@pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
+def test_every_dashboard_has_a_static_html_fallback(cls, spark, monkeypatch):
+    """``kipviz report`` shows a dashboard as its settings, summary and current figure."""
+    d = _make(cls, spark)
+    fragment = d.to_html(include_plotlyjs=False, div_id="f")
+    assert 'id="f"' in fragment and cls.__name__ in fragment
+    for control in d.controls.values():
+        assert str(control.description) in fragment
+    shown: list[Any] = []
+    monkeypatch.setenv(kipviz.widgets._base.STATIC_ENV, "1")
+    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
+    d._ipython_display_()
+    assert [type(o).__name__ for o in shown] == ["HTML", "Figure"]
+
+
+def test_the_figure_a_browser_first_sees_already_holds_the_curves(spark):
+    """A FigureWidget syncs only the data it was made with (later changes are messages a page
+    opened afterwards never gets): the dashboard's figure must carry its first curves."""
+    d = kipviz.widgets.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"])
+    synced = d.figure._widget_data  # the state a new view is built from (plotly's trait)
+    assert all("y" in trace and len(trace["y"]) for trace in synced)
+    assert d.figure in d.widget.children
+
+
+def test_a_peak_above_kip74_from_oversized_batches_is_blamed_on_the_first_batch_exception(spark):
+    """16 KiB responses and 4 KiB partitions against 16 KiB batches: each fetch returns a whole
+    batch (KIP-74's first-batch exception), not a lagging application; small sizes in KiB."""
+    d = kipviz.widgets.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"],
+                                      fetch_max_bytes=16384, max_partition_fetch_bytes=4096)
+    assert "first-batch exception" in d.warning.value
+    assert "application lagged" not in d.warning.value and "0.0 MiB" not in d.warning.value
+    assert "KiB" in d.summary.value
+
+
+def test_a_zero_throttle_is_described_in_bytes_not_as_an_infinite_ratio(spark):
+    """Kafka accepts a throttle of 0; the first window's overshoot has no ratio then."""
+    d = kipviz.widgets.ReassignmentDashboard(spark=spark,
+                                             **KNOWN_SMALL["ReassignmentDashboard"],
+                                             leader_throttle_bytes_per_s=0)
+    assert "inf" not in d.warning.value and "inf" not in d.summary.value
+    assert "against a throttle of 0" in d.summary.value

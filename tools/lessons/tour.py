@@ -1,0 +1,109 @@
+"""Lesson 0: the tour. One cluster, every knob, your own config, and which KIP shipped where."""
+
+from __future__ import annotations
+
+from lessons import code, md
+
+CELLS = [
+    md("""
+# 0 · A tour of kipviz: which limit applies?
+
+Kafka bounds memory and shares bandwidth with a handful of settings that live in different
+places: the consumer's `fetch.max.bytes` and `max.partition.fetch.bytes` (KIP-74), the broker's
+`queued.max.request.bytes` (KIP-72), the replication throttles (KIP-73), and two proposals that
+never shipped: the consumer's `buffer.memory` (KIP-81) and Kafka Streams' `input.buffer.max.bytes`
+(KIP-770). This tour puts one cluster on one dashboard; each lesson then takes one limit apart:
+
+| lesson | question |
+|---|---|
+| [1 · fetch size limit](01_fetch_size_limit.ipynb) | Who gets the bandwidth when a fetch response is full? (KIP-74) |
+| [2 · memory pool](02_memory_pool.ipynb) | How does a broker bound the memory of requests it has not handled yet? (KIP-72) |
+| [3 · consumer buffer.memory](03_consumer_buffer_memory.ipynb) | Why does my consumer use more memory than `max.partition.fetch.bytes`? (KIP-81) |
+| [4 · replication quotas](04_replication_quotas.ipynb) | How fast can a reassignment go without starving clients? (KIP-73) |
+| [5 · Streams input buffer](05_streams_input_buffer.ipynb) | How much memory will my Streams app use? (KIP-770) |
+
+**The cluster.** Six brokers. A consumer catches up on 120 skewed partitions (16 MiB behind
+each) while its application processes 50 MB/s; one broker takes a spike of 4 MiB produce
+requests from 100 clients; ten partitions of 200 MB are being reassigned with producers writing
+10 MB/s into them. Every curve below is computed by Spark from simulated traces.
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
+from kipviz.spark import get_spark
+
+spark = get_spark()
+"""),
+    code("""
+from kipviz import data_file
+from kipviz.widgets.tour import TourDashboard
+
+MiB = 1024 * 1024
+tour = TourDashboard(spark=spark, heap_bytes=128 * MiB)
+c = tour.curves
+print(c.consumer.summary_table().to_string(index=False))
+print(f"broker: requests held at peak {c.broker.memory['pool_used_max_bytes'].max() / MiB:.1f} MiB "
+      f"(queued.max.request.bytes {c.broker.queued_max_request_bytes / MiB:.0f} MiB)")
+print(f"reassignment: done in {c.reassignment.completed_s:.1f} s "
+      f"(KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
+"""),
+    md("""
+**Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`: today's consumer
+holds a completed fetch of every partition (top right), while KIP-81's proposed `buffer.memory`
+of 32 MiB would hold 32 MiB plus at most one response. The broker's pool holds requests at
+`queued.max.request.bytes` plus at most one request (bottom left). The reassignment moves at the
+throttle minus the inbound rate, as KIP-73's formula says (bottom right). Move any knob: only the
+part it belongs to is simulated again, and Spark redraws its curves.
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (a live dashboard: its widgets have no stable text output)
+tour
+"""),
+    md("""
+## Your own config
+
+Paste a `consumer.properties` and a `server.properties` into the boxes above the figure and press
+the button, or load files. The sample files in `data/` are a production consumer and a broker
+set up for a reassignment tonight; with a 128 MiB consumer heap, kipviz warns:
+"""),
+    code("""
+tour.load(data_file("consumer.properties"), data_file("server.properties"))
+for note in tour.config_notes:
+    print("-", note)
+print()
+print(tour.curves.consumer.summary_table().to_string(index=False))
+print(f"reassignment finished: {tour.curves.reassignment.finished}")
+"""),
+    md("""
+Each warning names the Kafka setting, the rule and the numbers. A setting Kafka itself would
+refuse (here `queued.max.request.bytes` below `socket.request.max.bytes`) is reported, and the
+curves use the rest of the file with Kafka's default for that one setting.
+
+## Which KIP shipped where
+
+| KIP | what it bounds | in Apache Kafka |
+|---|---|---|
+| KIP-74 | fetch response size: `fetch.max.bytes`, round-robin partition order | 0.10.1.0 (fetch v3) |
+| KIP-73 | replication throttles: `leader/follower.replication.throttled.rate` | 0.10.1.0 |
+| KIP-72 | broker request memory: `queued.max.request.bytes` | 1.0.0 |
+| KIP-81 | consumer `buffer.memory` | **never merged** (accepted; pull requests closed) |
+| KIP-770 | Streams `statestore.cache.max.bytes` | 3.4.0 |
+| KIP-770 | Streams `input.buffer.max.bytes` | **reverted** (merged and reverted for a performance regression) |
+
+kipviz models KIP-81 and the input-buffer half of KIP-770 *as proposed* and says so wherever
+they appear.
+
+## Myths the lessons correct
+
+| myth | what Kafka does | lesson |
+|---|---|---|
+| A record larger than `max.partition.fetch.bytes` is skipped silently. | Since KIP-74 the first record batch is returned whole even above the limits; before it the consumer failed with `RecordTooLargeException`. Nothing is skipped. | 1 |
+| `max.partition.fetch.bytes` bounds a consumer's memory. | It bounds one partition in one response; the consumer may hold min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`). | 1, 3 |
+| `fetch.max.bytes` is an absolute maximum. | It is a target: one whole batch above it is returned so the consumer can make progress. | 1 |
+| `queued.max.request.bytes` is a hard cap. | The pool is non-strict: up to `queued.max.request.bytes + socket.request.max.bytes - 1` bytes. | 2 |
+| Kafka has a consumer `buffer.memory`. | The producer has one; the consumer's (KIP-81) was never merged. | 3 |
+| Any throttle only slows a reassignment down. | At or below the inbound rate it never finishes. | 4 |
+| Streams bounds its input buffer in bytes. | Today it bounds records per partition (`buffered.records.per.partition`); the byte bound was reverted. | 5 |
+"""),
+]
