@@ -15,12 +15,12 @@ is imported only then). What it needs from the mechanisms is written here in num
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import numpy as np
 
 from kipviz.pool import NO_POOL, MemoryPool, SimpleMemoryPool
+from kipviz.scenarios._jit import jit_functions
 
 __all__ = ["broker_kernel", "compiled_kernel", "java_random", "java_shuffle", "pool_state",
            "shuffle_seed"]
@@ -242,23 +242,14 @@ def broker_kernel(
     return rand
 
 
-_HELPERS = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
-            "java_shuffle", "take_requests")
+_FUNCTIONS = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
+              "java_shuffle", "take_requests", "broker_kernel")
 _compiled: dict[str, Any] = {}
 
 
 def compiled_kernel(name: str = "broker_kernel") -> Any:
-    """``broker_kernel`` (or one of its helpers, by name) compiled by numba, once per process.
-
-    The kernel's globals are rebound to the compiled helpers, so the plain function stays plain.
-    """
+    """``broker_kernel`` (or one of its helpers, by name) compiled by numba, once per process
+    (:func:`kipviz.scenarios._jit.jit_functions`: the plain functions stay plain)."""
     if not _compiled:
-        import numba
-
-        glb = dict(globals())
-        for helper in _HELPERS:
-            glb[helper] = _compiled[helper] = numba.njit(cache=True)(globals()[helper])
-        fn = types.FunctionType(broker_kernel.__code__, glb, "broker_kernel")
-        fn.__qualname__ = "broker_kernel"
-        _compiled["broker_kernel"] = numba.njit(cache=True)(fn)
+        _compiled.update(jit_functions(_FUNCTIONS, globals()))
     return _compiled[name]

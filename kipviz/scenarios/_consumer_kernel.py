@@ -14,7 +14,6 @@ heartbeat, the application consumes completed fetches, and brokers answer fetch 
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from kipviz.scenarios._broker_kernel import (
     pool_release,
     pool_try_allocate,
 )
+from kipviz.scenarios._jit import jit_functions
 
 __all__ = ["HEARTBEAT_RESPONSE_BYTES", "compiled_kernel", "consumer_kernel"]
 
@@ -284,27 +284,17 @@ def consumer_kernel(
     return rows, hb_n
 
 
-_HELPERS = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "fill_raw_bytes",
-            "next_order")
 _compiled: dict[str, Any] = {}
 
 
 def compiled_kernel() -> Any:
-    """:func:`consumer_kernel` compiled by numba with the mechanisms it calls (once per process).
-
-    The kernel's globals are rebound to the compiled helpers, so the plain function stays plain.
-    """
+    """:func:`consumer_kernel` compiled by numba with the mechanisms it calls, once per process
+    (:func:`kipviz.scenarios._jit.jit_functions`: the plain function stays plain)."""
     if not _compiled:
-        import numba
-
-        from kipviz import fetch
         from kipviz.scenarios import _broker_kernel
 
-        glb = dict(globals())
-        for helper in _HELPERS:
-            module = fetch if hasattr(fetch, helper) else _broker_kernel
-            glb[helper] = numba.njit(cache=True)(getattr(module, helper))
-        fn = types.FunctionType(consumer_kernel.__code__, glb, "consumer_kernel")
-        fn.__qualname__ = "consumer_kernel"
-        _compiled["consumer_kernel"] = numba.njit(cache=True)(fn)
+        foreign = {"fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
+                   **{name: getattr(_broker_kernel, name) for name in (
+                       "pool_try_allocate", "pool_release", "pool_out_of_memory")}}
+        _compiled.update(jit_functions(["consumer_kernel"], globals(), foreign=foreign))
     return _compiled["consumer_kernel"]

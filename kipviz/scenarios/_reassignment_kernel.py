@@ -14,10 +14,11 @@ A rate is two arrays: ``slots`` (``samples + 1`` rows of start ms, last event ms
 from __future__ import annotations
 
 import math
-import types
 from typing import Any
 
 import numpy as np
+
+from kipviz.scenarios._jit import jit_functions
 
 START, LAST, VALUE = range(3)  # columns of a rate's slots
 USED, CURRENT = range(2)  # entries of a rate's pos
@@ -262,12 +263,5 @@ _compiled: dict[str, Any] = {}
 def compiled() -> dict[str, Any]:
     """These functions compiled by numba (once per process), by name; numba is imported here."""
     if not _compiled:
-        import numba
-
-        glb = dict(globals())  # the compiled functions call each other through these globals
-        for name in _FUNCTIONS:
-            fn = types.FunctionType(globals()[name].__code__, glb, name)
-            fn.__qualname__ = name
-            glb[name] = numba.njit(cache=True)(fn)
-        _compiled.update({name: glb[name] for name in _FUNCTIONS})
+        _compiled.update(jit_functions(_FUNCTIONS, globals()))
     return _compiled

@@ -14,12 +14,12 @@ costs the same ``size`` bytes (:func:`kipviz.buffer.record_size_bytes`).
 from __future__ import annotations
 
 import math
-import types
 from typing import Any
 
 import numpy as np
 
 from kipviz.buffer import STREAMS_POLICIES
+from kipviz.scenarios._jit import jit_functions
 
 __all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
 
@@ -254,22 +254,13 @@ def streams_kernel(
     return moves
 
 
-_HELPERS = ("assign_tasks", "thread_bytes", "next_partition")
+_FUNCTIONS = ("assign_tasks", "thread_bytes", "next_partition", "streams_kernel")
 _compiled: dict[str, Any] = {}
 
 
 def compiled_kernel(name: str = "streams_kernel") -> Any:
-    """``streams_kernel`` (or one of its helpers, by name) compiled by numba, once per process.
-
-    The kernel's globals are rebound to the compiled helpers, so the plain function stays plain.
-    """
+    """``streams_kernel`` (or one of its helpers, by name) compiled by numba, once per process
+    (:func:`kipviz.scenarios._jit.jit_functions`: the plain functions stay plain)."""
     if not _compiled:
-        import numba
-
-        glb = dict(globals())
-        for helper in _HELPERS:
-            glb[helper] = _compiled[helper] = numba.njit(cache=True)(globals()[helper])
-        fn = types.FunctionType(streams_kernel.__code__, glb, "streams_kernel")
-        fn.__qualname__ = "streams_kernel"
-        _compiled["streams_kernel"] = numba.njit(cache=True)(fn)
+        _compiled.update(jit_functions(_FUNCTIONS, globals()))
     return _compiled[name]
