@@ -179,6 +179,15 @@ SELECT {", ".join(names)}
 FROM (SELECT CAST(window AS INT) AS window, {aggs} FROM ranked GROUP BY window)"""
 
 
+def _require_meta(meta: dict[str, Any], keys: Iterable[str], windows: int | None = None) -> None:
+    """ValueError unless ``trace.meta`` has ``keys`` (and ``windows``, if given, is > 0)."""
+    for key in keys:
+        if key not in meta:
+            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
+    if windows is not None and windows <= 0:
+        raise ValueError(f"'windows' must be > 0: {windows}")
+
+
 def _require(columns: Iterable[str], needed: Iterable[str], table: str) -> None:
     have = set(columns)
     for name in needed:
@@ -402,9 +411,7 @@ def consumer_curves(spark: SparkSession, trace: Any) -> ConsumerCurves:
     from pyspark.sql import functions as F
 
     meta = trace.meta
-    for key in META_KEYS:
-        if key not in meta:
-            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
+    _require_meta(meta, META_KEYS)
     window_cols = list(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
     _require(trace.windows.columns, window_cols, "windows")
     _require(trace.memory.columns, MEMORY_INPUT, "memory")

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import _part_table, _require, _sql, _union_all, _window_args, to_spark
+from kipviz.curves import (
+    _part_table,
+    _require,
+    _require_meta,
+    _sql,
+    _union_all,
+    _window_args,
+    to_spark,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -249,11 +257,7 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     would read the requests once but cost a shuffle: their Expand loses the single partition).
     """
     meta = trace.meta
-    for key in META_KEYS:
-        if key not in meta:
-            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
-    if windows <= 0:
-        raise ValueError(f"'windows' must be > 0: {windows}")
+    _require_meta(meta, META_KEYS, windows)
     _require(trace.ticks.columns, TICKS_INPUT, "ticks")
     _require(trace.requests.columns, REQUESTS_INPUT, "requests")
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])

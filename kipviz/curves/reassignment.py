@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import _part_table, _require, _sql, _union_all, _window_args, to_spark
+from kipviz.curves import (
+    _part_table,
+    _require,
+    _require_meta,
+    _sql,
+    _union_all,
+    _window_args,
+    to_spark,
+)
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
 
 if TYPE_CHECKING:
@@ -300,11 +308,7 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     stays in one Spark task, so there is no shuffle.
     """
     meta = trace.meta
-    for key in META_KEYS:
-        if key not in meta:
-            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
-    if windows <= 0:
-        raise ValueError(f"'windows' must be > 0: {windows}")
+    _require_meta(meta, META_KEYS, windows)
     if quota_window_s is None:
         quota_window_s = meta.get("window_size_s") or REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
     quota_window_ms = _quota_window_ms(quota_window_s)

@@ -28,6 +28,7 @@ from kipviz.curves import (
     _RANKED,
     _part_table,
     _require,
+    _require_meta,
     _sql,
     _union_all,
     _window_args,
@@ -240,11 +241,7 @@ def streams_curves(spark: SparkSession, trace: Any, *, windows: int = 100) -> St
     tick_ms``. The four results are one SQL text (a UNION ALL) collected once through Arrow.
     """
     meta = trace.meta
-    for key in META_KEYS:
-        if key not in meta:
-            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
-    if windows <= 0:
-        raise ValueError(f"'windows' must be > 0: {windows}")
+    _require_meta(meta, META_KEYS, windows)
     _require(trace.threads.columns, THREADS_INPUT, "threads")
     _require(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
     _require(trace.ticks.columns, TICKS_INPUT, "ticks")
