@@ -1,0 +1,112 @@
+"""Sweeps: many configurations as one Spark job, summarised, and cached once each."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kipviz
+from kipviz import sweep as sw
+from kipviz.curves import fairness, to_spark
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.scenarios.reassignment import ReassignmentScenario
+from kipviz.scenarios.reassignment import simulate as reassignment_simulate
+from kipviz.sweep import SUMMARY, config_key, grid, jain_by_window, sample, summarise, sweep
+from kipviz.workload import Workload
+
+MiB = 2**20
+BASE = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=2 * MiB,
+                        consume_bytes_per_s=20e6, ticks=200, windows=5,
+                        workload=Workload(profile="zipf", initial_lag_bytes=2 * MiB))
+CONFIGS = grid(BASE, fetch_max_bytes=[256 * 1024, 2 * MiB],
+               max_partition_fetch_bytes=[64 * 1024, 1 * MiB])
+
+
+def test_a_grid_is_every_combination_in_row_major_order():
+    """Two values each: four scenarios, the last field varying fastest."""
+    assert [(s.fetch_max_bytes, s.max_partition_fetch_bytes) for s in CONFIGS] == [
+        (256 * 1024, 64 * 1024), (256 * 1024, 1 * MiB), (2 * MiB, 64 * 1024), (2 * MiB, 1 * MiB)]
+    with pytest.raises(ValueError, match=r"buffer.memory must be >= fetch.max.bytes"):
+        grid(BASE, buffer_memory_bytes=[1 * MiB])
+
+
+def test_a_sample_is_seeded_distinct_and_skips_rejected_combinations():
+    """Same seed, same sample; buffer.memory below fetch.max.bytes is never drawn."""
+    values = {"fetch_max_bytes": [1 * MiB, 4 * MiB], "buffer_memory_bytes": [2 * MiB, 8 * MiB]}
+    a = sample(BASE, 10, seed=3, **values)
+    assert a == sample(BASE, 10, seed=3, **values)
+    assert len(a) == 3 and len(set(map(repr, a))) == 3
+    assert all(s.buffer_memory_bytes >= s.fetch_max_bytes for s in a)
+
+
+def test_jain_by_window_is_the_spark_fairness_curve(spark):
+    """The tasks' numpy water-filling gives Spark's Jain index, window for window."""
+    trace = simulate(BASE, seed=1, record_fetches=False)
+    spark_jain = fairness(to_spark(spark, trace.windows)).toPandas().sort_values("window")
+    np.testing.assert_allclose(jain_by_window(trace.windows), spark_jain["jain_index"],
+                               rtol=1e-9)
+
+
+def test_a_sweep_is_the_configurations_summarised_one_by_one(spark, tmp_path):
+    """The Spark job's rows equal summarise() run in this process, in the order given."""
+    result = sweep(spark, CONFIGS, seed=2, cache_dir=tmp_path)
+    assert result.computed == 4 and list(result.table["config_id"]) == [0, 1, 2, 3]
+    for i, scenario in enumerate(CONFIGS):
+        expected = summarise(scenario, seed=2)
+        got = result.table.iloc[i]
+        for name in SUMMARY:
+            assert got[name] == pytest.approx(expected[name], nan_ok=True), name
+        np.testing.assert_allclose(got["curve_memory_bytes"], expected["curve_memory_bytes"])
+    params = result.with_params("fetch_max_bytes", "max_partition_fetch_bytes")
+    assert list(params.columns[:2]) == ["fetch_max_bytes", "max_partition_fetch_bytes"]
+
+
+def test_a_second_sweep_reads_the_cache_and_a_new_configuration_joins_it(spark, tmp_path):
+    """Cached configurations are not simulated again; one new one is, and is cached once."""
+    first = sweep(spark, CONFIGS[:3], cache_dir=tmp_path)
+    again = sweep(spark, CONFIGS, cache_dir=tmp_path)
+    assert first.computed == 3 and again.computed == 1
+    files = sorted((tmp_path / "ConsumerScenario").glob("*.parquet"))
+    assert len(files) == 4
+    pd.testing.assert_frame_equal(first.table[list(SUMMARY)],
+                                  again.table[list(SUMMARY)].iloc[:3])
+
+
+def test_a_corrupt_or_stale_cache_entry_is_recomputed_never_shown(spark, tmp_path, monkeypatch):
+    """A truncated file, or one written by another version or for other parameters, is
+    simulated again and replaced."""
+    sweep(spark, CONFIGS[:2], cache_dir=tmp_path)
+    first = sw._cache_path(tmp_path, CONFIGS[0], config_key(CONFIGS[0], 0))
+    first.write_bytes(first.read_bytes()[:40])
+    second = sw._cache_path(tmp_path, CONFIGS[1], config_key(CONFIGS[1], 0))
+    stale = pd.read_parquet(second).assign(version="0.0.0", peak_memory_bytes=-1.0)
+    stale.to_parquet(second, index=False)
+    result = sweep(spark, CONFIGS[:2], cache_dir=tmp_path)
+    assert result.computed == 2
+    assert (result.table["peak_memory_bytes"] > 0).all()
+    assert pd.read_parquet(second)["version"].iloc[0] == kipviz.__version__
+    monkeypatch.setattr(kipviz, "__version__", "9.9.9")
+    assert config_key(CONFIGS[0], 0) != sw.config_key(replace(CONFIGS[0]), 1)
+    assert sweep(spark, CONFIGS[:1], cache_dir=tmp_path).computed == 1
+
+
+def test_a_reassignment_is_summarised_by_its_move_time():
+    """KIP-73: the simulated completion of 2 partitions of 20 MB at T = 30 MB/s, IN = 10 MB/s;
+    a reassignment has no partition fairness curve."""
+    s = ReassignmentScenario(brokers=5, bytes_in_per_s=10e6, partitions=2, log_bytes=20_000_000,
+                             leader_throttle_bytes_per_s=30e6,
+                             follower_throttle_bytes_per_s=30e6, tick_ms=100, ticks=300)
+    row = summarise(s)
+    assert row["move_time_s"] == reassignment_simulate(s).meta["completed_ms"] / 1000.0 > 2.0
+    assert np.isnan(row["min_jain_index"])
+
+
+def test_bad_sweeps_are_rejected():
+    """Nothing to sweep, or a scenario kind kipviz cannot summarise, is a ValueError."""
+    with pytest.raises(ValueError, match="scenarios must hold at least one configuration"):
+        sweep(None, [])
+    with pytest.raises(ValueError, match="cannot sweep a Workload"):
+        summarise(Workload())
