@@ -41,8 +41,8 @@ import kipviz
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["SUMMARY", "SweepResult", "config_key", "grid", "jain_by_window", "sample",
-           "summarise", "sweep"]
+__all__ = ["SUMMARY", "SweepResult", "config_key", "grid", "jain_by_window", "pareto_front",
+           "sample", "summarise", "sweep"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",
@@ -321,3 +321,17 @@ def _finished_tasks(spark: SparkSession) -> int:
         if info is not None:
             done += info.numCompletedTasks
     return done
+
+
+def pareto_front(table: pd.DataFrame, *, minimize: str, maximize: str) -> pd.DataFrame:
+    """The rows no other row beats on both ``minimize`` (lower is better) and ``maximize``
+    (higher is better), sorted by ``minimize``: the configurations worth choosing between."""
+    rows = table.dropna(subset=[minimize, maximize]).sort_values([minimize, maximize],
+                                                                 ascending=[True, False])
+    best = -math.inf
+    keep = []
+    for index, value in rows[maximize].items():
+        if value > best:
+            keep.append(index)
+            best = value
+    return rows.loc[keep]

@@ -11,10 +11,20 @@ import pytest
 import kipviz
 from kipviz import sweep as sw
 from kipviz.curves import fairness, to_spark
+from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.scenarios.reassignment import ReassignmentScenario
 from kipviz.scenarios.reassignment import simulate as reassignment_simulate
-from kipviz.sweep import SUMMARY, config_key, grid, jain_by_window, sample, summarise, sweep
+from kipviz.sweep import (
+    SUMMARY,
+    config_key,
+    grid,
+    jain_by_window,
+    pareto_front,
+    sample,
+    summarise,
+    sweep,
+)
 from kipviz.workload import Workload
 
 MiB = 2**20
@@ -110,3 +120,27 @@ def test_bad_sweeps_are_rejected():
         sweep(None, [])
     with pytest.raises(ValueError, match="cannot sweep a Workload"):
         summarise(Workload())
+
+
+def test_the_pareto_front_keeps_what_nothing_beats_on_both_memory_and_throughput():
+    """(10, 50) and (20, 80) and (40, 90) are kept; (30, 60) is beaten by (20, 80); a tie on
+    memory keeps the faster one."""
+    table = pd.DataFrame({"peak_memory_bytes": [30.0, 10.0, 40.0, 20.0, 10.0],
+                          "throughput_bytes_per_s": [60.0, 50.0, 90.0, 80.0, 40.0]})
+    front = pareto_front(table, minimize="peak_memory_bytes", maximize="throughput_bytes_per_s")
+    assert front[["peak_memory_bytes", "throughput_bytes_per_s"]].values.tolist() == [
+        [10.0, 50.0], [20.0, 80.0], [40.0, 90.0]]
+
+
+def test_the_sweep_figures_draw_the_grid_the_limit_the_floor_and_the_front():
+    """A heatmap with the over-limit overlay and the fairness contour; a scatter per label."""
+    table = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 2],
+                          "peak_memory_bytes": [1.0, 2.0, 3.0, 4.0],
+                          "min_jain_index": [0.9, 0.5, 0.8, 0.2],
+                          "throughput_bytes_per_s": [1.0, 2.0, 2.0, 3.0], "mode": list("xxyy")})
+    fig = safe_region_figure(table, "a", "b", "peak_memory_bytes", floor="min_jain_index",
+                             floor_value=0.6, limit=2.5)
+    assert [t.type for t in fig.data] == ["heatmap", "heatmap", "contour"]
+    front = pareto_front(table, minimize="peak_memory_bytes", maximize="throughput_bytes_per_s")
+    assert len(pareto_figure(table, front, x="peak_memory_bytes", y="throughput_bytes_per_s",
+                             label="mode").data) == 3

@@ -24,6 +24,7 @@ LESSONS = {
     "03_consumer_buffer_memory": "consumer_buffer_memory",
     "04_replication_quotas": "replication_quotas",
     "05_streams_input_buffer": "streams_input_buffer",
+    "06_sweeps": "sweeps",
 }
 
 
