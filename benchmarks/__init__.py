@@ -16,4 +16,5 @@ BENCHMARKS: dict[str, str] = {
     "kip73_reassignment": "benchmarks.kip73_reassignment",
     "kip770_streams": "benchmarks.kip770_streams",
     "kip81_consumer": "benchmarks.kip81_consumer",
+    "spark_sweep": "benchmarks.spark_sweep",
 }
