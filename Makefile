@@ -49,8 +49,12 @@ lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check kipviz tests benchmarks tools conftest.py
 	$(BIN)/mypy
 
+# The suite's Spark drivers live seconds to minutes: the C1 compiler and the serial collector start
+# them faster (the dashboards' own defaults favour long sessions).
+TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
-	$(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
 notebooks: $(JAVA_STAMP) ## rebuild the lessons from tools/build_notebooks.py and execute them
 	$(BIN)/python tools/build_notebooks.py

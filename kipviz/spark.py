@@ -3,7 +3,8 @@
 Embedded ``local[*]`` Spark by default, tuned for interactive notebook use (tiny shuffles, no
 adaptive re-planning, Arrow on, no UI, quiet logs). A cluster is chosen by configuration:
 ``remote=`` or ``SPARK_REMOTE`` for Spark Connect, ``master=`` or ``KIPVIZ_SPARK_MASTER`` (then
-``MASTER``) for ``spark://``, ``yarn`` or ``k8s://`` masters. pyspark is imported lazily, so
+``MASTER``) for ``spark://``, ``yarn`` or ``k8s://`` masters; ``KIPVIZ_SPARK_CONF`` adds settings
+(``key=value;key=value``). pyspark is imported lazily, so
 ``import kipviz`` works without Java. ``python -m kipviz.spark --check`` runs a smoke test;
 ``--find-java`` prints the java Spark will use (exit status 1 and what to install if none).
 """
@@ -159,6 +160,7 @@ def get_spark(
     settings = {**COMMON_CONF, **(LOCAL_CONF if target.startswith("local") else {})}
     if remote:  # Connect sets only SQL settings on its session; the server owns the rest
         settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
+    settings.update(_env_conf())
     settings.update(conf or {})
     if not remote or remote.startswith("local"):  # a local JVM runs the driver (or server)
         ensure_java()
@@ -173,6 +175,17 @@ def get_spark(
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _env_conf() -> dict[str, str]:
+    """Settings from ``KIPVIZ_SPARK_CONF``: ``key=value`` entries separated by ``;`` (the test
+    suite uses it to give short-lived JVMs a quick start)."""
+    entries = [e.strip() for e in os.environ.get("KIPVIZ_SPARK_CONF", "").split(";") if e.strip()]
+    bad = [e for e in entries if "=" not in e]
+    if bad:
+        raise ValueError(f"KIPVIZ_SPARK_CONF entries must be key=value, separated by ';': "
+                         f"{bad[0]!r}")
+    return dict(e.split("=", 1) for e in entries)
 
 
 def stop_spark() -> None:
