@@ -53,13 +53,18 @@ def buffer_modes(scenario: ConsumerScenario,
 
 
 def simulate_modes(scenario: ConsumerScenario, buffer_memory_bytes: int | None = None, *,
-                   seed: int = 0, record_fetches: bool = False) -> dict[str, ConsumerTrace]:
-    """Run :func:`buffer_modes` on one set of record batches; traces keyed by mode."""
-    modes = buffer_modes(scenario, buffer_memory_bytes)
+                   seed: int = 0, record_fetches: bool = False,
+                   modes: tuple[str, ...] = MODES) -> dict[str, ConsumerTrace]:
+    """Run :func:`buffer_modes` (those of ``modes``) on one set of record batches; traces keyed
+    by mode."""
+    unknown = sorted(set(modes) - set(MODES))
+    if unknown:
+        raise ValueError(f"modes must be among {', '.join(MODES)}: {unknown[0]!r}")
+    scenarios = buffer_modes(scenario, buffer_memory_bytes)
     batches = produce(scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms,
                       seed=seed)
-    return {mode: simulate(s, seed=seed, batches=batches, record_fetches=record_fetches)
-            for mode, s in modes.items()}
+    return {mode: simulate(scenarios[mode], seed=seed, batches=batches,
+                           record_fetches=record_fetches) for mode in modes}
 
 
 def heap_estimate_bytes(trace: ConsumerTrace, baseline_heap_bytes: int) -> int:

@@ -23,10 +23,9 @@ from kipviz.scenarios import broker as broker_scenario
 from kipviz.scenarios import consumer as consumer_scenario
 from kipviz.scenarios import reassignment as reassignment_scenario
 from kipviz.scenarios.cluster import ClusterScenario
-from kipviz.scenarios.consumer_buffer import buffer_modes
+from kipviz.scenarios.consumer_buffer import simulate_modes
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 from kipviz.widgets.reassignment import UNLIMITED
-from kipviz.workload import produce
 
 __all__ = ["TourCurves", "TourDashboard"]
 
@@ -152,12 +151,11 @@ class TourDashboard(Dashboard):
     def _consumer(self, s: Any) -> Any:
         from kipviz.curves.consumer_buffer import buffer_curves
 
-        batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=self.seed)
-        modes = ({"today": s} if s.buffer_memory_bytes is None else
-                 {k: v for k, v in buffer_modes(s).items() if k != "in_flight_cap"})
-        traces = {k: consumer_scenario.simulate(v, seed=self.seed, batches=batches,
-                                                record_fetches=False)
-                  for k, v in modes.items()}
+        if s.buffer_memory_bytes is None:
+            traces = {"today": consumer_scenario.simulate(s, seed=self.seed,
+                                                          record_fetches=False)}
+        else:
+            traces = simulate_modes(s, seed=self.seed, modes=("today", "kip81_pool"))
         self.trace = traces.get("kip81_pool", traces["today"])
         return buffer_curves(self.spark, traces)
 
