@@ -161,8 +161,7 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         row["move_time_s"] = nan if done is None else done / 1000.0
         jain, windows = np.full(0, nan), 20
     else:
-        raise ValueError(f"cannot sweep a {type(scenario).__name__}: a ConsumerScenario, "
-                         f"BrokerScenario or ReassignmentScenario is needed")
+        raise _unsweepable(scenario)
     row.update(peak_memory_bytes=float(memory.max()) if len(memory) else nan,
                p99_memory_bytes=float(np.percentile(memory, 99)) if len(memory) else nan,
                throughput_bytes_per_s=consumed.sum() * 1000.0 / (len(consumed) * tick_ms))
@@ -174,6 +173,19 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         [consumed[a:b].sum() * 1000.0 / ((b - a) * tick_ms) for a, b in itertools.pairwise(edges)])
     row["curve_jain_index"] = np.asarray(jain, dtype=float)
     return {k: float(v) if k in SUMMARY else v for k, v in row.items()}
+
+
+def _sweepable(scenario: Any) -> bool:
+    from kipviz.scenarios.broker import BrokerScenario
+    from kipviz.scenarios.consumer import ConsumerScenario
+    from kipviz.scenarios.reassignment import ReassignmentScenario
+
+    return isinstance(scenario, ConsumerScenario | BrokerScenario | ReassignmentScenario)
+
+
+def _unsweepable(scenario: Any) -> ValueError:
+    return ValueError(f"cannot sweep a {type(scenario).__name__}: a ConsumerScenario, "
+                      f"BrokerScenario or ReassignmentScenario is needed")
 
 
 def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -237,6 +249,9 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     tqdm bar of finished tasks (classic Spark sessions)."""
     if not scenarios:
         raise ValueError("scenarios must hold at least one configuration")
+    for scenario in scenarios:  # here, not as an error from inside a Spark task
+        if not _sweepable(scenario):
+            raise _unsweepable(scenario)
     cache = Path(cache_dir) if cache_dir is not None else None
     keys = [config_key(s, seed) for s in scenarios]
     found: dict[int, pd.DataFrame] = {}
@@ -269,7 +284,7 @@ def _run(spark: SparkSession, rows: list[tuple[int, str, Any]], seed: int,
     n = partitions or _default_parallelism(spark)
     df = spark.createDataFrame(params, "config_id bigint, key string, seed bigint, "
                                        "scenario binary")
-    df = df.repartition(max(1, min(n, len(rows))), "config_id")
+    df = df.repartition(max(1, min(n, len(rows))))  # round robin: equal shares
     job = df.mapInPandas(_run_partition, schema=_SCHEMA)
     if not progress:
         return cast(pd.DataFrame, job.toPandas())

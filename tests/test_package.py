@@ -21,7 +21,8 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.plots.consumer_buffer", "kipviz.widgets.consumer_buffer",
            "kipviz.scenarios.streams", "kipviz.curves.streams", "kipviz.plots.streams",
            "kipviz.widgets.streams", "kipviz.scenarios.cluster", "kipviz.plots.tour",
-           "kipviz.widgets.tour", "kipviz.sweep", "kipviz.plots.sweep"]
+           "kipviz.widgets.tour", "kipviz.sweep", "kipviz.plots.sweep",
+           "kipviz.instant", "kipviz.widgets.grid"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -120,6 +120,8 @@ def test_bad_sweeps_are_rejected():
         sweep(None, [])
     with pytest.raises(ValueError, match="cannot sweep a Workload"):
         summarise(Workload())
+    with pytest.raises(ValueError, match="cannot sweep a Workload"):
+        sweep(None, [BASE, Workload()])  # in the driver, before any Spark job
 
 
 def test_the_pareto_front_keeps_what_nothing_beats_on_both_memory_and_throughput():

@@ -2,22 +2,59 @@
 
 ``safe_region_figure`` colours a grid of two settings by a metric (peak memory, say) and draws a
 second metric's floor as a contour (the fairness floor); ``pareto_figure`` plots every
-configuration of a sweep by memory and throughput with the Pareto front drawn through them.
+configuration of a sweep by memory and throughput with the Pareto front drawn through them;
+``grid_point_figure`` / ``update_grid_point_figure`` show one point of a
+:class:`kipviz.instant.SweepGrid`: where it sits on the grid, and its curves.
 """
 
 from __future__ import annotations
 
+import enum
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-__all__ = ["pareto_figure", "safe_region_figure"]
+if TYPE_CHECKING:
+    from kipviz.instant import GridPoint
+
+__all__ = ["byte_label", "grid_point_figure", "pareto_figure", "safe_region_figure",
+           "setting_label", "update_grid_point_figure"]
 
 _MiB = 1024 * 1024
 
 
 def _labels(values: np.ndarray) -> list[str]:
-    return [f"{v / _MiB:g} MiB" if v >= _MiB else f"{v / 1024:g} KiB" for v in values]
+    return [byte_label(v) for v in values]
+
+
+def byte_label(value: float) -> str:
+    """A byte count in B, KiB or MiB, exact (``1 MiB``, ``512 KiB``, ``30 B``)."""
+    if abs(value) < 1024:
+        return f"{value:g} B"
+    return f"{value / _MiB:g} MiB" if abs(value) >= _MiB else f"{value / 1024:g} KiB"
+
+
+def setting_label(name: str, value: Any) -> str:
+    """A setting's value as a person reads it, by the unit its name carries: ``*_bytes`` in
+    B/KiB/MiB, ``*_bytes_per_s`` in MB/s, ``*_ms`` in ms; None reads "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if name.endswith("_bytes_per_s"):
+        return f"{value / 1e6:g} MB/s"
+    if name.endswith("_bytes"):
+        return byte_label(value)
+    if name.endswith("_ms"):
+        return f"{value:g} ms"
+    return f"{value:g}"
 
 
 def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: str | None = None,
@@ -62,3 +99,73 @@ def pareto_figure(table: pd.DataFrame, front: pd.DataFrame, *, x: str, y: str, l
     fig.update_layout(height=420, title=title or None, xaxis_title=f"{x} (MiB)",
                       yaxis_title=f"{y} (MB/s)", margin={"t": 60, "b": 50, "l": 60, "r": 20})
     return fig
+
+
+def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes",
+                      title: str = "") -> go.Figure:
+    """An empty 2 x 2 figure for one grid point: ``metric`` (bytes, in MiB) over the ``x`` by
+    ``y`` grid with the point marked, and the point's memory per window against its bounds,
+    throughput per window and Jain's index per window."""
+    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.14, vertical_spacing=0.18,
+                        subplot_titles=(f"{metric} over the grid (MiB)",
+                                        "Memory per window (MiB) against the bounds",
+                                        "Throughput per window (MB/s)",
+                                        "Fairness: Jain's index per window"))
+    fig.add_trace(go.Heatmap(colorscale="Viridis", colorbar={"title": "MiB", "len": 0.42,
+                                                             "y": 0.79},
+                             name=metric, hovertemplate="%{x} x %{y}: %{z:.1f} MiB"
+                                                        "<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Scatter(mode="markers", name="this setting", showlegend=False,
+                             marker={"symbol": "x", "size": 14, "color": "#d62728",
+                                     "line": {"width": 2, "color": "white"}}), row=1, col=1)
+    for name, colour, dash in (("memory held", "#1f77b4", "solid"),
+                               ("KIP-74 bound", "#2ca02c", "dash"),
+                               ("pool bound (KIP-72/81)", "#9467bd", "dot")):
+        fig.add_trace(go.Scatter(mode="lines", name=name, line={"color": colour, "dash": dash}),
+                      row=1, col=2)
+    fig.add_trace(go.Scatter(mode="lines+markers", name="throughput", showlegend=False,
+                             line={"color": "#ff7f0e"}), row=2, col=1)
+    fig.add_trace(go.Scatter(mode="lines+markers", name="Jain's index", showlegend=False,
+                             line={"color": "#17becf"}), row=2, col=2)
+    fig.update_xaxes(title_text=x, type="category", row=1, col=1)
+    fig.update_yaxes(title_text=y or "", type="category", row=1, col=1)
+    for col in (2,):
+        fig.update_xaxes(title_text="time (s)", row=1, col=col)
+    for col in (1, 2):
+        fig.update_xaxes(title_text="time (s)", row=2, col=col)
+    fig.update_yaxes(range=[0, 1.05], row=2, col=2)
+    fig.update_layout(height=640, title=title or None, margin={"t": 80, "b": 40, "l": 90, "r": 20},
+                      legend={"orientation": "h", "y": -0.08})
+    return fig
+
+
+def update_grid_point_figure(fig: go.Figure, point: GridPoint, heat: pd.DataFrame, *, x: str,
+                             y: str | None) -> None:
+    """Put ``point`` and the grid slice ``heat`` (from :meth:`kipviz.instant.SweepGrid.slice`)
+    into a figure made by :func:`grid_point_figure`, in place (one redraw). The point is marked
+    when it lies on the grid."""
+    xs = [setting_label(x, v) for v in heat.columns]
+    ys = [setting_label(y, v) for v in heat.index] if y is not None else ["-"]
+    x_here = setting_label(x, getattr(point.scenario, x))
+    y_here = setting_label(y, getattr(point.scenario, y)) if y is not None else "-"
+    on_grid = x_here in xs and y_here in ys
+    c = point.curves
+    t = c["window_ms"].to_numpy() / 1000.0
+    span = [t[0], t[-1] + (t[1] - t[0] if len(t) > 1 else 0.0)] if len(t) else []
+    bound, kip74 = point.metrics["bound_bytes"], point.metrics["kip74_bound_bytes"]
+    with fig.batch_update():
+        heatmap, marker, memory, kip74_line, bound_line, throughput, jain = fig.data
+        heatmap.x, heatmap.y, heatmap.z = xs, ys, heat.to_numpy() / _MiB
+        marker.x, marker.y = ([x_here], [y_here]) if on_grid else ([], [])
+        memory.x, memory.y = t, c["memory_bytes"].to_numpy() / _MiB
+        kip74_line.x, kip74_line.y = _level(span, kip74)
+        bound_line.x, bound_line.y = _level(span, bound)
+        throughput.x, throughput.y = t, c["throughput_bytes_per_s"].to_numpy() / 1e6
+        jain.x, jain.y = t, c["jain_index"].to_numpy()
+
+
+def _level(span: Sequence[float], value: float) -> tuple[Sequence[float], list[float]]:
+    """A horizontal line at ``value`` bytes (in MiB) across ``span``, or nothing for NaN."""
+    if math.isnan(value) or not span:
+        return [], []
+    return span, [value / _MiB] * 2

@@ -11,6 +11,7 @@ keeps its last good curves.
 * :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
 * :class:`StreamsDashboard`: KIP-770 Streams input buffer (lesson 5).
 * :class:`TourDashboard`: one cluster, every knob, your own config (the tour).
+* :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from kipviz.widgets._base import Dashboard, byte_options
 from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
+from kipviz.widgets.grid import GRID_LESSON_SCENARIO, GridDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
 from kipviz.widgets.tour import TourDashboard
 
-__all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "LESSON_SCENARIO",
-           "REASSIGNMENT_LESSON_SCENARIO", "STREAMS_LESSON_SCENARIO", "BrokerDashboard",
-           "BufferDashboard", "Dashboard", "FetchDashboard", "ReassignmentDashboard",
-           "StreamsDashboard", "TourDashboard", "byte_options"]
+__all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "GRID_LESSON_SCENARIO",
+           "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO", "STREAMS_LESSON_SCENARIO",
+           "BrokerDashboard", "BufferDashboard", "Dashboard", "FetchDashboard", "GridDashboard",
+           "ReassignmentDashboard", "StreamsDashboard", "TourDashboard", "byte_options"]

@@ -16,6 +16,8 @@ from typing import Any, ClassVar
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.plots.sweep import byte_label, setting_label
+
 __all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
@@ -25,18 +27,22 @@ STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
     """Slider options labelled in KiB/MiB, exact byte values (Kafka defaults included)."""
-    def label(v: int) -> str:
-        if v < KiB:
-            return f"{v} B"
-        return f"{v / MiB:g} MiB" if v >= MiB else f"{v / KiB:g} KiB"
-    return [(label(v), v) for v in sorted(set(values))]
+    return [(byte_label(v), v) for v in sorted(set(values))]
 
 
-def with_option(options: list[tuple[str, Any]], value: Any) -> list[tuple[str, Any]]:
-    """Options of a byte slider that include ``value`` (a value set from code or a file)."""
+def with_option(options: list[tuple[str, Any]], value: Any, label: str | None = None,
+                ) -> list[tuple[str, Any]]:
+    """Options of a selection slider that include ``value`` (a value set from code or a file):
+    the others keep their labels, ``value`` gets ``label`` (default: a byte label) and its
+    place in order."""
     if any(v == value for _, v in options):
         return options
-    return byte_options(value, *(v for _, v in options))
+    new = (label if label is not None else byte_label(value), value)
+    try:
+        at = sum(1 for _, v in options if v < value)
+    except TypeError:  # values without an order (None, mixed kinds): at the end
+        at = len(options)
+    return [*options[:at], new, *options[at:]]
 
 
 def notice(text: str, *, error: bool = False) -> str:
@@ -191,7 +197,8 @@ class Dashboard:
             for name, value in self._control_values(self.scenario).items():
                 control = self.controls[name]
                 if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons):
-                    control.options = with_option(list(control.options), value)
+                    control.options = with_option(list(control.options), value,
+                                                  setting_label(name, value))
                 elif isinstance(control, w.IntSlider | w.FloatSlider):
                     control.max = max(control.max, value)
                     control.min = min(control.min, value)

@@ -1,0 +1,129 @@
+"""Instant sliders: a dashboard backed by a grid that Spark computed once (issue 7).
+
+Building the dashboard sweeps its grid as one Spark job (or reads it from the Parquet cache).
+After that, a slider position on the grid is answered from memory, with no Spark job: the
+summary metrics and downsampled curves that Spark's tasks computed are redrawn at once. A
+position off the grid (a value set from code, another non-grid setting) runs one on-demand
+Spark computation, whose result joins the grid and the cache.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.instant import GridPoint, SweepGrid
+from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
+from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
+
+__all__ = ["GRID_AXES", "GRID_LESSON_SCENARIO", "GridDashboard"]
+
+# Lesson 6's lagging consumer without a pool (120 partitions, 10 brokers, the application slower
+# than the network) over a 7 x 7 grid of the two KIP-74 fetch limits; it starts on the grid, at
+# fetch.max.bytes 4 MiB and max.partition.fetch.bytes 1 MiB (Kafka's default).
+GRID_LESSON_SCENARIO = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, ticks=500,
+                               windows=10, fetch_max_bytes=4 * MiB,
+                               max_partition_fetch_bytes=MiB)
+_SIZES = (256 * KiB, 512 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB)
+GRID_AXES: dict[str, tuple[Any, ...]] = {
+    "fetch_max_bytes": _SIZES, "max_partition_fetch_bytes": tuple(s // 4 for s in _SIZES)}
+
+
+class GridDashboard(Dashboard):
+    """A dashboard whose sliders answer from a Spark-computed grid (see the module).
+
+    ``GridDashboard(scenario, axes={"fetch_max_bytes": [...], ...}, cache_dir=...)`` sweeps
+    every valid combination of ``axes`` (fields of ``scenario``: a consumer, broker or
+    reassignment scenario) and shows one slider per axis. ``update(**params)`` takes the
+    scenario's field names, as every dashboard does; it returns the
+    :class:`~kipviz.instant.GridPoint`, or None when the settings were rejected. ``source``
+    says how the last answer came: ``"grid"`` (from memory, no Spark job), ``"cache"`` (off
+    the grid but in the Parquet cache, no Spark job) or ``"spark"`` (off the grid, computed on
+    demand by a Spark job), and ``answer_s`` how long it took.
+    """
+
+    def __init__(self, scenario: Any = GRID_LESSON_SCENARIO, *,
+                 axes: Mapping[str, Sequence[Any]] | None = None, seed: int = 0,
+                 spark: Any = None, cache_dir: Any = None, progress: bool = False,
+                 **overrides: Any) -> None:
+        if spark is None:
+            from kipviz.spark import get_spark
+
+            spark = get_spark()
+        base = self._apply(scenario, overrides)
+        self.grid = SweepGrid(base, GRID_AXES if axes is None else axes, seed=seed,
+                              cache_dir=cache_dir)
+        self.simulated = self.grid.fill(spark, progress=progress)
+        self.source = ""
+        self.answer_s = math.nan
+        axis_names = list(self.grid.axes)
+        self._x, self._y = axis_names[0], (axis_names[1] if len(axis_names) > 1 else None)
+        super().__init__(base, seed=seed, spark=spark)
+
+    def _figure(self) -> go.Figure:
+        return grid_point_figure(self._x, self._y)
+
+    def _controls(self, s: Any) -> dict[str, w.ValueWidget]:
+        return {name: w.SelectionSlider(
+                    options=[(setting_label(name, v), v) for v in values],
+                    value=getattr(s, name) if getattr(s, name) in values else values[0],
+                    description=name.replace("_", "."))
+                for name, values in self.grid.axes.items()}  # fmt: skip
+
+    def _control_values(self, s: Any) -> dict[str, Any]:
+        return {name: getattr(s, name) for name in self.grid.axes}
+
+    def _compute(self, scenario: Any) -> GridPoint:
+        start = time.perf_counter()
+        point = self.grid.lookup(scenario)
+        if point is not None:
+            self.source = "grid"
+        else:
+            simulated = self.grid.simulated
+            point = self.grid.point(self.spark, scenario)
+            self.source = "spark" if self.grid.simulated > simulated else "cache"
+        self.answer_s = time.perf_counter() - start
+        return point
+
+    def _redraw(self, point: GridPoint) -> None:
+        update_grid_point_figure(self.figure, point, self.grid.slice(point.scenario),
+                                 x=self._x, y=self._y)
+
+    def _advice(self, s: Any, point: GridPoint) -> list[str]:
+        m = point.metrics
+        if m["peak_memory_bytes"] > m["kip74_bound_bytes"]:
+            return [f"Held {m['peak_memory_bytes'] / MiB:.1f} MiB, above KIP-74's "
+                    f"min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) "
+                    f"= {m['kip74_bound_bytes'] / MiB:.1f} MiB: a lagging consumer keeps whole "
+                    f"responses and fetches every partition with nothing buffered."]
+        return []
+
+    def _summary(self, point: GridPoint) -> str:
+        m = point.metrics
+        how = {"grid": f"from the grid in {1000 * self.answer_s:.1f} ms, no Spark job",
+               "cache": f"off the grid, read from the cache in {1000 * self.answer_s:.0f} ms",
+               "spark": f"off the grid: computed on demand by Spark in {self.answer_s:.2f} s; "
+                        f"it joined the grid and the cache"}[self.source]
+        parts = [f"<b>answer</b> {how} ({len(self.grid)} configurations held)"]
+        for label, key, text in _SHOWN:
+            if math.isfinite(m[key]):
+                parts.append(f"<b>{label}</b> {text(m[key])}")
+        return " &middot; ".join(parts)
+
+
+_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("pool bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
+          ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
+          ("longest starvation", "longest_starvation_fetches", lambda v: f"{v:,.0f} fetches"),
+          ("throughput", "throughput_bytes_per_s", lambda v: f"{v / 1e6:,.1f} MB/s"),
+          ("move time", "move_time_s", lambda v: f"{v:,.1f} s"))
