@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.sweep import grid, pareto_front, sweep
-from kipviz.widgets import BUFFER_LESSON_SCENARIO
+from kipviz.widgets import BUFFER_LESSON_SCENARIO, GRID_LESSON_SCENARIO, GridDashboard
 
 MiB = 1024 * 1024
 cache = tempfile.mkdtemp(prefix="kipviz-sweep-")  # a fresh cache, so the counts below are stable
@@ -45,7 +45,7 @@ network), without a pool, over a 7 x 7 grid of `fetch.max.bytes` and
 `max.partition.fetch.bytes`: 49 simulations in one Spark job.
 """),
     code("""
-base = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, ticks=500, windows=10)
+base = GRID_LESSON_SCENARIO  # lesson 3's consumer without a pool, 5 s of fetching
 sizes = [256 * 1024, 512 * 1024, MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB]
 configs = grid(base, fetch_max_bytes=sizes, max_partition_fetch_bytes=[s // 4 for s in sizes])
 region = sweep(spark, configs, cache_dir=cache)
@@ -76,7 +76,43 @@ again = sweep(spark, configs, cache_dir=cache)
 print(f"second run: {again.computed} simulated, {len(configs) - again.computed} from the cache")
 """),
     md("""
-## 2. What each KIP-81 design buys: the Pareto front
+## 2. Instant sliders: the grid answers, Spark is not asked
+
+A dashboard can stand on such a grid. `GridDashboard` sweeps its grid once (here every
+configuration is already in the cache, so nothing is simulated), then answers each slider
+position on the grid from memory: the curves and metrics Spark's tasks computed are redrawn with
+no Spark job. A position off the grid (a value set from code) is computed on demand by one Spark
+job, and joins the grid and the cache.
+"""),
+    code("""
+instant = GridDashboard(spark=spark, cache_dir=cache)  # the same 7 x 7 grid, read from the cache
+print(f"{len(instant.grid)} configurations held, {instant.simulated} simulated now")
+instant.update(fetch_max_bytes=MiB, max_partition_fetch_bytes=256 * 1024)
+on_grid_s = instant.answer_s
+print(f"on the grid  ({instant.source}):  peak "
+      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB")
+instant.update(fetch_max_bytes=3 * MiB)
+off_grid_s = instant.answer_s
+print(f"off the grid ({instant.source}): peak "
+      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB; "
+      f"now {len(instant.grid)} configurations held")
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (times differ between machines and runs)
+print(f"answer on the grid: {1000 * on_grid_s:.1f} ms; off the grid: {off_grid_s:.2f} s")
+"""),
+    code("""
+# NBVAL_IGNORE_OUTPUT
+# (a live widget: its view differs between runs)
+instant
+"""),
+    md("""
+Move the sliders: every position answers in milliseconds, the red cross shows where you are on
+the safe-region map, and the memory curve is drawn against KIP-74's bound. The one off-grid value
+set above now sits on the `fetch.max.bytes` slider too, answered from memory like the rest.
+
+## 3. What each KIP-81 design buys: the Pareto front
 
 A fast application (300 MB/s) with brokers 50 ms away. Today's consumer, KIP-81's pool at five
 sizes, and the rejected cap on in-flight fetches at five sizes. Each point is one configuration;
@@ -105,7 +141,7 @@ The pool reaches the application's full rate with a few tens of MiB; the cap nee
 less throughput, because each freed slot waits a round trip. That is KIP-81's argument, measured
 over a sweep rather than one setting.
 
-## 3. The same sweep on a cluster
+## 4. The same sweep on a cluster
 
 Nothing here is tied to this laptop. Point kipviz at a cluster before Spark starts and the same
 `sweep(...)` call runs there; the workers need the same Python with kipviz installed:
