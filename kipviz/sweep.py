@@ -12,12 +12,15 @@ whose stored version, key or parameters do not match, or that cannot be read, is
 replaced, never shown.
 
 Summary metrics (NaN where a scenario has no such quantity): ``peak_memory_bytes`` and
-``p99_memory_bytes`` (what the mechanism holds: fetch responses retained by a consumer, requests
-held by a broker's pool, input buffered by a Streams instance) against ``bound_bytes`` (the
-mechanism's analytic bound) and ``kip74_bound_bytes``; ``min_jain_index`` / ``mean_jain_index``
-over windows (KIP-74 fairness across partitions); ``longest_starvation_fetches``;
-``throughput_bytes_per_s``; ``move_time_s`` (KIP-73). Curves: per window, ``curve_window_ms``,
-``curve_memory_bytes``, ``curve_throughput_bytes_per_s`` and ``curve_jain_index``.
+``p99_memory_bytes`` of what the mechanism holds (a consumer's retained fetch responses, KIP-74 and
+KIP-81; a broker pool's requests, KIP-72; a reassigning follower's lag, KIP-73; a Streams
+instance's input buffered after its polls, KIP-770) against ``bound_bytes`` (KIP-81's
+``buffer.memory`` + largest response - 1, KIP-72's outstanding bound, KIP-770's shares + one fetch
+per partition) and, for a consumer, ``kip74_bound_bytes``; ``min_jain_index`` /
+``mean_jain_index`` over windows (across partitions for a consumer, KIP-74; across stream threads
+for Streams, KIP-770); ``longest_starvation_fetches``; ``throughput_bytes_per_s``;
+``move_time_s`` (KIP-73). Curves: per window, ``curve_window_ms``, ``curve_memory_bytes``,
+``curve_throughput_bytes_per_s`` and ``curve_jain_index``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["SUMMARY", "SweepResult", "config_key", "grid", "jain_by_window", "pareto_front",
-           "sample", "summarise", "sweep"]
+           "sample", "summarise", "sweep", "thread_demand"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",
@@ -121,14 +124,27 @@ def jain_by_window(windows: pd.DataFrame) -> np.ndarray:
     return np.asarray(out)
 
 
+def thread_demand(threads: pd.DataFrame, window_ms: int) -> pd.DataFrame:
+    """A Streams trace's ``threads`` table as :func:`jain_by_window` input: per window and stream
+    thread, the records it could have processed (``demand_bytes``) and did (``delivered_bytes``),
+    as :func:`kipviz.curves.streams.thread_fairness` measures fairness across threads."""
+    window = threads["time_ms"].to_numpy() // window_ms
+    table = pd.DataFrame({"window": window, "thread": threads["thread"].to_numpy(),
+                          "demand_bytes": threads["demand_records"].to_numpy(dtype=float),
+                          "delivered_bytes": threads["processed_records"].to_numpy(dtype=float)})
+    return table.groupby(["window", "thread"], sort=True, as_index=False).sum()
+
+
 def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
     """Simulate one configuration and reduce it to the summary metrics and curves (module doc)."""
     from kipviz.scenarios.broker import BrokerScenario
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.streams import StreamsScenario
 
     nan = math.nan
     row: dict[str, Any] = dict.fromkeys(SUMMARY, nan)
+    jain, windows = np.full(0, nan), 20
     if isinstance(scenario, ConsumerScenario):
         from kipviz.scenarios.consumer import simulate
 
@@ -138,8 +154,6 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         jain = jain_by_window(t.windows)
         row.update(bound_bytes=t.meta.get("pooled_bound_bytes", nan),
                    kip74_bound_bytes=t.meta["kip74_bound_bytes"],
-                   min_jain_index=np.nanmin(jain) if np.isfinite(jain).any() else nan,
-                   mean_jain_index=np.nanmean(jain) if np.isfinite(jain).any() else nan,
                    longest_starvation_fetches=t.windows["max_starvation_streak"].max())
         windows = scenario.windows
     elif isinstance(scenario, BrokerScenario):
@@ -150,7 +164,6 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         consumed = tb.ticks["bytes_read"].to_numpy()
         bound = tb.meta["outstanding_bound_bytes"]
         row["bound_bytes"] = nan if bound is None else bound
-        jain, windows = np.full(0, nan), 20
     elif isinstance(scenario, ReassignmentScenario):
         from kipviz.scenarios.reassignment import simulate as simulate_move
 
@@ -159,9 +172,19 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         consumed = tr.ticks["throttled_bytes"].to_numpy()
         done = tr.meta.get("completed_ms")
         row["move_time_s"] = nan if done is None else done / 1000.0
-        jain, windows = np.full(0, nan), 20
+    elif isinstance(scenario, StreamsScenario):
+        from kipviz.scenarios.streams import simulate as simulate_streams
+
+        ts = simulate_streams(scenario, seed=seed)
+        memory, tick_ms = ts.ticks["buffered_bytes_after_poll"].to_numpy(), ts.meta["tick_ms"]
+        consumed = ts.ticks["processed_bytes"].to_numpy()
+        row["bound_bytes"] = ts.meta["bytes_bound_bytes"]
+        jain = jain_by_window(thread_demand(ts.threads, math.ceil(len(memory) / windows)
+                                            * tick_ms))
     else:
         raise _unsweepable(scenario)
+    if np.isfinite(jain).any():
+        row.update(min_jain_index=np.nanmin(jain), mean_jain_index=np.nanmean(jain))
     row.update(peak_memory_bytes=float(memory.max()) if len(memory) else nan,
                p99_memory_bytes=float(np.percentile(memory, 99)) if len(memory) else nan,
                throughput_bytes_per_s=consumed.sum() * 1000.0 / (len(consumed) * tick_ms))
@@ -179,13 +202,15 @@ def _sweepable(scenario: Any) -> bool:
     from kipviz.scenarios.broker import BrokerScenario
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.streams import StreamsScenario
 
-    return isinstance(scenario, ConsumerScenario | BrokerScenario | ReassignmentScenario)
+    return isinstance(scenario, ConsumerScenario | BrokerScenario | ReassignmentScenario
+                      | StreamsScenario)
 
 
 def _unsweepable(scenario: Any) -> ValueError:
     return ValueError(f"cannot sweep a {type(scenario).__name__}: a ConsumerScenario, "
-                      f"BrokerScenario or ReassignmentScenario is needed")
+                      f"BrokerScenario, ReassignmentScenario or StreamsScenario is needed")
 
 
 def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

@@ -11,7 +11,6 @@ import pytest
 from kipviz.instant import SweepGrid
 from kipviz.plots.sweep import setting_label
 from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.scenarios.streams import StreamsScenario
 from kipviz.sweep import SUMMARY, summarise
 from kipviz.widgets import GridDashboard
 from kipviz.widgets._base import with_option
@@ -133,13 +132,14 @@ def test_a_grid_dashboard_shows_bad_settings_as_warnings(spark):
     assert d.update(fetch_max_bytes=-1) is None
     assert "fetch.max.bytes" in d.warning.value and d.curves is before
     assert d.update(fetch_max=1) is None and "unknown setting &#x27;fetch_max" in d.warning.value
-    with pytest.raises(ValueError, match="cannot sweep a StreamsScenario"):
-        GridDashboard(StreamsScenario(), axes={"threads": (1, 2)}, spark=spark)
+    with pytest.raises(ValueError, match="cannot sweep a Workload"):
+        GridDashboard(Workload(), axes={"produce_bytes_per_s": (1e6, 2e6)}, spark=spark)
 
 
 @pytest.mark.parametrize(("name", "value", "label"), [
     ("fetch_max_bytes", 4 * MiB, "4 MiB"), ("max_partition_fetch_bytes", 64 * 1024, "64 KiB"),
-    ("socket_request_max_bytes", 100, "100 B"), ("consume_bytes_per_s", 50e6, "50 MB/s"),
+    ("socket_request_max_bytes", 100, "100 B"),
+    ("queued_max_request_bytes", -1, "-1 (no limit)"), ("consume_bytes_per_s", 50e6, "50 MB/s"),
     ("rtt_ms", 10, "10 ms"), ("buffer_memory_bytes", None, "none"), ("partitions", 120, "120"),
     ("strict_pool", True, "True"), ("large_share", 0.1, "0.1")])
 def test_settings_are_labelled_by_the_unit_their_name_carries(name, value, label):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -11,10 +12,13 @@ import pytest
 import kipviz
 from kipviz import sweep as sw
 from kipviz.curves import fairness, to_spark
+from kipviz.curves.streams import thread_fairness
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.scenarios.reassignment import ReassignmentScenario
 from kipviz.scenarios.reassignment import simulate as reassignment_simulate
+from kipviz.scenarios.streams import StreamsScenario
+from kipviz.scenarios.streams import simulate as streams_simulate
 from kipviz.sweep import (
     SUMMARY,
     config_key,
@@ -101,6 +105,22 @@ def test_a_corrupt_or_stale_cache_entry_is_recomputed_never_shown(spark, tmp_pat
     monkeypatch.setattr(kipviz, "__version__", "9.9.9")
     assert config_key(CONFIGS[0], 0) != sw.config_key(replace(CONFIGS[0]), 1)
     assert sweep(spark, CONFIGS[:1], cache_dir=tmp_path).computed == 1
+
+
+def test_a_streams_instance_is_summarised_by_its_buffer_and_fairness_across_threads(spark):
+    """KIP-770: peak buffered input within the byte bound, and the Jain index across stream
+    threads equal to Spark's thread_fairness curve, window for window."""
+    scenario = StreamsScenario(threads=2, tasks=4, ticks=300)
+    row = summarise(scenario, seed=1)
+    trace = streams_simulate(scenario, seed=1)
+    assert row["peak_memory_bytes"] == trace.ticks["buffered_bytes_after_poll"].max()
+    assert 0 < row["peak_memory_bytes"] <= row["bound_bytes"] == trace.meta["bytes_bound_bytes"]
+    window_ms = 15 * scenario.tick_ms  # 300 ticks in 20 windows
+    spark_jain = thread_fairness(to_spark(spark, trace.threads), window_ms).toPandas()
+    np.testing.assert_allclose(row["curve_jain_index"],
+                               spark_jain.sort_values("window")["jain_index"], rtol=1e-9)
+    assert row["min_jain_index"] == pytest.approx(spark_jain["jain_index"].min())
+    assert math.isnan(row["kip74_bound_bytes"]) and math.isnan(row["move_time_s"])
 
 
 def test_a_reassignment_is_summarised_by_its_move_time():

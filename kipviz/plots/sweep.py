@@ -41,7 +41,8 @@ def byte_label(value: float) -> str:
 
 def setting_label(name: str, value: Any) -> str:
     """A setting's value as a person reads it, by the unit its name carries: ``*_bytes`` in
-    B/KiB/MiB, ``*_bytes_per_s`` in MB/s, ``*_ms`` in ms; None reads "none"."""
+    B/KiB/MiB (a negative size, Kafka's "no limit", reads so), ``*_bytes_per_s`` in MB/s, ``*_ms``
+    in ms; None reads "none"."""
     if value is None:
         return "none"
     if isinstance(value, enum.Enum):
@@ -51,7 +52,7 @@ def setting_label(name: str, value: Any) -> str:
     if name.endswith("_bytes_per_s"):
         return f"{value / 1e6:g} MB/s"
     if name.endswith("_bytes"):
-        return byte_label(value)
+        return f"{value:g} (no limit)" if value < 0 else byte_label(value)
     if name.endswith("_ms"):
         return f"{value:g} ms"
     return f"{value:g}"
@@ -120,7 +121,7 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
                                      "line": {"width": 2, "color": "white"}}), row=1, col=1)
     for name, colour, dash in (("memory held", "#1f77b4", "solid"),
                                ("KIP-74 bound", "#2ca02c", "dash"),
-                               ("pool bound (KIP-72/81)", "#9467bd", "dot")):
+                               ("the mechanism's bound", "#9467bd", "dot")):
         fig.add_trace(go.Scatter(mode="lines", name=name, line={"color": colour, "dash": dash}),
                       row=1, col=2)
     fig.add_trace(go.Scatter(mode="lines+markers", name="throughput", showlegend=False,

@@ -40,8 +40,8 @@ class GridDashboard(Dashboard):
     """A dashboard whose sliders answer from a Spark-computed grid (see the module).
 
     ``GridDashboard(scenario, axes={"fetch_max_bytes": [...], ...}, cache_dir=...)`` sweeps
-    every valid combination of ``axes`` (fields of ``scenario``: a consumer, broker or
-    reassignment scenario) and shows one slider per axis. ``update(**params)`` takes the
+    every valid combination of ``axes`` (fields of ``scenario``: a consumer, broker,
+    reassignment or Streams scenario) and shows one slider per axis. ``update(**params)`` takes the
     scenario's field names, as every dashboard does; it returns the
     :class:`~kipviz.instant.GridPoint`, or None when the settings were rejected. ``source``
     says how the last answer came: ``"grid"`` (from memory, no Spark job), ``"cache"`` (off
@@ -121,7 +121,7 @@ class GridDashboard(Dashboard):
 _SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("p99 memory", "p99_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
-          ("pool bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
           ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
           ("longest starvation", "longest_starvation_fetches", lambda v: f"{v:,.0f} fetches"),
