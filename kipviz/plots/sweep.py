@@ -107,13 +107,15 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
     """An empty 2 x 2 figure for one grid point: ``metric`` (bytes, in MiB) over the ``x`` by
     ``y`` grid with the point marked, and the point's memory per window against its bounds,
     throughput per window and Jain's index per window."""
-    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.14, vertical_spacing=0.18,
-                        subplot_titles=(f"{metric} over the grid (MiB)",
+    fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.16, vertical_spacing=0.18,
+                        subplot_titles=(f"{metric.removesuffix('_bytes').replace('_', ' ')} "
+                                        "over the grid (MiB)",
                                         "Memory per window (MiB) against the bounds",
                                         "Throughput per window (MB/s)",
                                         "Fairness: Jain's index per window"))
     fig.add_trace(go.Heatmap(colorscale="Viridis", colorbar={"title": "MiB", "len": 0.42,
-                                                             "y": 0.79},
+                                                             "y": 0.79, "x": 0.44,
+                                                             "thickness": 12},
                              name=metric, hovertemplate="%{x} x %{y}: %{z:.1f} MiB"
                                                         "<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Scatter(mode="markers", name="this setting", showlegend=False,
@@ -134,6 +136,8 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
     for col in (1, 2):
         fig.update_xaxes(title_text="time (s)", row=2, col=col)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(rangemode="tozero", row=2, col=1)
     fig.update_yaxes(range=[0, 1.05], row=2, col=2)
     fig.update_layout(height=640, title=title or None, margin={"t": 80, "b": 40, "l": 90, "r": 20},
                       legend={"orientation": "h", "y": -0.08})

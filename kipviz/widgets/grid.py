@@ -124,6 +124,7 @@ _SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
           ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
-          ("longest starvation", "longest_starvation_fetches", lambda v: f"{v:,.0f} fetches"),
+          ("longest starvation", "longest_starvation_fetches",
+           lambda v: f"{v:,.0f} fetch round{'' if v == 1 else 's'}"),
           ("throughput", "throughput_bytes_per_s", lambda v: f"{v / 1e6:,.1f} MB/s"),
           ("move time", "move_time_s", lambda v: f"{v:,.1f} s"))
