@@ -118,12 +118,27 @@ def test_a_grid_dashboard_moves_on_the_grid_without_spark_and_off_it_with_spark(
     d.spark = spark
     point = d.update(fetch_max_bytes=3 * MiB)  # off the grid, set from code
     assert point is not None and d.source == "spark" and "computed on demand" in d.summary.value
-    assert ("3 MiB", 3 * MiB) in d.controls["fetch_max_bytes"].options
+    assert ("3 MiB (off grid)", 3 * MiB) in d.controls["fetch_max_bytes"].options
     assert list(d.figure.data[1].x) == []  # not on the grid: no marker
     d.update(fetch_max_bytes=2 * MiB)
     d.spark = NoSpark()
     d.update(fetch_max_bytes=3 * MiB)  # it joined the grid: instant now
     assert d.source == "grid"
+
+
+def test_slider_positions_off_the_grid_are_labelled_and_computed_on_demand(spark):
+    d = GridDashboard(BASE, axes={"fetch_max_bytes": (MiB, 4 * MiB)}, spark=spark,
+                      slider_values={"fetch_max_bytes": [2 * MiB]})
+    control = d.controls["fetch_max_bytes"]
+    assert control.options == (("1 MiB", MiB), ("2 MiB (off grid)", 2 * MiB),
+                               ("4 MiB", 4 * MiB))
+    control.value = 2 * MiB
+    assert d.source == "spark" and d.curves.origin == "on demand"
+    control.value = MiB
+    assert d.source == "grid"
+    with pytest.raises(ValueError, match="slider_values names 'partitions', not an axis"):
+        GridDashboard(BASE, axes={"fetch_max_bytes": (MiB,)}, spark=spark,
+                      slider_values={"partitions": [1]})
 
 
 def test_a_grid_dashboard_shows_bad_settings_as_warnings(spark):

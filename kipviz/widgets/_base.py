@@ -120,6 +120,10 @@ class Dashboard:
     def _summary(self, curves: Any) -> str:
         return ""
 
+    def _option_label(self, name: str, value: Any) -> str:
+        """How a selection control labels a value set from code (by the unit of ``name``)."""
+        return setting_label(name, value)
+
     # --- the shared wiring --------------------------------------------------------------------
     def _ipython_display_(self) -> None:
         from IPython.display import HTML, display
@@ -198,7 +202,7 @@ class Dashboard:
                 control = self.controls[name]
                 if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons):
                     control.options = with_option(list(control.options), value,
-                                                  setting_label(name, value))
+                                                  self._option_label(name, value))
                 elif isinstance(control, w.IntSlider | w.FloatSlider):
                     control.max = max(control.max, value)
                     control.min = min(control.min, value)

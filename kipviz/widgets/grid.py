@@ -4,7 +4,8 @@ Building the dashboard sweeps its grid as one Spark job (or reads it from the Pa
 After that, a slider position on the grid is answered from memory, with no Spark job: the
 summary metrics and downsampled curves that Spark's tasks computed are redrawn at once. A
 position off the grid (a value set from code, another non-grid setting) runs one on-demand
-Spark computation, whose result joins the grid and the cache.
+Spark computation, whose result joins the grid and the cache. ``slider_values`` puts such
+positions on the sliders too, labelled "(off grid)".
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class GridDashboard(Dashboard):
     every valid combination of ``axes`` (fields of ``scenario``: a consumer, broker,
     reassignment or Streams scenario) and shows one slider per axis. ``update(**params)`` takes the
     scenario's field names, as every dashboard does; it returns the
-    :class:`~kipviz.instant.GridPoint`, or None when the settings were rejected. ``source``
+    :class:`~kipviz.instant.GridPoint`, or None when the settings were rejected.
+    ``slider_values`` (axis name -> values) adds positions off the grid to an axis' slider.
+    ``source``
     says how the last answer came: ``"grid"`` (from memory, no Spark job), ``"cache"`` (off
     the grid but in the Parquet cache, no Spark job) or ``"spark"`` (off the grid, computed on
     demand by a Spark job), and ``answer_s`` how long it took.
@@ -52,6 +55,7 @@ class GridDashboard(Dashboard):
     def __init__(self, scenario: Any = GRID_LESSON_SCENARIO, *,
                  axes: Mapping[str, Sequence[Any]] | None = None, seed: int = 0,
                  spark: Any = None, cache_dir: Any = None, progress: bool = False,
+                 slider_values: Mapping[str, Sequence[Any]] | None = None,
                  **overrides: Any) -> None:
         if spark is None:
             from kipviz.spark import get_spark
@@ -60,6 +64,13 @@ class GridDashboard(Dashboard):
         base = self._apply(scenario, overrides)
         self.grid = SweepGrid(base, GRID_AXES if axes is None else axes, seed=seed,
                               cache_dir=cache_dir)
+        extra = dict(slider_values or {})
+        unknown = sorted(set(extra) - set(self.grid.axes))
+        if unknown:
+            raise ValueError(f"slider_values names {unknown[0]!r}, not an axis of the grid "
+                             f"({', '.join(self.grid.axes)})")
+        self._slider_values = {name: _in_order([*values, *extra.get(name, ())])
+                               for name, values in self.grid.axes.items()}
         self.simulated = self.grid.fill(spark, progress=progress)
         self.source = ""
         self.answer_s = math.nan
@@ -72,10 +83,14 @@ class GridDashboard(Dashboard):
 
     def _controls(self, s: Any) -> dict[str, w.ValueWidget]:
         return {name: w.SelectionSlider(
-                    options=[(setting_label(name, v), v) for v in values],
+                    options=[(self._option_label(name, v), v) for v in values],
                     value=getattr(s, name) if getattr(s, name) in values else values[0],
                     description=name.replace("_", "."))
-                for name, values in self.grid.axes.items()}  # fmt: skip
+                for name, values in self._slider_values.items()}  # fmt: skip
+
+    def _option_label(self, name: str, value: Any) -> str:
+        on_grid = name not in self.grid.axes or value in self.grid.axes[name]
+        return setting_label(name, value) + ("" if on_grid else " (off grid)")
 
     def _control_values(self, s: Any) -> dict[str, Any]:
         return {name: getattr(s, name) for name in self.grid.axes}
@@ -116,6 +131,15 @@ class GridDashboard(Dashboard):
             if math.isfinite(m[key]):
                 parts.append(f"<b>{label}</b> {text(m[key])}")
         return " &middot; ".join(parts)
+
+
+def _in_order(values: list[Any]) -> list[Any]:
+    """Distinct values, sorted where they can be (None and numbers do not compare)."""
+    distinct = list(dict.fromkeys(values))
+    try:
+        return sorted(distinct)
+    except TypeError:
+        return distinct
 
 
 _SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),

@@ -109,8 +109,10 @@ instant
 """),
     md("""
 Move the sliders: every position answers in milliseconds, the red cross shows where you are on
-the safe-region map, and the memory curve is drawn against KIP-74's bound. The one off-grid value
-set above now sits on the `fetch.max.bytes` slider too, answered from memory like the rest.
+the safe-region map, and the memory curve is drawn against KIP-74's bound. The off-grid value set
+above now sits on the `fetch.max.bytes` slider too, labelled "(off grid)" and answered from memory
+like the rest. `GridDashboard(..., slider_values={"fetch_max_bytes": [...]})` puts more positions
+off the grid on a slider from the start; each is computed by Spark the first time it is chosen.
 
 ## 3. What each KIP-81 design buys: the Pareto front
 
