@@ -16,7 +16,6 @@ The summary metrics and curves are those of :mod:`kipviz.sweep`, computed by Spa
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kipviz.sweep import SUMMARY, SweepResult, config_key, sweep
+from kipviz.sweep import SUMMARY, SweepResult, config_key, sweep, valid_grid
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -86,23 +85,13 @@ class SweepGrid:
         self.axes: dict[str, tuple[Any, ...]] = {n: tuple(v) for n, v in axes.items()}
         self.seed = seed
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self.scenarios: tuple[Any, ...] = tuple(self._valid(base))
+        self.scenarios: tuple[Any, ...] = tuple(valid_grid(base, **self.axes))
         if not self.scenarios:
             raise ValueError(f"no combination of the axes {', '.join(self.axes)} is a valid "
                              f"{type(base).__name__}")
         self.simulated = 0  # configurations simulated for this grid (not read from the cache)
         self._points: dict[str, GridPoint] = {}
         self._slices: dict[tuple[str, str], pd.DataFrame] = {}
-
-    def _valid(self, scenario: Any) -> list[Any]:
-        names = list(self.axes)
-        out = []
-        for combo in itertools.product(*self.axes.values()):
-            try:
-                out.append(replace(scenario, **dict(zip(names, combo, strict=True))))
-            except ValueError:
-                continue  # a combination Kafka would reject: a hole in the grid
-        return out
 
     def __len__(self) -> int:
         """How many configurations are held (the grid once filled, plus on-demand points)."""

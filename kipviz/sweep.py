@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["CURVES", "SUMMARY", "SweepResult", "config_key", "grid", "jain_by_window",
-           "pareto_front", "sample", "summarise", "sweep", "thread_demand"]
+           "pareto_front", "sample", "summarise", "sweep", "thread_demand", "valid_grid"]
 
 _ROW = {"config_id": "int64", "key": "string", "kind": "string", "params": "string",
         "version": "string", **SUMMARY}
@@ -63,6 +63,17 @@ def grid(base: Any, **values: Sequence[Any]) -> list[Any]:
     names = list(values)
     return [replace(base, **dict(zip(names, combo, strict=True)))
             for combo in itertools.product(*(values[n] for n in names))]
+
+
+def valid_grid(base: Any, **values: Sequence[Any]) -> list[Any]:
+    """:func:`grid` without the combinations the scenario rejects (holes, not errors)."""
+    out = []
+    for combo in itertools.product(*values.values()):
+        try:
+            out.append(replace(base, **dict(zip(values, combo, strict=True))))
+        except ValueError:
+            continue  # a combination Kafka would reject
+    return out
 
 
 def sample(base: Any, n: int, *, seed: int = 0, **values: Sequence[Any]) -> list[Any]:
