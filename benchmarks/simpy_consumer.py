@@ -49,9 +49,11 @@ import pandas as pd
 import simpy
 
 from kipviz.buffer import ConsumerBuffer, consumer_pool
-from kipviz.fetch import Ordering, TopicPartition, java_hash_order, next_order
+from kipviz.fetch import Ordering, next_order, request_partitions
 from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
-from kipviz.scenarios.consumer import TOPIC, ConsumerScenario
+from kipviz.scenarios._fetch_quota import fetch_quota_throttle_ms, new_quota_rates
+from kipviz.scenarios.consumer import ConsumerScenario, initial_orders
+from kipviz.versions import has
 from kipviz.workload import Batches, produce
 
 __all__ = ["SimpyTrace", "simulate_simpy", "simulate_simpy_trace"]
@@ -91,12 +93,8 @@ def fill(first: list[int], log: list[int], partition_max_bytes: int, response_ma
 
 def first_orders(scenario: ConsumerScenario) -> list[list[int]]:
     """Each broker's partitions in the first request's order (partition p is led by p % B)."""
-    p, b = scenario.partitions, scenario.brokers
-    if scenario.ordering == Ordering.HASH:
-        everything = java_hash_order([TopicPartition(TOPIC, i) for i in range(p)])
-    else:
-        everything = list(range(p))
-    return [[i for i in everything if i % b == broker] for broker in range(b)]
+    orders, start = initial_orders(scenario)
+    return [orders[start[b]:start[b + 1]].tolist() for b in range(scenario.brokers)]
 
 
 class Response:
@@ -154,6 +152,16 @@ class ConsumerModel:
         self.held = 0
         self.in_flight = [0] * b
         self.orders = first_orders(s)
+        self.ordering = s.request_ordering
+        # Kafka 4.0 (KAFKA-17182): no fetch to a broker with buffered fetchable partitions
+        self.skip_buffered_nodes = has(s.kafka_version, "buffered_nodes")
+        self.fetchable = np.ones(n, np.bool_)  # False once paused (Consumer.pause)
+        # consumer_byte_rate: each broker's quota sensor; KIP-219 answers a throttled fetch empty
+        self.quota_bound = float(s.fetch_quota_bytes_per_s or 0.0)
+        self.quota_empty = has(s.kafka_version, "throttled_empty_response")
+        self.q_slots, self.q_pos = new_quota_rates(b)
+        self.blocked_until = [0] * b  # no request before this tick: the client's throttle
+        self.throttled = [0, 0]  # throttled fetches, their throttle time (ms)
         # KIP-81: reads go through a ConsumerBuffer over the pool (NO_POOL: today's consumer)
         self.buffer = ConsumerBuffer(
             consumer_pool(s.buffer_memory_bytes, s.fetch_max_bytes, strict=s.strict_pool),
@@ -254,8 +262,14 @@ class ConsumerModel:
         order = self.orders[b]
         fetch_ptr, produced, size = self.fetch_ptr, self.produced, self.size
         log_end, offset, pending_raw = self.log_end, self.offset, self.pending_raw
+        sent = np.zeros(len(order), np.int64)
+        places = np.zeros(len(order), np.int64)
         yield self.turn(b)
         while True:
+            if self.tick < self.blocked_until[b]:  # KIP-219: throttled, send nothing yet
+                yield self.until(self.blocked_until[b], PRODUCE)
+                yield self.turn(b)
+                continue
             if self.cap is not None and self.live >= self.cap:
                 # the rejected alternative: no request beyond the cap; wait for a slot
                 if self.slot_freed is None:
@@ -263,8 +277,10 @@ class ConsumerModel:
                 yield self.slot_freed
                 yield self.turn(b)
                 continue
-            request = [p for p in order if pending_raw[p] == 0]  # fetchable partitions
-            if not request:  # all buffered: sleep until the application frees one
+            n = request_partitions(order, pending_raw, self.fetchable, self.skip_buffered_nodes,
+                                   sent, places)
+            request = sent[:n].tolist()
+            if not request:  # all buffered (4.x: any): sleep until the application frees one
                 self.freed[b] = freed = env.event()
                 yield freed
                 yield self.turn(b)
@@ -279,7 +295,7 @@ class ConsumerModel:
                          for p in request]
                 lag = [log_end[p] - offset[p] for p in request]
                 raw, total = fill(first, lag, s.max_partition_fetch_bytes,
-                                  self.response_max_bytes, s.version)
+                                  self.response_max_bytes, s.fetch_version)
                 if total >= s.fetch_min_bytes:
                     break
                 if parked_since < 0:
@@ -291,19 +307,34 @@ class ConsumerModel:
                 yield data | self.until(parked_since + self.max_wait_ticks, PRODUCE)
                 self.new_data[b] = None
                 yield self.turn(b)
+            throttle_ticks = 0
+            if self.quota_bound > 0:
+                ms = fetch_quota_throttle_ms(self.q_slots[b], self.q_pos[b], self.quota_bound,
+                                             total, t * s.tick_ms, self.quota_empty)
+                if ms > 0:
+                    self.throttled[0] += 1
+                    self.throttled[1] += ms
+                    throttle_ticks = -(-ms // s.tick_ms)
+                    if self.quota_empty:
+                        raw, total = [0] * len(raw), 0
             parts, returned = self.answer(request, raw, lag)
-            if s.ordering == Ordering.RANDOM:
+            if self.ordering == Ordering.RANDOM:
                 reordered = np.array(order, dtype=np.int64)
-                next_order(reordered, np.zeros(len(order), np.bool_), s.ordering,
+                next_order(reordered, np.zeros(len(order), np.bool_), self.ordering,
                            self.rng.random_sample(len(order)))
                 order[:] = reordered.tolist()
-            elif s.ordering in (Ordering.ROUND_ROBIN, Ordering.SESSION):
+            elif self.ordering in (Ordering.ROUND_ROBIN, Ordering.SESSION):
                 order[:] = ([p for p in order if p not in returned]
                             + [p for p in order if p in returned])
             self.in_flight[b] = total
             self.responses[b] = Response(total, parts)
             # one round trip plus the transfer over the broker's link, into the consumer's socket
-            yield self.until(t + self.rtt_ticks + int(total / self.network_per_tick), LAND)
+            landing = t + self.rtt_ticks + int(total / self.network_per_tick)
+            if self.quota_empty:
+                self.blocked_until[b] = landing + throttle_ticks
+            else:  # before KIP-219 the broker held the response for the throttle time
+                landing += throttle_ticks
+            yield self.until(landing, LAND)
             self.read[b] = read = env.event()
             self.land(b)
             yield read  # the selector reads it, now or once the pool has room
@@ -315,7 +346,7 @@ class ConsumerModel:
         fetch_ptr, produced, size, streak = self.fetch_ptr, self.produced, self.size, self.streak
         parts = []
         returned = set()
-        by_raw = self.s.ordering == Ordering.ROUND_ROBIN
+        by_raw = self.ordering == Ordering.ROUND_ROBIN
         for p, r, lag_p in zip(request, raw, lag, strict=True):
             k = fetch_ptr[p]
             got = 0
@@ -463,6 +494,9 @@ class ConsumerModel:
             consumed = 0
             while queue:
                 p = queue[0]
+                if not self.fetchable[p]:  # paused: FetchCollector sets its data aside, kept
+                    queue.popleft()
+                    continue
                 if pending_left[p] > credit:
                     take = int(credit)
                     pending_left[p] -= take
@@ -488,6 +522,17 @@ class ConsumerModel:
                 credit = 0.0
             consumed_col[t] = consumed
             yield env.timeout(self.steps)
+
+    def pauser(self) -> Process:
+        """``Consumer.pause`` at ``pause_at_ms``: the partitions stop being fetchable; under
+        4.x rules their buffered data no longer blocks their brokers, so idle fetchers look
+        again."""
+        s = self.s
+        yield self.until(-(-s.pause_at_ms // s.tick_ms), PRODUCE)
+        for p in s.paused_partitions:
+            self.fetchable[p] = False
+        for b in range(s.brokers):
+            self.wake(self.freed, b)
 
     def monitor(self) -> Process:
         """Record the tick's peak (held, retained and waiting bytes, the pool dry) before the
@@ -537,6 +582,8 @@ class ConsumerModel:
             env.process(self.fetcher(b))
         if self.rotating:
             env.process(self.dispatcher())
+        if s.paused_partitions:
+            env.process(self.pauser())
         env.process(self.monitor())
         env.run(until=s.ticks * self.steps)
         n_windows = len(self.window_rows["fetches"])

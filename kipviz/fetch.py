@@ -21,13 +21,20 @@ Guarantee (KIP-74): a v3+ response is never bigger than ``max(max_bytes, first b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import IntEnum
 
 import numpy as np
 
 from kipviz._checks import check_int as _check_int
+from kipviz.consumer_fetch import (
+    Ordering,
+    PartitionStates,
+    TopicPartition,
+    java_hash_order,
+    next_order,
+    request_partitions,
+)
 from kipviz.quota import max_value_in_quota_window
 
 __all__ = [
@@ -45,32 +52,13 @@ __all__ = [
     "fill_response",
     "java_hash_order",
     "next_order",
+    "request_partitions",
 ]
 
 INT32_MAX = 2**31 - 1
 CONSUMER_FETCH_MAX_BYTES = 52428800  # consumer fetch.max.bytes default (50 MiB)
 MAX_PARTITION_FETCH_BYTES = 1048576  # consumer max.partition.fetch.bytes default (1 MiB)
 BROKER_FETCH_MAX_BYTES = 57671680  # broker fetch.max.bytes default (55 MiB)
-
-
-@dataclass(frozen=True, order=True)
-class TopicPartition:
-    """Kafka's ``TopicPartition``; ``str()`` gives ``topic-partition`` as Kafka prints it."""
-
-    topic: str
-    partition: int
-
-    def __str__(self) -> str:
-        return f"{self.topic}-{self.partition}"
-
-    def java_hash(self) -> int:
-        """``TopicPartition.hashCode()``: ``31 * (31 + partition) + topic.hashCode()`` as int32."""
-        h = 0  # String.hashCode over UTF-16 code units
-        units = self.topic.encode("utf-16-be")
-        for i in range(0, len(units), 2):
-            h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
-        result = (31 * (31 + self.partition) + h) & 0xFFFFFFFF
-        return result - 2**32 if result >= 2**31 else result
 
 
 @dataclass(frozen=True)
@@ -211,97 +199,3 @@ def consumer_memory_bound_bytes(
     batch = _check_int("max_batch_bytes", max_batch_bytes, 0)
     return min(brokers * max(fmb, batch), partitions * max(mpfb, batch))
 
-
-class PartitionStates:
-    """Kafka's ``PartitionStates``: the consumer's ordered assignment (``SubscriptionState``).
-
-    Partitions are grouped by topic in order of first appearance, as ``PartitionStates.set`` does.
-    The KIP-74 round-robin moves a partition that returned bytes to the end.
-    """
-
-    def __init__(self, tps: Iterable[TopicPartition] = ()) -> None:
-        by_topic: dict[str, list[TopicPartition]] = {}
-        for tp in tps:
-            by_topic.setdefault(tp.topic, []).append(tp)
-        self._map: dict[TopicPartition, None] = {
-            tp: None for group in by_topic.values() for tp in group
-        }
-
-    def order(self) -> list[TopicPartition]:
-        """Partitions in the order the next fetch request lists them."""
-        return list(self._map)
-
-    def move_to_end(self, tp: TopicPartition) -> None:
-        """Move ``tp`` to the end; a partition not in the assignment is ignored, as in Kafka."""
-        if tp in self._map:
-            del self._map[tp]
-            self._map[tp] = None
-
-    def update_and_move_to_end(self, tp: TopicPartition) -> None:
-        """Put ``tp`` at the end, adding it if absent (``updateAndMoveToEnd``)."""
-        self._map.pop(tp, None)
-        self._map[tp] = None
-
-    def remove(self, tp: TopicPartition) -> None:
-        self._map.pop(tp, None)
-
-    def __len__(self) -> int:
-        return len(self._map)
-
-    def __contains__(self, tp: object) -> bool:
-        return tp in self._map
-
-
-class Ordering(IntEnum):
-    """How the next request orders partitions (the orders DESIGN.md lists)."""
-
-    FIXED = 0  # always the assignment order: what KIP-74 warns about
-    ROUND_ROBIN = 1  # consumer moves partitions that returned bytes to the end (KIP-74)
-    HASH = 2  # Java HashMap iteration order of TopicPartition (consumer since 2023)
-    SESSION = 3  # broker moves partitions that returned records to the end (KIP-227)
-    RANDOM = 4  # random shuffle before each request (the KIP's other option)
-
-
-def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
-               random_keys: np.ndarray) -> None:
-    """Reorder ``order`` (partition indexes of one request, in place) after its response.
-
-    ``returned[i]`` is true when the partition at place i got bytes (round-robin) or records
-    (session). Moving each of them to the end, in response order, is a stable partition: the rest
-    keep their order and the returned ones follow. ``random_keys`` (one per place) drives the
-    random shuffle. Fixed and hash orders do not change. Plain loops: numba compiles it.
-    """
-    n = order.shape[0]
-    if ordering == 1 or ordering == 3:
-        moved = np.empty(n, dtype=order.dtype)
-        k = 0
-        m = 0
-        for i in range(n):  # in place: k <= i, so unread places are never overwritten
-            if returned[i]:
-                moved[m] = order[i]
-                m += 1
-            else:
-                order[k] = order[i]
-                k += 1
-        order[k:] = moved[:m]
-    elif ordering == 4:
-        perm = np.argsort(random_keys)
-        tmp = order.copy()
-        for i in range(n):
-            order[i] = tmp[perm[i]]
-
-
-def java_hash_order(tps: Sequence[TopicPartition]) -> list[int]:
-    """Indexes of ``tps`` in ``java.util.HashSet`` iteration order (default capacity 16, load 0.75).
-
-    Buckets are ``(h ^ (h >>> 16)) & (capacity - 1)``; within a bucket, insertion order.
-    """
-    capacity = 16
-    while len(tps) > capacity * 0.75:
-        capacity *= 2
-
-    def bucket(i: int) -> int:
-        h = tps[i].java_hash() & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return sorted(range(len(tps)), key=lambda i: (bucket(i), i))

@@ -33,39 +33,58 @@ quota_samples = st.integers(min_value=1, max_value=11)  # replication.quota.wind
 quota_windows_ms = st.sampled_from([100, 250, 1_000, 2_000])  # whole ms, like Kafka's windows
 
 
+KAFKA_VERSIONS = ("0.10.0", "0.10.1", "2.0", "3.6", "3.7", "3.9", "4.0", "4.3")
+
+
 def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[int, int] = (5, 60),
                        windows: tuple[int, int] = (1, 5), orderings=None,
-                       versions: tuple[int, ...] = (2, 3, 12),
-                       network_bytes_per_s: tuple[float, float] = (1e5, 1e10)):
-    """Small KIP-74 consumer scenarios over every setting the kernel reads."""
+                       kafka_versions: tuple[str, ...] = KAFKA_VERSIONS,
+                       network_bytes_per_s: tuple[float, float] = (1e5, 1e10),
+                       quotas: bool = True, pauses: bool = True):
+    """Small KIP-74 consumer scenarios over every setting the kernel reads, across the Kafka
+    versions whose fetch rules differ (pre-KIP-74, hash order, KAFKA-17182), with fetch quotas
+    and paused partitions."""
     from kipviz.fetch import Ordering
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.workload import Workload
 
-    return st.builds(
-        ConsumerScenario,
-        partitions=st.integers(*partitions),
-        brokers=st.integers(1, 4),
-        fetch_max_bytes=st.integers(0, 200_000),
-        max_partition_fetch_bytes=st.integers(0, 100_000),
-        fetch_min_bytes=st.integers(0, 50_000),
-        fetch_max_wait_ms=st.integers(0, 100),
-        ordering=st.sampled_from(list(orderings or Ordering)),
-        version=st.sampled_from(versions),
-        consume_bytes_per_s=st.floats(1e4, 1e9),
-        rtt_ms=st.integers(1, 40),
-        network_bytes_per_s=st.floats(*network_bytes_per_s),
-        ticks=st.integers(*ticks),
-        windows=st.integers(*windows),
-        workload=st.builds(
-            Workload,
-            profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
-            produce_bytes_per_s=st.floats(0, 5e7),
-            record_bytes=st.integers(10, 5000),
-            initial_lag_bytes=st.integers(0, 500_000),
-            large_record_bytes=st.sampled_from([0, 300_000]),
-        ),
-    )
+    @st.composite
+    def build(draw):
+        kafka_version = draw(st.sampled_from(kafka_versions))
+        options = [None, *(orderings or Ordering)]
+        if kafka_version < "1.1":  # no fetch sessions before KIP-227
+            options = [o for o in options if o != Ordering.SESSION]
+        n = draw(st.integers(*partitions))
+        return draw(st.builds(
+            ConsumerScenario,
+            partitions=st.just(n),
+            brokers=st.integers(1, 4),
+            fetch_max_bytes=st.integers(0, 200_000),
+            max_partition_fetch_bytes=st.integers(0, 100_000),
+            fetch_min_bytes=st.integers(0, 50_000),
+            fetch_max_wait_ms=st.integers(0, 100),
+            ordering=st.sampled_from(options),
+            kafka_version=st.just(kafka_version),
+            consume_bytes_per_s=st.floats(1e4, 1e9),
+            rtt_ms=st.integers(1, 40),
+            network_bytes_per_s=st.floats(*network_bytes_per_s),
+            ticks=st.integers(*ticks),
+            windows=st.integers(*windows),
+            fetch_quota_bytes_per_s=(st.none() | st.floats(1e4, 1e8)) if quotas else st.none(),
+            paused_partitions=(st.lists(st.integers(0, n - 1), max_size=3).map(tuple)
+                               if pauses else st.just(())),
+            pause_at_ms=st.integers(0, 600),
+            workload=st.builds(
+                Workload,
+                profile=st.sampled_from(["uniform", "zipf", "fast_slow", "bursts"]),
+                produce_bytes_per_s=st.floats(0, 5e7),
+                record_bytes=st.integers(10, 5000),
+                initial_lag_bytes=st.integers(0, 500_000),
+                large_record_bytes=st.sampled_from([0, 300_000]),
+            ),
+        ))
+
+    return build()
 
 
 def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),

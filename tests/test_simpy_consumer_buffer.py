@@ -126,7 +126,7 @@ def test_a_pool_smaller_than_a_heartbeat_response_without_the_bypass_is_rejected
     IllegalArgumentException): the scenario rejects it, naming buffer.memory and the rule."""
     with pytest.raises(ValueError, match=r"buffer_memory_bytes \(buffer.memory\) must be >= 16"):
         ConsumerScenario(partitions=2, brokers=1, fetch_max_bytes=0, max_partition_fetch_bytes=0,
-                         version=2, buffer_memory_bytes=8, coordinator_bypass=False,
+                         kafka_version="0.10.0", buffer_memory_bytes=8, coordinator_bypass=False,
                          heartbeat_interval_ms=20, ticks=10, windows=1)
 
 

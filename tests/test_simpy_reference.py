@@ -45,9 +45,27 @@ SMALL = {
     # one broker, a few hot partitions, the old protocol (partial batches, no first-batch rule)
     "pre-KIP-74 protocol": ConsumerScenario(
         partitions=4, brokers=1, fetch_max_bytes=25_000, max_partition_fetch_bytes=12_000,
-        version=2, consume_bytes_per_s=3e6, ticks=30, windows=3,
+        kafka_version="1.1", version=2, consume_bytes_per_s=3e6, ticks=30, windows=3,
         workload=Workload(profile="fast_slow", produce_bytes_per_s=4e6, fast_to_slow_ratio=20,
                           initial_lag_bytes=30_000, large_record_bytes=20_000)),
+    # the slow application under Kafka 3.9's rules: every partition with nothing buffered is
+    # fetched again (4.x waits for a broker's buffered partitions, KAFKA-17182)
+    "slow application, 3.9 rules": ConsumerScenario(
+        partitions=9, brokers=3, fetch_max_bytes=20_000, max_partition_fetch_bytes=10_000,
+        consume_bytes_per_s=5e5, ticks=90, windows=5, kafka_version="3.9",
+        workload=Workload(produce_bytes_per_s=2e6, record_bytes=500, initial_lag_bytes=60_000)),
+    # a fetch quota: throttled fetches come back empty (KIP-219), partitions paused mid-run
+    "fetch quota and paused partitions": ConsumerScenario(
+        partitions=6, brokers=2, fetch_max_bytes=40_000, max_partition_fetch_bytes=15_000,
+        consume_bytes_per_s=3e6, ticks=120, windows=4, fetch_quota_bytes_per_s=4e5,
+        paused_partitions=(1, 2), pause_at_ms=300,
+        workload=Workload(produce_bytes_per_s=2e6, record_bytes=800, initial_lag_bytes=80_000)),
+    # the same quota before KIP-219: the broker holds the response for the throttle time
+    "fetch quota before KIP-219": ConsumerScenario(
+        partitions=6, brokers=2, fetch_max_bytes=40_000, max_partition_fetch_bytes=15_000,
+        consume_bytes_per_s=3e6, ticks=120, windows=4, fetch_quota_bytes_per_s=4e5,
+        kafka_version="1.1",
+        workload=Workload(produce_bytes_per_s=2e6, record_bytes=800, initial_lag_bytes=80_000)),
 }
 
 
@@ -68,7 +86,7 @@ def test_the_simpy_program_gives_the_kernels_windows_and_memory_tables(name, ord
 
 
 small_scenarios = consumer_scenarios(partitions=(4, 12), ticks=(30, 100), windows=(1, 6),
-                                     orderings=DETERMINISTIC, versions=(3, 12),
+                                     orderings=DETERMINISTIC,
                                      network_bytes_per_s=(1e5, 1e9))
 
 
@@ -102,11 +120,13 @@ def test_the_simpy_program_uses_the_given_batches():
         simulate_simpy(replace(s, partitions=4), batches=batches)
 
 
-@pytest.mark.parametrize(("ordering", "version"), [(Ordering.SESSION, 2), (Ordering.RANDOM, 12)],
+@pytest.mark.parametrize(("ordering", "version", "kafka_version"),
+                         [(Ordering.SESSION, 2, "1.1"), (Ordering.RANDOM, 12, "3.9")],
                          ids=["session-v2", "random"])
-def test_completed_fetches_are_queued_in_response_order(ordering, version):
+def test_completed_fetches_are_queued_in_response_order(ordering, version, kafka_version):
     """Kafka queues a response's partitions in response order, not in the broker's next order
     (they differ for random shuffles and for v<=2 session rotation, where a partial batch is
     raw bytes but no records). The reference draws the same random keys as the kernel."""
-    scenario = replace(SMALL["backlog and a large record"], ordering=ordering, version=version)
+    scenario = replace(SMALL["backlog and a large record"], ordering=ordering, version=version,
+                       kafka_version=kafka_version)
     assert_same_tables(scenario, seed=3)

@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.fetch import fill_raw_bytes, next_order
+from kipviz.fetch import fill_raw_bytes, next_order, request_partitions
 from kipviz.scenarios._broker_kernel import (
     pool_out_of_memory,
     pool_release,
     pool_try_allocate,
 )
+from kipviz.scenarios._fetch_quota import fetch_quota_throttle_ms
 from kipviz.scenarios._jit import jit_functions
 
 __all__ = ["HEARTBEAT_RESPONSE_BYTES", "compiled_kernel", "consumer_kernel"]
@@ -42,12 +43,13 @@ def consumer_kernel(
     version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
     consume_per_tick, ticks, n_windows, seed, record_fetches,
     pool, coordinator_bypass, max_in_flight, hb_interval_ticks, tick_ms,
+    skip_buffered_nodes, paused, pause_tick, quota_bound, quota_empty, q_slots, q_pos,
     # outputs
     f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
     w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak,
     m_held, m_in_flight, m_consumed,
     b_retained, b_waiting, b_dry,
-    hb_sent, hb_arrived, hb_read,
+    hb_sent, hb_arrived, hb_read, throttled,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
     np.random.seed(seed)
     n_part = batch_first.shape[0]
@@ -93,8 +95,13 @@ def consumer_kernel(
     hb_arrive = -1
     hb_next = 0 if hb_interval_ticks > 0 else ticks
     first_broker = 0  # with a cap on fetches, brokers take turns to send
+    fetchable = np.ones(n_part, np.bool_)  # assigned, not paused (Consumer.pause)
+    blocked_until = np.zeros(n_brokers, np.int64)  # KIP-219: no request while throttled
     for t in range(ticks):
         now = t * tick_ms
+        if t == pause_tick:
+            for i in range(paused.shape[0]):
+                fetchable[paused[i]] = False
         while produced < n_batches and batch_tick[produced] <= t:  # producers append
             st[batch_part[produced], LOG_END] += batch_size[produced]
             produced += 1
@@ -167,6 +174,9 @@ def consumer_kernel(
         consumed = 0
         while head != tail:
             p = queue[head]
+            if not fetchable[p]:  # FetchCollector sets a paused partition's data aside, kept
+                head = (head + 1) % queue.shape[0]
+                continue
             if st[p, PART_LEFT] > credit:
                 take = int(credit)
                 st[p, PART_LEFT] -= take
@@ -195,15 +205,10 @@ def consumer_kernel(
                 continue
             lo = order_start[b]
             if parked_since[b] < 0:  # a new request: the fetchable partitions, in order
-                if n_slots - n_free >= max_in_flight:
-                    continue  # the rejected alternative: no request beyond the cap
-                n = 0
-                for j in range(lo, order_start[b + 1]):
-                    p = orders[j]
-                    if st[p, PART_RAW] == 0:  # nothing buffered: fetchable
-                        sent[lo + n] = p
-                        place[lo + n] = j - lo
-                        n += 1
+                if t < blocked_until[b] or n_slots - n_free >= max_in_flight:
+                    continue  # throttled, or the rejected alternative's cap
+                n = request_partitions(orders[lo : order_start[b + 1]], st[:, PART_RAW],
+                                       fetchable, skip_buffered_nodes, sent[lo:], place[lo:])
                 sent_n[b] = n
                 if n > 0:
                     n_free -= 1
@@ -226,6 +231,17 @@ def consumer_kernel(
                 if t - parked_since[b] < max_wait_ticks:
                     continue
             parked_since[b] = -1
+            throttle_ticks = 0
+            if quota_bound > 0:  # the broker records the response against consumer_byte_rate
+                ms = fetch_quota_throttle_ms(q_slots[b], q_pos[b], quota_bound, total, now,
+                                             quota_empty)
+                if ms > 0:
+                    throttled[0] += 1
+                    throttled[1] += ms
+                    throttle_ticks = (ms + tick_ms - 1) // tick_ms
+                    if quota_empty:  # KIP-219: answered at once, empty
+                        raw[:n] = 0
+                        total = 0
             returned[: order_start[b + 1] - lo] = False
             for i in range(n):
                 p = sent[lo + i]
@@ -265,6 +281,10 @@ def consumer_kernel(
                        ordering, keys)
             in_flight[b] = total
             arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
+            if quota_empty:
+                blocked_until[b] = arrive[b] + throttle_ticks
+            else:  # before KIP-219 the broker held the response for the throttle time
+                arrive[b] += throttle_ticks
             fetch_id += 1
         m_in_flight[t] = in_flight.sum()
         m_consumed[t] = consumed
@@ -291,10 +311,14 @@ def compiled_kernel() -> Any:
     """:func:`consumer_kernel` compiled by numba with the mechanisms it calls, once per process
     (:func:`kipviz.scenarios._jit.jit_functions`: the plain function stays plain)."""
     if not _compiled:
-        from kipviz.scenarios import _broker_kernel
+        from kipviz.scenarios import _broker_kernel, _fetch_quota, _reassignment_kernel
 
+        rates = _reassignment_kernel.compiled()  # the Rate slot functions, compiled together
+        quota = jit_functions(["fetch_quota_throttle_ms"], {**vars(_fetch_quota), **rates})
         foreign = {"fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
+                   "request_partitions": request_partitions,
                    **{name: getattr(_broker_kernel, name) for name in (
                        "pool_try_allocate", "pool_release", "pool_out_of_memory")}}
-        _compiled.update(jit_functions(["consumer_kernel"], globals(), foreign=foreign))
+        _compiled.update(jit_functions(["consumer_kernel"], {**globals(), **quota},
+                                       foreign=foreign))
     return _compiled["consumer_kernel"]

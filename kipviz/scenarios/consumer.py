@@ -36,11 +36,13 @@ import numpy as np
 import pandas as pd
 
 from kipviz._checks import check_int as _check_int
+from kipviz._checks import check_number as _check_number
 from kipviz.buffer import consumer_pool, pooled_bytes_bound
 from kipviz.config import BrokerConfig, ConsumerConfig
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
     CONSUMER_FETCH_MAX_BYTES,
+    INT32_MAX,
     MAX_PARTITION_FETCH_BYTES,
     Ordering,
     TopicPartition,
@@ -53,6 +55,15 @@ from kipviz.scenarios._consumer_kernel import (
     HEARTBEAT_RESPONSE_BYTES,
     compiled_kernel,
     consumer_kernel,
+)
+from kipviz.scenarios._fetch_quota import new_quota_rates
+from kipviz.versions import (
+    NEWEST_KAFKA_VERSION,
+    check_kafka_version,
+    fetch_request_version,
+    has,
+    request_ordering,
+    version_key,
 )
 from kipviz.workload import Batches, Workload, produce
 
@@ -72,8 +83,14 @@ class ConsumerScenario:
     broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES
     fetch_min_bytes: int = 1
     fetch_max_wait_ms: int = 500
-    ordering: Ordering = Ordering.ROUND_ROBIN
-    version: int = 12  # fetch request version; <= 2 is the pre-KIP-74 protocol
+    # None: the request order this Kafka version's consumer uses (kipviz.versions)
+    ordering: Ordering | None = None
+    # fetch request version; None: the newest the Kafka version sends (<= 2: before KIP-74)
+    version: int | None = None
+    kafka_version: str = NEWEST_KAFKA_VERSION  # "MAJOR.MINOR": the rules of that release
+    fetch_quota_bytes_per_s: float | None = None  # the client's consumer_byte_rate quota
+    paused_partitions: tuple[int, ...] = ()  # Consumer.pause(...) at pause_at_ms
+    pause_at_ms: int = 0
     consume_bytes_per_s: float = 100e6
     rtt_ms: int = 10
     network_bytes_per_s: float = 125e6  # each broker's link to the consumer (1 Gbit/s)
@@ -92,7 +109,7 @@ class ConsumerScenario:
 
     def __post_init__(self) -> None:
         ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
-                "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "version": 0, "rtt_ms": 1,
+                "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "rtt_ms": 1,
                 "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,
                 "session_timeout_ms": 1}
         for name, minimum in ints.items():
@@ -109,8 +126,23 @@ class ConsumerScenario:
         for name in ("consume_bytes_per_s", "network_bytes_per_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
+        check_kafka_version(self.kafka_version)
+        self._check_version()
+        if self.fetch_quota_bytes_per_s is not None:
+            _check_number("fetch_quota_bytes_per_s (consumer_byte_rate)",
+                          self.fetch_quota_bytes_per_s, 0, strict=True)
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
-        Ordering(self.ordering)
+        if self.ordering is not None:
+            Ordering(self.ordering)
+            if self.ordering == Ordering.SESSION and not has(self.kafka_version,
+                                                             "fetch_sessions"):
+                raise ValueError(f"ordering SESSION needs fetch sessions (KIP-227, Kafka 1.1): "
+                                 f"kafka_version {self.kafka_version!r}")
+        _check_int("pause_at_ms", self.pause_at_ms, 0)
+        for p in self.paused_partitions:
+            if _check_int("paused_partitions", p, 0) >= self.partitions:
+                raise ValueError(f"paused_partitions must name partitions 0..{self.partitions - 1}"
+                                 f": {p}")
         consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
         if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
                 and self.heartbeat_interval_ms > 0
@@ -120,6 +152,29 @@ class ConsumerScenario:
                              f"do not bypass the pool: {self.buffer_memory_bytes}")
         if self.max_in_flight_fetches is not None:
             _check_int("max_in_flight_fetches", self.max_in_flight_fetches, 1)
+
+    def _check_version(self) -> None:
+        """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
+        if self.version is None:
+            return
+        _check_int("version", self.version, 0)
+        newest = fetch_request_version(self.kafka_version)
+        oldest = 4 if version_key(self.kafka_version) >= (4, 0) else 0
+        if not oldest <= self.version <= newest:
+            raise ValueError(f"version (fetch request version) must be {oldest}..{newest} for "
+                             f"kafka_version {self.kafka_version!r}: {self.version}")
+
+    @property
+    def fetch_version(self) -> int:
+        """The fetch request version sent: ``version``, or the newest the release sends."""
+        return (fetch_request_version(self.kafka_version) if self.version is None
+                else self.version)
+
+    @property
+    def request_ordering(self) -> Ordering:
+        """``ordering``, or the order the release's consumer uses (:mod:`kipviz.versions`)."""
+        return (request_ordering(self.kafka_version) if self.ordering is None
+                else Ordering(self.ordering))
 
     @property
     def mode(self) -> str:
@@ -136,7 +191,7 @@ class ConsumerScenario:
         either to one whole record batch. Versions <= 2 have no response limit.
         """
         per_broker = -(-self.partitions // self.brokers)
-        if self.version <= 2:
+        if self.fetch_version <= 2:
             return per_broker * self.max_partition_fetch_bytes
         return min(max(self.response_max_bytes, max_batch_bytes),
                    per_broker * max(self.max_partition_fetch_bytes, max_batch_bytes))
@@ -156,8 +211,12 @@ class ConsumerScenario:
 
     @property
     def response_max_bytes(self) -> int:
-        """The broker's response limit for this consumer (no fetch quota)."""
-        return effective_response_max_bytes(self.fetch_max_bytes, self.broker_fetch_max_bytes)
+        """The broker's response limit for this consumer, as the Kafka version applies it: the
+        broker's fetch.max.bytes from 2.5 (KIP-541), the quota window from 2.4 (KAFKA-9677)."""
+        v = self.kafka_version
+        broker = self.broker_fetch_max_bytes if has(v, "broker_fetch_max_bytes") else INT32_MAX
+        quota = self.fetch_quota_bytes_per_s if has(v, "quota_window_cap") else None
+        return effective_response_max_bytes(self.fetch_max_bytes, broker, quota)
 
     def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
         """The analytic memory bounds drawn beside the simulated memory."""
@@ -201,9 +260,10 @@ class ConsumerTrace:
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``)."""
     p, b = scenario.partitions, scenario.brokers
-    if scenario.ordering == Ordering.HASH:
+    if scenario.request_ordering == Ordering.HASH:
         tps = [TopicPartition(TOPIC, i) for i in range(p)]
-        everything = np.array(java_hash_order(tps), dtype=np.int64)
+        copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
+        everything = np.array(java_hash_order(tps, copied=copied), dtype=np.int64)
     else:
         everything = np.arange(p, dtype=np.int64)
     per_broker = [everything[everything % b == broker] for broker in range(b)]
@@ -244,16 +304,24 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
     hb = {name: np.full(n_hb, -1, np.int64) for name in ("sent", "arrived", "read")}
     state = pool_state(pool)
+    q_slots, q_pos = new_quota_rates(s.brokers)
+    throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
     kernel = compiled_kernel() if compiled else consumer_kernel
     rows, _heartbeats_read = kernel(
         *batches.by_time, orders, order_start,
         np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
-        s.version, int(s.ordering), s.fetch_min_bytes, math.ceil(s.fetch_max_wait_ms / s.tick_ms),
+        s.fetch_version, int(s.request_ordering), s.fetch_min_bytes,
+        math.ceil(s.fetch_max_wait_ms / s.tick_ms),
         rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
         s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, n_windows, seed,
         record_fetches, state, s.coordinator_bypass,
         s.max_in_flight_fetches or s.partitions + s.brokers, hb_interval, s.tick_ms,
-        *f.values(), *w.values(), *m.values(), *buf.values(), *hb.values(),
+        has(s.kafka_version, "buffered_nodes"),
+        np.array(sorted(set(s.paused_partitions)), np.int64),
+        math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
+        float(s.fetch_quota_bytes_per_s or 0.0), has(s.kafka_version, "throttled_empty_response"),
+        q_slots, q_pos,
+        *f.values(), *w.values(), *m.values(), *buf.values(), *hb.values(), throttled,
     )
     fetches = pd.DataFrame({k: v[:rows] for k, v in f.items()})
     fetches["time_ms"] *= s.tick_ms
@@ -274,6 +342,9 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             "max_batch_bytes": max_batch, **s.bounds(max_batch), "mode": s.mode,
             "coordinator_bypass": s.coordinator_bypass,
             "max_in_flight_fetches": s.max_in_flight_fetches,
+            "kafka_version": s.kafka_version, "fetch_version": s.fetch_version,
+            "ordering": s.request_ordering.name,
+            "throttled_fetches": int(throttled[0]), "throttle_time_total_ms": int(throttled[1]),
             # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
             "depleted_time_total_ms": float(state[DEPLETED]),
             "dry_ms": int(buffer.pool_dry.sum()) * s.tick_ms,

@@ -1,0 +1,50 @@
+"""A consumer's fetch quota on the broker (``consumer_byte_rate``), in numba's terms.
+
+``KafkaApis.handleFetchRequest`` records each response's size in the client's quota sensor
+(``ClientQuotaManager``: a ``Rate`` over ``quota.window.num`` = 11 windows of
+``quota.window.size.seconds`` = 1 s) and, when the quota is violated, computes the throttle time
+(``QuotaUtils.throttleTime``: ``(observed - bound) / bound * window size``, ``Math.round``). Since
+KIP-219 (Kafka 2.0) a throttled fetch is "unrecorded" and answered at once with an empty
+response and that throttle time; the client then sends nothing to that broker until the time has
+passed. Before 2.0 the broker kept the response, data included, for the throttle time.
+
+The rate is the slot array of :mod:`kipviz.scenarios._reassignment_kernel` (``Rate`` rule for
+rule); the consumer kernel and the SimPy reference both call :func:`fetch_quota_throttle_ms`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kipviz.scenarios._reassignment_kernel import (
+    java_round,
+    rate_measure,
+    rate_record,
+    rate_window_size_ms,
+)
+
+__all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates"]
+
+QUOTA_WINDOW_NUM = 11  # quota.window.num
+QUOTA_WINDOW_MS = 1000.0  # quota.window.size.seconds = 1
+
+
+def new_quota_rates(brokers: int) -> tuple[np.ndarray, np.ndarray]:
+    """One empty client-quota ``Rate`` per broker: slots ``(brokers, 12, 3)`` and positions."""
+    return (np.zeros((brokers, QUOTA_WINDOW_NUM + 1, 3), np.float64),
+            np.zeros((brokers, 2), np.int64))
+
+
+def fetch_quota_throttle_ms(slots, pos, bound, response_bytes, now_ms, unrecord):
+    """Record a response of ``response_bytes`` at ``now_ms`` against ``bound`` bytes/s; return
+    the throttle time in ms (0: within the quota). With ``unrecord`` (KIP-219) a throttled
+    response's bytes are taken back out of the rate, as ``unrecordQuotaSensor`` does."""
+    rate_record(slots, pos, QUOTA_WINDOW_MS, response_bytes, now_ms)
+    observed = rate_measure(slots, pos, QUOTA_WINDOW_MS, now_ms, False)
+    if observed <= bound:
+        return 0
+    window = rate_window_size_ms(slots, pos, QUOTA_WINDOW_MS, now_ms, False)
+    throttle = java_round((observed - bound) / bound * window)
+    if throttle > 0 and unrecord:
+        rate_record(slots, pos, QUOTA_WINDOW_MS, -response_bytes, now_ms)
+    return throttle
