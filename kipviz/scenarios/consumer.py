@@ -39,6 +39,7 @@ from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.buffer import consumer_pool, pooled_bytes_bound
 from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.consumer_memory import ConsumerMemoryBounds, consumer_memory_bounds
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
     CONSUMER_FETCH_MAX_BYTES,
@@ -343,6 +344,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             "coordinator_bypass": s.coordinator_bypass,
             "max_in_flight_fetches": s.max_in_flight_fetches,
             "kafka_version": s.kafka_version, "fetch_version": s.fetch_version,
+            **_memory_meta(consumer_memory_bounds(s, max_batch_bytes=max_batch)),
             "ordering": s.request_ordering.name,
             "throttled_fetches": int(throttled[0]), "throttle_time_total_ms": int(throttled[1]),
             # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
@@ -351,6 +353,13 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             **_heartbeat_summary(heartbeats, s)}
     return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta,
                          buffer=buffer, heartbeats=heartbeats)
+
+
+def _memory_meta(b: ConsumerMemoryBounds) -> dict[str, Any]:
+    """The one consumer-memory answer (:mod:`kipviz.consumer_memory`) in the trace's meta."""
+    return {"memory_bound_bytes": b.bound_bytes, "memory_rule": b.rule,
+            "memory_lagging": b.lagging, "memory_lagging_bytes": b.lagging_bytes,
+            "memory_sentence": b.sentence()}
 
 
 def _heartbeats(hb: dict[str, np.ndarray], s: ConsumerScenario) -> pd.DataFrame:

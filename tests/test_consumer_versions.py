@@ -1,0 +1,220 @@
+"""The consumer by Kafka version: KAFKA-17182's buffered-node rule (with Kafka's own test cases),
+request orders, broker caps, fetch quotas, and the one consumer-memory answer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.fetch import Ordering, TopicPartition, java_hash_order, request_partitions
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.versions import (
+    BEHAVIOURS,
+    KAFKA_VERSIONS,
+    NEWEST_KAFKA_VERSION,
+    fetch_request_version,
+    has,
+    request_ordering,
+)
+from kipviz.workload import Workload
+from tests.strategies import consumer_scenarios
+
+MiB = 1024 * 1024
+
+
+def send_fetches(leader, buffered, fetchable, skip, brokers):
+    """``sendFetches()`` over every node: {node: partitions requested} (nodes with none left out)."""
+    requests = {}
+    for node in range(brokers):
+        order = np.array([p for p in range(len(leader)) if leader[p] == node], np.int64)
+        out, places = np.zeros(len(order), np.int64), np.zeros(len(order), np.int64)
+        n = request_partitions(order, np.array(buffered), np.array(fetchable), skip, out, places)
+        if n:
+            requests[node] = set(out[:n].tolist())
+    return requests
+
+
+# FetchRequestManagerTest: tp0..tp3 spread over two nodes; node 0 serves 0 and 2, node 1 1 and 3
+LEADER = [0, 1, 0, 1]
+ALL = [True] * 4
+
+
+def test_kafka_4_sends_no_fetch_to_a_node_with_buffered_partitions():
+    """testFetchRequestWithBufferedPartitions: call #2 and #3 send nothing while each node still
+    has a buffered partition; #4 asks node 0 alone for both its partitions once they were
+    collected; #6 asks both nodes for everything."""
+    assert send_fetches(LEADER, [0] * 4, ALL, True, 2) == {0: {0, 2}, 1: {1, 3}}  # call 1
+    assert send_fetches(LEADER, [0, 1, 1, 1], ALL, True, 2) == {}  # call 2: tp0 collected
+    assert send_fetches(LEADER, [0, 0, 1, 1], ALL, True, 2) == {}  # call 3: tp1 collected
+    assert send_fetches(LEADER, [0, 0, 0, 1], ALL, True, 2) == {0: {0, 2}}  # call 4
+    assert send_fetches(LEADER, [0] * 4, ALL, True, 2) == {0: {0, 2}, 1: {1, 3}}  # call 6
+
+
+def test_kafka_3_9_fetches_every_partition_with_nothing_buffered():
+    """The same call #2 under 3.9's rules asks for the collected partition at once."""
+    assert send_fetches(LEADER, [0, 1, 1, 1], ALL, False, 2) == {0: {0}}
+
+
+@pytest.mark.parametrize("state", ["paused", "not assigned", "pending revocation",
+                                   "pending assignment", "offset reset"])
+def test_an_unfetchable_buffered_partition_does_not_block_its_node(state):
+    """testFetchRequestWithBufferedPartitionPaused / NotAssigned / PendingRevocation /
+    PendingAssignment / ResetOffset: tp1 is buffered but unfetchable, tp0 was collected, so the
+    node is asked for tp0 alone."""
+    assert send_fetches([0, 0], [0, 1], [True, False], True, 1) == {0: {0}}
+
+
+def test_a_leaderless_buffered_partition_blocks_no_node():
+    """testFetchRequestWithBufferedPartitionMissingLeader: a partition with no leader is on no
+    node's list, so its buffered data blocks nobody; node 0 is asked for its collected one."""
+    leader = [0, 1, -1, 1]  # tp2 (node 0's second partition) lost its leader
+    assert send_fetches(leader, [0, 1, 1, 1], ALL, True, 2) == {0: {0}}
+
+
+def test_versions_are_release_names_and_anything_else_is_refused():
+    """kafka_version accepts the releases the model knows and names them when it refuses."""
+    assert KAFKA_VERSIONS[0] == "0.10.0" and NEWEST_KAFKA_VERSION == KAFKA_VERSIONS[-1]
+    assert ConsumerScenario().kafka_version == NEWEST_KAFKA_VERSION
+    for bad in ("5.0", "4", "3.9.1", 4.0, None):
+        with pytest.raises(ValueError, match=r"kafka_version must be one of 0\.10\.0, .*4\.0"):
+            ConsumerScenario(kafka_version=bad)
+
+
+def test_each_behaviour_starts_with_the_release_that_introduced_it():
+    """KIP-74 in 0.10.1, KIP-219 in 2.0, KAFKA-9677 in 2.4, KIP-541 in 2.5, KAFKA-17182 in 4.0."""
+    since = {b.name: b.since for b in BEHAVIOURS}
+    assert since == {"response_limit": "0.10.1", "round_robin_order": "0.10.1",
+                     "hash_set_order": "3.7", "round_robin_order_again": "4.2",
+                     "fetch_sessions": "1.1", "throttled_empty_response": "2.0",
+                     "quota_window_cap": "2.4", "broker_fetch_max_bytes": "2.5",
+                     "buffered_nodes": "4.0"}
+    assert not has("3.9", "buffered_nodes") and has("4.0", "buffered_nodes")
+    assert [fetch_request_version(v) for v in ("0.10.0", "0.10.1", "1.1", "3.9", "4.3")] == [
+        2, 3, 7, 17, 18]
+
+
+def test_the_request_order_follows_the_release():
+    """HashMap order in 0.10.0, KIP-74's round-robin from 0.10.1, HashSet order 3.7 to 4.1
+    (KAFKA-14274), round-robin again from 4.2 (KAFKA-19820)."""
+    assert [request_ordering(v) for v in ("0.10.0", "0.10.1", "3.6", "3.7", "4.1", "4.2")] == [
+        Ordering.HASH, Ordering.ROUND_ROBIN, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.HASH,
+        Ordering.ROUND_ROBIN]
+    assert ConsumerScenario(kafka_version="4.0").request_ordering == Ordering.HASH
+    assert ConsumerScenario(kafka_version="4.0", ordering=Ordering.FIXED).request_ordering == (
+        Ordering.FIXED)
+
+
+def test_a_copied_hash_set_is_sized_for_its_collection():
+    """new HashSet<>(96 partitions) has 256 buckets (96 / .75 + 1 = 129, rounded up), a HashMap
+    filled one put at a time 128: the iteration orders differ."""
+    tps = [TopicPartition("orders", i) for i in range(96)]
+    copied = java_hash_order(tps, copied=True)
+    buckets = [((h := tps[i].java_hash() & 0xFFFFFFFF) ^ (h >> 16)) & 255 for i in copied]
+    assert buckets == sorted(buckets) and copied != java_hash_order(tps)
+
+
+def test_a_fetch_version_the_release_cannot_send_is_refused():
+    """0.10.0 sends at most v2; 4.0 dropped v0 to v3 (FetchRequest.json "validVersions": "4-17")."""
+    with pytest.raises(ValueError, match=r"version \(fetch request version\) must be 0\.\.2 for "
+                                         r"kafka_version '0\.10\.0': 12"):
+        ConsumerScenario(kafka_version="0.10.0", version=12)
+    with pytest.raises(ValueError, match=r"must be 4\.\.17 for kafka_version '4\.0': 2"):
+        ConsumerScenario(kafka_version="4.0", version=2)
+    assert ConsumerScenario(kafka_version="0.10.0").fetch_version == 2
+    with pytest.raises(ValueError, match="SESSION needs fetch sessions"):
+        ConsumerScenario(kafka_version="1.0", ordering=Ordering.SESSION)
+
+
+def test_the_broker_caps_the_response_as_the_release_does():
+    """The broker's fetch.max.bytes from 2.5 (KIP-541), the quota window from 2.4 (KAFKA-9677:
+    quota x (11 - 1) x 1 s)."""
+    s = ConsumerScenario(fetch_max_bytes=100 * MiB, broker_fetch_max_bytes=55 * MiB)
+    assert s.response_max_bytes == 55 * MiB
+    assert replace(s, kafka_version="2.4").response_max_bytes == 100 * MiB
+    q = replace(s, fetch_quota_bytes_per_s=1e6)
+    assert q.response_max_bytes == 10_000_000
+    assert replace(q, kafka_version="2.3").response_max_bytes == 100 * MiB
+
+
+LAGGING = ConsumerScenario(  # producers write 3x faster than the application consumes
+    partitions=60, brokers=3, fetch_max_bytes=4 * MiB, consume_bytes_per_s=10e6, ticks=1000,
+    windows=10, workload=Workload(produce_bytes_per_s=30e6, record_bytes=1000))
+
+
+def test_a_lagging_kafka_4_consumer_holds_one_response_per_broker():
+    """KAFKA-17182: 60 partitions on 3 brokers, the application 3x slower than the producers.
+    Kafka 4.0 holds about one response per broker (3 x 4 MiB); 3.9 keeps fetching the
+    partitions with nothing buffered and grows towards 60 x 1 MiB."""
+    new = simulate(replace(LAGGING, kafka_version="4.0"), record_fetches=False)
+    old = simulate(replace(LAGGING, kafka_version="3.9"), record_fetches=False)
+    assert new.meta["memory_bound_bytes"] == 12 * MiB
+    assert 10 * MiB < new.memory.held_bytes.max() <= 12 * MiB
+    assert old.meta["memory_bound_bytes"] == 60 * MiB
+    assert old.memory.held_bytes.max() > 4 * new.memory.held_bytes.max()
+    assert old.memory.held_bytes.max() <= 60 * MiB
+
+
+def test_the_one_memory_answer_names_the_rule_and_its_source():
+    """consumer_memory_bounds: one response per broker on 4.x, one completed fetch per partition
+    on 3.9 when lagging, KIP-74's one round when keeping up, KIP-81's pool when smaller."""
+    four = consumer_memory_bounds(replace(LAGGING, kafka_version="4.0"))
+    assert (four.bound_bytes, four.rule, four.lagging) == (12 * MiB, "one response per broker",
+                                                           True)
+    assert "KAFKA-17182" in four.source and "at most 12.0 MiB" in four.sentence()
+    old = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"))
+    assert (old.bound_bytes, old.rule) == (60 * MiB, "one completed fetch per partition")
+    keeping_up = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"), lagging=False)
+    assert (keeping_up.bound_bytes, keeping_up.is_bound) == (12 * MiB, False)
+    assert "up to 60.0 MiB if the application falls behind" in keeping_up.sentence()
+    pool = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9",
+                                          buffer_memory_bytes=8 * MiB))
+    assert (pool.bound_bytes, pool.rule) == (12 * MiB - 1, "buffer.memory pool")
+
+
+def test_a_quota_throttled_fetch_comes_back_empty_and_the_client_waits():
+    """KIP-219 (2.0): a fetch over consumer_byte_rate is answered empty with a throttle time and
+    nothing is sent to that broker until it has passed; over the run the consumer gets no more
+    than the quota plus one burst of quota x (quota.window.num - 1) x 1 s (Rate's window starts
+    full). Before 2.0 the broker held the response, data included, for the throttle time."""
+    s = ConsumerScenario(partitions=4, brokers=1, consume_bytes_per_s=1e9, ticks=1500, windows=5,
+                         fetch_quota_bytes_per_s=2e6,
+                         workload=Workload(produce_bytes_per_s=10e6, initial_lag_bytes=20 * MiB))
+    trace = simulate(s)
+    assert trace.meta["throttled_fetches"] > 0 and trace.meta["throttle_time_total_ms"] > 0
+    empty = trace.fetches.groupby("fetch_id").raw_bytes.sum() == 0
+    assert empty.sum() >= trace.meta["throttled_fetches"]
+    run_s = s.ticks * s.tick_ms / 1000
+    assert trace.windows.delivered_bytes.sum() <= 2e6 * run_s + 2e6 * 10
+    old = simulate(replace(s, kafka_version="1.1"))
+    assert old.meta["throttled_fetches"] > 0
+    assert (old.fetches.groupby("fetch_id").raw_bytes.sum() > 0).all()
+
+
+def test_paused_partitions_keep_their_data_without_blocking_their_broker():
+    """Kafka 4.x: a paused partition's buffered data is not handed over and does not stop its
+    broker from being fetched for the others."""
+    s = replace(LAGGING, kafka_version="4.0", consume_bytes_per_s=100e6,
+                paused_partitions=(0, 3), pause_at_ms=2000)
+    trace = simulate(s)
+    after = trace.fetches[trace.fetches.time_ms > 2500]
+    assert not after.partition.isin([0, 3]).any()
+    assert after.broker.eq(0).any()  # partitions 0 and 3 are led by broker 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(consumer_scenarios(quotas=False), st.integers(0, 2**16))
+def test_held_memory_never_exceeds_the_versions_bound(scenario, seed):
+    """Under 4.x rules held memory never exceeds one response per broker (plus paused
+    partitions); under earlier rules never more than one completed fetch per partition."""
+    trace = simulate(scenario, seed=seed, record_fetches=False)
+    batch = trace.meta["max_batch_bytes"]
+    b = consumer_memory_bounds(replace(scenario, buffer_memory_bytes=None), lagging=True,
+                               max_batch_bytes=batch)
+    assert (trace.memory.held_bytes <= b.bound_bytes).all()
+    assert (trace.memory.held_bytes <= scenario.partitions * max(
+        scenario.max_partition_fetch_bytes, batch)).all()
