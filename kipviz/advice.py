@@ -3,13 +3,12 @@
 Each warning names the Kafka setting, the rule it breaks and the numbers, so a reader of
 ``kipviz run`` (or the tour's "your own config" dashboard) can act on it:
 
-* **Consumer memory** above a given heap: KIP-74's worst case
-  ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``
-  (:func:`kipviz.fetch.consumer_memory_bound_bytes`, first-batch exception included), which counts
-  one round of fetches; ``partitions * max.partition.fetch.bytes``, which a consumer whose
-  application falls behind reaches (lessons 1 and 3 simulate it); and, when
-  KIP-81's ``buffer.memory`` is set (as proposed; never shipped), the pool's own bound
-  ``buffer.memory + largest response - 1`` (:func:`kipviz.buffer.pooled_bytes_bound`).
+* **Consumer memory** above a given heap: the one answer of
+  :func:`kipviz.consumer_memory.consumer_memory_bounds` for the Kafka version, in the lagging
+  case (no consume rate is known here): one response per broker from Kafka 4.0 (KAFKA-17182),
+  ``partitions * max.partition.fetch.bytes`` before (lessons 1 and 3 simulate both), first-batch
+  exception included; with KIP-81's ``buffer.memory`` (as proposed; never shipped) the pool's
+  own bound ``buffer.memory + largest response - 1`` when it is smaller.
 * **A replication throttle at or below the inbound rate** (KIP-73 Q&A 1 and 4,
   :func:`kipviz.quota.move_time_s`): the reassignment never finishes; above ``N - IN/R`` a broker
   has no room left for clients; ``replica.fetch.response.max.bytes`` above KIP-73 Q&A 5's figure.
@@ -28,9 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeAlias, TypeVar
 
-from kipviz.buffer import pooled_bytes_bound
 from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
-from kipviz.fetch import consumer_memory_bound_bytes, effective_response_max_bytes
+from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
 
 __all__ = ["ConfigSource", "config_warnings", "load_config"]
@@ -98,8 +96,8 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
 def config_warnings(consumer: ConfigSource | None = None, broker: ConfigSource | None = None, *,
                     heap_bytes: int | None = None, brokers: int = 3, partitions: int = 100,
                     bytes_in_per_s: float | None = None, network_bytes_per_s: float | None = None,
-                    replication_factor: int | None = None, max_batch_bytes: int = 0
-                    ) -> list[str]:
+                    replication_factor: int | None = None, max_batch_bytes: int = 0,
+                    kafka_version: str | None = None) -> list[str]:
     """Warnings for risky values of a consumer's and a broker's settings (see the module).
 
     ``consumer`` / ``broker``: config objects, mappings of Kafka keys or ``.properties`` paths;
@@ -109,7 +107,8 @@ def config_warnings(consumer: ConfigSource | None = None, broker: ConfigSource |
     (producer) rate of the partitions being moved, for the throttle checks; with
     ``network_bytes_per_s`` and ``replication_factor`` the upper end of KIP-73's workable range
     and ``replica.fetch.response.max.bytes`` are checked too. ``max_batch_bytes``: the largest
-    record batch (the first-batch exception lets a fetch grow to it).
+    record batch (the first-batch exception lets a fetch grow to it). ``kafka_version``: the
+    consumer's Kafka release (default: the newest the model knows).
     """
     notes: list[str] = []
     c, c_notes = load_config(ConsumerConfig, consumer)
@@ -117,7 +116,7 @@ def config_warnings(consumer: ConfigSource | None = None, broker: ConfigSource |
     notes += c_notes + b_notes
     if c is not None and heap_bytes is not None:
         notes += _memory_warnings(c, b or BrokerConfig(), heap_bytes, brokers, partitions,
-                                  max_batch_bytes)
+                                  max_batch_bytes, kafka_version)
     if b is not None and bytes_in_per_s is not None:
         notes += _throttle_warnings(b, bytes_in_per_s, network_bytes_per_s, replication_factor,
                                     brokers)
@@ -125,51 +124,26 @@ def config_warnings(consumer: ConfigSource | None = None, broker: ConfigSource |
 
 
 def _memory_warnings(c: ConsumerConfig, b: BrokerConfig, heap_bytes: int, brokers: int,
-                     partitions: int, max_batch_bytes: int) -> list[str]:
-    """KIP-74's bound (and KIP-81's pool bound) against the heap."""
+                     partitions: int, max_batch_bytes: int,
+                     kafka_version: str | None) -> list[str]:
+    """The one consumer-memory answer (lagging: no consume rate is known) against the heap."""
+    from kipviz.scenarios.consumer_scenario import ConsumerScenario
+
     if heap_bytes <= 0:
         raise ValueError(f"heap_bytes must be > 0: {heap_bytes}")
-    kip74 = consumer_memory_bound_bytes(brokers, c.fetch_max_bytes, c.max_partition_fetch_bytes,
-                                        partitions, max_batch_bytes=max_batch_bytes)
-    rule = (f"min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
-            f"min({brokers} x {c.fetch_max_bytes:,}, {partitions} x "
-            f"{c.max_partition_fetch_bytes:,})")
-    if max_batch_bytes:
-        rule += f" with batches of up to {max_batch_bytes:,} bytes (first-batch exception)"
-    # KIP-74's figure counts one round of fetches; an application that falls behind leaves a
-    # completed fetch of every partition buffered while the brokers answer for the others
-    # (AbstractFetch.fetchablePartitions), so the buffered bytes reach partitions x the limit.
-    lagging = partitions * max(c.max_partition_fetch_bytes, max_batch_bytes)
-    lag_rule = (f"partitions x max.partition.fetch.bytes = {partitions} x "
-                f"{max(c.max_partition_fetch_bytes, max_batch_bytes):,}")
-    memory = c.buffer_memory_bytes
-    if memory is None:
-        if kip74 > heap_bytes:
-            return [f"Consumer memory: fetched data can reach KIP-74's bound {rule} = "
-                    f"{_mib(kip74)}, above the heap of {_mib(heap_bytes)}; lower fetch.max.bytes "
-                    f"or max.partition.fetch.bytes, or give the consumer more heap."]
-        if lagging > heap_bytes:
-            return [f"Consumer memory: KIP-74's bound {rule} = {_mib(kip74)} counts one round "
-                    f"of fetches; when the application falls behind, the consumer keeps "
-                    f"fetching the partitions with nothing buffered, so completed fetches can "
-                    f"reach {lag_rule} = {_mib(lagging)}, above the heap of {_mib(heap_bytes)}; "
-                    f"lower max.partition.fetch.bytes or give the consumer more heap."]
+    version = {} if kafka_version is None else {"kafka_version": kafka_version}
+    scenario = ConsumerScenario.from_configs(c, b, brokers=brokers, partitions=partitions,
+                                             **version)
+    answer = consumer_memory_bounds(scenario, lagging=True, max_batch_bytes=max_batch_bytes)
+    if answer.bound_bytes <= heap_bytes:
         return []
-    largest = max(effective_response_max_bytes(c.fetch_max_bytes, b.fetch_max_bytes),
-                  max_batch_bytes)
-    try:
-        pooled = pooled_bytes_bound(memory, largest)
-    except ValueError as err:
-        return [f"buffer.memory (KIP-81, as proposed): {err}."]
-    bound = min(pooled, max(kip74, lagging))
-    if bound <= heap_bytes:
-        return []
-    return [f"Consumer memory: with buffer.memory = {memory:,} (KIP-81, as proposed; never "
-            f"shipped in Kafka) the pool holds up to buffer.memory + largest response - 1 = "
-            f"{memory:,} + {largest:,} - 1 = {_mib(pooled)}; without it a lagging consumer "
-            f"holds up to max(KIP-74's {rule}, {lag_rule}) = {_mib(max(kip74, lagging))}: the "
-            f"smaller, {_mib(bound)}, is above the heap of {_mib(heap_bytes)}; lower "
-            f"buffer.memory or give the consumer more heap."]
+    knob = {"one response per broker": "lower fetch.max.bytes (or max.partition.fetch.bytes)",
+            "buffer.memory pool": "lower buffer.memory"}.get(
+                answer.rule, "lower max.partition.fetch.bytes")
+    pool = (" (KIP-81 as proposed; never shipped in Kafka)"
+            if c.buffer_memory_bytes is not None else "")
+    return [f"Consumer memory{pool}: {answer.sentence()} That is above the heap of "
+            f"{_mib(heap_bytes)}: {knob}, or give the consumer more heap."]
 
 
 def _throttle_warnings(b: BrokerConfig, bytes_in: float, network: float | None,

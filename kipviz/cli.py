@@ -21,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kipviz.versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
+
 __all__ = ["main", "parse_size"]
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4,
@@ -80,6 +82,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--brokers", type=int, default=3, help="brokers leading them (3)")
     run.add_argument("--ticks", type=int, default=2000, help="10 ms ticks to simulate (2000)")
     run.add_argument("--seed", type=int, default=0, help="workload seed (0)")
+    run.add_argument("--kafka-version", default=NEWEST_KAFKA_VERSION, metavar="X.Y",
+                     help=f"the consumer's Kafka release, whose fetch rules apply "
+                          f"({KAFKA_VERSIONS[0]} to {NEWEST_KAFKA_VERSION}; default "
+                          f"{NEWEST_KAFKA_VERSION})")
     run.add_argument("--profile", default="zipf",
                      choices=["uniform", "zipf", "fast_slow", "bursts"],
                      help="how produce traffic is spread over partitions (zipf)")
@@ -116,6 +122,7 @@ def _report(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from kipviz.advice import config_warnings, load_config
     from kipviz.config import BrokerConfig, ConsumerConfig
+    from kipviz.consumer_memory import consumer_memory_bounds
     from kipviz.report import consumer_run_page
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.workload import Workload
@@ -132,13 +139,16 @@ def _run(args: argparse.Namespace) -> int:
                         initial_lag_bytes=args.lag)
     scenario = ConsumerScenario.from_configs(
         consumer, broker, partitions=args.partitions, brokers=args.brokers, ticks=args.ticks,
-        windows=min(20, args.ticks), consume_bytes_per_s=args.consume_rate, workload=workload)
+        windows=min(20, args.ticks), consume_bytes_per_s=args.consume_rate, workload=workload,
+        kafka_version=args.kafka_version)
     notes += config_warnings(
         consumer, broker, heap_bytes=args.heap, brokers=args.brokers, partitions=args.partitions,
         bytes_in_per_s=args.produce_rate if args.bytes_in is None else args.bytes_in,
-        network_bytes_per_s=args.network, replication_factor=args.replication_factor)
+        network_bytes_per_s=args.network, replication_factor=args.replication_factor,
+        kafka_version=args.kafka_version)
     for note in notes:
         print(f"warning: {note}")
+    print(f"memory: {consumer_memory_bounds(scenario).sentence()}")
 
     from kipviz.curves import consumer_curves
     from kipviz.scenarios.consumer import simulate

@@ -74,6 +74,9 @@ class ConsumerMemoryBounds:
     lagging_bytes: int
     bound_bytes: int
     rule: str
+    max_batch_bytes: int = 0
+    buffer_memory_bytes: int | None = None
+    max_in_flight_fetches: int | None = None
 
     @property
     def source(self) -> str:
@@ -89,21 +92,31 @@ class ConsumerMemoryBounds:
         """The one sentence every lesson, dashboard, warning and command prints."""
         state = "lagging" if self.lagging else "keeping up"
         verb = "at most" if self.is_bound else "about"
+        every_partition = f"{self.partitions} x {_mb(self.per_partition_bytes)}"
         figure = {
-            "one response per broker": f"{self.brokers} x {_mb(self.per_broker_bytes)}",
-            "one completed fetch per partition":
-                f"{self.partitions} x {_mb(self.per_partition_bytes)}",
+            "one response per broker": (
+                every_partition if self.bound_bytes == self.partitions * self.per_partition_bytes
+                else f"{self.brokers} x {_mb(self.per_broker_bytes)}"),
+            "one completed fetch per partition": every_partition,
+            "buffer.memory pool": f"buffer.memory + largest response - 1 = "
+                                  f"{self.buffer_memory_bytes or 0:,} + "
+                                  f"{self.per_broker_bytes:,} - 1 bytes",
+            "in-flight cap": f"{self.max_in_flight_fetches} x {_mb(self.per_broker_bytes)}",
         }.get(self.rule)
         text = (f"Kafka {self.kafka_version} consumer, {state}: {verb} {_mb(self.bound_bytes)} "
-                f"of fetch responses ({self.rule}{': ' + figure if figure else ''}; "
-                f"{self.source})")
+                f"({self.bound_bytes:,} bytes) of fetch responses "
+                f"({self.rule}{': ' + figure if figure else ''}; {self.source})")
+        if self.max_batch_bytes > self.per_partition_bytes - 1 and self.max_batch_bytes:
+            text += (f", with record batches of up to {self.max_batch_bytes:,} bytes returned "
+                     f"whole (the first-batch exception)")
         if not self.is_bound:
             text += f"; up to {_mb(self.lagging_bytes)} if the application falls behind"
         return text + "."
 
 
 def _mb(n: int) -> str:
-    return f"{n / _MiB:,.1f} MiB"
+    """MiB, or KiB below 1 MiB (so small bounds do not read 0.0 MiB)."""
+    return f"{n / _MiB:,.1f} MiB" if n >= _MiB else f"{n / 1024:,.1f} KiB"
 
 
 def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_max_bytes: int,
@@ -141,7 +154,10 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
     return ConsumerMemoryBounds(kafka_version=kafka_version, lagging=lagging, brokers=serving,
                                 partitions=partitions, per_broker_bytes=largest_response_bytes,
                                 per_partition_bytes=per_partition, kip74_bytes=kip74,
-                                lagging_bytes=reach, bound_bytes=bound, rule=rule)
+                                lagging_bytes=reach, bound_bytes=bound, rule=rule,
+                                max_batch_bytes=max_batch_bytes,
+                                buffer_memory_bytes=buffer_memory_bytes,
+                                max_in_flight_fetches=max_in_flight_fetches)
 
 
 def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,

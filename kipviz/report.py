@@ -266,6 +266,7 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
                       configs: Sequence[tuple[str, str]] = (), seed: int = 0) -> str:
     """The page of ``kipviz run``: settings, warnings, the numbers that matter, the figure
     (:func:`kipviz.plots.consumer_figure`) and the curve tables, plotly.js embedded."""
+    from kipviz.consumer_memory import consumer_memory_bounds
     from kipviz.plots import consumer_figure
 
     mib = 1024 * 1024
@@ -277,6 +278,7 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
         ("min / mean Jain index (1 = fair)",
          f"{jain.min():.3f} / {jain.mean():.3f}" if len(jain) else "no data"),
         ("peak memory held", f"{peak:,} bytes ({peak / mib:,.1f} MiB)"),
+        ("the memory bound for this consumer", consumer_memory_bounds(s).sentence()),
         ("KIP-74 bound: min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes)",
          f"{c.kip74_bound_bytes:,} bytes ({c.kip74_bound_bytes / mib:,.1f} MiB)"),
         ("pre-KIP-74 bound: partitions x max.partition.fetch.bytes",
@@ -288,8 +290,9 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
     setup = (f"{s.partitions} partitions on {s.brokers} brokers, {s.ticks} ticks of "
              f"{s.tick_ms} ms, producers writing {w.produce_bytes_per_s / 1e6:g} MB/s "
              f"({w.profile}), an initial backlog of {w.initial_lag_bytes:,} bytes per partition, "
-             f"the application consuming {s.consume_bytes_per_s / 1e6:g} MB/s, partition order "
-             f"{s.ordering.name.lower().replace('_', '-')}, seed {seed}")
+             f"the application consuming {s.consume_bytes_per_s / 1e6:g} MB/s, Kafka "
+             f"{s.kafka_version}'s rules, partition order "
+             f"{s.request_ordering.name.lower().replace('_', '-')}, seed {seed}")
     rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
                    for k, v in numbers)
     settings = "".join(f"<h3>{html.escape(name)}</h3><pre>{html.escape(text or '(defaults)')}"

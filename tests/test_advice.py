@@ -12,11 +12,23 @@ MiB = 1024 * 1024
 
 
 def test_a_memory_bound_above_the_heap_is_named_with_its_numbers():
-    """KIP-74: min(3 x 50 MiB, 100 x 1 MiB) = 100 MiB does not fit a 64 MiB heap."""
+    """The lagging case, Kafka's defaults on 100 partitions: at most 100 x 1 MiB = 100 MiB
+    (one response per broker is 34 MiB here) does not fit a 64 MiB heap."""
     (note,) = config_warnings(ConsumerConfig(), heap_bytes=64 * MiB)
     assert "fetch.max.bytes" in note and "max.partition.fetch.bytes" in note
-    assert "min(3 x 52,428,800, 100 x 1,048,576)" in note
-    assert "104,857,600 bytes (100.0 MiB)" in note and "67,108,864 bytes (64.0 MiB)" in note
+    assert "Kafka 4.3 consumer, lagging: at most 100.0 MiB (104,857,600 bytes)" in note
+    assert "100 x 1.0 MiB" in note and "67,108,864 bytes (64.0 MiB)" in note
+
+
+def test_the_memory_warning_follows_the_kafka_version():
+    """fetch.max.bytes 4 MiB, 60 partitions on 3 brokers, a 16 MiB heap: Kafka 4.0 holds one
+    response per broker (12 MiB, fits); 3.9 lets a lagging application reach 60 x 1 MiB."""
+    consumer = ConsumerConfig(fetch_max_bytes=4 * MiB)
+    kw = {"heap_bytes": 16 * MiB, "partitions": 60, "brokers": 3}
+    assert config_warnings(consumer, kafka_version="4.0", **kw) == []
+    (note,) = config_warnings(consumer, kafka_version="3.9", **kw)
+    assert "Kafka 3.9 consumer, lagging: at most 60.0 MiB" in note
+    assert "one completed fetch per partition: 60 x 1.0 MiB" in note
 
 
 def test_a_bound_that_fits_the_heap_gives_no_warning_and_no_heap_checks_nothing():
@@ -27,6 +39,7 @@ def test_a_bound_that_fits_the_heap_gives_no_warning_and_no_heap_checks_nothing(
 
 def test_the_first_batch_exception_raises_the_bound():
     """A 60 MiB batch lets each of 3 brokers return 60 MiB: 180 MiB against 150 MiB."""
+    # one response per broker (Kafka 4.x), each raised to the 60 MiB batch
     (note,) = config_warnings(ConsumerConfig(), heap_bytes=160 * MiB, partitions=1000,
                               max_batch_bytes=60 * MiB)
     assert "first-batch exception" in note and "188,743,680 bytes" in note
@@ -38,7 +51,8 @@ def test_kip81_buffer_memory_is_checked_as_proposed():
                               max_partition_fetch_bytes=10 * MiB)
     (note,) = config_warnings(consumer, heap_bytes=64 * MiB, brokers=20, partitions=50)
     assert "buffer.memory" in note and "never shipped" in note
-    assert "104,857,600 + 10,485,760 - 1 = 115,343,359 bytes" in note
+    assert "at most 110.0 MiB (115,343,359 bytes)" in note
+    assert "buffer.memory + largest response - 1 = 104,857,600 + 10,485,760 - 1 bytes" in note
     assert config_warnings(consumer, heap_bytes=200 * MiB, brokers=20, partitions=50) == []
 
 
@@ -109,10 +123,12 @@ def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
         load_config(BrokerConfig, consumer)
 
 
-def test_a_lagging_consumer_can_hold_every_partitions_limit_and_that_is_named():
+def test_a_lagging_consumer_can_hold_every_partitions_limit_before_kafka_4():
     """The sample consumer.properties on 6 brokers and 120 partitions: KIP-74's min(6 x 16 MiB,
-    120 x 2 MiB) = 96 MiB fits 128 MiB, but a lagging consumer holds up to 120 x 2 MiB."""
-    (note,) = config_warnings(data_file("consumer.properties"), heap_bytes=128 * MiB, brokers=6,
-                              partitions=120)
-    assert "counts one round of fetches" in note
-    assert "120 x 2,097,152 = 251,658,240 bytes (240.0 MiB)" in note
+    120 x 2 MiB) = 96 MiB fits 128 MiB, and so does Kafka 4.x's one response per broker; a
+    lagging 3.9 consumer holds up to 120 x 2 MiB = 240 MiB, and that is named."""
+    kw = {"heap_bytes": 128 * MiB, "brokers": 6, "partitions": 120}
+    assert config_warnings(data_file("consumer.properties"), **kw) == []
+    (note,) = config_warnings(data_file("consumer.properties"), kafka_version="3.9", **kw)
+    assert "at most 240.0 MiB (251,658,240 bytes)" in note
+    assert "one completed fetch per partition: 120 x 2.0 MiB" in note

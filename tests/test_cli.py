@@ -58,13 +58,24 @@ def test_run_writes_a_page_and_prints_the_risky_values(tmp_path, capsys, spark):
     warnings = [line for line in out.splitlines() if line.startswith("warning: ")]
     assert len(warnings) == 3, out
     assert "queued.max.request.bytes must be -1 or <= 0" in warnings[0]
-    assert "min(3 x 16,777,216, 12 x 2,097,152)" in warnings[1]
+    assert "lagging: at most 24.0 MiB (25,165,824 bytes)" in warnings[1]
+    memory = [line for line in out.splitlines() if line.startswith("memory: ")]
+    assert memory and memory[0].startswith("memory: Kafka 4.3 consumer, ")
     assert "leader.replication.throttled.rate = 5,000,000 bytes/s" in warnings[2]
     html = page.read_text()
     assert "Plotly.newPlot(" in html and "kipviz-run-figure" in html
     assert "fetch.max.bytes=16777216" in html  # the settings, as read from the file
     assert "never finishes" in html and "fairness per window" in html
     assert len(html) > 3_000_000  # plotly.js embedded: the one file opens offline
+
+
+def test_run_names_an_unknown_kafka_version_in_one_line(capsys):
+    """--kafka-version 5.0: one line naming kafka_version and the releases, exit status 2."""
+    code = main(["run", "--config", str(data_file("consumer.properties")), "--out", "x.html",
+                 "--kafka-version", "5.0"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "kafka_version must be one of 0.10.0" in err and "'5.0'" in err
 
 
 def test_run_refuses_a_config_it_cannot_read_with_a_message(tmp_path, capsys):

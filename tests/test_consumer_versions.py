@@ -28,7 +28,8 @@ MiB = 1024 * 1024
 
 
 def send_fetches(leader, buffered, fetchable, skip, brokers):
-    """``sendFetches()`` over every node: {node: partitions requested} (nodes with none left out)."""
+    """``sendFetches()`` over every node: {node: partitions requested}, nodes asked nothing left
+    out."""
     requests = {}
     for node in range(brokers):
         order = np.array([p for p in range(len(leader)) if leader[p] == node], np.int64)
@@ -78,7 +79,7 @@ def test_a_leaderless_buffered_partition_blocks_no_node():
 
 def test_versions_are_release_names_and_anything_else_is_refused():
     """kafka_version accepts the releases the model knows and names them when it refuses."""
-    assert KAFKA_VERSIONS[0] == "0.10.0" and NEWEST_KAFKA_VERSION == KAFKA_VERSIONS[-1]
+    assert KAFKA_VERSIONS[0] == "0.10.0" and KAFKA_VERSIONS[-1] == NEWEST_KAFKA_VERSION
     assert ConsumerScenario().kafka_version == NEWEST_KAFKA_VERSION
     for bad in ("5.0", "4", "3.9.1", 4.0, None):
         with pytest.raises(ValueError, match=r"kafka_version must be one of 0\.10\.0, .*4\.0"):

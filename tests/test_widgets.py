@@ -54,11 +54,17 @@ def test_bad_settings_show_a_warning_and_keep_the_last_curves(dashboard, params,
     assert list(dashboard.figure.data[0].y) == shown
 
 
-def test_memory_above_the_kip74_figure_is_called_out(spark):
-    """A slow application piles up completed fetches; the dashboard says so in words."""
+def test_memory_above_the_kip74_figure_is_called_out_with_the_versions_rule(spark):
+    """Kafka 3.9: a slow application piles up completed fetches; the dashboard says so in words
+    with the one memory answer. Moving the version control to 4.0 holds one response per broker
+    (KAFKA-17182): no warning, and the summary gives the 4.0 sentence."""
     d = FetchDashboard(spark=spark, partitions=40, brokers=1, ticks=200, windows=4,
-                       fetch_max_bytes=1024 * 1024, consume_bytes_per_s=2e6)
+                       fetch_max_bytes=1024 * 1024, consume_bytes_per_s=2e6, kafka_version="3.9")
     assert "above KIP-74" in d.warning.value
+    assert "Kafka 3.9 consumer, lagging: at most" in d.warning.value
+    d.controls["kafka_version"].value = "4.0"  # as a user would
+    assert d.scenario.kafka_version == "4.0" and "above KIP-74" not in d.warning.value
+    assert "Kafka 4.0 consumer, lagging: at most 1.0 MiB" in d.summary.value
 
 
 @pytest.fixture(scope="module")

@@ -44,12 +44,13 @@ def consumer_kernel(
     consume_per_tick, ticks, n_windows, seed, record_fetches,
     pool, coordinator_bypass, max_in_flight, hb_interval_ticks, tick_ms,
     skip_buffered_nodes, paused, pause_tick, quota_bound, quota_empty, q_slots, q_pos,
-    # outputs
+    # outputs (throttled: count and total ms of quota-throttled fetches)
+    throttled,
     f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
     w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak,
     m_held, m_in_flight, m_consumed,
     b_retained, b_waiting, b_dry,
-    hb_sent, hb_arrived, hb_read, throttled,
+    hb_sent, hb_arrived, hb_read,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
     np.random.seed(seed)
     n_part = batch_first.shape[0]

@@ -27,6 +27,7 @@ BROKERS = 6
 """The tour cluster's brokers."""
 
 TOUR_SETTINGS = {
+    "kafka_version": ("consumer", "the consumer's Kafka version (its fetch rules)"),
     "fetch_max_bytes": ("consumer", "fetch.max.bytes (consumer, KIP-74)"),
     "max_partition_fetch_bytes": ("consumer", "max.partition.fetch.bytes (consumer, KIP-74)"),
     "buffer_memory_bytes": ("consumer", "buffer.memory (consumer, KIP-81 as proposed)"),

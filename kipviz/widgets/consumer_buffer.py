@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
 from kipviz.scenarios.consumer import ConsumerScenario
 from kipviz.scenarios.consumer_buffer import simulate_modes
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._versions import memory_answer_html, version_dropdown
 from kipviz.workload import Workload
 
 __all__ = ["BUFFER_LESSON_SCENARIO", "BufferDashboard"]
@@ -18,11 +21,12 @@ __all__ = ["BUFFER_LESSON_SCENARIO", "BufferDashboard"]
 # A consumer catching up: 120 partitions on 10 brokers, each with a 64 MiB backlog while
 # producers add 20 MB/s; the application processes 50 MB/s, slower than the network, so fetched
 # data piles up in the consumer. fetch.max.bytes 20 MiB, max.partition.fetch.bytes 1 MiB (its
-# default), buffer.memory 30 MB: the calibration workload of lesson 3.
+# default), buffer.memory 30 MB: the calibration workload of lesson 3, on Kafka 3.9, the consumer
+# KIP-81 was written against (the version control shows 4.x's one response per broker).
 BUFFER_LESSON_SCENARIO = ConsumerScenario(
     partitions=120, brokers=10, fetch_max_bytes=20 * MiB, consume_bytes_per_s=50e6,
     buffer_memory_bytes=30_000_000, ticks=2000, windows=20,
-    workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB),
+    workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB), kafka_version="3.9",
 )
 
 _MEMORY = byte_options(*(k * MiB for k in (5, 10, 16, 20, 32, 50, 64, 100, 200)), 30_000_000,
@@ -74,6 +78,7 @@ class BufferDashboard(Dashboard):
             "coordinator_bypass": w.ToggleButtons(
                 options=[("on (KIP-81)", True), ("off (what-if)", False)],
                 value=s.coordinator_bypass, description="heartbeats bypass the pool"),
+            "kafka_version": version_dropdown(s.kafka_version),
         }
 
     def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
@@ -97,10 +102,13 @@ class BufferDashboard(Dashboard):
                 for i, label in enumerate(c.labels)}
         notes = []
         per_partition = s.max_partition_fetch_bytes
+        answer = consumer_memory_bounds(replace(s, buffer_memory_bytes=None)).sentence()
         if peak["today"] > 4 * per_partition:
-            notes.append(f"Today's consumer held {peak['today'] / MiB:.0f} MiB of fetch responses "
-                         f"with max.partition.fetch.bytes = {per_partition / MiB:g} MiB: that "
-                         f"limit is per partition and per response, not per consumer.")
+            notes.append(f"Kafka {s.kafka_version}'s consumer (no pool) held "
+                         f"{peak['today'] / MiB:.0f} MiB of fetch responses with "
+                         f"max.partition.fetch.bytes = {per_partition / MiB:g} MiB: that limit is "
+                         f"per partition and per response, not per consumer. "
+                         f"{answer}")
         if not s.coordinator_bypass and int(summary["max_heartbeat_delay_ms"].max()) > 0:
             notes.append(f"Without the bypass a heartbeat response waited "
                          f"{int(summary['max_heartbeat_delay_ms'].max()):,} ms for pool memory "
@@ -118,7 +126,8 @@ class BufferDashboard(Dashboard):
             cells.append(f"<b>{MODE_NAMES.get(label, label)}</b> peak "
                          f"{row['peak_retained_bytes'] / MiB:.1f} MiB, "
                          f"{row['consumed_bytes_per_s'] / 1e6:.0f} MB/s")
-        return " &middot; ".join(cells)
+        today = self.traces.get("today")
+        return " &middot; ".join(cells) + memory_answer_html(today.meta if today else {})
 
 
 def _with_rate(rate: float) -> list[tuple[str, float]]:

@@ -9,9 +9,10 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz import plots
-from kipviz.fetch import Ordering, consumer_memory_bound_bytes
+from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
 from kipviz.workload import Batches, Workload, produce
 
 __all__ = ["LESSON_SCENARIO", "FetchDashboard"]
@@ -68,16 +69,16 @@ class FetchDashboard(Dashboard):
             "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
             "skew": w.FloatSlider(value=s.workload.zipf_s, min=0.0, max=2.0, step=0.1,
                                   description="skew (Zipf s)"),
-            "ordering": w.Dropdown(options=[(o.name.lower().replace("_", "-"), o)
-                                            for o in Ordering],
-                                   value=Ordering(s.ordering), description="order"),
+            "ordering": w.Dropdown(options=ordering_options(Ordering), value=s.ordering,
+                                   description="order"),
+            "kafka_version": version_dropdown(s.kafka_version),
         }
 
     def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
         return {"fetch_max_bytes": s.fetch_max_bytes,
                 "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
                 "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
-                "ordering": Ordering(s.ordering)}
+                "ordering": s.ordering, "kafka_version": s.kafka_version}
 
     def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
         params = dict(params)
@@ -88,8 +89,8 @@ class FetchDashboard(Dashboard):
             name = params["ordering"].upper().replace("-", "_")
             if name not in Ordering.__members__:
                 raise ValueError(f"ordering must be one of "
-                                 f"{', '.join(o.name.lower() for o in Ordering)}: "
-                                 f"{params['ordering']!r}")
+                                 f"{', '.join(o.name.lower() for o in Ordering)} (or None: as "
+                                 f"the Kafka version does): {params['ordering']!r}")
             params["ordering"] = Ordering[name]
         workload = {_WORKLOAD_PARAMS[k]: params.pop(k) for k in list(params)
                     if k in _WORKLOAD_PARAMS}
@@ -117,11 +118,12 @@ class FetchDashboard(Dashboard):
         plots.update_consumer_figure(self.figure, curves)
 
     def _advice(self, scenario: ConsumerScenario, curves: Any) -> list[str]:
-        batch = int(self.trace.meta.get("max_batch_bytes", 0)) if self.trace is not None else 0
-        return _advice(scenario, curves, max_batch_bytes=batch)
+        meta = self.trace.meta if self.trace is not None else {}
+        return _advice(scenario, curves, meta)
 
     def _summary(self, curves: Any) -> str:
-        return _summary(curves)
+        return _summary(curves) + memory_answer_html(
+            self.trace.meta if self.trace is not None else {})
 
 
 def _size(n: float) -> str:
@@ -129,32 +131,23 @@ def _size(n: float) -> str:
     return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n / KiB:,.1f} KiB"
 
 
-def _advice(s: ConsumerScenario, c: Any, *, max_batch_bytes: int = 0) -> list[str]:
+def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     """Warnings for legal but risky or surprising combinations.
 
-    ``max_batch_bytes`` is the largest record batch of the run (``trace.meta``): with the
-    first-batch exception a fetch may return a batch larger than the limits, so a peak above
-    KIP-74's figure but within ``consumer_memory_bound_bytes(..., max_batch_bytes=...)`` is
-    that exception at work, not the application lagging.
+    Held memory is measured against the one answer of :mod:`kipviz.consumer_memory` for the
+    run's Kafka version (``meta["memory_bound_bytes"]``): above KIP-74's one-round figure but
+    within it is the version's rule at work (a lagging pre-4.0 consumer, or record batches larger
+    than the limits returned whole by the first-batch exception).
     """
     notes = []
     if s.max_partition_fetch_bytes > s.response_max_bytes:
         notes.append("max.partition.fetch.bytes is above the response limit "
                      f"({s.response_max_bytes:,} bytes): the response limit applies first.")
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
-    with_batches = consumer_memory_bound_bytes(s.brokers, s.fetch_max_bytes,
-                                               s.max_partition_fetch_bytes, s.partitions,
-                                               max_batch_bytes=max_batch_bytes)
-    above = (f"Held memory peaked at {_size(peak)}, above KIP-74's min(brokers x "
-             f"fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
-             f"{_size(c.kip74_bound_bytes)}: ")
-    if c.kip74_bound_bytes < peak <= with_batches:
-        notes.append(above + f"record batches of up to {max_batch_bytes:,} bytes are larger "
-                     "than the limits, and the first-batch exception returns them whole (the "
-                     f"bound with it is {_size(with_batches)}).")
-    elif peak > c.kip74_bound_bytes:
-        notes.append(above + "completed fetches piled up while the application lagged (what "
-                     "KIP-81's buffer.memory set out to bound).")
+    if peak > c.kip74_bound_bytes and meta.get("memory_rule"):
+        notes.append(f"Held memory peaked at {_size(peak)}, above KIP-74's min(brokers x "
+                     f"fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
+                     f"{_size(c.kip74_bound_bytes)}: {meta['memory_sentence']}")
     return notes
 
 

@@ -25,6 +25,7 @@ from kipviz.scenarios import reassignment as reassignment_scenario
 from kipviz.scenarios.cluster import ClusterScenario
 from kipviz.scenarios.consumer_buffer import simulate_modes
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+from kipviz.widgets._versions import memory_answer_html, version_dropdown
 from kipviz.widgets.reassignment import UNLIMITED
 
 __all__ = ["TourCurves", "TourDashboard"]
@@ -90,7 +91,8 @@ class TourDashboard(Dashboard):
         s = self.scenario
         self.config_notes = config_warnings(
             consumer, broker, heap_bytes=self.heap_bytes, brokers=s.consumer.brokers,
-            partitions=s.consumer.partitions, bytes_in_per_s=s.reassignment.bytes_in_per_s,
+            partitions=s.consumer.partitions, kafka_version=s.consumer.kafka_version,
+            bytes_in_per_s=s.reassignment.bytes_in_per_s,
             network_bytes_per_s=s.reassignment.network_bytes_per_s,
             replication_factor=s.reassignment.replication_factor)
         return self.update(cluster=ClusterScenario.from_configs(c, b, base=s))
@@ -114,6 +116,7 @@ class TourDashboard(Dashboard):
                                      value=values[name], description=label)
 
         return {
+            "kafka_version": version_dropdown(values["kafka_version"]),
             "fetch_max_bytes": slider("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
             "max_partition_fetch_bytes": slider("max_partition_fetch_bytes", _PARTITION_MAX,
                                                 "max.partition.fetch.bytes"),
@@ -190,6 +193,7 @@ class TourDashboard(Dashboard):
         broker_peak = float(c.broker.memory["pool_used_max_bytes"].max()) / MiB
         done = c.reassignment.completed_s
         move = "not finished in the run" if done != done else f"{done:.0f} s"
-        return (f"<b>consumer</b> mean Jain {jain:.2f}, memory {peak['today']:.0f} MiB today"
-                f"{pool} &middot; <b>broker</b> requests held {broker_peak:.0f} MiB &middot; "
-                f"<b>reassignment</b> {move}")
+        return (f"<b>consumer</b> mean Jain {jain:.2f}, memory {peak['today']:.0f} MiB without "
+                f"a pool{pool} &middot; <b>broker</b> requests held {broker_peak:.0f} MiB "
+                f"&middot; <b>reassignment</b> {move}"
+                + memory_answer_html(self.trace.meta if self.trace is not None else {}))

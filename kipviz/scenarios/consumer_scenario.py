@@ -1,0 +1,205 @@
+"""The consumer scenario's settings: one consumer, its Kafka settings (by Kafka version) and the
+cluster around it, validated at construction (:class:`ConsumerScenario`). The simulation is
+:mod:`kipviz.scenarios.consumer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kipviz._checks import check_int as _check_int
+from kipviz._checks import check_number as _check_number
+from kipviz.buffer import consumer_pool, pooled_bytes_bound
+from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.fetch import (
+    BROKER_FETCH_MAX_BYTES,
+    CONSUMER_FETCH_MAX_BYTES,
+    INT32_MAX,
+    MAX_PARTITION_FETCH_BYTES,
+    Ordering,
+    consumer_memory_bound_bytes,
+    effective_response_max_bytes,
+)
+from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
+from kipviz.versions import (
+    NEWEST_KAFKA_VERSION,
+    check_kafka_version,
+    fetch_request_version,
+    has,
+    request_ordering,
+    version_key,
+)
+from kipviz.workload import Workload
+
+__all__ = ["TOPIC", "ConsumerScenario"]
+
+TOPIC = "events"
+
+
+@dataclass(frozen=True)
+class ConsumerScenario:
+    """One consumer, its Kafka settings and the cluster around it; vary it with ``replace``."""
+
+    partitions: int = 100
+    brokers: int = 3
+    fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES
+    max_partition_fetch_bytes: int = MAX_PARTITION_FETCH_BYTES
+    broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES
+    fetch_min_bytes: int = 1
+    fetch_max_wait_ms: int = 500
+    # None: the request order this Kafka version's consumer uses (kipviz.versions)
+    ordering: Ordering | None = None
+    # fetch request version; None: the newest the Kafka version sends (<= 2: before KIP-74)
+    version: int | None = None
+    kafka_version: str = NEWEST_KAFKA_VERSION  # "MAJOR.MINOR": the rules of that release
+    fetch_quota_bytes_per_s: float | None = None  # the client's consumer_byte_rate quota
+    paused_partitions: tuple[int, ...] = ()  # Consumer.pause(...) at pause_at_ms
+    pause_at_ms: int = 0
+    consume_bytes_per_s: float = 100e6
+    rtt_ms: int = 10
+    network_bytes_per_s: float = 125e6  # each broker's link to the consumer (1 Gbit/s)
+    tick_ms: int = 10
+    ticks: int = 1000
+    windows: int = 20
+    workload: Workload = field(default_factory=Workload)
+    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool
+    buffer_memory_bytes: int | None = None
+    strict_pool: bool = False  # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
+    coordinator_bypass: bool = True  # KIP-81 step 3.b: heartbeats are read even when dry
+    # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
+    max_in_flight_fetches: int | None = None
+    heartbeat_interval_ms: int = 3000  # 0: no heartbeats
+    session_timeout_ms: int = 45000
+
+    def __post_init__(self) -> None:
+        ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
+                "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "rtt_ms": 1,
+                "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,
+                "session_timeout_ms": 1}
+        for name, minimum in ints.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise ValueError(f"{name} must be an integer: {value!r}")
+            if value < minimum:
+                kafka = name.replace("_", ".")
+                label = (f"{name} ({kafka})"
+                         if name.startswith(("fetch", "max", "heartbeat", "session")) else name)
+                raise ValueError(f"{label} must be >= {minimum}: {value}")
+        if self.windows > self.ticks:
+            raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
+        for name in ("consume_bytes_per_s", "network_bytes_per_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
+        check_kafka_version(self.kafka_version)
+        self._check_version()
+        if self.fetch_quota_bytes_per_s is not None:
+            _check_number("fetch_quota_bytes_per_s (consumer_byte_rate)",
+                          self.fetch_quota_bytes_per_s, 0, strict=True)
+        _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
+        if self.ordering is not None:
+            Ordering(self.ordering)
+            if self.ordering == Ordering.SESSION and not has(self.kafka_version,
+                                                             "fetch_sessions"):
+                raise ValueError(f"ordering SESSION needs fetch sessions (KIP-227, Kafka 1.1): "
+                                 f"kafka_version {self.kafka_version!r}")
+        _check_int("pause_at_ms", self.pause_at_ms, 0)
+        for p in self.paused_partitions:
+            if _check_int("paused_partitions", p, 0) >= self.partitions:
+                raise ValueError(f"paused_partitions must name partitions 0..{self.partitions - 1}"
+                                 f": {p}")
+        consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
+        if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
+                and self.heartbeat_interval_ms > 0
+                and self.buffer_memory_bytes < HEARTBEAT_RESPONSE_BYTES):
+            raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
+                             f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
+                             f"do not bypass the pool: {self.buffer_memory_bytes}")
+        if self.max_in_flight_fetches is not None:
+            _check_int("max_in_flight_fetches", self.max_in_flight_fetches, 1)
+
+    def _check_version(self) -> None:
+        """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
+        if self.version is None:
+            return
+        _check_int("version", self.version, 0)
+        newest = fetch_request_version(self.kafka_version)
+        oldest = 4 if version_key(self.kafka_version) >= (4, 0) else 0
+        if not oldest <= self.version <= newest:
+            raise ValueError(f"version (fetch request version) must be {oldest}..{newest} for "
+                             f"kafka_version {self.kafka_version!r}: {self.version}")
+
+    @property
+    def fetch_version(self) -> int:
+        """The fetch request version sent: ``version``, or the newest the release sends."""
+        return (fetch_request_version(self.kafka_version) if self.version is None
+                else self.version)
+
+    @property
+    def request_ordering(self) -> Ordering:
+        """``ordering``, or the order the release's consumer uses (:mod:`kipviz.versions`)."""
+        return (request_ordering(self.kafka_version) if self.ordering is None
+                else Ordering(self.ordering))
+
+    @property
+    def mode(self) -> str:
+        """``"today"`` (no pool), ``"kip81_pool"`` or ``"in_flight_cap"`` (the rejected one)."""
+        if self.buffer_memory_bytes is not None:
+            return "kip81_pool"
+        return "today" if self.max_in_flight_fetches is None else "in_flight_cap"
+
+    def largest_response_bytes(self, max_batch_bytes: int = 0) -> int:
+        """The largest fetch response a broker can send this consumer.
+
+        Each of the broker's partitions returns at most ``max.partition.fetch.bytes``, and KIP-74
+        (version >= 3) caps the total at the response limit; the first-batch exception can raise
+        either to one whole record batch. Versions <= 2 have no response limit.
+        """
+        per_broker = -(-self.partitions // self.brokers)
+        if self.fetch_version <= 2:
+            return per_broker * self.max_partition_fetch_bytes
+        return min(max(self.response_max_bytes, max_batch_bytes),
+                   per_broker * max(self.max_partition_fetch_bytes, max_batch_bytes))
+
+    @classmethod
+    def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
+                     **scenario: Any) -> ConsumerScenario:
+        """A scenario with the fetch settings of a consumer's (and broker's) Kafka config."""
+        broker = broker or BrokerConfig()
+        return cls(fetch_max_bytes=consumer.fetch_max_bytes,
+                   max_partition_fetch_bytes=consumer.max_partition_fetch_bytes,
+                   fetch_min_bytes=consumer.fetch_min_bytes,
+                   fetch_max_wait_ms=consumer.fetch_max_wait_ms,
+                   buffer_memory_bytes=consumer.buffer_memory_bytes,
+                   heartbeat_interval_ms=consumer.heartbeat_interval_ms,
+                   broker_fetch_max_bytes=broker.fetch_max_bytes, **scenario)
+
+    @property
+    def response_max_bytes(self) -> int:
+        """The broker's response limit for this consumer, as the Kafka version applies it: the
+        broker's fetch.max.bytes from 2.5 (KIP-541), the quota window from 2.4 (KAFKA-9677)."""
+        v = self.kafka_version
+        broker = self.broker_fetch_max_bytes if has(v, "broker_fetch_max_bytes") else INT32_MAX
+        quota = self.fetch_quota_bytes_per_s if has(v, "quota_window_cap") else None
+        return effective_response_max_bytes(self.fetch_max_bytes, broker, quota)
+
+    def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
+        """The analytic memory bounds drawn beside the simulated memory."""
+        p, b = self.partitions, self.brokers
+        return {
+            "pre_kip74_bound_bytes": p * self.max_partition_fetch_bytes,
+            "kip74_bound_bytes": consumer_memory_bound_bytes(
+                b, self.fetch_max_bytes, self.max_partition_fetch_bytes, p),
+            "in_flight_bound_bytes": b * max(self.response_max_bytes, max_batch_bytes),
+            "buffered_bound_bytes": p * max(self.max_partition_fetch_bytes, max_batch_bytes),
+            "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
+            **({} if self.buffer_memory_bytes is None else {
+                "buffer_memory_bytes": self.buffer_memory_bytes,
+                "pooled_bound_bytes": pooled_bytes_bound(
+                    self.buffer_memory_bytes, self.largest_response_bytes(max_batch_bytes),
+                    strict=self.strict_pool)}),
+        }
+
+
