@@ -1,5 +1,6 @@
 """The ``kipviz`` command: ``kipviz report`` (the lessons as a static site) and ``kipviz run``
-(one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page).
+(one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page) and
+``kipviz lab [DIR]`` (the lessons copied into DIR, then JupyterLab there: :mod:`kipviz.lab`).
 
 ``kipviz report --out site/`` executes every lesson notebook headless and writes an index and one
 page per lesson that open offline (:func:`kipviz.report.build_site`); ``--no-execute`` renders
@@ -98,7 +99,38 @@ def _parser() -> argparse.ArgumentParser:
                      help="each broker's network (125MB/s, 1 Gbit/s)")
     run.add_argument("--replication-factor", type=int, default=3, metavar="R",
                      help="replication factor, for KIP-73's workable throttle range (3)")
+    lab = commands.add_parser(
+        "lab", help="copy the lessons into a folder and open JupyterLab there",
+        description="Copy the lesson notebooks that ship with kipviz into DIR (never "
+                    "overwriting a lesson you changed: asked on a terminal, kept otherwise) and "
+                    "open JupyterLab there. Needs the lab extra: pip install 'kipviz[lab]'.")
+    lab.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR",
+                     help="folder for the lessons (default: ./kipviz-lessons)")
+    lab.add_argument("--port", type=int, default=None, help="JupyterLab's port (default: 8888)")
+    lab.add_argument("--no-browser", dest="browser", action="store_false",
+                     help="do not open a web browser")
+    lab.add_argument("--copy-only", action="store_true",
+                     help="copy the lessons and stop, without starting JupyterLab")
     return parser
+
+
+def _lab(args: argparse.Namespace) -> int:
+    from kipviz.lab import DEFAULT_DIR, copy_lessons, open_lab
+
+    folder = args.dir or DEFAULT_DIR
+    done = copy_lessons(folder)
+    for verb, names in (("copied", done.copied), ("updated", done.updated)):
+        if names:
+            print(f"{verb} {len(names)} lesson(s) into {folder}: {', '.join(names)}")
+    if done.kept:
+        print(f"kept your changed lesson(s) in {folder}: {', '.join(done.kept)}")
+    if args.copy_only:
+        return 0
+    try:
+        return open_lab(folder, port=args.port, browser=args.browser)
+    except RuntimeError as err:
+        print(f"kipviz: {err}", file=sys.stderr)
+        return 2
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -160,7 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kipviz`` command line (``argv`` defaults to ``sys.argv[1:]``)."""
     args = _parser().parse_args(argv)
     try:
-        return _report(args) if args.command == "report" else _run(args)
+        commands = {"report": _report, "run": _run, "lab": _lab}
+        return commands[args.command](args)
     except (ValueError, FileNotFoundError) as err:
         print(f"kipviz: {err}", file=sys.stderr)
         return 2

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kipviz import lessons_dir
+
 __all__ = ["NOTEBOOKS", "PLOTLY_JS", "Lesson", "build_site", "consumer_run_page",
            "find_notebooks", "html_page", "notebook_body"]
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-"""The repository's lesson notebooks (``notebooks/*.ipynb``)."""
+NOTEBOOKS = lessons_dir()
+"""The lesson notebooks: the installed wheel's copy, or the repository's ``notebooks/``."""
 PLOTLY_JS = "plotly.min.js"
 """File name of the one copy of plotly.js a site's pages share."""
 
