@@ -68,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="render the outputs stored in the notebooks (fast; no Spark)")
     report.add_argument("--timeout", type=int, default=1200,
                         help="seconds a cell may run (default: 1200)")
+    report.add_argument("--sliders", action=argparse.BooleanOptionalAction, default=None,
+                        help="write a page per dashboard whose sliders move over a grid Spark "
+                             "computes now (default: when executing)")
+    report.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                        help="Parquet cache of the sliders' grids (kipviz.sweep), reused next "
+                             "time (default: none)")
 
     run = commands.add_parser(
         "run", help="one KIP-74 consumer scenario from your config files, as an HTML page",
@@ -99,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="each broker's network (125MB/s, 1 Gbit/s)")
     run.add_argument("--replication-factor", type=int, default=3, metavar="R",
                      help="replication factor, for KIP-73's workable throttle range (3)")
+    run.add_argument("--no-sliders", dest="sliders", action="store_false",
+                     help="leave out the sliders over a grid around your fetch settings "
+                          "(about 50 more runs, through Spark)")
     lab = commands.add_parser(
         "lab", help="copy the lessons into a folder and open JupyterLab there",
         description="Copy the lesson notebooks that ship with kipviz into DIR (never "
@@ -137,7 +146,8 @@ def _report(args: argparse.Namespace) -> int:
     from kipviz.report import NOTEBOOKS, build_site
 
     lessons = build_site(args.out, notebooks=args.notebooks or NOTEBOOKS, only=args.only,
-                         execute=args.execute, timeout=args.timeout)
+                         execute=args.execute, timeout=args.timeout, sliders=args.sliders,
+                         cache_dir=args.cache_dir)
     failed = [lesson for lesson in lessons if lesson.error]
     for lesson in failed:
         print(f"kipviz: {lesson.name} failed: {lesson.error}", file=sys.stderr)
@@ -178,10 +188,19 @@ def _run(args: argparse.Namespace) -> int:
 
     trace = simulate(scenario, seed=args.seed, record_fetches=False)
     curves = consumer_curves(get_spark(), trace)
+    sliders = ""
+    if args.sliders:
+        from kipviz.static.grids import run_grid
+        from kipviz.static.sliders import fill_grid, slider_section
+
+        spec = run_grid(scenario)
+        sliders = slider_section(spec, fill_grid(spec, get_spark(), seed=args.seed),
+                                 div_id="kipviz-run-grid")
     configs = [(str(args.config), consumer.to_properties())]
     if broker is not None:
         configs.append((str(args.broker), broker.to_properties()))
-    page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed)
+    page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed,
+                             sliders=sliders)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
     print(f"wrote {args.out}")
