@@ -248,7 +248,8 @@ def _slider_pages(lesson: Lesson, nb: Any, site: Path, spark: Any, cache_dir: An
             log(f"  failed: {err}")
             continue
         title = f"{spec.title}: sliders without a kernel"
-        body = (f"<h1>{html.escape(title)}</h1>\n<p>From <a href=\"{html.escape(lesson.file)}\">"
+        body = (f"<h1>{html.escape(lesson.title)}: the dashboard without a kernel</h1>\n"
+                f"<p>The main settings of the dashboard in <a href=\"{html.escape(lesson.file)}\">"
                 f"{html.escape(lesson.title)}</a>.</p>\n{section}")
         (site / file).write_text(html_page(title, body, plotlyjs=PLOTLY_JS, nav=nav),
                                  encoding="utf-8")
