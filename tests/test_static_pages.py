@@ -189,3 +189,26 @@ def test_a_copied_site_keeps_working_without_its_source(tmp_path, small_grid):
     text = (copy / "small.html").read_text()
     assert f'src="{PLOTLY_JS}"' in text and (copy / PLOTLY_JS).is_file()
     assert replace(SMALL) == SMALL  # the grid's base scenario is untouched by the sweep
+
+
+def test_kipviz_run_adds_sliders_around_the_users_own_fetch_settings(tmp_path, spark, capsys):
+    """``kipviz run``'s page has a grid whose fetch.max.bytes and max.partition.fetch.bytes
+    sliders include the values read from the file (16 MiB and 2 MiB in the sample) and start
+    there; ``--no-sliders`` leaves the section out."""
+    from kipviz import data_file
+    from kipviz.cli import main
+
+    page = tmp_path / "run.html"
+    args = ["run", "--config", str(data_file("consumer.properties")), "--out", str(page),
+            "--partitions", "12", "--ticks", "200"]
+    assert main(args) == 0
+    text = page.read_text()
+    data = re.search(r'class="kipviz-grid-data">(.*?)</script>', text, re.S)
+    assert data
+    axes = {a["name"]: a for a in json.loads(data[1])["axes"]}
+    fetch, partition = axes["fetch_max_bytes"], axes["max_partition_fetch_bytes"]
+    assert fetch["values"][fetch["start"]] == "16 MiB"
+    assert partition["values"][partition["start"]] == "2 MiB"
+    assert main([*args, "--no-sliders"]) == 0
+    assert "kipviz-grid-data" not in page.read_text()
+    capsys.readouterr()
