@@ -270,10 +270,11 @@ def _index(lessons: Sequence[Lesson], executed: bool) -> str:
            if lesson.error else "") + "</li>\n"
         for lesson in lessons)
     how = ("executed headless by <code>kipviz report</code>; each dashboard shows its figure at "
-           "its default settings, and its page of sliders moves it over a grid Spark computed"
-           if executed else
-           "the outputs stored in the notebooks (<code>kipviz report --no-execute</code>); "
-           "dashboards need Jupyter")
+           "its default settings" if executed else
+           "the outputs stored in the notebooks (<code>kipviz report --no-execute</code>)")
+    how += ("; a dashboard's <i>sliders</i> page moves its main settings over a grid Spark "
+            "computed while this site was built, no kernel needed"
+            if any(lesson.sliders for lesson in lessons) else "; live dashboards need Jupyter")
     body = (f"<h1>kipviz: how Apache Kafka bounds memory and shares bandwidth</h1>\n"
             f"<p>The lessons as static pages for a design review (kipviz {__version__}; "
             f"{how}). Everything here works offline.</p>\n<ol>\n{items}</ol>\n")
