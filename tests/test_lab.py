@@ -77,3 +77,21 @@ def test_no_lessons_is_an_error_naming_the_folder(tmp_path):
     """An empty source folder is a FileNotFoundError, not an empty copy."""
     with pytest.raises(FileNotFoundError, match="no lesson notebooks"):
         copy_lessons(tmp_path / "out", source=tmp_path)
+
+
+def test_open_lab_starts_jupyterlab_on_the_folder_on_localhost(tmp_path, monkeypatch):
+    """``open_lab`` runs this interpreter's JupyterLab on the folder, on 127.0.0.1, with the
+    port and --no-browser passed through (and --allow-root only as root)."""
+    import os
+
+    from kipviz.lab import open_lab
+
+    pytest.importorskip("jupyterlab", reason="needs the lab extra")
+    calls: list[list[str]] = []
+    monkeypatch.setattr("subprocess.call", lambda command: calls.append(command) or 0)
+    assert open_lab(tmp_path, port=8899, browser=False) == 0
+    (command,) = calls
+    assert command[1:3] == ["-m", "jupyterlab"]
+    assert f"--notebook-dir={tmp_path}" in command and "--ip=127.0.0.1" in command
+    assert "--port=8899" in command and "--no-browser" in command
+    assert ("--allow-root" in command) == (os.getuid() == 0)
