@@ -43,7 +43,7 @@ app: $(JAVA_STAMP) ## serve a dashboard notebook as a web app with Voila (APP=no
 	$(BIN)/voila "$(APP)" --no-browser --Voila.ip=127.0.0.1 --port=$(PORT)
 
 report: $(JAVA_STAMP) ## execute the lessons headless into a static HTML site (SITE=site, ARGS=--no-execute)
-	$(BIN)/kipviz report --out "$(SITE)" $(ARGS)
+	$(BIN)/kipviz report --out "$(SITE)" --cache-dir .kipviz-cache $(ARGS)
 
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check kipviz tests benchmarks tools conftest.py

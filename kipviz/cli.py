@@ -1,5 +1,6 @@
 """The ``kipviz`` command: ``kipviz report`` (the lessons as a static site) and ``kipviz run``
-(one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page).
+(one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page) and
+``kipviz lab [DIR]`` (the lessons copied into DIR, then JupyterLab there: :mod:`kipviz.lab`).
 
 ``kipviz report --out site/`` executes every lesson notebook headless and writes an index and one
 page per lesson that open offline (:func:`kipviz.report.build_site`); ``--no-execute`` renders
@@ -69,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
                         help="render the outputs stored in the notebooks (fast; no Spark)")
     report.add_argument("--timeout", type=int, default=1200,
                         help="seconds a cell may run (default: 1200)")
+    report.add_argument("--sliders", action=argparse.BooleanOptionalAction, default=None,
+                        help="write a page per dashboard whose sliders move over a grid Spark "
+                             "computes now (default: when executing)")
+    report.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                        help="Parquet cache of the sliders' grids (kipviz.sweep), reused next "
+                             "time (default: none)")
 
     run = commands.add_parser(
         "run", help="one KIP-74 consumer scenario from your config files, as an HTML page",
@@ -104,14 +111,49 @@ def _parser() -> argparse.ArgumentParser:
                      help="each broker's network (125MB/s, 1 Gbit/s)")
     run.add_argument("--replication-factor", type=int, default=3, metavar="R",
                      help="replication factor, for KIP-73's workable throttle range (3)")
+    run.add_argument("--no-sliders", dest="sliders", action="store_false",
+                     help="leave out the sliders over a grid around your fetch settings "
+                          "(about 50 more runs, through Spark)")
+    lab = commands.add_parser(
+        "lab", help="copy the lessons into a folder and open JupyterLab there",
+        description="Copy the lesson notebooks that ship with kipviz into DIR (never "
+                    "overwriting a lesson you changed: asked on a terminal, kept otherwise) and "
+                    "open JupyterLab there. Needs the lab extra: pip install 'kipviz[lab]'.")
+    lab.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR",
+                     help="folder for the lessons (default: ./kipviz-lessons)")
+    lab.add_argument("--port", type=int, default=None, help="JupyterLab's port (default: 8888)")
+    lab.add_argument("--no-browser", dest="browser", action="store_false",
+                     help="do not open a web browser")
+    lab.add_argument("--copy-only", action="store_true",
+                     help="copy the lessons and stop, without starting JupyterLab")
     return parser
+
+
+def _lab(args: argparse.Namespace) -> int:
+    from kipviz.lab import DEFAULT_DIR, copy_lessons, open_lab
+
+    folder = args.dir or DEFAULT_DIR
+    done = copy_lessons(folder)
+    for verb, names in (("copied", done.copied), ("updated", done.updated)):
+        if names:
+            print(f"{verb} {len(names)} lesson(s) into {folder}: {', '.join(names)}")
+    if done.kept:
+        print(f"kept your changed lesson(s) in {folder}: {', '.join(done.kept)}")
+    if args.copy_only:
+        return 0
+    try:
+        return open_lab(folder, port=args.port, browser=args.browser)
+    except RuntimeError as err:
+        print(f"kipviz: {err}", file=sys.stderr)
+        return 2
 
 
 def _report(args: argparse.Namespace) -> int:
     from kipviz.report import NOTEBOOKS, build_site
 
     lessons = build_site(args.out, notebooks=args.notebooks or NOTEBOOKS, only=args.only,
-                         execute=args.execute, timeout=args.timeout)
+                         execute=args.execute, timeout=args.timeout, sliders=args.sliders,
+                         cache_dir=args.cache_dir)
     failed = [lesson for lesson in lessons if lesson.error]
     for lesson in failed:
         print(f"kipviz: {lesson.name} failed: {lesson.error}", file=sys.stderr)
@@ -156,10 +198,19 @@ def _run(args: argparse.Namespace) -> int:
 
     trace = simulate(scenario, seed=args.seed, record_fetches=False)
     curves = consumer_curves(get_spark(), trace)
+    sliders = ""
+    if args.sliders:
+        from kipviz.static.grids import run_grid
+        from kipviz.static.sliders import fill_grid, slider_section
+
+        spec = run_grid(scenario)
+        sliders = slider_section(spec, fill_grid(spec, get_spark(), seed=args.seed),
+                                 div_id="kipviz-run-grid")
     configs = [(str(args.config), consumer.to_properties())]
     if broker is not None:
         configs.append((str(args.broker), broker.to_properties()))
-    page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed)
+    page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed,
+                             sliders=sliders)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
     print(f"wrote {args.out}")
@@ -170,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kipviz`` command line (``argv`` defaults to ``sys.argv[1:]``)."""
     args = _parser().parse_args(argv)
     try:
-        return _report(args) if args.command == "report" else _run(args)
+        commands = {"report": _report, "run": _run, "lab": _lab}
+        return commands[args.command](args)
     except (ValueError, FileNotFoundError) as err:
         print(f"kipviz: {err}", file=sys.stderr)
         return 2

@@ -9,6 +9,11 @@ variable :data:`kipviz.widgets._base.STATIC_ENV` makes each one display its sett
 and current figure as plain HTML and a plain plotly figure instead. Pages built from stored
 outputs show a note in place of a dashboard.
 
+Each dashboard a lesson shows also gets a page of its own whose sliders move (``sliders=True``,
+the default when executing): its two or three main controls (:mod:`kipviz.static.grids`) over a
+grid of about 50 configurations that Spark computes while the site is built, redrawn in the
+browser from data in the page (:mod:`kipviz.static.sliders`).
+
 ``consumer_run_page`` is the page of ``kipviz run``: one KIP-74 consumer scenario from a
 ``consumer.properties`` (and ``server.properties``), its warnings, curves and figures, with
 plotly.js embedded so the single file opens anywhere.
@@ -25,35 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kipviz import lessons_dir
+from kipviz.static.html import PLOTLY_JS, figure_html, html_page
+from kipviz.static.run_page import consumer_run_page
+
 __all__ = ["NOTEBOOKS", "PLOTLY_JS", "Lesson", "build_site", "consumer_run_page",
-           "find_notebooks", "html_page", "notebook_body"]
+           "dashboards_in", "find_notebooks", "html_page", "notebook_body"]
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-"""The repository's lesson notebooks (``notebooks/*.ipynb``)."""
-PLOTLY_JS = "plotly.min.js"
-"""File name of the one copy of plotly.js a site's pages share."""
-
+NOTEBOOKS = lessons_dir()
+"""The lesson notebooks: the installed wheel's copy, or the repository's ``notebooks/``."""
 _PLOTLY_MIME = "application/vnd.plotly.v1+json"
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-_CSS = """
-body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-       line-height: 1.5; color: #222; margin: 0; }
-nav { background: #263238; padding: 8px 24px; }
-nav a { color: #fff; text-decoration: none; margin-right: 16px; }
-main { max-width: 1100px; margin: 0 auto; padding: 16px 24px 64px; }
-pre { background: #f6f8fa; padding: 8px 12px; overflow-x: auto; font-size: 13px;
-      border-radius: 4px; margin: 4px 0; }
-code { font-size: 90%; }
-table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-th { background: #f0f0f0; }
-.jp-InputPrompt, .jp-OutputPrompt { display: none; }
-.jp-OutputArea-output { margin: 4px 0 12px; }
-.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"] pre { background: #fff5f5; }
-.kipviz-note { background: #e3f2fd; border-left: 4px solid #1e88e5; padding: 6px 12px; }
-.kipviz-failed { color: #b71c1c; }
-.kipviz-warnings li { color: #8a6d00; }
-"""
 
 
 @dataclass(frozen=True)
@@ -63,6 +50,8 @@ class Lesson:
     name: str
     title: str
     error: str | None = None
+    sliders: tuple[tuple[str, str], ...] = ()
+    """The lesson's slider pages: (file name, title) for each dashboard it shows."""
 
     @property
     def file(self) -> str:
@@ -70,37 +59,11 @@ class Lesson:
         return f"{self.name}.html"
 
 
-def html_page(title: str, body: str, *, plotlyjs: str = "inline", nav: str = "") -> str:
-    """A complete HTML page around ``body``; ``plotlyjs`` is ``"inline"`` (embedded, about
-    4.8 MB), ``"none"``, or the relative path of a local ``plotly.min.js``."""
-    from pygments.formatters import HtmlFormatter
-
-    if plotlyjs == "inline":
-        from plotly.offline import get_plotlyjs
-
-        script = f'<script type="text/javascript">{get_plotlyjs()}</script>'
-    elif plotlyjs == "none":
-        script = ""
-    else:
-        script = f'<script type="text/javascript" src="{html.escape(plotlyjs)}"></script>'
-    styles = _CSS + HtmlFormatter().get_style_defs(".highlight")
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{html.escape(title)}</title>\n<style>{styles}</style>\n{script}\n</head>\n"
-            f"<body>\n{nav}<main>\n{body}\n</main>\n</body>\n</html>\n")
-
-
-def _figure_html(figure: Any, div_id: str) -> str:
-    import plotly.io as pio
-
-    return pio.to_html(figure, include_plotlyjs=False, full_html=False, div_id=div_id,
-                       validate=False, config={"responsive": True})
-
-
 _DASHBOARD_NOTE = ('<div class="kipviz-note">An interactive dashboard (ipywidgets) is here in '
-                   "Jupyter. Open the notebook with <code>make lab</code> or "
-                   "<code>make app</code>, or build this page with <code>kipviz report</code> "
-                   "(executing) to see the dashboard's figure at its default settings.</div>")
+                   "Jupyter: <code>kipviz lab</code> (or <code>make lab</code> in a clone) opens "
+                   "the lessons, <code>make app</code> this dashboard alone. A site built by "
+                   "<code>kipviz report</code> (executing) shows its figure here and links a "
+                   "page whose sliders move at the top.</div>")
 
 
 def _static_outputs(nb: Any, page: str) -> Any:
@@ -123,7 +86,7 @@ def _static_outputs(nb: Any, page: str) -> Any:
                 continue  # JVM start-up lines and library warnings: not lesson content
             if _PLOTLY_MIME in data:
                 figures += 1
-                html_text = _figure_html(dict(data[_PLOTLY_MIME]), f"{page}-figure-{figures}")
+                html_text = figure_html(dict(data[_PLOTLY_MIME]), f"{page}-figure-{figures}")
                 out = from_dict({**out, "data": {"text/html": html_text}})
             elif _WIDGET_MIME in data:
                 out = from_dict({**out, "data": {"text/html": _DASHBOARD_NOTE}})
@@ -197,12 +160,15 @@ def find_notebooks(directory: Path, only: Sequence[str] = ()) -> list[Path]:
 
 def build_site(out: str | os.PathLike[str], *, notebooks: str | os.PathLike[str] = NOTEBOOKS,
                only: Sequence[str] = (), execute: bool = True, timeout: int = 1200,
+               sliders: bool | None = None, spark: Any = None, cache_dir: Any = None,
                log: Callable[[str], None] = print) -> list[Lesson]:
     """Write the lessons of ``notebooks`` as a static site in ``out``; returns its pages.
 
     ``execute=True`` runs each notebook in a fresh kernel first (the stored ``.ipynb`` files are
     not changed); ``False`` renders the outputs stored in them. A notebook that fails still gets
-    a page, showing its output up to the error, and its ``Lesson.error`` is set.
+    a page, showing its output up to the error, and its ``Lesson.error`` is set. ``sliders``
+    (default: as ``execute``) writes a slider page per dashboard, its grid swept by ``spark``
+    (default :func:`kipviz.spark.get_spark`) with the Parquet cache in ``cache_dir`` if given.
     """
     import nbformat
 
@@ -224,18 +190,72 @@ def build_site(out: str | os.PathLike[str], *, notebooks: str | os.PathLike[str]
             if error:
                 log(f"  failed: {error}")
         lesson = Lesson(path.stem, _title(nb, path.stem), error)
-        lessons.append(lesson)
         nav = (f'<nav><a href="index.html">kipviz lessons</a>'
-               f"<a>{html.escape(lesson.title)}</a></nav>\n")
+               f'<a href="{html.escape(lesson.file)}">{html.escape(lesson.title)}</a></nav>\n')
+        if execute if sliders is None else sliders:
+            if spark is None:
+                from kipviz.spark import get_spark
+
+                spark = get_spark()
+            lesson = _slider_pages(lesson, nb, site, spark, cache_dir, nav, log)
+        lessons.append(lesson)
         failed = (f'<p class="kipviz-failed">This notebook stopped with an error: '
-                  f"{html.escape(error)}</p>\n" if error else "")
-        page = html_page(lesson.title, failed + notebook_body(nb, path.stem), plotlyjs=PLOTLY_JS,
-                         nav=nav)
+                  f"{html.escape(lesson.error)}</p>\n" if lesson.error else "")
+        links = "".join(f'<li><a href="{html.escape(file)}">{html.escape(title)}</a></li>'
+                        for file, title in lesson.sliders)
+        moving = (f'<div class="kipviz-note">Move this lesson\'s dashboard without Jupyter (its '
+                  f"main settings over a grid Spark computed when this site was built):"
+                  f"<ul>{links}</ul></div>\n" if links else "")
+        page = html_page(lesson.title, failed + moving + notebook_body(nb, path.stem),
+                         plotlyjs=PLOTLY_JS, nav=nav)
         (site / lesson.file).write_text(page, encoding="utf-8")
         log(f"wrote {site / lesson.file}")
     (site / "index.html").write_text(_index(lessons, execute), encoding="utf-8")
     log(f"wrote {site / 'index.html'}")
     return lessons
+
+
+def dashboards_in(nb: Any) -> list[str]:
+    """The dashboards a notebook's code cells build that have a static grid, by class name, in
+    order of first appearance (:func:`kipviz.static.grids.dashboard_grids`)."""
+    from kipviz.static.grids import dashboard_grids
+
+    known = dashboard_grids()
+    found = re.findall(r"\b([A-Z]\w*Dashboard)\(",
+                       "\n".join(c.source for c in nb.cells if c.cell_type == "code"))
+    return [name for name in dict.fromkeys(found) if name in known]
+
+
+def _slider_pages(lesson: Lesson, nb: Any, site: Path, spark: Any, cache_dir: Any, nav: str,
+                  log: Callable[[str], None]) -> Lesson:
+    """Write a slider page for each dashboard of ``nb``; the lesson with their links (and the
+    first error, when a grid could not be computed)."""
+    from dataclasses import replace
+
+    from kipviz.static.grids import dashboard_grids
+    from kipviz.static.sliders import fill_grid, slider_section
+
+    pages, error = [], lesson.error
+    for name in dashboards_in(nb):
+        spec = dashboard_grids()[name]
+        file = f"{lesson.name}-{name.removesuffix('Dashboard').lower()}.html"
+        log(f"sweeping {name}'s grid for {file} ...")
+        try:
+            section = slider_section(spec, fill_grid(spec, spark, cache_dir=cache_dir),
+                                     div_id=f"{lesson.name}-{name}")
+        except Exception as err:  # a Spark or model error: the site is still written
+            error = error or f"{name}'s grid: {err}"
+            log(f"  failed: {err}")
+            continue
+        title = f"{spec.title}: sliders without a kernel"
+        body = (f"<h1>{html.escape(lesson.title)}: the dashboard without a kernel</h1>\n"
+                f"<p>The main settings of the dashboard in <a href=\"{html.escape(lesson.file)}\">"
+                f"{html.escape(lesson.title)}</a>.</p>\n{section}")
+        (site / file).write_text(html_page(title, body, plotlyjs=PLOTLY_JS, nav=nav),
+                                 encoding="utf-8")
+        log(f"wrote {site / file}")
+        pages.append((file, title))
+    return replace(lesson, error=error, sliders=tuple(pages))
 
 
 def _index(lessons: Sequence[Lesson], executed: bool) -> str:
@@ -244,69 +264,18 @@ def _index(lessons: Sequence[Lesson], executed: bool) -> str:
     items = "".join(
         f'<li><a href="{html.escape(lesson.file)}">{html.escape(lesson.title)}</a> '
         f"<small>({html.escape(lesson.name)}.ipynb)</small>"
+        + "".join(f' &middot; <a href="{html.escape(file)}">sliders</a>'
+                  for file, _ in lesson.sliders)
         + (f' <span class="kipviz-failed">failed: {html.escape(lesson.error)}</span>'
            if lesson.error else "") + "</li>\n"
         for lesson in lessons)
     how = ("executed headless by <code>kipviz report</code>; each dashboard shows its figure at "
            "its default settings" if executed else
-           "the outputs stored in the notebooks (<code>kipviz report --no-execute</code>); "
-           "dashboards need Jupyter")
+           "the outputs stored in the notebooks (<code>kipviz report --no-execute</code>)")
+    how += ("; a dashboard's <i>sliders</i> page moves its main settings over a grid Spark "
+            "computed while this site was built, no kernel needed"
+            if any(lesson.sliders for lesson in lessons) else "; live dashboards need Jupyter")
     body = (f"<h1>kipviz: how Apache Kafka bounds memory and shares bandwidth</h1>\n"
             f"<p>The lessons as static pages for a design review (kipviz {__version__}; "
             f"{how}). Everything here works offline.</p>\n<ol>\n{items}</ol>\n")
     return html_page("kipviz lessons", body, plotlyjs="none")
-
-
-def _table(df: Any, caption: str) -> str:
-    return (f"<details><summary>{html.escape(caption)} ({len(df)} rows)</summary>"
-            f"{df.to_html(index=False, float_format=lambda v: f'{v:,.4g}', border=0)}</details>")
-
-
-def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (),
-                      configs: Sequence[tuple[str, str]] = (), seed: int = 0) -> str:
-    """The page of ``kipviz run``: settings, warnings, the numbers that matter, the figure
-    (:func:`kipviz.plots.consumer_figure`) and the curve tables, plotly.js embedded."""
-    from kipviz.consumer_memory import consumer_memory_bounds
-    from kipviz.plots import consumer_figure
-
-    mib = 1024 * 1024
-    s, c = scenario, curves
-    jain = c.fairness["jain_index"].dropna()
-    peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
-    consumed = float(c.memory["consumed_bytes_per_s"].mean()) if len(c.memory) else 0.0
-    numbers = [
-        ("min / mean Jain index (1 = fair)",
-         f"{jain.min():.3f} / {jain.mean():.3f}" if len(jain) else "no data"),
-        ("peak memory held", f"{peak:,} bytes ({peak / mib:,.1f} MiB)"),
-        ("the memory bound for this consumer", consumer_memory_bounds(s).sentence()),
-        ("KIP-74 bound: min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes)",
-         f"{c.kip74_bound_bytes:,} bytes ({c.kip74_bound_bytes / mib:,.1f} MiB)"),
-        ("pre-KIP-74 bound: partitions x max.partition.fetch.bytes",
-         f"{c.pre_kip74_bound_bytes:,} bytes ({c.pre_kip74_bound_bytes / mib:,.1f} MiB)"),
-        ("share of ticks above the KIP-74 bound", f"{100 * c.kip74_exceedance:.1f}%"),
-        ("consumed (mean)", f"{consumed / 1e6:,.1f} MB/s"),
-    ]
-    w = s.workload
-    setup = (f"{s.partitions} partitions on {s.brokers} brokers, {s.ticks} ticks of "
-             f"{s.tick_ms} ms, producers writing {w.produce_bytes_per_s / 1e6:g} MB/s "
-             f"({w.profile}), an initial backlog of {w.initial_lag_bytes:,} bytes per partition, "
-             f"the application consuming {s.consume_bytes_per_s / 1e6:g} MB/s, Kafka "
-             f"{s.kafka_version}'s rules, partition order "
-             f"{s.request_ordering.name.lower().replace('_', '-')}, seed {seed}")
-    rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                   for k, v in numbers)
-    settings = "".join(f"<h3>{html.escape(name)}</h3><pre>{html.escape(text or '(defaults)')}"
-                       f"</pre>" for name, text in configs)
-    notes = ("<ul class='kipviz-warnings'>"
-             + "".join(f"<li>{html.escape(n)}</li>" for n in warnings) + "</ul>"
-             if warnings else "<p>No risky values found.</p>")
-    body = (f"<h1>KIP-74 consumer: your settings</h1>\n<p>{html.escape(setup)}.</p>\n"
-            f"<h2>Settings</h2>{settings}\n<h2>Warnings</h2>{notes}\n"
-            f"<h2>What the run shows</h2><table>{rows}</table>\n"
-            f"{_figure_html(consumer_figure(c), 'kipviz-run-figure')}\n"
-            f"<h2>Curves (computed by Spark)</h2>"
-            f"{_table(c.fairness, 'fairness per window')}"
-            f"{_table(c.memory, 'memory per window')}"
-            f"{_table(c.lag_over_time, 'lag per window')}"
-            f"{_table(c.lag_by_partition, 'lag and bytes delivered per partition')}")
-    return html_page("kipviz run: KIP-74 consumer", body, plotlyjs="inline")
