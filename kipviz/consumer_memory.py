@@ -164,14 +164,18 @@ def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
                            max_batch_bytes: int = 0) -> ConsumerMemoryBounds:
     """The bound that holds for a :class:`~kipviz.scenarios.consumer.ConsumerScenario`.
 
-    ``lagging=None`` compares the application's ``consume_bytes_per_s`` with what the producers
-    write (``workload.produce_bytes_per_s``, or any initial backlog): the consumer lags when it
-    consumes more slowly or starts behind. Pass ``lagging=True`` where no consume rate is known.
+    ``lagging=None`` decides from the scenario: the application lags when it consumes more
+    slowly than the producers write (``workload.produce_bytes_per_s``), or, with a backlog to
+    catch up on (``initial_lag_bytes``), more slowly than the brokers can send
+    (``brokers x network_bytes_per_s``): then fetched data waits for it. Pass ``lagging=True``
+    where no consume rate is known.
     """
     s = scenario
     if lagging is None:
         lagging = (s.consume_bytes_per_s < s.workload.produce_bytes_per_s
-                   or s.workload.initial_lag_bytes > 0)
+                   or (s.workload.initial_lag_bytes > 0
+                       and s.consume_bytes_per_s < min(s.brokers, s.partitions)
+                       * s.network_bytes_per_s))
     return memory_bounds(
         kafka_version=s.kafka_version, brokers=s.brokers, partitions=s.partitions,
         fetch_max_bytes=s.response_max_bytes, max_partition_fetch_bytes=s.max_partition_fetch_bytes,

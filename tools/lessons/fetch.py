@@ -28,6 +28,7 @@ import pandas as pd
 from kipviz import curves, plots
 from kipviz.fetch import Ordering, consumer_memory_bound_bytes, fill_response
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.scenarios.consumer_versions import memory_by_version
 from kipviz.widgets import LESSON_SCENARIO, FetchDashboard
 from kipviz.workload import Workload
 
@@ -44,6 +45,12 @@ fetch offset, and returns the raw bytes the broker sends and the whole batches i
   to the size of the batch at the fetch offset (only the first *non-empty* partition benefits);
 * raw bytes may end in a **partial batch**, which the consumer drops and fetches again;
 * a partition whose budget cannot hold its whole first batch is **emptied** and uses no budget.
+
+> **Kafka's code, not the KIP text.** KIP-74 says the broker returns the first message of *the
+> first partition* even when it is larger than the limits. `ReplicaManager.readFromLog` keeps its
+> `minOneMessage` flag until some partition has returned bytes, so the exception goes to the
+> first *non-empty* partition: an empty partition at the front does not use it up. kipviz models
+> the code.
 """),
     code("""
 cases = [
@@ -127,8 +134,11 @@ pd.DataFrame({name: {"min Jain": round(c.fairness.jain_index.min(), 3),
               for name, c in orders.items()}).T
 """),
     md("""
-Fixed and hash orders are static, so the partitions at the front win; round-robin, fetch-session
-rotation and random shuffles share the bandwidth.
+Fixed and hash orders are static, so the partitions at the front win; round-robin and
+fetch-session rotation share the bandwidth best. The random shuffle helps (no partition starves
+for long) but is less even than the rotations. Which order does your consumer use? It depends on
+the version (see "What Kafka does today" below): Kafka 3.7 to 4.1 send requests in Java hash
+order, every other release in assignment order with KIP-74's move-to-end.
 
 ## 3. Memory: the bound before and after KIP-74
 
@@ -147,33 +157,45 @@ pd.DataFrame([
     md("""
 What does the simulated consumer actually hold? Three runs at Kafka's defaults
 (`fetch.max.bytes` 50 MiB, `max.partition.fetch.bytes` 1 MiB): two where the application keeps up,
-and one where it handles only 50 MB/s.
+and one where it handles only 50 MB/s. Each runs on the same record batches under Kafka 3.9's
+rules and under 4.3's (`memory_by_version`).
 """),
     code("""
-defaults = replace(LESSON_SCENARIO, fetch_max_bytes=52428800, ordering=Ordering.ROUND_ROBIN)
-memory_runs = {
+defaults = replace(LESSON_SCENARIO, fetch_max_bytes=52428800, ordering=None)
+memory = memory_by_version({
     "100 partitions": defaults,
     "1000 partitions": replace(defaults, partitions=1000),
     "1000 partitions, app at 50 MB/s": replace(defaults, partitions=1000, consume_bytes_per_s=50e6),
-}
-memory_curves = {label: curves.consumer_curves(spark, simulate(s, record_fetches=False))
-                 for label, s in memory_runs.items()}
-memory = pd.DataFrame([
-    {"label": label, "peak_held_bytes": int(c.memory.held_max_bytes.max()),
-     "kip74_bound_bytes": c.kip74_bound_bytes, "pre_kip74_bound_bytes": c.pre_kip74_bound_bytes}
-    for label, c in memory_curves.items()
-])
-memory.assign(**{col: memory[col] / MiB for col in memory.columns[1:]}).round(1)
+}, versions=("3.9", "4.3"))
+memory[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib", "pre_kip74_bound_mib"]]
 """),
     code("""
 plots.memory_bounds_figure(memory, title="Peak consumer memory against the bounds (MiB, log scale)")
 """),
+    code("""
+print(memory.sentence.iloc[4])
+print(memory.sentence.iloc[5])
+"""),
     md("""
-While the application keeps up, memory stays under KIP-74's figure. When it falls behind, the
-consumer keeps fetching the partitions that have nothing buffered, so completed fetches pile up
-towards `partitions x max.partition.fetch.bytes` again: KIP-74's bound is per round of fetches,
-not for the consumer as a whole. That gap is what KIP-81's `buffer.memory` set out to close
-(lesson 3).
+While the application keeps up, both releases stay at KIP-74's figure. When it falls behind, the
+two part ways:
+
+* **Kafka 3.9 and earlier** keep fetching every partition that has nothing buffered
+  (`AbstractFetch.fetchablePartitions`), so completed fetches pile up towards `partitions x
+  max.partition.fetch.bytes`: here 1,000 MiB. KIP-74's figure is per round of fetches, not for
+  the consumer as a whole. That gap is what KIP-81's `buffer.memory` set out to close (lesson 3).
+* **Kafka 4.0 and later** ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
+  apache/kafka#18795) send no fetch to a broker while any fetchable partition it serves still has
+  buffered data, so a lagging consumer holds at most one response per broker: here 3 x 50 MiB =
+  150 MiB. Kafka did not do this to save memory: a request that left out the buffered partitions
+  dropped them from the broker's incremental fetch session (KIP-227), and in some cases the whole
+  session was evicted. The memory bound came with the fix.
+
+For sizing a heap: on 4.x, budget `brokers x fetch.max.bytes` (capped by `partitions x
+max.partition.fetch.bytes`) plus one record batch per broker, whatever the lag; on 3.9 and
+earlier, budget `partitions x max.partition.fetch.bytes` if the application can fall behind.
+`consumer_memory_bounds(scenario)` gives the figure and the rule for any scenario, and the
+dashboards, the tour and `kipviz run` print the same sentence.
 
 ## 4. The response-size guarantee
 
@@ -198,6 +220,7 @@ Move the sliders: each change re-runs the simulation and has Spark recompute the
 warm session this takes well under a second). Things to try:
 
 * switch the order from *fixed* to *round-robin* or *session*: the fairness dips disappear;
+* set the Kafka version to 3.7 and the order to *as this Kafka version does*: hash order;
 * raise `fetch.max.bytes` to 50 MiB: the limit stops binding and the order no longer matters;
 * set `max.partition.fetch.bytes` above `fetch.max.bytes`: the response limit applies first;
 * raise the skew: the hot partitions at the front of a fixed order take even more.
@@ -214,16 +237,29 @@ FetchDashboard(spark=spark)
 * Because partitions are filled in request order, a fixed order starves partitions at the back;
   rotating the order restores fairness.
 * Consumer memory is bounded per round by `min(brokers x fetch.max.bytes, partitions x
-  max.partition.fetch.bytes)`, but not overall when the application lags.
+  max.partition.fetch.bytes)`. When the application lags, Kafka 4.0 and later still hold one
+  response per broker (KAFKA-17182); 3.9 and earlier grow towards `partitions x
+  max.partition.fetch.bytes`.
 
 ## What Kafka does today
 
-* The consumer's assignment is kept in `PartitionStates`, and KIP-74 moved partitions that returned
-  data to the end (round-robin). Since 2023 the consumer builds full fetch requests from a hash
-  set, so their order is Java's hash order: static, like *hash* above.
-* Fairness now comes from incremental fetch sessions (KIP-227, Kafka 1.1): the broker moves each
-  partition that returned records to the end of the session order (*session* above), and the
-  consumer never re-requests a partition that still has buffered data.
+* **Request order, by version** (read on each release branch): the consumer keeps its assignment
+  in `PartitionStates` and `CompletedFetch.drain` moves a partition that returned bytes to the
+  end (KIP-74's round-robin). Kafka 0.10.1 to 3.6 list partitions in that order. Kafka 3.7 to
+  4.1 copy the list into a `HashSet` in `AbstractFetch.fetchablePartitions` (KAFKA-14274,
+  apache/kafka#14359), so requests go in Java's hash order: static, like *hash* above. Kafka 4.2
+  went back to the list (KAFKA-19820, apache/kafka#20745). `ConsumerCoordinator` assigns in sorted
+  order. (0.10.0, before KIP-74, iterated a `HashMap`.) kipviz's `ordering=None` follows this.
+* **Fetch sessions** (KIP-227, Kafka 1.1): the broker moves each partition that returned records
+  to the end of the session order (*session* above), and the consumer never re-requests a
+  partition that still has buffered data.
+* **Kafka 4.0** (KAFKA-17182): no fetch to a broker while any fetchable partition it serves has
+  buffered data; paused partitions keep their data without blocking their broker. The classic
+  consumer (`Fetcher`) and the new one (KIP-848's `AsyncKafkaConsumer`) share this code.
+* **Broker caps**: the broker's own `fetch.max.bytes` (KIP-541, Kafka 2.5) and, for a consumer
+  with a fetch quota, `quota x (quota.window.num - 1) x quota.window.size.seconds` per response
+  (KAFKA-9677, Kafka 2.4); a fetch over its quota comes back empty with a throttle time
+  (KIP-219, Kafka 2.0). `ConsumerScenario(fetch_quota_bytes_per_s=...)` models both.
 * Defaults: consumer `fetch.max.bytes` 52428800 (50 MiB), `max.partition.fetch.bytes` 1048576,
   broker `fetch.max.bytes` 57671680 (55 MiB), `replica.fetch.response.max.bytes` 10485760 for
   followers, which use the same response limit.
