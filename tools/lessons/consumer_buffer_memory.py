@@ -26,10 +26,12 @@ from dataclasses import replace
 
 import pandas as pd
 
+from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.fetch import consumer_memory_bound_bytes
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
 from kipviz.scenarios.consumer_buffer import heap_estimate_bytes, simulate_modes
+from kipviz.scenarios.consumer_versions import memory_by_version
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
 MiB = 1024 * 1024
@@ -50,7 +52,9 @@ print(pd.DataFrame(rows).to_string(index=False))
 """),
     md("""
 With the defaults, a consumer of 1,000 partitions on 3 brokers may hold 150 MiB of fetched data,
-and on 30 brokers 1,000 MiB. Nothing in the consumer's settings names that number.
+and on 30 brokers 1,000 MiB. Nothing in the consumer's settings names that number. And it is the
+figure for *one round* of fetches: whether it also bounds a consumer whose application falls
+behind depends on the Kafka version (section 3).
 
 ## 2. One lagging consumer, three ways
 
@@ -59,7 +63,8 @@ and producers keep adding 20 MB/s; the application processes 50 MB/s, slower tha
 fetched data piles up. `fetch.max.bytes` is 20 MiB (each broker's response holds its 12
 partitions, 12 MiB), `max.partition.fetch.bytes` its 1 MiB default. The same record batches go to:
 
-* **today's consumer**: no pool;
+* **today's consumer**, as KIP-81 knew it: Kafka 3.9's rules, no pool (Kafka 4.x follows in
+  section 3);
 * **KIP-81**: a pool of `buffer.memory` = 30 MB (it must be at least `fetch.max.bytes`);
 * **the rejected alternative**: no more fetch requests in flight, or not yet consumed, than whole
   responses fit in the same 30 MB (two).
@@ -96,10 +101,40 @@ buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, th
 * **The cap** holds two responses and loses nothing *here*: the application is slow.
 * **Fairness** (bottom right) dips for the pool second by second (its "min Jain"): responses are
   read in bursts as memory frees, so in some seconds only a few brokers' partitions advance. Over
-  the whole run every partition advances alike, because each broker still serves its partitions
-  in KIP-74's round-robin order; KIP-81 relies on that instead of a fairness rule of its own.
+  the whole run every partition advances alike: each response has room for all 12 of its
+  broker's partitions, so no partition order can starve one (KIP-81 relies on KIP-74's
+  partition order, lesson 1, instead of a fairness rule of its own).
 
-## 3. Why capping in-flight requests was rejected
+## 3. The same workload on Kafka 4.x
+
+Kafka 4.0 changed the consumer itself ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
+apache/kafka#18795): `AbstractFetch.prepareFetchRequests` sends no fetch to a broker while any
+fetchable partition it serves still has buffered data. It was a fix for fetch sessions (a request
+that left the buffered partitions out dropped them from the broker's session cache, and could get
+the session evicted), and it bounds a lagging consumer at one response per broker. Without a
+pool, on the same record batches, under 3.9's rules and 4.3's, and once more with
+`fetch.max.bytes` at 4 MiB:
+"""),
+    code("""
+versions = memory_by_version({
+    "fetch.max.bytes 20 MiB": replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None),
+    "fetch.max.bytes 4 MiB": replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None,
+                                     fetch_max_bytes=4 * MiB),
+}, versions=("3.9", "4.3"))
+print(versions[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib"]].to_string(index=False))
+print(versions.sentence.iloc[2])
+print(versions.sentence.iloc[3])
+"""),
+    md("""
+With 20 MiB responses both releases hold 120 MiB: one response per broker already carries all 12
+of its partitions' 1 MiB, so KIP-74's figure and 4.x's bound coincide. With 4 MiB responses they
+part: 3.9 keeps fetching the partitions it has consumed while the others wait, and holds every
+partition's 1 MiB (120 MiB); 4.3 waits until a broker's whole response is consumed and holds
+10 x 4 MiB = 40 MiB. On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the
+heap for `brokers x fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes`) plus one
+record batch per broker, however far the application falls behind.
+
+## 4. Why capping in-flight requests was rejected
 
 KIP-81 explains that a cap "will result in a loss of performance": when memory frees up, the
 consumer must first send a fetch and wait for its response, while a pool's next response is
@@ -116,7 +151,7 @@ at the pace it can process; the cap leaves it idle for a round trip after every 
 it finishes, and delivers less than half as much. That is the throughput
 the KIP refused to give up.
 
-## 4. Why coordinator traffic bypasses the pool
+## 5. Why coordinator traffic bypasses the pool
 
 With the pool full, nothing is read from the sockets, including the coordinator's heartbeat
 responses. The consumer then stops sending heartbeats (one is in flight at a time), and after
@@ -135,7 +170,7 @@ for label, s in (("with the bypass (KIP-81)", BUFFER_LESSON_SCENARIO),
 Here the delay stays short of the 45 s `session.timeout.ms` default because the application keeps
 freeing memory; a consumer stuck in a long `poll()` gap would stop heartbeating altogether.
 
-## 5. Calibration: the measurement published with the pull request
+## 6. Calibration: the measurement published with the pull request
 
 The KIP-81 pull request reported a consumer that needed about a **200 MB heap without the pool**
 and ran in **120 MB with `buffer.memory` = 30 MB**. A heap is more than fetch buffers, so kipviz
@@ -157,11 +192,13 @@ heap_figure(["no pool", "buffer.memory = 30 MB"], [heap["today"], heap["kip81_po
 The estimate lands within about 10% of both published figures. The shape is what matters: the pool
 removes the fetch buffers' share of the heap above `buffer.memory` plus one response.
 
-## 6. Try it
+## 7. Try it
 
 Move `buffer.memory`, `fetch.max.bytes`, `max.partition.fetch.bytes`, brokers, partitions and the
 processing rate; each move runs all three consumers and Spark redraws their curves. Put
-`fetch.max.bytes` above `buffer.memory` to see KIP-81's rule, and turn the bypass off.
+`fetch.max.bytes` above `buffer.memory` to see KIP-81's rule, and turn the bypass off. Switch the
+Kafka version to 4.3 and lower `fetch.max.bytes`: today's consumer (red) drops to one response per
+broker.
 """),
     code("""
 # NBVAL_IGNORE_OUTPUT
@@ -171,21 +208,27 @@ BufferDashboard(spark=spark)
     md("""
 ## Conclusion
 
-A consumer's fetch memory is bounded today only by **min(brokers x `fetch.max.bytes`, partitions x
-`max.partition.fetch.bytes`)**, and whole responses stay on the heap until their last partition is
-consumed. KIP-81's `buffer.memory` would have made it one number, at the price of one response of
-overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no throughput lost, which a cap
-on in-flight requests could not do.
+Up to Kafka 3.9 a consumer's fetch memory is bounded per round by **min(brokers x
+`fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**, and a lagging application lets it
+grow towards `partitions x max.partition.fetch.bytes`; whole responses stay on the heap until
+their last partition is consumed. KIP-81's `buffer.memory` would have made it one number, at the
+price of one response of overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no
+throughput lost, which a cap on in-flight requests could not do. Kafka 4.0 bounded it another way:
+one response per broker (KAFKA-17182).
 
 ## What Kafka does today
 
 * There is **no consumer `buffer.memory`**: KIP-81 was accepted in 2016 and its pull requests were
   closed unmerged (the consumer reads into `MemoryPool.NONE`). Later work (KAFKA-13188) added
   reference counting so a pool could be plugged in; it is not in Apache Kafka either.
-* To bound a consumer's memory, lower `fetch.max.bytes` (fewer brokers' worth) or
-  `max.partition.fetch.bytes` (fewer partitions' worth), and size the heap for
-  min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) plus the
-  decompressed records of `max.poll.records`.
+* **Kafka 4.0 and later** hold at most one response per broker (KAFKA-17182; the classic
+  and the new consumer alike): size the heap for min(brokers x `fetch.max.bytes`, partitions x
+  `max.partition.fetch.bytes`) plus one record batch per broker and the decompressed records of
+  `max.poll.records`, and lower `fetch.max.bytes` to bound it.
+* **Kafka 3.9 and earlier**: the same while the application keeps up, but a lagging one can hold
+  `partitions x max.partition.fetch.bytes`; lower `max.partition.fetch.bytes` to bound that.
+* `consumer_memory_bounds(scenario)` prints the figure for your version, as every kipviz
+  dashboard, the tour and `kipviz run` do.
 * Fairness between partitions, which KIP-81 relied on instead of a rule of its own, is KIP-74's
   round-robin partition order (lesson 1).
 """),
