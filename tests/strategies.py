@@ -119,3 +119,8 @@ def buffered_consumer_scenarios(**kwargs):
     return st.tuples(consumer_scenarios(**kwargs), heartbeats).map(
         lambda s_hb: replace(s_hb[0], heartbeat_interval_ms=s_hb[1], tick_ms=10)
     ).flatmap(with_buffer)
+
+
+# kipviz.token_bucket: (ms since the previous step, value); values may be negative (unrecord)
+bucket_steps = st.lists(st.tuples(st.integers(0, 30_000), st.integers(-50, 400)), max_size=40)
+bucket_quotas = st.sampled_from([0.5, 1, 5, 10, 1_000])
