@@ -124,3 +124,21 @@ def buffered_consumer_scenarios(**kwargs):
 # kipviz.token_bucket: (ms since the previous step, value); values may be negative (unrecord)
 bucket_steps = st.lists(st.tuples(st.integers(0, 30_000), st.integers(-50, 400)), max_size=40)
 bucket_quotas = st.sampled_from([0.5, 1, 5, 10, 1_000])
+
+
+@st.composite
+def share_partition_runs(draw: st.DrawFn):
+    """A share partition's log (records per batch), its settings and steps on it: ``("acquire",
+    member, max records, ms later)``, ``("ack", member, ack type, ms later)`` (the member's
+    oldest acquired run) and ``("expire", 0, 0, ms later)``."""
+    batches = draw(st.lists(st.integers(1, 12), min_size=1, max_size=25))
+    settings = {
+        "max_in_flight_records": draw(st.integers(1, 40)),
+        "max_delivery_count": draw(st.integers(1, 5)),
+        "lock_duration_ms": draw(st.sampled_from([50, 100, 1_000])),
+        "acquire_mode": draw(st.sampled_from(["batch_optimized", "record_limit"])),
+        "batch_size": draw(st.integers(1, 20)),
+    }
+    step = st.tuples(st.sampled_from(["acquire", "acquire", "ack", "expire"]),
+                     st.integers(0, 3), st.integers(1, 30), st.integers(0, 80))
+    return batches, settings, draw(st.lists(step, max_size=40))

@@ -23,7 +23,8 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.widgets.streams", "kipviz.scenarios.cluster", "kipviz.plots.tour",
            "kipviz.widgets.tour", "kipviz.sweep", "kipviz.plots.sweep",
            "kipviz.instant", "kipviz.widgets.grid", "kipviz.summary",
-           "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch"]
+           "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch",
+           "kipviz.share", "kipviz.share_partition"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:
