@@ -102,6 +102,8 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
     budget = np.zeros(n_cons)
     classic_pos = np.zeros(n_part, np.int64)
     classic_budget = np.zeros(classic_consumers)
+    frozen_archived = np.zeros(n_part, np.int64)  # archived records below frozen_upto
+    frozen_upto = np.zeros(n_part, np.int64)  # below SPSO, records never change again
     draw_pos = 0
     for t in range(ticks):
         now = t * tick_ms
@@ -159,8 +161,14 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
             in_flight[t, p] = spf.in_flight_records(sp[p])
             start_offset[t, p] = sp[p, 0]
             log_end_out[t, p] = log_end[p]
-            n_arch = 0
-            for o in range(log_end[p]):
+            while frozen_upto[p] < sp[p, 0]:
+                if rec_state[p, frozen_upto[p]] == spf.ARCHIVED:
+                    frozen_archived[p] += 1
+                frozen_upto[p] += 1
+            n_arch = frozen_archived[p]
+            for o in range(sp[p, 0], log_end[p]):  # above SPEO nothing is archived yet
+                if o > sp[p, 1]:
+                    break
                 if rec_state[p, o] == spf.ARCHIVED:
                     n_arch += 1
             archived[t, p] = n_arch
