@@ -14,8 +14,8 @@
   ``ceil(d * (m + 1)) - ceil(d * m)`` partitions (``d = sharing * partitions / members``), filled
   partition by partition from the members still short, in member order.
 * :class:`SharePartition` wraps :mod:`kipviz.share_partition`'s functions (``SharePartition``'s
-  acquire / acknowledge / lock timeout rules) for one partition. ``MaxRecords`` is the consumer's
-  ``max.poll.records`` (500).
+  acquire / acknowledge / lock timeout rules) for one partition. The client sends ``MaxRecords``
+  and ``BatchSize`` both = ``max.poll.records`` (500) (``ShareSessionHandler``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 
 from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
+from kipviz.fetch import BROKER_FETCH_MAX_BYTES, effective_response_max_bytes
 
 __all__ = [
     "DELIVERY_COUNT_LIMIT",
@@ -35,6 +36,7 @@ __all__ = [
     "RECORD_LOCK_DURATION_MS",
     "SHARE_ACQUIRE_MODES",
     "SharePartition",
+    "share_fetch_max_bytes",
     "simple_assign",
     "uniform_partition_max_bytes",
     "uniform_split_into",
@@ -47,6 +49,20 @@ MAX_POLL_RECORDS = 500  # max.poll.records: a share fetch's MaxRecords
 SHARE_ACQUIRE_MODES = ("batch_optimized", "record_limit")  # share.acquire.mode (KIP-1206)
 
 P = TypeVar("P", bound=Hashable)
+
+
+def share_fetch_max_bytes(fetch_max_bytes: int,
+                          broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES,
+                          fetch_quota_bytes_per_s: float | None = None) -> int:
+    """The bytes a share fetch may return (``KafkaApis.handleShareFetchRequest``): the same caps
+    as any consumer fetch, min(``MaxBytes``, broker ``fetch.max.bytes``, the fetch quota's window
+    bytes) (:func:`kipviz.fetch.effective_response_max_bytes`).
+
+    >>> share_fetch_max_bytes(52_428_800), share_fetch_max_bytes(52_428_800, 10_485_760)
+    (52428800, 10485760)
+    """
+    return effective_response_max_bytes(fetch_max_bytes, broker_fetch_max_bytes,
+                                        fetch_quota_bytes_per_s)
 
 
 def uniform_split_into(request_max_bytes: int, partitions: int, acquired_partitions: int,

@@ -32,13 +32,14 @@ import pandas as pd
 from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
-from kipviz.fetch import CONSUMER_FETCH_MAX_BYTES, effective_response_max_bytes
+from kipviz.fetch import CONSUMER_FETCH_MAX_BYTES
 from kipviz.share import (
     DELIVERY_COUNT_LIMIT,
     MAX_POLL_RECORDS,
     PARTITION_MAX_RECORD_LOCKS,
     RECORD_LOCK_DURATION_MS,
     SHARE_ACQUIRE_MODES,
+    share_fetch_max_bytes,
     simple_assign,
 )
 
@@ -137,7 +138,7 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
             s.classic_consumers, p), "batch_last": batch_last,
         "draws": np.random.default_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers
                                                       + 1),
-        "response_max_bytes": effective_response_max_bytes(s.fetch_max_bytes),
+        "response_max_bytes": share_fetch_max_bytes(s.fetch_max_bytes),
         "produce_batches_per_tick": s.produce_records_per_s * s.tick_ms / 1000.0
         / s.batch_records,
         "process_per_tick": s.process_records_per_s * s.tick_ms / 1000.0,
