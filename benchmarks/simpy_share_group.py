@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import simpy
 
+from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios.share_group import (
@@ -44,7 +45,7 @@ class _Partition:
 
     def __init__(self, capacity: int, batch_last: np.ndarray, log_end: int) -> None:
         (self.sp, self.state, self.delivery, self.lock_exp, self.owner,
-         self.inflight_last) = spf.new_share_partition(capacity)
+         self.inflight_last, self.split) = spf.new_share_partition(capacity)
         self.batch_last = batch_last
         self.log_end = log_end
         self.produced = 0.0
@@ -116,9 +117,10 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
             if whole == 0:
                 continue
             x = parts[i]
-            k = spf.acquire(x.sp, x.state, x.delivery, x.lock_exp, x.owner, x.inflight_last,
-                            x.batch_last, m, offsets[j], bases[j] + whole * s.batch_records - 1,
-                            s.max_poll_records - got, s.max_record_locks,
+            k = sa.acquire(x.sp, x.state, x.delivery, x.lock_exp, x.owner, x.inflight_last,
+                            x.split, x.batch_last, m, offsets[j],
+                            bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
+                            s.max_record_locks, s.delivery_count_limit,
                             s.acquire_mode == "record_limit", s.max_poll_records,
                             s.record_lock_duration_ms, now, out)
             got += k
@@ -144,8 +146,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
                     budget -= 1.0
                     processed[tick(), m] += 1
                     x = parts[i]
-                    if spf.acknowledge(x.sp, x.state, x.delivery, x.owner, m, o, o,
-                                       spf.ACCEPT, s.delivery_count_limit) > 0:
+                    if spf.acknowledge(x.sp, x.state, x.delivery, x.owner, x.inflight_last,
+                                       x.split, m, o, o, spf.ACCEPT, s.delivery_count_limit) > 0:
                         acknowledged[tick(), m, i] += 1
             if not queue:
                 budget = 0.0

@@ -13,7 +13,8 @@
   group): each partition shared by ``ceil(members / partitions)`` members, each member given
   ``ceil(d * (m + 1)) - ceil(d * m)`` partitions (``d = sharing * partitions / members``), filled
   partition by partition from the members still short, in member order.
-* :class:`SharePartition` wraps :mod:`kipviz.share_partition`'s functions (``SharePartition``'s
+* :class:`SharePartition` wraps :mod:`kipviz.share_partition`'s and :mod:`kipviz.share_acquire`'s
+  functions (``SharePartition``'s
   acquire / acknowledge / lock timeout rules) for one partition. The client sends ``MaxRecords``
   and ``BatchSize`` both = ``max.poll.records`` (500) (``ShareSessionHandler``).
 """
@@ -25,6 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
 from kipviz.fetch import BROKER_FETCH_MAX_BYTES, effective_response_max_bytes
@@ -207,7 +209,7 @@ class SharePartition:
             self.batch_last[o : o + size] = o + size - 1
             o += size
         (self.sp, self.record_state, self.delivery, self.lock_expiry_ms, self.owner,
-         self.inflight_last) = spf.new_share_partition(self.log_end)
+         self.inflight_last, self.split) = spf.new_share_partition(self.log_end)
         self.sp[:] = (start_offset, start_offset, 0)
 
     @property
@@ -242,17 +244,19 @@ class SharePartition:
         if first >= self.log_end or last < first:
             return []
         out = np.zeros(self.log_end, dtype=np.int64)
-        n = spf.acquire(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
-                        self.owner, self.inflight_last, self.batch_last, member, first, last,
-                        max_fetch_records, self.max_in_flight_records, self.record_limit,
-                        self.batch_size, self.lock_duration_ms, now_ms, out)
+        n = sa.acquire(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
+                        self.owner, self.inflight_last, self.split, self.batch_last, member,
+                        first, last, max_fetch_records, self.max_in_flight_records,
+                        self.max_delivery_count, self.record_limit, self.batch_size,
+                        self.lock_duration_ms, now_ms, out)
         return out[:n].tolist()
 
     def acknowledge(self, member: int, first_offset: int, last_offset: int,
                     ack_type: int) -> int:
         """ACCEPT / RELEASE / REJECT ``first..last``; -1 if not all acquired by ``member``."""
-        return spf.acknowledge(self.sp, self.record_state, self.delivery, self.owner, member,
-                               first_offset, last_offset, ack_type, self.max_delivery_count)
+        return spf.acknowledge(self.sp, self.record_state, self.delivery, self.owner,
+                               self.inflight_last, self.split, member, first_offset, last_offset,
+                               ack_type, self.max_delivery_count)
 
     def expire_locks(self, now_ms: int) -> int:
         """Release the records whose lock expired by ``now_ms``; how many are available again

@@ -24,7 +24,8 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.widgets.tour", "kipviz.sweep", "kipviz.plots.sweep",
            "kipviz.instant", "kipviz.widgets.grid", "kipviz.summary",
            "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch",
-           "kipviz.share", "kipviz.share_partition", "kipviz.scenarios.share_group"]
+           "kipviz.share", "kipviz.share_partition", "kipviz.share_acquire",
+           "kipviz.scenarios.share_group"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 
 import kipviz.share as share
+import kipviz.share_acquire as sa
 import kipviz.share_partition as spf
 from kipviz.share import SharePartition, uniform_partition_max_bytes, uniform_split_into
 from kipviz.share_partition import ACQUIRED, ARCHIVED, AVAILABLE, RELEASE
@@ -148,6 +149,52 @@ def test_kafka_acquisition_lock_timeout_cause_max_delivery_count_exceed():
     assert int(np.sum(sp.record_state == ARCHIVED)) == 10  # deliveryCompleteCount
 
 
+def _persisted(sp, first, last, delivery):
+    """Seed the partition as the persister would: first..last one AVAILABLE batch, SPSO first."""
+    sp.sp[:] = (first, last, 1)
+    sp.delivery[first : last + 1] = delivery
+    sp.inflight_last[first : last + 1] = last
+
+
+def test_kafka_acquire_records_halves_batch_size_on_each_failure_until_single_record():
+    """``testAcquireRecordsHalvesBatchSizeOnEachFailureUntilSingleRecordOnLastAttempt``: delivery
+    limit 7 (throttled from max(2, ceil(7/2)) = 4 deliveries), batch 15-34 at 4 deliveries:
+    10 records (20 >> 1), then after the locks expire 5 (20 >> 2), then the records on their
+    last attempt one at a time; then 20-24 (at 5: 20 >> 2) and 25-34 (at 4: 20 >> 1)."""
+    assert sa.throttle_records_delivery_limit(7) == 4
+    assert sa.throttle_records_delivery_limit(2) == 2
+    sp = SharePartition([20], max_delivery_count=7, lock_duration_ms=100, start_offset=15)
+    _persisted(sp, 15, 34, 4)
+    assert sp.acquire(0, fetch_offset=15) == list(range(15, 25))
+    assert sp.delivery_count(15) == 5
+    sp.expire_locks(101)
+    assert sp.acquire(0, fetch_offset=15, now_ms=101) == list(range(15, 20))
+    assert sp.delivery_count(15) == 6
+    sp.expire_locks(202)
+    for i in range(5):
+        assert sp.acquire(0, fetch_offset=15, now_ms=202) == [15 + i]
+        assert sp.delivery_count(15 + i) == 7
+    assert sp.acquire(0, fetch_offset=15, now_ms=202) == list(range(20, 25))
+    assert sp.delivery_count(20) == 6
+    assert sp.acquire(0, fetch_offset=15, now_ms=202) == list(range(25, 35))
+    assert sp.delivery_count(25) == 5
+
+
+def test_kafka_last_attempt_record_isolation_with_mixed_delivery_count():
+    """``testLastAttemptRecordIsolationWithMixedDeliveryCount`` (limit 5, throttled from 3): 15-34
+    at 2 deliveries all go out (3); 17 and 20 released and re-acquired (4); all released; the
+    next acquire stops before 17, on its last attempt (15-16 at 4); then 17 goes out alone (5)."""
+    sp = SharePartition([20], start_offset=15)
+    _persisted(sp, 15, 34, 2)
+    assert len(sp.acquire(0, fetch_offset=15)) == 20
+    assert sp.acknowledge(0, 17, 17, RELEASE) == 1 and sp.acknowledge(0, 20, 20, RELEASE) == 1
+    assert sp.acquire(0, fetch_offset=15) == [17, 20]
+    assert sp.acknowledge(0, 15, 34, RELEASE) == 20
+    assert [sp.delivery_count(o) for o in (15, 16, 17, 18)] == [3, 3, 4, 3]
+    assert sp.acquire(0, fetch_offset=15) == [15, 16] and sp.delivery_count(15) == 4
+    assert sp.acquire(0, fetch_offset=15) == [17] and sp.delivery_count(17) == 5
+
+
 def test_kafka_record_limit_mode_acquires_exactly_max_records_and_leaves_the_rest():
     """``testAcquireSingleBatchInRecordLimitMode`` / ``...MultipleBatches...`` (KIP-1206): 5 of
     batch 0-9, the other 5 stay available for member 2; batches 10-14, 15-29, 30-44 with 10
@@ -232,22 +279,24 @@ def test_the_share_partition_functions_compile_with_numba():
     pytest.importorskip("numba")
     from kipviz.scenarios._jit import jit_functions
 
-    jit = jit_functions(["acquire", "_take", "acknowledge", "_release", "advance_start_offset",
-                         "expire_locks", "next_fetch_offset"], vars(spf))
+    jit = jit_functions(["in_flight_batch_first", "acknowledge", "_release",
+                         "advance_start_offset", "expire_locks", "next_fetch_offset"], vars(spf))
+    jit.update(jit_functions(["_take", "in_flight_batch_first", "_acquire_subset",
+                              "throttle_records_delivery_limit", "acquire"], vars(sa)))
     sp = SharePartition([5, 10, 5, 3], max_in_flight_records=20, start_offset=10)
     out = np.zeros(sp.log_end, np.int64)
     n = jit["acquire"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms, sp.owner,
-                       sp.inflight_last, sp.batch_last, 0, 10, 32, 500, 20, False, 500, 100, 0,
-                       out)
+                       sp.inflight_last, sp.split, sp.batch_last, 0, 10, 32, 500, 20, 5, False,
+                       500, 100, 0, out)
     assert out[:n].tolist() == list(range(10, 30))
-    assert jit["acknowledge"](sp.sp, sp.record_state, sp.delivery, sp.owner, 0, 15, 19,
-                              RELEASE, 5) == 5
+    assert jit["acknowledge"](sp.sp, sp.record_state, sp.delivery, sp.owner, sp.inflight_last,
+                              sp.split, 0, 15, 19, RELEASE, 5) == 5
     assert jit["next_fetch_offset"](sp.sp, sp.record_state) == 15
     assert jit["expire_locks"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms,
                                sp.owner, 5, 100) == 15
 
 
-@pytest.mark.parametrize("module", [share, spf])
+@pytest.mark.parametrize("module", [share, spf, sa])
 def test_docstring_examples_run(module):
     """The modules' examples are true."""
     result = doctest.testmod(module)

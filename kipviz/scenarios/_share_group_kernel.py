@@ -3,7 +3,8 @@
 :func:`share_group_kernel` runs :mod:`kipviz.scenarios.share_group`'s model tick by tick; run as
 it is, it is the plain-Python reference, :func:`compiled_kernel` is the same function compiled by
 numba. The Kafka rules are the mechanisms' own functions, compiled as they are:
-:mod:`kipviz.share_partition` (acquire, acknowledge, lock timeouts),
+:mod:`kipviz.share_acquire` and :mod:`kipviz.share_partition` (acquire, acknowledge, lock
+timeouts),
 :func:`kipviz.share.uniform_split_into` (``PartitionMaxBytesStrategy.UNIFORM``) and
 :func:`kipviz.fetch.fill_raw_bytes` (the log read of each share fetch, KIP-74's rules).
 
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios._jit import jit_functions
@@ -30,8 +32,9 @@ __all__ = ["compiled_kernel", "share_fetch", "share_group_kernel"]
 
 def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes,
                 response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
-                lock_ms, draws, draw_pos, sp, rec_state, delivery, lock_exp, owner,
-                inflight_last, batch_last, queue_p, queue_o, tail, acquired, redelivered, t):
+                lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
+                owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
+                redelivered, t):
     """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
     n_part = assign.shape[1]
     parts = np.empty(n_part, np.int64)
@@ -45,12 +48,12 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                 n += 1
     if n == 0:
         return tail, draw_pos
-    split = np.zeros(n, np.int64)
+    max_bytes = np.zeros(n, np.int64)
     rand = 0
     if response_max_bytes < n or response_max_bytes % n != 0:
         rand = draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
         draw_pos += 1
-    uniform_split_into(response_max_bytes, n, n, rand, split)
+    uniform_split_into(response_max_bytes, n, n, rand, max_bytes)
     first = np.zeros(n, np.int64)
     log = np.zeros(n, np.int64)
     base = np.zeros(n, np.int64)
@@ -61,7 +64,7 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
         first[i] = batch_records * record_bytes
         log[i] = (log_end[p] - base[i]) * record_bytes
     raw = np.zeros(n, np.int64)
-    fill_raw_bytes(first, log, split, response_max_bytes, 3, raw)
+    fill_raw_bytes(first, log, max_bytes, response_max_bytes, 3, raw)
     out = np.zeros(max_poll_records + n_part * (batch_size + batch_records) + 1, np.int64)
     got = 0
     for i in range(n):
@@ -69,11 +72,11 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = spf.acquire(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
-                        inflight_last[p], batch_last[p], c,
+        k = sa.acquire(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
+                        inflight_last[p], split[p], batch_last[p], c,
                         spf.next_fetch_offset(sp[p], rec_state[p]),
                         base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
-                        record_limit, batch_size, lock_ms, now, out)
+                        max_delivery, record_limit, batch_size, lock_ms, now, out)
         got += k
         for j in range(k):
             queue_p[c, tail] = p
@@ -89,7 +92,7 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                        batch_records, record_bytes, produce_batches_per_tick, initial_batches,
                        response_max_bytes, max_poll_records, max_locks, lock_ms, max_delivery,
                        record_limit, batch_size, process_per_tick, stalled, draws, sp,
-                       rec_state, delivery, lock_exp, owner, inflight_last, batch_last,
+                       rec_state, delivery, lock_exp, owner, inflight_last, split, batch_last,
                        queue_p, queue_o, acquired, redelivered, acknowledged, held,
                        processed, in_flight, start_offset, archived, log_end_out,
                        classic_consumed):
@@ -132,8 +135,9 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                     head[c] += 1
                     budget[c] -= 1.0
                     processed[t, c] += 1
-                    if spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p], c, o, o,
-                                       spf.ACCEPT, max_delivery) > 0:
+                    if spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p],
+                                       inflight_last[p], split[p], c, o, o, spf.ACCEPT,
+                                       max_delivery) > 0:
                         acknowledged[t, c, p] += 1
             if head[c] >= tail[c]:
                 head[c] = 0
@@ -143,9 +147,9 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                     tail[c], draw_pos = share_fetch(
                         c, b, now, brokers, assign, log_end, batch_records, record_bytes,
                         response_max_bytes, max_poll_records, max_locks, record_limit,
-                        batch_size, lock_ms, draws, draw_pos, sp, rec_state, delivery,
-                        lock_exp, owner, inflight_last, batch_last, queue_p, queue_o,
-                        tail[c], acquired, redelivered, t)
+                        batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
+                        delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
+                        queue_o, tail[c], acquired, redelivered, t)
             held[t, c] = tail[c] - head[c]
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
@@ -180,16 +184,19 @@ _compiled: dict[str, Any] = {}
 def compiled_kernel() -> Any:
     """:func:`share_group_kernel` compiled by numba with the mechanisms it calls, once."""
     if not _compiled:
-        mech = jit_functions(("next_fetch_offset", "in_flight_records", "_take", "acquire",
+        mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
                               "_release", "advance_start_offset", "acknowledge",
                               "expire_locks"), vars(spf))
-
-        compiled_spf = types.ModuleType("kipviz.share_partition")  # as the kernel names it
+        acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
+                             "in_flight_batch_first", "acquire"), vars(sa))
+        compiled_spf = types.ModuleType("kipviz.share_partition")  # as the kernel names them
         for name, fn in mech.items():
             setattr(compiled_spf, name, fn)
         for name in ("ACCEPT", "ACQUIRED", "ARCHIVED"):
             setattr(compiled_spf, name, getattr(spf, name))
-        namespace = dict(globals(), spf=compiled_spf)
+        compiled_sa = types.ModuleType("kipviz.share_acquire")
+        compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
+        namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
         _compiled.update(jit_functions(("share_fetch", "share_group_kernel"), namespace,
                                        foreign={"fill_raw_bytes": fill_raw_bytes,
                                                 "uniform_split_into": uniform_split_into}))

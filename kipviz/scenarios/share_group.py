@@ -186,7 +186,7 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     s = scenario
     inp = kernel_inputs(s, seed)
     c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
-    sp, rec_state, delivery, lock_exp, owner, inflight_last = (
+    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
         np.stack(a) for a in zip(*(spf.new_share_partition(n) for _ in range(p)), strict=True))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
@@ -202,7 +202,7 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
            s.max_poll_records, s.max_record_locks, s.record_lock_duration_ms,
            s.delivery_count_limit, s.acquire_mode == "record_limit", s.max_poll_records,
            inp["process_per_tick"], inp["stalled"], inp["draws"], sp, rec_state, delivery,
-           lock_exp, owner, inflight_last, inp["batch_last"], queue_p, queue_o, acquired,
+           lock_exp, owner, inflight_last, split, inp["batch_last"], queue_p, queue_o, acquired,
            redelivered, acknowledged, held, processed,
            part["in_flight_records"], part["start_offset"], part["archived_records"],
            part["log_end_offset"], classic)
