@@ -8,7 +8,8 @@ timeouts),
 :func:`kipviz.share.uniform_split_into` (``PartitionMaxBytesStrategy.UNIFORM``) and
 :func:`kipviz.fetch.fill_raw_bytes` (the log read of each share fetch, KIP-74's rules).
 
-One tick at ``now = t * tick_ms``: producers append whole batches; expired locks are released;
+One tick at ``now = t * tick_ms``: producers append whole batches; expired locks are released
+(the timer is consulted only when the earliest lock taken may have expired: the same result);
 each share consumer in turn processes (acknowledging ACCEPT, implicit mode) or, stalled, drops
 the records whose lock it lost, and with nothing left sends one share fetch per leader broker of
 its partitions; the classic consumers consume; the tick's numbers are recorded.
@@ -29,12 +30,14 @@ from kipviz.share import uniform_split_into
 
 __all__ = ["compiled_kernel", "share_fetch", "share_group_kernel"]
 
+_NEVER = np.iinfo(np.int64).max
+
 
 def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes,
                 response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
                 lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
                 owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
-                redelivered, t):
+                redelivered, t, next_expiry):
     """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
     n_part = assign.shape[1]
     parts = np.empty(n_part, np.int64)
@@ -78,6 +81,8 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                         base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
                         max_delivery, record_limit, batch_size, lock_ms, now, out)
         got += k
+        if k > 0:
+            next_expiry[p] = min(next_expiry[p], now + lock_ms)
         for j in range(k):
             queue_p[c, tail] = p
             queue_o[c, tail] = out[j]
@@ -105,6 +110,7 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
     budget = np.zeros(n_cons)
     classic_pos = np.zeros(n_part, np.int64)
     classic_budget = np.zeros(classic_consumers)
+    next_expiry = np.full(n_part, _NEVER, np.int64)  # no lock expires before this
     frozen_archived = np.zeros(n_part, np.int64)  # archived records below frozen_upto
     frozen_upto = np.zeros(n_part, np.int64)  # below SPSO, records never change again
     draw_pos = 0
@@ -116,8 +122,13 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                 produced[p] -= 1.0
                 log_end[p] += batch_records
         for p in range(n_part):
-            spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
-                             max_delivery, now)
+            if next_expiry[p] <= now:  # a lock may have expired: the timer tasks run
+                spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
+                                 max_delivery, now)
+                next_expiry[p] = _NEVER
+                for o in range(sp[p, 0], sp[p, 1] + 1):
+                    if rec_state[p, o] == spf.ACQUIRED and lock_exp[p, o] < next_expiry[p]:
+                        next_expiry[p] = lock_exp[p, o]
         for c in range(n_cons):
             if stalled[c]:  # drops what it no longer holds, acknowledges nothing
                 keep = head[c]
@@ -149,7 +160,7 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                         response_max_bytes, max_poll_records, max_locks, record_limit,
                         batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
                         delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
-                        queue_o, tail[c], acquired, redelivered, t)
+                        queue_o, tail[c], acquired, redelivered, t, next_expiry)
             held[t, c] = tail[c] - head[c]
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick

@@ -152,14 +152,11 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
     """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs)."""
     t, c, p = acquired.shape
     time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
-    grid = np.stack(np.meshgrid(np.arange(t), np.arange(c), np.arange(p), indexing="ij"), -1)
+    ti, ci, pi = np.nonzero((acquired != 0) | (redelivered != 0) | (acknowledged != 0))
     deliveries = pd.DataFrame({
-        "time_ms": time_ms[grid[..., 0].ravel()], "consumer": grid[..., 1].ravel().astype(np.int32),
-        "partition": grid[..., 2].ravel().astype(np.int32),
-        "acquired": acquired.ravel(), "redelivered": redelivered.ravel(),
-        "acknowledged": acknowledged.ravel()})
-    busy = deliveries[["acquired", "redelivered", "acknowledged"]].to_numpy().any(axis=1)
-    deliveries = deliveries[busy].reset_index(drop=True)
+        "time_ms": time_ms[ti], "consumer": ci.astype(np.int32), "partition": pi.astype(np.int32),
+        "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
+        "acknowledged": acknowledged[ti, ci, pi]})
     k = classic_consumed.shape[1]
     share_rows = pd.DataFrame({
         "time_ms": np.repeat(time_ms, c), "group": "share",
