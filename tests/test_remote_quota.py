@@ -7,7 +7,6 @@ import doctest
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import kipviz.remote_fetch as rf
 import kipviz.remote_quota as rq
@@ -27,7 +26,7 @@ from kipviz.remote_quota import (
     remote_fetch_throttle_time_ms,
     rlm_throttle_time_ms,
 )
-from tests.strategies import byte_limits, partition_logs
+from tests.strategies import byte_limits, mixed_partition_logs, partition_logs
 
 T = 1_764_000_000_000
 
@@ -173,12 +172,11 @@ def test_with_no_remote_partition_the_loop_is_kip74s_fill_raw_bytes(logs, limit,
     assert raw == expected.tolist()
 
 
-@given(logs=partition_logs, limit=byte_limits, pmax=byte_limits, data=st.data())
-def test_from_4_2_local_and_remote_bytes_stay_within_the_limit_or_one_batch(
-        logs, limit, pmax, data):
+@given(mixed=mixed_partition_logs(), limit=byte_limits, pmax=byte_limits)
+def test_from_4_2_local_and_remote_bytes_stay_within_the_limit_or_one_batch(mixed, limit, pmax):
     """4.2: local bytes + remote reads' fetchMaxBytes <= max(limit, what the first partition
     served took): KIP-74's guarantee, kept for remote reads by KAFKA-19462."""
-    flags = data.draw(st.lists(st.booleans(), min_size=len(logs), max_size=len(logs)))
+    logs, flags = mixed
     parts = [(s[0] if s else 0, sum(s), f) for s, f in zip(logs, flags, strict=True)]
     raw, remote_max = _read(parts, limit=limit, pmax=pmax, version="4.2")
     charges = [r + m for r, m in zip(raw, remote_max, strict=True) if r + m > 0]

@@ -14,7 +14,7 @@ import kipviz.share_acquire as sa
 import kipviz.share_partition as spf
 from kipviz.share import SharePartition, uniform_partition_max_bytes, uniform_split_into
 from kipviz.share_partition import ACQUIRED, ARCHIVED, AVAILABLE, RELEASE
-from tests.strategies import share_partition_runs
+from tests.strategies import share_partition_runs, uniform_splits
 
 TPS = ["topic1-0", "topic1-1", "topic2-0"]
 
@@ -62,6 +62,24 @@ def test_the_random_index_is_drawn_only_where_kafka_calls_next_int():
     out = np.zeros(3, np.int64)
     uniform_split_into(101, 3, 5, 2, out)  # case 1 with a remainder of 1, index 2
     assert out.tolist() == [20, 20, 21]
+
+
+@given(split=uniform_splits)
+def test_uniform_split_follows_kafkas_three_cases(split):
+    """Order kept; case 1 (bytes >= acquired): bytes // acquired each, one partition the
+    remainder more; case 2: the same over the partitions read; case 3: bytes ones in a row."""
+    budget, n, extra = split
+    acquired = n + extra
+    tps = list(range(n))
+    values = list(uniform_partition_max_bytes(budget, tps, acquired).values())
+    if budget >= n:
+        share = acquired if budget >= acquired else n
+        assert sorted(values)[:-1] == [budget // share] * (n - 1)
+        assert max(values) == budget // share + budget % share
+    else:
+        ones = [i for i, v in enumerate(values) if v]
+        assert sorted(values) == [0] * (n - budget) + [1] * budget
+        assert any(all((s + k) % n in ones for k in range(budget)) for s in ones)
 
 
 @pytest.mark.parametrize(("args", "match"), [

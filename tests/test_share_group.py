@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group import ShareGroupScenario, range_assign, simulate
 from kipviz.share import simple_assign
+from tests.strategies import share_seeds, small_share_group_scenarios
 
 SMALL = {
     "8 consumers on 2 partitions, 2 stalled": ShareGroupScenario(
@@ -52,24 +52,12 @@ def test_the_compiled_kernel_gives_the_plain_kernels_tables(name):
 
 
 @settings(max_examples=15)
-@given(partitions=st.integers(1, 4), brokers=st.integers(1, 3), consumers=st.integers(1, 6),
-       stalled=st.integers(0, 2), fetch_max_bytes=st.sampled_from([1, 3, 999, 10_000, 52428800]),
-       mode=st.sampled_from(["batch_optimized", "record_limit"]), locks=st.integers(5, 60),
-       seed=st.integers(0, 3))
-def test_simpy_and_kernel_agree_on_random_small_scenarios(partitions, brokers, consumers,
-                                                           stalled, fetch_max_bytes, mode,
-                                                           locks, seed):
+@given(s=small_share_group_scenarios(), seed=share_seeds)
+def test_simpy_and_kernel_agree_on_random_small_scenarios(s, seed):
     """Any small scenario: the same tables, and in-flight records within cap + batch - 1."""
-    s = ShareGroupScenario(partitions=partitions, brokers=brokers, share_consumers=consumers,
-                           classic_consumers=2, stalled_consumers=min(stalled, consumers),
-                           fetch_max_bytes=fetch_max_bytes, acquire_mode=mode,
-                           max_record_locks=locks, batch_records=4, max_poll_records=9,
-                           record_bytes=100, initial_lag_records=40,
-                           produce_records_per_s=800, record_lock_duration_ms=100,
-                           delivery_count_limit=2, ticks=40)
     kernel = simulate(s, seed=seed, compiled=False)
     _assert_same(kernel, simulate_simpy(s, seed=seed))
-    assert kernel.partitions.in_flight_records.max() <= locks + s.batch_records - 1
+    assert kernel.partitions.in_flight_records.max() <= s.max_record_locks + s.batch_records - 1
 
 
 def _processed(trace, group):
