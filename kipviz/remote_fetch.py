@@ -32,6 +32,7 @@ __all__ = [
     "REMOTE_FETCH_MAX_WAIT_MS",
     "REMOTE_LOG_READER_THREADS",
     "charges_remote_fetch_up_front",
+    "delayed_remote_fetch_complete_ms",
     "read_from_log",
     "reads_several_remote_partitions",
     "remote_read_bytes",
@@ -129,3 +130,27 @@ def remote_read_bytes(first_batch_bytes: int, segment_bytes_left: int, fetch_max
     if first_batch_bytes > fetch_max_bytes:
         return first_batch_bytes if min_one_message else 0
     return min(fetch_max_bytes, segment_bytes_left)
+
+
+def delayed_remote_fetch_complete_ms(read_done_ms: np.ndarray, created_ms: float,
+                                     remote_fetch_max_wait_ms: float,
+                                     out_served: np.ndarray) -> float:
+    """When ``DelayedRemoteFetch`` answers: once every remote read of the request is done
+    (``tryComplete``, case c), or at ``created + remote.fetch.max.wait.ms`` (``onExpiration``:
+    reads not started are cancelled). ``out_served[i]`` is whether read i's data is in the
+    response (a read not done by then comes back empty). The local partitions' data waits in the
+    operation until then, whatever it is.
+
+    >>> served = np.zeros(2, np.bool_)
+    >>> float(delayed_remote_fetch_complete_ms(np.array([120.0, 300.0]), 0, 500, served)), served
+    (300.0, array([ True,  True]))
+    >>> float(delayed_remote_fetch_complete_ms(np.array([120.0, 900.0]), 0, 500, served)), served
+    (500.0, array([ True, False]))
+    """
+    last = created_ms
+    for i in range(read_done_ms.shape[0]):
+        last = max(last, read_done_ms[i])
+    complete = min(last, created_ms + remote_fetch_max_wait_ms)
+    for i in range(read_done_ms.shape[0]):
+        out_served[i] = read_done_ms[i] <= complete
+    return complete

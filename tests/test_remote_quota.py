@@ -14,6 +14,7 @@ from kipviz.fetch import fill_raw_bytes
 from kipviz.remote_fetch import (
     REMOTE_FETCH_MAX_WAIT_MS,
     charges_remote_fetch_up_front,
+    delayed_remote_fetch_complete_ms,
     read_from_log,
     reads_several_remote_partitions,
     remote_read_bytes,
@@ -146,6 +147,19 @@ def test_remote_read_and_version_rules_and_wait_defaults():
     assert remote_read_bytes(3_000, 0, 1_000, True) == 0  # nothing there
     with pytest.raises(ValueError, match=r"kafka_version must be 'MAJOR\.MINOR'"):
         charges_remote_fetch_up_front("4")
+
+
+def test_delayed_remote_fetch_holds_local_data_until_every_read_or_the_max_wait():
+    """KAFKA-14915 (4.2): one DelayedRemoteFetch waits for all its remote reads, here 50 ms and
+    2 s: the response (local data included) goes at 500 ms with the slow partition empty; with
+    both fast it goes when the slower is done."""
+    served = np.zeros(2, np.bool_)
+    assert delayed_remote_fetch_complete_ms(np.array([1050.0, 3000.0]), 1000.0,
+                                            REMOTE_FETCH_MAX_WAIT_MS, served) == 1500.0
+    assert served.tolist() == [True, False]
+    assert delayed_remote_fetch_complete_ms(np.array([1050.0, 1200.0]), 1000.0,
+                                            REMOTE_FETCH_MAX_WAIT_MS, served) == 1200.0
+    assert served.tolist() == [True, True]
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
