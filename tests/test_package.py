@@ -25,6 +25,7 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.instant", "kipviz.widgets.grid", "kipviz.summary",
            "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch",
            "kipviz.share", "kipviz.share_partition", "kipviz.share_acquire",
+           "kipviz.share_assign",
            "kipviz.scenarios.share_group"]
 
 

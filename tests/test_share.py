@@ -11,6 +11,7 @@ from hypothesis import given
 
 import kipviz.share as share
 import kipviz.share_acquire as sa
+import kipviz.share_assign as sassign
 import kipviz.share_partition as spf
 from kipviz.share import SharePartition, uniform_partition_max_bytes, uniform_split_into
 from kipviz.share_partition import ACQUIRED, ARCHIVED, AVAILABLE, RELEASE
@@ -314,7 +315,7 @@ def test_the_share_partition_functions_compile_with_numba():
                                sp.owner, 5, 100) == 15
 
 
-@pytest.mark.parametrize("module", [share, spf, sa])
+@pytest.mark.parametrize("module", [share, spf, sa, sassign])
 def test_docstring_examples_run(module):
     """The modules' examples are true."""
     result = doctest.testmod(module)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group import ShareGroupScenario, range_assign, simulate
-from kipviz.share import simple_assign
+from kipviz.share_assign import simple_assign
 from tests.strategies import share_seeds, small_share_group_scenarios
 
 SMALL = {

@@ -40,8 +40,8 @@ from kipviz.share import (
     RECORD_LOCK_DURATION_MS,
     SHARE_ACQUIRE_MODES,
     share_fetch_max_bytes,
-    simple_assign,
 )
+from kipviz.share_assign import simple_assign
 
 __all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign", "simulate",
            "tables"]
