@@ -2,9 +2,9 @@
 
 Producers append whole batches of ``batch_records`` records of ``record_bytes`` to each of ``P``
 partitions, led round-robin by ``B`` brokers (partition p by broker ``p % B``). The share group's
-members get partitions from :func:`kipviz.share.simple_assign` (so more members than partitions
-share them); the classic group's from the range assignor (``RangeAssignor``: contiguous runs,
-the first ``P % K`` consumers one more; consumers beyond P idle).
+members get partitions from :func:`kipviz.share_assign.simple_assign` (so more members than
+partitions share them); the classic group's from the range assignor (``RangeAssignor``:
+contiguous runs, the first ``P % K`` consumers one more; consumers beyond P idle).
 
 A share consumer with no records left sends a share fetch to each leader of its partitions
 (``MaxBytes`` = ``fetch.max.bytes`` capped as any fetch, ``MaxRecords`` = ``max.poll.records``):
