@@ -138,3 +138,56 @@ def buffered_consumer_scenarios(**kwargs):
     return st.tuples(consumer_scenarios(**kwargs), heartbeats).map(
         lambda s_hb: replace(s_hb[0], heartbeat_interval_ms=s_hb[1], tick_ms=10)
     ).flatmap(with_buffer)
+
+
+# kipviz.token_bucket: (ms since the previous step, value); values may be negative (unrecord)
+bucket_steps = st.lists(st.tuples(st.integers(0, 30_000), st.integers(-50, 400)), max_size=40)
+bucket_quotas = st.sampled_from([0.5, 1, 5, 10, 1_000])
+
+
+@st.composite
+def share_partition_runs(draw: st.DrawFn):
+    """A share partition's log (records per batch), its settings and steps on it: ``("acquire",
+    member, max records, ms later)``, ``("ack", member, ack type, ms later)`` (the member's
+    oldest acquired run) and ``("expire", 0, 0, ms later)``."""
+    batches = draw(st.lists(st.integers(1, 12), min_size=1, max_size=25))
+    settings = {
+        "max_in_flight_records": draw(st.integers(1, 40)),
+        "max_delivery_count": draw(st.integers(1, 5)),
+        "lock_duration_ms": draw(st.sampled_from([50, 100, 1_000])),
+        "acquire_mode": draw(st.sampled_from(["batch_optimized", "record_limit"])),
+        "batch_size": draw(st.integers(1, 20)),
+    }
+    step = st.tuples(st.sampled_from(["acquire", "acquire", "ack", "expire"]),
+                     st.integers(0, 3), st.integers(1, 30), st.integers(0, 80))
+    return batches, settings, draw(st.lists(step, max_size=40))
+
+
+@st.composite
+def mixed_partition_logs(draw: st.DrawFn) -> tuple[list[list[int]], list[bool]]:
+    """``partition_logs`` with a flag per partition: True for a remote (tiered) partition."""
+    logs = draw(partition_logs)
+    return logs, draw(st.lists(st.booleans(), min_size=len(logs), max_size=len(logs)))
+
+
+uniform_splits = st.tuples(st.integers(1, 3_000), st.integers(1, 12), st.integers(0, 12))
+"""(request max bytes, partitions read, acquired partitions beyond them) for the UNIFORM split."""
+
+
+def small_share_group_scenarios():
+    """Small share-group scenarios over the settings the kernel reads, with the edges: budgets
+    below the partition count, record_limit, stalled consumers, tight lock caps."""
+    from kipviz.scenarios.share_group import ShareGroupScenario
+
+    return st.builds(
+        lambda partitions, brokers, consumers, stalled, fetch_max_bytes, mode, locks:
+        ShareGroupScenario(partitions=partitions, brokers=brokers, share_consumers=consumers,
+                           classic_consumers=2, stalled_consumers=min(stalled, consumers),
+                           fetch_max_bytes=fetch_max_bytes, acquire_mode=mode,
+                           max_record_locks=locks, batch_records=4, max_poll_records=9,
+                           record_bytes=100, initial_lag_records=40, produce_records_per_s=800,
+                           record_lock_duration_ms=100, delivery_count_limit=2, ticks=40),
+        st.integers(1, 4), st.integers(1, 3), st.integers(1, 6), st.integers(0, 2),
+        st.sampled_from([1, 3, 999, 10_000, 52428800]),
+        st.sampled_from(["batch_optimized", "record_limit"]), st.integers(5, 60))
+share_seeds = st.integers(0, 3)  # seeds for the share-group scenario's random byte split

@@ -22,7 +22,11 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.scenarios.streams", "kipviz.curves.streams", "kipviz.plots.streams",
            "kipviz.widgets.streams", "kipviz.scenarios.cluster", "kipviz.plots.tour",
            "kipviz.widgets.tour", "kipviz.sweep", "kipviz.plots.sweep",
-           "kipviz.instant", "kipviz.widgets.grid", "kipviz.summary"]
+           "kipviz.instant", "kipviz.widgets.grid", "kipviz.summary",
+           "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch",
+           "kipviz.share", "kipviz.share_partition", "kipviz.share_acquire",
+           "kipviz.share_assign",
+           "kipviz.scenarios.share_group"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -1,0 +1,214 @@
+"""The share-group scenario's kernel: plain loops over numpy arrays that numba compiles.
+
+:func:`share_group_kernel` runs :mod:`kipviz.scenarios.share_group`'s model tick by tick; run as
+it is, it is the plain-Python reference, :func:`compiled_kernel` is the same function compiled by
+numba. The Kafka rules are the mechanisms' own functions, compiled as they are:
+:mod:`kipviz.share_acquire` and :mod:`kipviz.share_partition` (acquire, acknowledge, lock
+timeouts),
+:func:`kipviz.share.uniform_split_into` (``PartitionMaxBytesStrategy.UNIFORM``) and
+:func:`kipviz.fetch.fill_raw_bytes` (the log read of each share fetch, KIP-74's rules).
+
+One tick at ``now = t * tick_ms``: producers append whole batches; expired locks are released
+(the timer is consulted only when the earliest lock taken may have expired: the same result);
+each share consumer in turn processes (acknowledging ACCEPT, implicit mode) or, stalled, drops
+the records whose lock it lost, and with nothing left sends one share fetch per leader broker of
+its partitions; the classic consumers consume; the tick's numbers are recorded.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from kipviz import share_acquire as sa
+from kipviz import share_partition as spf
+from kipviz.fetch import fill_raw_bytes
+from kipviz.scenarios._jit import jit_functions
+from kipviz.share import uniform_split_into
+
+__all__ = ["compiled_kernel", "share_fetch", "share_group_kernel"]
+
+_NEVER = np.iinfo(np.int64).max
+
+
+def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes,
+                response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
+                lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
+                owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
+                redelivered, t, next_expiry):
+    """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
+    n_part = assign.shape[1]
+    parts = np.empty(n_part, np.int64)
+    n = 0
+    for p in range(n_part):  # fetch locks: the partitions that can acquire records
+        if assign[c, p] and p % brokers == b:
+            nxt = spf.next_fetch_offset(sp[p], rec_state[p])
+            can = nxt != sp[p, 1] + 1 or spf.in_flight_records(sp[p]) < max_locks
+            if nxt < log_end[p] and can:
+                parts[n] = p
+                n += 1
+    if n == 0:
+        return tail, draw_pos
+    max_bytes = np.zeros(n, np.int64)
+    rand = 0
+    if response_max_bytes < n or response_max_bytes % n != 0:
+        rand = draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
+        draw_pos += 1
+    uniform_split_into(response_max_bytes, n, n, rand, max_bytes)
+    first = np.zeros(n, np.int64)
+    log = np.zeros(n, np.int64)
+    base = np.zeros(n, np.int64)
+    for i in range(n):
+        p = parts[i]
+        nxt = spf.next_fetch_offset(sp[p], rec_state[p])
+        base[i] = nxt - nxt % batch_records  # the log batch holding the fetch offset
+        first[i] = batch_records * record_bytes
+        log[i] = (log_end[p] - base[i]) * record_bytes
+    raw = np.zeros(n, np.int64)
+    fill_raw_bytes(first, log, max_bytes, response_max_bytes, 3, raw)
+    out = np.zeros(max_poll_records + n_part * (batch_size + batch_records) + 1, np.int64)
+    got = 0
+    for i in range(n):
+        p = parts[i]
+        whole = raw[i] // (batch_records * record_bytes)
+        if whole == 0:
+            continue
+        k = sa.acquire(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
+                        inflight_last[p], split[p], batch_last[p], c,
+                        spf.next_fetch_offset(sp[p], rec_state[p]),
+                        base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
+                        max_delivery, record_limit, batch_size, lock_ms, now, out)
+        got += k
+        if k > 0:
+            next_expiry[p] = min(next_expiry[p], now + lock_ms)
+        for j in range(k):
+            queue_p[c, tail] = p
+            queue_o[c, tail] = out[j]
+            tail += 1
+            acquired[t, c, p] += 1
+            if delivery[p, out[j]] > 1:
+                redelivered[t, c, p] += 1
+    return tail, draw_pos
+
+
+def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_consumers,
+                       batch_records, record_bytes, produce_batches_per_tick, initial_batches,
+                       response_max_bytes, max_poll_records, max_locks, lock_ms, max_delivery,
+                       record_limit, batch_size, process_per_tick, stalled, draws, sp,
+                       rec_state, delivery, lock_exp, owner, inflight_last, split, batch_last,
+                       queue_p, queue_o, acquired, redelivered, acknowledged, held,
+                       processed, in_flight, start_offset, archived, log_end_out,
+                       classic_consumed):
+    """Run the scenario; fills the output arrays (``[tick, consumer, partition]`` etc.)."""
+    n_cons, n_part = assign.shape
+    log_end = np.full(n_part, initial_batches * batch_records, np.int64)
+    produced = np.zeros(n_part)
+    head = np.zeros(n_cons, np.int64)
+    tail = np.zeros(n_cons, np.int64)
+    budget = np.zeros(n_cons)
+    classic_pos = np.zeros(n_part, np.int64)
+    classic_budget = np.zeros(classic_consumers)
+    next_expiry = np.full(n_part, _NEVER, np.int64)  # no lock expires before this
+    frozen_archived = np.zeros(n_part, np.int64)  # archived records below frozen_upto
+    frozen_upto = np.zeros(n_part, np.int64)  # below SPSO, records never change again
+    draw_pos = 0
+    for t in range(ticks):
+        now = t * tick_ms
+        for p in range(n_part):
+            produced[p] += produce_batches_per_tick
+            while produced[p] >= 1.0:
+                produced[p] -= 1.0
+                log_end[p] += batch_records
+        for p in range(n_part):
+            if next_expiry[p] <= now:  # a lock may have expired: the timer tasks run
+                spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
+                                 max_delivery, now)
+                next_expiry[p] = _NEVER
+                for o in range(sp[p, 0], sp[p, 1] + 1):
+                    if rec_state[p, o] == spf.ACQUIRED and lock_exp[p, o] < next_expiry[p]:
+                        next_expiry[p] = lock_exp[p, o]
+        for c in range(n_cons):
+            if stalled[c]:  # drops what it no longer holds, acknowledges nothing
+                keep = head[c]
+                for q in range(head[c], tail[c]):
+                    p, o = queue_p[c, q], queue_o[c, q]
+                    if owner[p, o] == c and rec_state[p, o] == spf.ACQUIRED:
+                        queue_p[c, keep] = p
+                        queue_o[c, keep] = o
+                        keep += 1
+                tail[c] = keep
+            else:
+                budget[c] += process_per_tick
+                while budget[c] >= 1.0 and head[c] < tail[c]:
+                    p, o = queue_p[c, head[c]], queue_o[c, head[c]]
+                    head[c] += 1
+                    budget[c] -= 1.0
+                    processed[t, c] += 1
+                    if spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p],
+                                       inflight_last[p], split[p], c, o, o, spf.ACCEPT,
+                                       max_delivery) > 0:
+                        acknowledged[t, c, p] += 1
+            if head[c] >= tail[c]:
+                head[c] = 0
+                tail[c] = 0
+                budget[c] = 0.0
+                for b in range(brokers):
+                    tail[c], draw_pos = share_fetch(
+                        c, b, now, brokers, assign, log_end, batch_records, record_bytes,
+                        response_max_bytes, max_poll_records, max_locks, record_limit,
+                        batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
+                        delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
+                        queue_o, tail[c], acquired, redelivered, t, next_expiry)
+            held[t, c] = tail[c] - head[c]
+        for k in range(classic_consumers):
+            classic_budget[k] += process_per_tick
+            for p in range(n_part):
+                if classic_owner[p] == k:
+                    take = min(int(classic_budget[k]), log_end[p] - classic_pos[p])
+                    classic_pos[p] += take
+                    classic_budget[k] -= take
+                    classic_consumed[t, k] += take
+            if classic_budget[k] >= 1.0:
+                classic_budget[k] = 0.0  # caught up: an idle consumer banks nothing
+        for p in range(n_part):
+            in_flight[t, p] = spf.in_flight_records(sp[p])
+            start_offset[t, p] = sp[p, 0]
+            log_end_out[t, p] = log_end[p]
+            while frozen_upto[p] < sp[p, 0]:
+                if rec_state[p, frozen_upto[p]] == spf.ARCHIVED:
+                    frozen_archived[p] += 1
+                frozen_upto[p] += 1
+            n_arch = frozen_archived[p]
+            for o in range(sp[p, 0], log_end[p]):  # above SPEO nothing is archived yet
+                if o > sp[p, 1]:
+                    break
+                if rec_state[p, o] == spf.ARCHIVED:
+                    n_arch += 1
+            archived[t, p] = n_arch
+
+
+_compiled: dict[str, Any] = {}
+
+
+def compiled_kernel() -> Any:
+    """:func:`share_group_kernel` compiled by numba with the mechanisms it calls, once."""
+    if not _compiled:
+        mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
+                              "_release", "advance_start_offset", "acknowledge",
+                              "expire_locks"), vars(spf))
+        acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
+                             "in_flight_batch_first", "acquire"), vars(sa))
+        compiled_spf = types.ModuleType("kipviz.share_partition")  # as the kernel names them
+        for name, fn in mech.items():
+            setattr(compiled_spf, name, fn)
+        for name in ("ACCEPT", "ACQUIRED", "ARCHIVED"):
+            setattr(compiled_spf, name, getattr(spf, name))
+        compiled_sa = types.ModuleType("kipviz.share_acquire")
+        compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
+        namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
+        _compiled.update(jit_functions(("share_fetch", "share_group_kernel"), namespace,
+                                       foreign={"fill_raw_bytes": fill_raw_bytes,
+                                                "uniform_split_into": uniform_split_into}))
+    return _compiled["share_group_kernel"]

@@ -1,0 +1,206 @@
+"""KIP-932: C share consumers and a classic consumer group side by side on P partitions.
+
+Producers append whole batches of ``batch_records`` records of ``record_bytes`` to each of ``P``
+partitions, led round-robin by ``B`` brokers (partition p by broker ``p % B``). The share group's
+members get partitions from :func:`kipviz.share_assign.simple_assign` (so more members than
+partitions share them); the classic group's from the range assignor (``RangeAssignor``:
+contiguous runs, the first ``P % K`` consumers one more; consumers beyond P idle).
+
+A share consumer with no records left sends a share fetch to each leader of its partitions
+(``MaxBytes`` = ``fetch.max.bytes`` capped as any fetch, ``MaxRecords`` = ``max.poll.records``):
+the broker splits the bytes over the partitions that can acquire
+(``PartitionMaxBytesStrategy.UNIFORM``), reads the log by KIP-74's rules and acquires records
+(:mod:`kipviz.share_partition`). It processes ``process_records_per_s`` and acknowledges each
+record ACCEPT as it goes (implicit acknowledgement). A *stalled* consumer acknowledges nothing:
+its records come back when their lock expires (``group.share.record.lock.duration.ms``) and are
+archived at ``group.share.delivery.count.limit``. Classic consumers read their partitions at the
+same processing rate.
+
+``simulate`` returns a :class:`ShareGroupTrace` of three tables (all-zero delivery rows dropped):
+``deliveries`` (time_ms, consumer, partition, acquired, redelivered, acknowledged),
+``consumers`` (time_ms, group, consumer, held_records, held_bytes, processed) and ``partitions``
+(time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from kipviz import share_partition as spf
+from kipviz._checks import check_int as _check_int
+from kipviz._checks import check_number as _check_number
+from kipviz.fetch import CONSUMER_FETCH_MAX_BYTES
+from kipviz.share import (
+    DELIVERY_COUNT_LIMIT,
+    MAX_POLL_RECORDS,
+    PARTITION_MAX_RECORD_LOCKS,
+    RECORD_LOCK_DURATION_MS,
+    SHARE_ACQUIRE_MODES,
+    share_fetch_max_bytes,
+)
+from kipviz.share_assign import simple_assign
+
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign", "simulate",
+           "tables"]
+
+
+def range_assign(consumers: int, partitions: int) -> np.ndarray:
+    """``RangeAssignor`` for one topic: each partition's classic consumer (-1: none)."""
+    owner = np.full(partitions, -1, np.int32)
+    if consumers == 0:
+        return owner
+    each, extra = divmod(partitions, consumers)
+    p = 0
+    for k in range(consumers):
+        for _ in range(each + (1 if k < extra else 0)):
+            owner[p] = k
+            p += 1
+    return owner
+
+
+@dataclass(frozen=True)
+class ShareGroupScenario:
+    """One share group and one classic group on the same topic; rates per partition/consumer."""
+
+    partitions: int = 2
+    brokers: int = 1
+    share_consumers: int = 8
+    classic_consumers: int = 8
+    stalled_consumers: int = 0
+    produce_records_per_s: float = 1000.0
+    initial_lag_records: int = 0
+    record_bytes: int = 1000
+    batch_records: int = 10
+    fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES
+    max_poll_records: int = MAX_POLL_RECORDS
+    max_record_locks: int = PARTITION_MAX_RECORD_LOCKS
+    record_lock_duration_ms: int = RECORD_LOCK_DURATION_MS
+    delivery_count_limit: int = DELIVERY_COUNT_LIMIT
+    acquire_mode: str = "batch_optimized"
+    process_records_per_s: float = 500.0
+    tick_ms: int = 10
+    ticks: int = 500
+
+    def __post_init__(self) -> None:
+        for name, low in (("partitions", 1), ("brokers", 1), ("share_consumers", 1),
+                          ("classic_consumers", 0), ("stalled_consumers", 0),
+                          ("initial_lag_records", 0), ("record_bytes", 1), ("batch_records", 1),
+                          ("max_poll_records", 1), ("max_record_locks", 1),
+                          ("record_lock_duration_ms", 1), ("delivery_count_limit", 1),
+                          ("tick_ms", 1), ("ticks", 1)):
+            _check_int(name, getattr(self, name), low)
+        _check_int("fetch_max_bytes (fetch.max.bytes)", self.fetch_max_bytes, 1)
+        _check_number("produce_records_per_s", self.produce_records_per_s, 0)
+        _check_number("process_records_per_s", self.process_records_per_s, 0)
+        if self.stalled_consumers > self.share_consumers:
+            raise ValueError(f"stalled_consumers must be <= share_consumers: "
+                             f"{self.stalled_consumers} > {self.share_consumers}")
+        if self.acquire_mode not in SHARE_ACQUIRE_MODES:
+            raise ValueError(f"acquire_mode (share.acquire.mode) must be one of "
+                             f"{SHARE_ACQUIRE_MODES}: {self.acquire_mode!r}")
+        if self.initial_lag_records % self.batch_records:
+            raise ValueError(f"initial_lag_records must be whole batches of batch_records "
+                             f"({self.batch_records}): {self.initial_lag_records}")
+
+    @property
+    def capacity_records(self) -> int:
+        """Offsets a partition can reach: the backlog plus everything produced, plus a batch."""
+        produced = self.produce_records_per_s * self.tick_ms * self.ticks / 1000.0
+        return self.initial_lag_records + (int(produced) // self.batch_records + 2) \
+            * self.batch_records
+
+
+@dataclass(frozen=True)
+class ShareGroupTrace:
+    """The tables of one run (schemas in the module docstring)."""
+
+    deliveries: pd.DataFrame
+    consumers: pd.DataFrame
+    partitions: pd.DataFrame
+
+
+def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
+    """The arrays and numbers the kernel (and the SimPy reference) start from."""
+    n = s.capacity_records
+    c, p = s.share_consumers, s.partitions
+    assign = np.zeros((c, p), np.int8)
+    for member, parts in enumerate(simple_assign(c, p)):
+        assign[member, parts] = 1
+    stalled = np.zeros(c, np.int8)
+    stalled[: s.stalled_consumers] = 1
+    batch_last = np.tile(np.arange(n, dtype=np.int64) // s.batch_records * s.batch_records
+                         + s.batch_records - 1, (p, 1))
+    return {
+        "assign": assign, "stalled": stalled, "classic_owner": range_assign(
+            s.classic_consumers, p), "batch_last": batch_last,
+        "draws": np.random.default_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers
+                                                      + 1),
+        "response_max_bytes": share_fetch_max_bytes(s.fetch_max_bytes),
+        "produce_batches_per_tick": s.produce_records_per_s * s.tick_ms / 1000.0
+        / s.batch_records,
+        "process_per_tick": s.process_records_per_s * s.tick_ms / 1000.0,
+        "queue_len": p * (s.max_record_locks + s.batch_records + s.max_poll_records) + 1,
+    }
+
+
+def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
+           acknowledged: np.ndarray, held: np.ndarray, processed: np.ndarray,
+           classic_consumed: np.ndarray, part: dict[str, np.ndarray]) -> ShareGroupTrace:
+    """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs)."""
+    t, c, p = acquired.shape
+    time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
+    ti, ci, pi = np.nonzero((acquired != 0) | (redelivered != 0) | (acknowledged != 0))
+    deliveries = pd.DataFrame({
+        "time_ms": time_ms[ti], "consumer": ci.astype(np.int32), "partition": pi.astype(np.int32),
+        "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
+        "acknowledged": acknowledged[ti, ci, pi]})
+    k = classic_consumed.shape[1]
+    share_rows = pd.DataFrame({
+        "time_ms": np.repeat(time_ms, c), "group": "share",
+        "consumer": np.tile(np.arange(c, dtype=np.int32), t),
+        "held_records": held.ravel(), "held_bytes": held.ravel() * s.record_bytes,
+        "processed": processed.ravel()})
+    classic_rows = pd.DataFrame({
+        "time_ms": np.repeat(time_ms, k), "group": "classic",
+        "consumer": np.tile(np.arange(k, dtype=np.int32), t),
+        "held_records": np.zeros(t * k, np.int64), "held_bytes": np.zeros(t * k, np.int64),
+        "processed": classic_consumed.ravel()})
+    consumers = pd.concat([share_rows, classic_rows], ignore_index=True)
+    partitions = pd.DataFrame({
+        "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
+        **{name: values.ravel() for name, values in part.items()}})
+    return ShareGroupTrace(deliveries, consumers, partitions)
+
+
+def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
+             compiled: bool = True) -> ShareGroupTrace:
+    """Run the scenario (``compiled=False``: the same kernel as plain Python)."""
+    from kipviz.scenarios import _share_group_kernel as k
+
+    s = scenario
+    inp = kernel_inputs(s, seed)
+    c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
+    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
+        np.stack(a) for a in zip(*(spf.new_share_partition(n) for _ in range(p)), strict=True))
+    q = int(inp["queue_len"])  # type: ignore[call-overload]
+    queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
+    acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
+    held, processed = np.zeros((t, c), np.int64), np.zeros((t, c), np.int64)
+    part = {name: np.zeros((t, p), np.int64) for name in
+            ("log_end_offset", "start_offset", "in_flight_records", "archived_records")}
+    classic = np.zeros((t, s.classic_consumers), np.int64)
+    kernel = k.compiled_kernel() if compiled else k.share_group_kernel
+    kernel(t, s.tick_ms, s.brokers, inp["assign"], inp["classic_owner"], s.classic_consumers,
+           s.batch_records, s.record_bytes, inp["produce_batches_per_tick"],
+           s.initial_lag_records // s.batch_records, inp["response_max_bytes"],
+           s.max_poll_records, s.max_record_locks, s.record_lock_duration_ms,
+           s.delivery_count_limit, s.acquire_mode == "record_limit", s.max_poll_records,
+           inp["process_per_tick"], inp["stalled"], inp["draws"], sp, rec_state, delivery,
+           lock_exp, owner, inflight_last, split, inp["batch_last"], queue_p, queue_o, acquired,
+           redelivered, acknowledged, held, processed,
+           part["in_flight_records"], part["start_offset"], part["archived_records"],
+           part["log_end_offset"], classic)
+    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
