@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "summarise", "thread_demand"]
+__all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "metric_table", "select_rows",
+           "summarise", "thread_demand"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",
@@ -152,3 +153,25 @@ def check_sweepable(scenario: Any) -> None:
     """Raise ValueError, naming the kinds :func:`summarise` knows, unless it knows this one."""
     if not _sweepable(scenario):
         raise _unsweepable(scenario)
+
+
+def select_rows(table: pd.DataFrame, **equal: Any) -> pd.DataFrame:
+    """The rows of a sweep table whose columns equal the values given (``kafka_version="4.3"``)."""
+    unknown = sorted(set(equal) - set(table.columns))
+    if unknown:
+        raise ValueError(f"no column {unknown[0]!r} in the table: {', '.join(table.columns)}")
+    keep = np.ones(len(table), dtype=bool)
+    for name, value in equal.items():
+        keep &= (table[name] == value).to_numpy()
+    return table[keep]
+
+
+def metric_table(table: pd.DataFrame, values: str, index: str, columns: str, *,
+                 scale: float = 1.0, digits: int | None = None, **equal: Any) -> pd.DataFrame:
+    """One metric of a sweep table laid out over two settings (rows ``index``, columns
+    ``columns``), divided by ``scale`` and rounded to ``digits``, for the rows equal to
+    ``equal``: ``metric_table(t, "peak_memory_bytes", "max_partition_fetch_bytes",
+    "fetch_max_bytes", scale=MiB, digits=0, kafka_version="4.3")``."""
+    pivot = select_rows(table, **equal).pivot_table(index=index, columns=columns,
+                                                    values=values) / scale
+    return pivot if digits is None else pivot.round(digits)

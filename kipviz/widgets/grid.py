@@ -21,15 +21,18 @@ import plotly.graph_objects as go
 
 from kipviz.instant import GridPoint, SweepGrid
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
+from kipviz.versions import NEWEST_KAFKA_VERSION
 from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
 
 __all__ = ["GRID_AXES", "GRID_LESSON_SCENARIO", "GridDashboard"]
 
-# Lesson 6's lagging consumer without a pool (120 partitions, 10 brokers, the application slower
-# than the network) over a 7 x 7 grid of the two KIP-74 fetch limits; it starts on the grid, at
-# fetch.max.bytes 4 MiB and max.partition.fetch.bytes 1 MiB (Kafka's default).
+# Lesson 6's lagging consumer without a pool on the newest Kafka (120 partitions, 10 brokers, the
+# application slower than the network) over a 7 x 7 grid of the two KIP-74 fetch limits; it
+# starts on the grid, at fetch.max.bytes 4 MiB and max.partition.fetch.bytes 1 MiB (Kafka's
+# default).
 GRID_LESSON_SCENARIO = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, ticks=500,
+                               kafka_version=NEWEST_KAFKA_VERSION,
                                windows=10, fetch_max_bytes=4 * MiB,
                                max_partition_fetch_bytes=MiB)
 _SIZES = (256 * KiB, 512 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB)

@@ -31,6 +31,7 @@ import tempfile
 from dataclasses import replace
 
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
+from kipviz.summary import metric_table, select_rows
 from kipviz.sweep import grid, pareto_front, sweep
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, GRID_LESSON_SCENARIO, GridDashboard
 
@@ -40,34 +41,44 @@ cache = tempfile.mkdtemp(prefix="kipviz-sweep-")  # a fresh cache, so the counts
     md("""
 ## 1. The safe region of two fetch settings
 
-Lesson 3's lagging consumer (120 partitions on 10 brokers, the application slower than the
-network), without a pool, over a 7 x 7 grid of `fetch.max.bytes` and
-`max.partition.fetch.bytes`: 49 simulations in one Spark job.
+*Why does my consumer use so much memory?* Lesson 3's lagging consumer (120 partitions on 10
+brokers, the application slower than the network), without a pool, over a 7 x 7 grid of
+`fetch.max.bytes` and `max.partition.fetch.bytes`, on the newest Kafka (4.3) and on 3.9: 98
+simulations in one Spark job. Memory is what the consumer retains: fetch responses read and not
+yet wholly handed to the application.
 """),
     code("""
-base = GRID_LESSON_SCENARIO  # lesson 3's consumer without a pool, 5 s of fetching
+base = GRID_LESSON_SCENARIO  # lesson 3's consumer without a pool, 5 s of fetching, Kafka 4.3
 sizes = [256 * 1024, 512 * 1024, MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB]
-configs = grid(base, fetch_max_bytes=sizes, max_partition_fetch_bytes=[s // 4 for s in sizes])
+configs = grid(base, kafka_version=["3.9", "4.3"], fetch_max_bytes=sizes,
+               max_partition_fetch_bytes=[size // 4 for size in sizes])
 region = sweep(spark, configs, cache_dir=cache)
-table = region.with_params("fetch_max_bytes", "max_partition_fetch_bytes")
+table = region.with_params("kafka_version", "fetch_max_bytes", "max_partition_fetch_bytes")
 print(f"{len(configs)} configurations, {region.computed} simulated")
-peak = table.pivot_table(index="max_partition_fetch_bytes", columns="fetch_max_bytes",
-                         values="peak_memory_bytes") / MiB
-print(peak.round(0).to_string())
+print("Kafka 4.3: peak MiB (rows max.partition.fetch.bytes, columns fetch.max.bytes)")
+print(metric_table(table, "peak_memory_bytes", "max_partition_fetch_bytes", "fetch_max_bytes",
+                   scale=MiB, digits=0, kafka_version="4.3").to_string())
+print("Kafka 3.9: peak MiB")
+print(metric_table(table, "peak_memory_bytes", "max_partition_fetch_bytes", "fetch_max_bytes",
+                   scale=MiB, digits=0, kafka_version="3.9").to_string())
 """),
     code("""
-safe_region_figure(table, "fetch_max_bytes", "max_partition_fetch_bytes", "peak_memory_bytes",
+safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
+                   "max_partition_fetch_bytes", "peak_memory_bytes",
                    floor="min_jain_index", floor_value=0.3, limit=128 * MiB,
-                   title="Peak memory (MiB); red: above a 128 MiB heap; white: Jain floor 0.3")
+                   title="Kafka 4.3: peak memory (MiB); red: above a 128 MiB heap; white: Jain floor 0.3")
 """),
     md("""
-**What the picture says.** The peak is about partitions x min(`fetch.max.bytes`,
-`max.partition.fetch.bytes`): a lagging consumer ends up holding a completed fetch of every
-partition, each at most the smaller of the two limits, whatever KIP-74's
-min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) says. The red cells do
-not fit a 128 MiB heap. The white contour is the fairness floor: below it, some windows see
-a few partitions take most of the bytes. Small `max.partition.fetch.bytes` values are both safe
-and fair.
+**What the picture says.** On Kafka 4.3 the peak is one response per broker: about brokers x
+min(`fetch.max.bytes`, the broker's 12 partitions x `max.partition.fetch.bytes`), because a
+broker is not asked again until its whole response has been consumed
+([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182), Kafka 4.0). On 3.9 the same
+grid peaks at about partitions x min(`fetch.max.bytes`, `max.partition.fetch.bytes`): a lagging
+consumer ends up holding a completed fetch of every partition, each at most the smaller of the two
+limits (254 MiB at 16 MiB / 2 MiB against 160 MiB on 4.3). The red cells do not fit a 128 MiB
+heap. The white contour is the fairness floor: below it, some windows see a few partitions take
+most of the bytes. Small `max.partition.fetch.bytes` values are both safe and fair on either
+version; on 4.x `fetch.max.bytes` is the memory knob, on 3.9 `max.partition.fetch.bytes`.
 
 Run the same sweep again and nothing is simulated: every configuration comes from the cache.
 """),
@@ -109,7 +120,7 @@ instant
 """),
     md("""
 Move the sliders: every position answers in milliseconds, the red cross shows where you are on
-the safe-region map, and the memory curve is drawn against KIP-74's bound. The off-grid value set
+the safe-region map (Kafka 4.3), and the memory curve is drawn against KIP-74's bound. The off-grid value set
 above now sits on the `fetch.max.bytes` slider too, labelled "(off grid)" and answered from memory
 like the rest. `GridDashboard(..., slider_values={"fetch_max_bytes": [...]})` puts more positions
 off the grid on a slider from the start; each is computed by Spark the first time it is chosen.
@@ -139,9 +150,10 @@ pareto_figure(pareto, front, x="peak_memory_bytes", y="throughput_bytes_per_s", 
               title="Memory against throughput: today's consumer, KIP-81's pool, the cap")
 """),
     md("""
-The pool reaches the application's full rate with a few tens of MiB; the cap needs more memory for
-less throughput, because each freed slot waits a round trip. That is KIP-81's argument, measured
-over a sweep rather than one setting.
+The pool reaches the application's full rate with a few tens of MiB; at the same memory the cap
+delivers less, because each freed slot waits a round trip (a small cap is cheap in memory but
+slow). That is KIP-81's argument, measured over a sweep rather than one setting, on Kafka 3.9's
+consumer, the one KIP-81 was written against.
 
 ## 4. The same sweep on a cluster
 

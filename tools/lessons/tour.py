@@ -48,10 +48,24 @@ print(f"reassignment: done in {c.reassignment.completed_s:.1f} s "
       f"(KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
 """),
     md("""
-**Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`: today's consumer
-holds a completed fetch of every partition (top right), while KIP-81's proposed `buffer.memory`
-of 32 MiB would hold 32 MiB plus at most one response. The broker's pool holds requests at
-`queued.max.request.bytes` plus at most one request (bottom left). The reassignment moves at the
+**Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
+application lags, so what it holds depends on its Kafka version (the dashboard's first control):
+from Kafka 4.0 one response per broker (KAFKA-17182), before that a completed fetch of every
+partition (top right); KIP-81's proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at
+most one response. The one answer for this consumer, on the newest release and on 3.9:
+"""),
+    code("""
+from dataclasses import replace
+
+from kipviz.consumer_memory import consumer_memory_bounds
+
+consumer = replace(tour.scenario.consumer, buffer_memory_bytes=None)
+print(consumer_memory_bounds(consumer).sentence())
+print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
+"""),
+    md("""
+The broker's pool holds requests at The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
+left). The reassignment moves at the
 throttle minus the inbound rate, as KIP-73's formula says (bottom right). Move any knob: only the
 part it belongs to is simulated again, and Spark redraws its curves.
 """),
@@ -65,7 +79,9 @@ tour
 
 Paste a `consumer.properties` and a `server.properties` into the boxes above the figure and press
 the button, or load files. The sample files in `data/` are a production consumer and a broker
-set up for a reassignment tonight; with a 128 MiB consumer heap, kipviz warns:
+set up for a reassignment tonight; with a 128 MiB consumer heap, kipviz warns (the memory check
+uses the consumer's Kafka version: on 4.3 its 6 x 16 MiB fit, on 3.9 a lagging application could
+reach 120 x 2 MiB = 240 MiB):
 """),
     code("""
 tour.load(data_file("consumer.properties"), data_file("server.properties"))
@@ -84,12 +100,14 @@ curves use the rest of the file with Kafka's default for that one setting.
 
 | KIP | what it bounds | in Apache Kafka |
 |---|---|---|
-| KIP-74 | fetch response size: `fetch.max.bytes`, round-robin partition order | 0.10.1.0 (fetch v3) |
+| KIP-74 | fetch response size: `fetch.max.bytes`, round-robin partition order | 0.10.1.0 (fetch v3); requests in hash order 3.7 to 4.1 (KAFKA-14274, undone by KAFKA-19820 in 4.2) |
+| KIP-541 | the broker's own `fetch.max.bytes` caps every response | 2.5.0 |
+| KAFKA-17182 | a lagging consumer holds one response per broker (no fetch to a broker with buffered data) | 4.0.0 |
 | KIP-73 | replication throttles: `leader/follower.replication.throttled.rate` | 0.10.1.0 |
 | KIP-72 | broker request memory: `queued.max.request.bytes` | 1.0.0 |
 | KIP-81 | consumer `buffer.memory` | **never merged** (accepted; pull requests closed) |
 | KIP-770 | Streams `statestore.cache.max.bytes` | 3.4.0 |
-| KIP-770 | Streams `input.buffer.max.bytes` | **reverted** (merged and reverted for a performance regression) |
+| KIP-770 | Streams `input.buffer.max.bytes` | **reverted**: merged twice (apache/kafka#11424, #11796) and reverted twice (67cf187603, 38b08dfd33) |
 
 kipviz models KIP-81 and the input-buffer half of KIP-770 *as proposed* and says so wherever
 they appear.
@@ -99,7 +117,7 @@ they appear.
 | myth | what Kafka does | lesson |
 |---|---|---|
 | A record larger than `max.partition.fetch.bytes` is skipped silently. | Since KIP-74 the first record batch is returned whole even above the limits; before it the consumer failed with `RecordTooLargeException`. Nothing is skipped. | 1 |
-| `max.partition.fetch.bytes` bounds a consumer's memory. | It bounds one partition in one response; the consumer may hold min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`). | 1, 3 |
+| `max.partition.fetch.bytes` bounds a consumer's memory. | It bounds one partition in one response. From Kafka 4.0 a consumer holds at most one response per broker, min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) (KAFKA-17182); before 4.0 a lagging application lets it reach partitions x `max.partition.fetch.bytes`. | 1, 3 |
 | `fetch.max.bytes` is an absolute maximum. | It is a target: one whole batch above it is returned so the consumer can make progress. | 1 |
 | `queued.max.request.bytes` is a hard cap. | The pool is non-strict: up to `queued.max.request.bytes + socket.request.max.bytes - 1` bytes. | 2 |
 | Kafka has a consumer `buffer.memory`. | The producer has one; the consumer's (KIP-81) was never merged. | 3 |
