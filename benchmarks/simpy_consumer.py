@@ -51,7 +51,7 @@ import simpy
 from kipviz.buffer import ConsumerBuffer, consumer_pool
 from kipviz.fetch import Ordering, next_order, request_partitions
 from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
-from kipviz.scenarios._fetch_quota import fetch_quota_throttle_ms, new_quota_rates
+from kipviz.scenarios._fetch_quota import new_quota_rates, throttle_fetch
 from kipviz.scenarios.consumer import ConsumerScenario, initial_orders
 from kipviz.versions import has
 from kipviz.workload import Batches, produce
@@ -161,7 +161,7 @@ class ConsumerModel:
         self.quota_empty = has(s.kafka_version, "throttled_empty_response")
         self.q_slots, self.q_pos = new_quota_rates(b)
         self.blocked_until = [0] * b  # no request before this tick: the client's throttle
-        self.throttled = [0, 0]  # throttled fetches, their throttle time (ms)
+        self.throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
         # KIP-81: reads go through a ConsumerBuffer over the pool (NO_POOL: today's consumer)
         self.buffer = ConsumerBuffer(
             consumer_pool(s.buffer_memory_bytes, s.fetch_max_bytes, strict=s.strict_pool),
@@ -308,15 +308,13 @@ class ConsumerModel:
                 self.new_data[b] = None
                 yield self.turn(b)
             throttle_ticks = 0
-            if self.quota_bound > 0:
-                ms = fetch_quota_throttle_ms(self.q_slots[b], self.q_pos[b], self.quota_bound,
-                                             total, t * s.tick_ms, self.quota_empty)
-                if ms > 0:
-                    self.throttled[0] += 1
-                    self.throttled[1] += ms
-                    throttle_ticks = -(-ms // s.tick_ms)
-                    if self.quota_empty:
-                        raw, total = [0] * len(raw), 0
+            if self.quota_bound > 0:  # the broker's quota step, as the kernel calls it
+                parts_raw = np.array(raw, np.int64)
+                throttle_ticks = throttle_fetch(self.q_slots[b], self.q_pos[b], self.quota_bound,
+                                                parts_raw, total, t * s.tick_ms,
+                                                self.quota_empty, s.tick_ms, self.throttled)
+                if throttle_ticks > 0 and self.quota_empty:
+                    raw, total = parts_raw.tolist(), 0
             parts, returned = self.answer(request, raw, lag)
             if self.ordering == Ordering.RANDOM:
                 reordered = np.array(order, dtype=np.int64)

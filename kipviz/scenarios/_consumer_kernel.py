@@ -1,8 +1,8 @@
 """The consumer scenario's kernel: plain loops over numpy arrays that numba compiles.
 
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick. Run as it is,
-it is the plain-Python reference; :func:`compiled_kernel` is the same function compiled by numba
-(numba is imported only then). It calls the mechanisms in numba's terms: KIP-74's
+it is the plain-Python reference; :mod:`kipviz.scenarios._consumer_jit` compiles the same function
+with numba. It calls the mechanisms in numba's terms: KIP-74's
 ``fill_raw_bytes`` and ``next_order`` from :mod:`kipviz.fetch`, and KIP-81's pool as the state row
 and ``pool_*`` functions of :mod:`kipviz.scenarios._broker_kernel`, which follow
 :mod:`kipviz.pool` rule for rule.
@@ -14,20 +14,13 @@ heartbeat, the application consumes completed fetches, and brokers answer fetch 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from kipviz.fetch import fill_raw_bytes, next_order, request_partitions
-from kipviz.scenarios._broker_kernel import (
-    pool_out_of_memory,
-    pool_release,
-    pool_try_allocate,
-)
-from kipviz.scenarios._fetch_quota import fetch_quota_throttle_ms
-from kipviz.scenarios._jit import jit_functions
+from kipviz.scenarios._broker_kernel import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.scenarios._fetch_quota import throttle_fetch
 
-__all__ = ["HEARTBEAT_RESPONSE_BYTES", "compiled_kernel", "consumer_kernel"]
+__all__ = ["HEARTBEAT_RESPONSE_BYTES", "consumer_kernel"]
 
 # Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
 # of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
@@ -234,15 +227,10 @@ def consumer_kernel(
             parked_since[b] = -1
             throttle_ticks = 0
             if quota_bound > 0:  # the broker records the response against consumer_byte_rate
-                ms = fetch_quota_throttle_ms(q_slots[b], q_pos[b], quota_bound, total, now,
-                                             quota_empty)
-                if ms > 0:
-                    throttled[0] += 1
-                    throttled[1] += ms
-                    throttle_ticks = (ms + tick_ms - 1) // tick_ms
-                    if quota_empty:  # KIP-219: answered at once, empty
-                        raw[:n] = 0
-                        total = 0
+                throttle_ticks = throttle_fetch(q_slots[b], q_pos[b], quota_bound, raw[:n],
+                                                total, now, quota_empty, tick_ms, throttled)
+                if throttle_ticks > 0 and quota_empty:
+                    total = 0
             returned[: order_start[b + 1] - lo] = False
             for i in range(n):
                 p = sent[lo + i]
@@ -303,23 +291,3 @@ def consumer_kernel(
                 offset_at_window_start[p] = st[p, OFFSET]
             window += 1
     return rows, hb_n
-
-
-_compiled: dict[str, Any] = {}
-
-
-def compiled_kernel() -> Any:
-    """:func:`consumer_kernel` compiled by numba with the mechanisms it calls, once per process
-    (:func:`kipviz.scenarios._jit.jit_functions`: the plain function stays plain)."""
-    if not _compiled:
-        from kipviz.scenarios import _broker_kernel, _fetch_quota, _reassignment_kernel
-
-        rates = _reassignment_kernel.compiled()  # the Rate slot functions, compiled together
-        quota = jit_functions(["fetch_quota_throttle_ms"], {**vars(_fetch_quota), **rates})
-        foreign = {"fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
-                   "request_partitions": request_partitions,
-                   **{name: getattr(_broker_kernel, name) for name in (
-                       "pool_try_allocate", "pool_release", "pool_out_of_memory")}}
-        _compiled.update(jit_functions(["consumer_kernel"], {**globals(), **quota},
-                                       foreign=foreign))
-    return _compiled["consumer_kernel"]

@@ -23,7 +23,8 @@ from kipviz.scenarios._reassignment_kernel import (
     rate_window_size_ms,
 )
 
-__all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates"]
+__all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates",
+           "throttle_fetch"]
 
 QUOTA_WINDOW_NUM = 11  # quota.window.num
 QUOTA_WINDOW_MS = 1000.0  # quota.window.size.seconds = 1
@@ -48,3 +49,18 @@ def fetch_quota_throttle_ms(slots, pos, bound, response_bytes, now_ms, unrecord)
     if throttle > 0 and unrecord:
         rate_record(slots, pos, QUOTA_WINDOW_MS, -response_bytes, now_ms)
     return throttle
+
+
+def throttle_fetch(slots, pos, bound, raw, total, now_ms, empty, tick_ms, throttled):
+    """The broker's quota step for one fetch response of ``total`` bytes (``raw`` per partition):
+    the throttle time in whole ticks (0: not throttled). A throttled response is counted in
+    ``throttled`` (fetches, ms) and, with ``empty`` (KIP-219), emptied: ``raw`` set to 0 (the
+    caller sends 0 bytes)."""
+    ms = fetch_quota_throttle_ms(slots, pos, bound, total, now_ms, empty)
+    if ms <= 0:
+        return 0
+    throttled[0] += 1
+    throttled[1] += ms
+    if empty:
+        raw[:] = 0
+    return (ms + tick_ms - 1) // tick_ms
