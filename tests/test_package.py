@@ -11,12 +11,13 @@ import sys
 
 import pytest
 
+
 def _discover() -> tuple[list[str], list[str]]:
     """Every module of the package (walked, not listed), and the public ones among them."""
     import kipviz
 
-    names = ["kipviz"] + sorted(m.name for m in pkgutil.walk_packages(kipviz.__path__, "kipviz.")
-                                if not m.name.endswith("__main__"))  # running it is the CLI
+    names = ["kipviz", *sorted(m.name for m in pkgutil.walk_packages(kipviz.__path__, "kipviz.")
+                               if not m.name.endswith("__main__"))]  # running it is the CLI
     public = [n for n in names if not any(part.startswith("_") for part in n.split("."))]
     return names, public
 
