@@ -19,8 +19,10 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.instant import GridPoint, SweepGrid
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
+from kipviz.scenarios.consumer import ConsumerScenario
 from kipviz.versions import NEWEST_KAFKA_VERSION
 from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
@@ -133,7 +135,10 @@ class GridDashboard(Dashboard):
         for label, key, text in _SHOWN:
             if math.isfinite(m[key]):
                 parts.append(f"<b>{label}</b> {text(m[key])}")
-        return " &middot; ".join(parts)
+        answer = ""
+        if isinstance(self.scenario, ConsumerScenario):  # the one consumer-memory answer
+            answer = f"<br><b>memory</b> {consumer_memory_bounds(self.scenario).sentence()}"
+        return " &middot; ".join(parts) + answer
 
 
 def _in_order(values: list[Any]) -> list[Any]:

@@ -30,6 +30,7 @@ spark = get_spark()
 import tempfile
 from dataclasses import replace
 
+from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.summary import metric_table, select_rows
 from kipviz.sweep import grid, pareto_front, sweep
@@ -80,6 +81,13 @@ heap. The white contour is the fairness floor: below it, some windows see a few 
 most of the bytes. Small `max.partition.fetch.bytes` values are both safe and fair on either
 version; on 4.x `fetch.max.bytes` is the memory knob, on 3.9 `max.partition.fetch.bytes`.
 
+The one memory answer at the grid's starting point (4 MiB / 1 MiB), on each version:
+"""),
+    code("""
+print(consumer_memory_bounds(base).sentence())
+print(consumer_memory_bounds(replace(base, kafka_version="3.9")).sentence())
+"""),
+    md("""
 Run the same sweep again and nothing is simulated: every configuration comes from the cache.
 """),
     code("""
