@@ -58,7 +58,7 @@ test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
 
 notebooks: $(JAVA_STAMP) ## rebuild the lessons from tools/build_notebooks.py and execute them
 	$(BIN)/python tools/build_notebooks.py
-	for nb in notebooks/[0-9]*.ipynb; do \
+	for nb in notebooks/*.ipynb; do \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.store_widget_state=False "$$nb" || exit 1; done
 

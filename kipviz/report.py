@@ -34,7 +34,7 @@ from kipviz import lessons_dir
 from kipviz.static.html import PLOTLY_JS, figure_html, html_page
 from kipviz.static.run_page import consumer_run_page
 
-__all__ = ["NOTEBOOKS", "PLOTLY_JS", "Lesson", "build_site", "consumer_run_page",
+__all__ = ["NOTEBOOKS", "PLOTLY_JS", "REFERENCE_PAGES", "Lesson", "build_site", "consumer_run_page",
            "dashboards_in", "find_notebooks", "html_page", "notebook_body"]
 
 NOTEBOOKS = lessons_dir()
@@ -146,10 +146,16 @@ def _execute(nb: Any, cwd: Path, timeout: int) -> str | None:
     return None
 
 
+REFERENCE_PAGES = ("cheatsheet", "glossary")
+"""Unnumbered notebooks of the course that the site carries after the lessons."""
+
+
 def find_notebooks(directory: Path, only: Sequence[str] = ()) -> list[Path]:
-    """The ``NN_name.ipynb`` notebooks of ``directory`` in order; ``only`` keeps those whose
-    name starts with one of the given names (``01`` or ``01_fetch_size_limit``)."""
+    """The ``NN_name.ipynb`` lessons of ``directory`` in order, then the course's cheat sheet
+    and glossary (:data:`REFERENCE_PAGES`); ``only`` keeps those whose name starts with one of
+    the given names (``01`` or ``01_fetch_size_limit``)."""
     found = sorted(p for p in directory.glob("*.ipynb") if re.match(r"\d", p.name))
+    found += [p for name in REFERENCE_PAGES if (p := directory / f"{name}.ipynb").is_file()]
     if only:
         found = [p for p in found if any(p.stem.startswith(o.removesuffix(".ipynb"))
                                          for o in only)]

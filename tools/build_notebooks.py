@@ -25,6 +25,8 @@ LESSONS = {
     "04_replication_quotas": "replication_quotas",
     "05_streams_input_buffer": "streams_input_buffer",
     "06_sweeps": "sweeps",
+    "cheatsheet": "cheatsheet",
+    "glossary": "glossary",
 }
 
 
