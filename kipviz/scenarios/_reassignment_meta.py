@@ -92,6 +92,7 @@ def move_meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
         "window_total_s": window_total_s,
         "window_size_s": s.replication_quota_window_size_seconds,
         "catch_up_bytes_per_s": steps[-1][1],
+        "catch_up_schedule": steps,
         "planned_move_time_s": planned,
         "kip_move_time_s": (move_time_s(1.0, moved, 1, t, s.bytes_in_per_s)
                             if t < math.inf else 0.0),
