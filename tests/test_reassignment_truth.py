@@ -164,3 +164,18 @@ def test_a_trace_too_big_for_memory_is_refused_before_anything_is_allocated(monk
     with pytest.raises(ValueError, match=r"lower ticks \(100000\) or partitions \(10\)"):
         replace(GB_MOVE, ticks=100_000)
     assert replace(GB_MOVE, ticks=10_000).ticks == 10_000
+
+
+def test_the_advice_counts_the_followers_against_the_leader_rate_only():
+    """R = 3, IN = 10 MB/s: a leader rate of 30 MB/s never finishes (R x IN), the same follower
+    rate is fine (the follower quota counts the new replica alone: T - IN)."""
+    from kipviz.advice import config_warnings
+    from kipviz.config import BrokerConfig
+
+    kw = {"bytes_in_per_s": 10e6, "network_bytes_per_s": 125e6, "replication_factor": 3}
+    leader = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=30_000_000)
+    (note,) = config_warnings(broker=leader, **kw)
+    assert "is at or below the inbound rate IN = 10,000,000 bytes/s (10 MB/s) times R = 3" in note
+    assert "2 in-sync followers" in note and "never finishes" in note
+    follower = BrokerConfig(follower_replication_throttled_rate_bytes_per_s=30_000_000)
+    assert config_warnings(broker=follower, **kw) == []
