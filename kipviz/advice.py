@@ -200,8 +200,8 @@ def _throttle_warnings(b: BrokerConfig, bytes_in: float, network: float | None,
                              f"finishes.")
             else:
                 notes.append(f"{key} = {_rate(rate)} is at or below the inbound rate IN = "
-                             f"{_rate(bytes_in)} times R = {replication_factor} (R x IN = "
-                             f"{_rate(replication_factor * bytes_in)}): kafka-reassign-"
+                             f"{_rate(bytes_in)} times R = {f + 1} (R x IN = "
+                             f"{_rate((f + 1) * bytes_in)}): kafka-reassign-"
                              f"partitions --throttle lists the moving partitions' current "
                              f"replicas as leader-throttled, so the leader's quota also counts "
                              f"the {f} in-sync followers' fetches; the new replica nets "
