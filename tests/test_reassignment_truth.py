@@ -179,3 +179,20 @@ def test_the_advice_counts_the_followers_against_the_leader_rate_only():
     assert "2 in-sync followers" in note and "never finishes" in note
     follower = BrokerConfig(follower_replication_throttled_rate_bytes_per_s=30_000_000)
     assert config_warnings(broker=follower, **kw) == []
+
+
+@pytest.mark.parametrize("name", ["kipviz.quota_planning", "kipviz.planner_input",
+                                  "kipviz.curves.reassignment_compare",
+                                  "kipviz.scenarios._reassignment_meta"])
+def test_the_new_modules_list_sorted_public_names_and_their_doctests_run(name):
+    """As tests/test_package.py checks for the older modules: a sorted ``__all__`` whose names
+    exist and have docstrings, and docstring examples that pass."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    assert list(module.__all__) == sorted(module.__all__)
+    for public in module.__all__:
+        obj = getattr(module, public)
+        assert isinstance(obj, str) or obj.__doc__, public
+    assert doctest.testmod(module).failed == 0
