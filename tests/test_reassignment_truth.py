@@ -196,3 +196,15 @@ def test_the_new_modules_list_sorted_public_names_and_their_doctests_run(name):
         obj = getattr(module, public)
         assert isinstance(obj, str) or obj.__doc__, public
     assert doctest.testmod(module).failed == 0
+
+
+@pytest.mark.parametrize("change", [{"partitions": 10**9}, {"partitions": 2**31 - 1},
+                                    {"ticks": 2**31 - 1}])
+def test_huge_runs_are_refused_at_once_naming_ticks_and_partitions(change, monkeypatch):
+    """A billion partitions or ticks: refused before any per-partition tuple or array is built
+    (it answers at once), naming the settings to lower."""
+    monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", str(8 * 2**30))
+    with pytest.raises(ValueError, match=r"ticks x partitions too large: .* lower ticks"):
+        replace(GB_MOVE, **change)
+    with pytest.raises(ValueError, match=r"log_bytes must be <= 4611686018427387904"):
+        replace(GB_MOVE, log_bytes=2**63)

@@ -68,6 +68,7 @@ __all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
 _JAVA_INT_MAX = 2**31 - 1
+_LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
 
 _TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
                  "follower_rate_bytes_per_s": np.float64, "throttled_bytes": np.int64,
@@ -80,7 +81,7 @@ class ReassignmentScenario:
     """A reassignment's brokers, partitions and Kafka settings; vary it with ``replace``.
 
     Rates are bytes/s per broker; ``None`` throttles are unlimited (Kafka's default). A throttle
-    at or below IN is legal (Kafka accepts it) but the move never finishes (``meta``).
+    at or below (F + 1) x IN is legal (Kafka accepts it) but the move never finishes (``meta``).
     ``sizes`` (bytes per moving partition) overrides ``partitions`` x ``log_bytes``.
     ``in_sync_followers``: existing in-sync followers counted by the leader's quota (None:
     ``replication_factor - 1``, as ``--throttle`` sets it up; 0: KIP-73's idealisation).
@@ -121,9 +122,11 @@ class ReassignmentScenario:
                 "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
         for name, (label, minimum) in ints.items():
             check_int(label, getattr(self, name), minimum)
-            if getattr(self, name) > _JAVA_INT_MAX:
-                raise ValueError(f"{label} must be <= {_JAVA_INT_MAX} (Java's int): "
-                                 f"{getattr(self, name)}")
+            top = _LOG_BYTES_MAX if name == "log_bytes" else _JAVA_INT_MAX
+            if getattr(self, name) > top:
+                raise ValueError(f"{label} must be <= {top} (Java's "
+                                 f"{'long, with room to grow' if name == 'log_bytes' else 'int'})"
+                                 f": {getattr(self, name)}")
         _followers(self.in_sync_followers, self.replication_factor)
         if self.replication_factor + 1 > self.brokers:
             raise ValueError(f"replication_factor must be <= brokers - 1 = {self.brokers - 1}: "
@@ -141,11 +144,17 @@ class ReassignmentScenario:
             if not isinstance(self.sizes, tuple) or not self.sizes:
                 raise ValueError(f"sizes must be a non-empty tuple of byte counts: {self.sizes!r}")
             for i, size in enumerate(self.sizes):
-                check_int(f"sizes[{i}]", size, 0)
+                if check_int(f"sizes[{i}]", size, 0) > _LOG_BYTES_MAX:
+                    raise ValueError(f"sizes[{i}] must be <= {_LOG_BYTES_MAX}: {size}")
         if self.mode not in ("quota", "delay"):
             raise ValueError(f"mode must be 'quota' (KIP-73 as shipped) or 'delay' (the "
                              f"rejected delay-based design): {self.mode!r}")
-        trace_size_check(self.ticks, len(self.partition_sizes))
+        n = self.partitions if self.sizes is None else len(self.sizes)
+        trace_size_check(self.ticks, n)  # before the sizes are ever built
+        total = self.partitions * self.log_bytes if self.sizes is None else sum(self.sizes)
+        if total > _LOG_BYTES_MAX:
+            raise ValueError(f"the bytes to move (partitions x log_bytes, or sum(sizes)) must be "
+                             f"<= {_LOG_BYTES_MAX}: {total}")
 
     @property
     def followers(self) -> int:
