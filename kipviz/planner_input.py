@@ -181,11 +181,13 @@ class ReassignmentPlan:
                            ) -> dict[str, tuple[str, str]]:
         """Per topic, the (leader, follower) ``*.replication.throttled.replicas`` values.
 
-        As Kafka's reassignment tool sets them: leader = current replicas (the sources) of each
-        moving partition, follower = replicas being added, both as ``partition:broker`` lists.
-        ``ongoing``: the reassignment already in progress when this one is submitted with
-        ``--additional`` (its ``current`` and proposed assignment); its moves stay in the lists,
-        and a partition it is moving keeps its sources (``calculateProposedMoveMap``).
+        As ``kafka-reassign-partitions --throttle`` sets them (``calculateProposedMoveMap``,
+        ``calculateLeaderThrottles``, ``calculateFollowerThrottles``): leader = the sources
+        (current replicas) of every listed partition, follower = the replicas being added, each
+        a sorted set of ``partition:broker`` strings (Java's ``TreeSet``), for every topic with
+        a listed partition. ``ongoing``: the reassignment in progress when this one is submitted
+        with ``--additional`` (its ``current`` and proposed assignment); its moves stay in the
+        lists, and a partition it is moving keeps its sources.
         """
         moves: dict[TopicPartition, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         for cur, new in (ongoing._pairs() if ongoing is not None else []):
@@ -194,13 +196,13 @@ class ReassignmentPlan:
         for cur, new in self._pairs():
             sources = moves[new.tp][0] if new.tp in moves else cur.replicas
             moves[new.tp] = (sources, tuple(b for b in new.replicas if b not in sources))
-        lists: dict[str, tuple[list[str], list[str]]] = {}
+        lists: dict[str, tuple[set[str], set[str]]] = {}
         for tp, (sources, added) in moves.items():
-            if added:
-                leader, follower = lists.setdefault(tp.topic, ([], []))
-                leader += [f"{tp.partition}:{b}" for b in sources]
-                follower += [f"{tp.partition}:{b}" for b in added]
-        return {t: (",".join(lead), ",".join(follow)) for t, (lead, follow) in lists.items()}
+            leader, follower = lists.setdefault(tp.topic, (set(), set()))
+            leader.update(f"{tp.partition}:{b}" for b in sources)
+            follower.update(f"{tp.partition}:{b}" for b in added)
+        return {t: (",".join(sorted(lead)), ",".join(sorted(follow)))
+                for t, (lead, follow) in lists.items()}
 
 
 def load_reassignment(path_or_mapping: Source, *,

@@ -79,13 +79,21 @@ def test_a_replica_moves_when_its_broker_is_new_to_the_partition():
 
 
 def test_throttled_replica_lists_are_the_current_leaders_side_and_the_added_followers():
-    """As Kafka's reassignment tool sets them, in ``partition:broker`` form: the leader list
-    holds every current replica of a moving partition, the follower list the added ones."""
+    """As Kafka's reassignment tool sets them, in ``partition:broker`` form, sorted as Java's
+    ``TreeSet`` of strings: the leader list holds every current replica of a listed partition,
+    the follower list the added ones; a listed partition that gains nothing is still in the
+    leader list (``calculateLeaderThrottles``), and "10:1" sorts before "2:1"."""
     plan = load_reassignment(SAMPLE, current=CURRENT)
     assert plan.throttled_replicas() == {
-        "orders": ("0:1,0:2,0:3,1:2,1:3,1:1,2:1,2:2,2:4", "0:4,1:4,2:3"),
+        "orders": ("0:1,0:2,0:3,1:1,1:2,1:3,2:1,2:2,2:4", "0:4,1:4,2:3"),
         "payments": ("0:1,0:2", "0:4"),
     }
+    same = {"version": 1, "partitions": [{"topic": "t", "partition": 10, "replicas": [1, 2]},
+                                         {"topic": "t", "partition": 2, "replicas": [1, 2]}]}
+    moved = {"version": 1, "partitions": [{"topic": "t", "partition": 10, "replicas": [1, 2]},
+                                          {"topic": "t", "partition": 2, "replicas": [1, 3]}]}
+    assert load_reassignment(moved, current=same).throttled_replicas() == {
+        "t": ("10:1,10:2,2:1,2:2", "2:3")}
 
 
 @pytest.mark.parametrize(
@@ -353,7 +361,7 @@ def test_additional_keeps_the_ongoing_moves_in_the_throttled_lists():
         {"version": 1, "partitions": [{"topic": "payments", "partition": 1,
                                        "replicas": [2, 4]}]}, current=CURRENT)
     plan = load_reassignment(SAMPLE, current=CURRENT)
-    assert plan.throttled_replicas(ongoing)["payments"] == ("1:2,1:3,0:1,0:2", "1:4,0:4")
+    assert plan.throttled_replicas(ongoing)["payments"] == ("0:1,0:2,1:2,1:3", "0:4,1:4")
     text = plan_throttle(**CLUSTER, bytes_to_move=650 * MB).to_text(plan, additional=True,
                                                                       ongoing=ongoing)
     assert "--execute --throttle 52500000 --additional" in text
