@@ -37,7 +37,7 @@ _BUFFER = [("unset (Kafka today)", NO_BUFFER_MEMORY),
            *byte_options(*(k * MiB for k in (8, 16, 32, 50, 64, 100, 200)), 104857600)]
 _QUEUED = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (10, 20, 40, 100, 200)))]
 _THROTTLES = [("unlimited", UNLIMITED), *((f"{r:g} MB/s", r * MB) for r in (
-    5, 10, 12, 15, 20, 30, 40, 60, 80, 100))]
+    5, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100))]
 _SENTINELS = {"buffer_memory_bytes": NO_BUFFER_MEMORY, "leader_throttle_bytes_per_s": UNLIMITED,
               "follower_throttle_bytes_per_s": UNLIMITED}
 
