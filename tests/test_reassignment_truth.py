@@ -135,6 +135,8 @@ def test_the_rule_is_the_kips_formula_with_zero_followers():
     ({"throttle_schedule": ((5, -1),)}, r"throttle_schedule\[0\] rate .* must be >= 0: -1"),
     ({"throttle_schedule": (5, MB)}, r"throttle_schedule\[0\] must be a \(from_s, rate\) pair"),
     ({"replica_fetch_max_bytes": 2**31}, r"replica.fetch.max.bytes\) must be <= 2147483647"),
+    ({"bytes_in_per_s": 1e300}, r"bytes_in_per_s x the run .* must stay below"),
+    ({"network_bytes_per_s": 1e300}, r"network_bytes_per_s x tick_ms must stay below"),
 ])
 def test_settings_that_cannot_go_together_are_rejected_naming_them(change, message):
     """Cross-field rules (R current replicas plus a destination need R + 1 brokers; at most

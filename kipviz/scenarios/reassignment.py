@@ -151,6 +151,13 @@ class ReassignmentScenario:
                              f"rejected delay-based design): {self.mode!r}")
         n = self.partitions if self.sizes is None else len(self.sizes)
         trace_size_check(self.ticks, n)  # before the sizes are ever built
+        run_s = self.ticks * self.tick_ms / 1000.0
+        for name, what in (("bytes_in_per_s", "x the run (ticks x tick_ms)"),
+                           ("network_bytes_per_s", "x tick_ms")):
+            span = run_s if name == "bytes_in_per_s" else self.tick_ms / 1000.0
+            if getattr(self, name) * span > _LOG_BYTES_MAX:
+                raise ValueError(f"{name} {what} must stay below {_LOG_BYTES_MAX} bytes (Java's "
+                                 f"long): {getattr(self, name)}")
         total = self.partitions * self.log_bytes if self.sizes is None else sum(self.sizes)
         if total > _LOG_BYTES_MAX:
             raise ValueError(f"the bytes to move (partitions x log_bytes, or sum(sizes)) must be "
