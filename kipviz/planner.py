@@ -243,8 +243,9 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
     elif bounds is not None:
         lo, hi = bounds
         target = target_completion_s is not None and moved > 0
-        t = (math.ceil(floor_in + moved / target_completion_s)
-             if target_completion_s is not None and moved > 0 else math.floor((lo + hi) / 2))
+        need = (floor_in + moved / target_completion_s
+                if target_completion_s is not None and moved > 0 else (lo + hi) / 2)
+        t = math.ceil(need) if target and need < 2**63 else math.floor(min(need, 2**63 - 1))
         if not lo < t < hi:
             need = (f"meeting target_completion_s = {target_completion_s:g} s needs {_RATE} = "
                     f"{t} B/s" if target else "the middle of the range is no whole B/s rate")
