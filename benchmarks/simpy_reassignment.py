@@ -4,7 +4,9 @@ The same model as :mod:`kipviz.scenarios.reassignment`, written the way a user o
 general discrete-event library) would write it, with :class:`kipviz.quota.ReplicationQuotaManager`
 objects for the two quotas: a ``simpy.Environment``; a producers process extending every moving
 partition's log by IN / P bytes a second; the existing in-sync followers (when there are any)
-fetching what was produced, counted by the leader's quota; the destination follower's fetcher
+fetching what was produced, counted by the leader's quota (the rule of
+:mod:`kipviz.quota_planning`, R - 1 of them unless the scenario says otherwise); the throttle
+schedule changing both quotas' rates; the destination follower's fetcher
 (build the request from the partitions it lags on, rotated by one each tick, leaving out
 throttled out-of-sync ones while its quota is exceeded; send it; append the response; record;
 in ``mode="delay"`` wait out its own throttle time); the leader (answer each request from a
@@ -28,7 +30,7 @@ import pandas as pd
 import simpy
 
 from kipviz.fetch import TopicPartition
-from kipviz.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.quota import ReplicationQuotaManager, in_sync_follower_bytes, throttle_time_ms
 from kipviz.scenarios.reassignment import ReassignmentScenario
 
 __all__ = ["simulate_simpy"]
@@ -79,8 +81,14 @@ class ReassignmentModel:
         return self.env.timeout(tick * STEPS + phase - self.env.now)
 
     def producers(self):
-        """Every tick, each moving partition has grown by IN / P bytes a second so far."""
+        """Every tick, each moving partition has grown by IN / P bytes a second so far; first,
+        the throttle schedule's changes that are due (``kafka-configs --alter``: both rates)."""
+        schedule = [(round(at * 1000), rate) for at, rate in self.s.throttle_schedule]
         while True:
+            while schedule and schedule[0][0] <= self.now_ms:
+                rate = schedule.pop(0)[1]
+                self.leader_quota.update_quota(rate)
+                self.follower_quota.update_quota(rate)
             grown = math.floor(self.in_per_partition_ms * self.now_ms)
             self.log_end = [size + grown for size in self.sizes]
             yield self.env.timeout(STEPS)
@@ -91,7 +99,8 @@ class ReassignmentModel:
         yield self.env.timeout(IN_SYNC)
         while True:
             total = sum(self.log_end)
-            self.leader_quota.record(self.s.in_sync_followers * (total - produced), self.now_ms)
+            self.leader_quota.record(
+                in_sync_follower_bytes(self.s.followers, total - produced), self.now_ms)
             produced = total
             yield self.env.timeout(STEPS)
 
@@ -176,7 +185,7 @@ class ReassignmentModel:
     def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         env = self.env
         env.process(self.producers())
-        if self.s.in_sync_followers:
+        if self.s.followers:
             env.process(self.in_sync_followers())
         env.process(self.fetcher())
         env.process(self.leader())

@@ -9,9 +9,11 @@ Each warning names the Kafka setting, the rule it breaks and the numbers, so a r
   ``partitions * max.partition.fetch.bytes`` before (lessons 1 and 3 simulate both), first-batch
   exception included; with KIP-81's ``buffer.memory`` (as proposed; never shipped) the pool's
   own bound ``buffer.memory + largest response - 1`` when it is smaller.
-* **A replication throttle at or below the inbound rate** (KIP-73 Q&A 1 and 4,
-  :func:`kipviz.quota.move_time_s`): the reassignment never finishes; above ``N - IN/R`` a broker
-  has no room left for clients; ``replica.fetch.response.max.bytes`` above KIP-73 Q&A 5's figure.
+* **A replication throttle too low for the move to finish** (KIP-73 Q&A 1 and 4 with the
+  followers ``--throttle`` counts, :func:`kipviz.quota.move_time_s`): the leader's quota also
+  counts the R - 1 in-sync followers of a moving partition, so a leader rate at or below R x IN
+  (a follower rate at or below IN) never finishes; above ``N - IN/R`` a broker has no room left
+  for clients; ``replica.fetch.response.max.bytes`` above KIP-73 Q&A 5's figure.
 * **Settings Kafka rejects**, such as ``queued.max.request.bytes`` below
   ``socket.request.max.bytes`` (``KafkaConfig.validateValues``, KIP-72) or ``buffer.memory``
   below ``fetch.max.bytes`` (KIP-81): :class:`~kipviz.config.BrokerConfig` and
@@ -148,7 +150,8 @@ def _memory_warnings(c: ConsumerConfig, b: BrokerConfig, heap_bytes: int, broker
 
 def _throttle_warnings(b: BrokerConfig, bytes_in: float, network: float | None,
                        replication_factor: int | None, brokers: int) -> list[str]:
-    """KIP-73's workable range IN < T < N - IN/R and Q&A 5's response size."""
+    """KIP-73's workable range ((R - 1) + 1) x IN < T < N - IN/R for the leader's rate
+    (IN < T for the follower's) and Q&A 5's response size."""
     notes = []
     upper = None
     if network is not None and replication_factor is not None:
@@ -160,13 +163,26 @@ def _throttle_warnings(b: BrokerConfig, bytes_in: float, network: float | None,
         rate = getattr(b, name)
         if rate is None:
             continue
-        if math.isinf(move_time_s(1.0, 1.0, 1, rate, bytes_in)):
-            notes.append(f"{key} = {_rate(rate)} is at or below the inbound rate IN = "
-                         f"{_rate(bytes_in)}: KIP-73's move time MoveRatio x log size x brokers "
-                         f"/ (throttle - IN) is infinite, the reassignment never finishes.")
+        # --throttle: the leader's quota counts the R - 1 in-sync followers, the follower's
+        # quota the new replica alone (ReassignPartitionsCommand.calculateLeaderThrottles)
+        f = replication_factor - 1 if key.startswith("leader") and replication_factor else 0
+        if math.isinf(move_time_s(1.0, 1.0, 1, rate, bytes_in, in_sync_followers=f)):
+            if f == 0:
+                notes.append(f"{key} = {_rate(rate)} is at or below the inbound rate IN = "
+                             f"{_rate(bytes_in)}: KIP-73's move time MoveRatio x log size x "
+                             f"brokers / (throttle - IN) is infinite, the reassignment never "
+                             f"finishes.")
+            else:
+                notes.append(f"{key} = {_rate(rate)} is at or below the inbound rate IN = "
+                             f"{_rate(bytes_in)} times R = {f + 1} (R x IN = "
+                             f"{_rate((f + 1) * bytes_in)}): kafka-reassign-"
+                             f"partitions --throttle lists the moving partitions' current "
+                             f"replicas as leader-throttled, so the leader's quota also counts "
+                             f"the {f} in-sync followers' fetches; the new replica nets "
+                             f"T - R x IN <= 0 and the reassignment never finishes.")
         elif upper is not None and rate >= upper:
             notes.append(f"{key} = {_rate(rate)} is at or above N - IN/R = {_rate(upper)} "
-                         f"(KIP-73 Q&A 4: a workable throttle T has IN < T < N - IN/R): a broker "
+                         f"(KIP-73 Q&A 4: a workable throttle T has T < N - IN/R): a broker "
                          f"leading every moving partition has no bandwidth left for producers.")
     leader = b.leader_replication_throttled_rate_bytes_per_s
     if leader is not None and network is not None:

@@ -1,27 +1,42 @@
-"""KIP-73 throttle planner: a reassignment JSON in, a throttle and the commands to set it out.
+"""KIP-73 throttle planner: a reassignment in, a throttle, its real move time and the commands out.
 
-``load_reassignment`` reads what ``kafka-reassign-partitions --generate`` writes (proposed and,
-optionally, current assignment). ``plan_throttle`` applies the KIP's Q&A arithmetic from
-``kipviz.quota`` to brokers, network N, bytes-in IN, replication factor R and the bytes to move:
-the range ``IN < T < N - IN/R`` (Q&A 4), the move time (Q&A 1), the largest safe
-``replica.fetch.response.max.bytes`` (Q&A 5); ``ThrottlePlan.to_text`` adds ``kafka-configs``.
+``plan_throttle`` applies the one move-time rule of :mod:`kipviz.quota_planning` to brokers,
+network N, bytes-in IN, replication factor R and the bytes to move, counting the F in-sync
+followers ``kafka-reassign-partitions --throttle`` puts under the leader's quota (F = R - 1 by
+default; F = 0 is KIP-73's idealisation): the range ``(F + 1) x IN < T < N - IN/R`` (Q&A 4),
+the move time ``bytes / (T - (F + 1) x IN)`` (Q&A 1), the largest safe
+``replica.fetch.response.max.bytes`` (Q&A 5). KIP-1023 (Kafka 4.3, tiered storage, opt-in
+``follower.fetch.last.tiered.offset.enable``) leaves only the local part of a log to copy.
+``plan_log_dir_move`` does the arithmetic of a move between log dirs of one broker
+(``ReplicaAlterLogDirsThread``, ``replica.alter.log.dirs.io.max.bytes.per.second``).
+``ThrottlePlan.to_text`` says which replicas count against the quota and writes the
+``kafka-configs`` and ``kafka-reassign-partitions`` commands, every value shell-quoted.
+The files are read by :mod:`kipviz.planner_input` (re-exported here).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-from collections.abc import Mapping
+import shlex
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.config import BrokerConfig
-from kipviz.fetch import TopicPartition
-from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
+from kipviz.planner_input import (
+    PartitionAssignment,
+    ReassignmentPlan,
+    check_topic_name,
+    load_partition_sizes,
+    load_reassignment,
+)
+from kipviz.quota_planning import (
+    THROTTLED_RATE,
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    resolve_in_sync_followers,
+    throttle_bounds,
+)
 
 __all__ = [
     "PartitionAssignment",
@@ -29,185 +44,25 @@ __all__ = [
     "ThrottlePlan",
     "load_partition_sizes",
     "load_reassignment",
+    "log_bytes_to_copy",
+    "plan_log_dir_move",
     "plan_throttle",
 ]
 
-_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
-Source = str | os.PathLike[str] | Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class PartitionAssignment:
-    """One entry of a reassignment JSON: a partition, its replicas and optional log dirs."""
-
-    topic: str
-    partition: int
-    replicas: tuple[int, ...]
-    log_dirs: tuple[str, ...] | None = None
-
-    @property
-    def tp(self) -> TopicPartition:
-        """The partition as a ``TopicPartition`` (``str()`` gives ``topic-partition``)."""
-        return TopicPartition(self.topic, self.partition)
-
-
-def _entry(i: int, raw: object) -> PartitionAssignment:
-    where = f"partitions[{i}]"
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{where} must be an object with topic, partition and replicas: {raw!r}")
-    topic, partition = raw.get("topic"), raw.get("partition")
-    if not isinstance(topic, str) or not topic:
-        raise ValueError(f"{where}: topic must be a non-empty string: {topic!r}")
-    if isinstance(partition, bool) or not isinstance(partition, int) or partition < 0:
-        raise ValueError(f"{where} ({topic}): partition must be an integer >= 0: {partition!r}")
-    where = f"{where} ({topic}-{partition})"
-    replicas = raw.get("replicas")
-    if (not isinstance(replicas, list) or not replicas
-            or any(isinstance(b, bool) or not isinstance(b, int) or b < 0 for b in replicas)):
-        raise ValueError(f"{where}: replicas must be a non-empty list of broker ids >= 0: "
-                         f"{replicas!r}")
-    if len(set(replicas)) != len(replicas):
-        raise ValueError(f"{where}: replicas must be distinct broker ids: {replicas!r}")
-    log_dirs = raw.get("log_dirs")
-    if log_dirs is not None and (not isinstance(log_dirs, list) or len(log_dirs) != len(replicas)
-                                 or not all(isinstance(d, str) for d in log_dirs)):
-        raise ValueError(f"{where}: log_dirs must be a list of strings as long as replicas "
-                         f"({len(replicas)}): {log_dirs!r}")
-    return PartitionAssignment(topic, partition, tuple(replicas),
-                               None if log_dirs is None else tuple(log_dirs))
-
-
-def _parse(source: Source, name: str) -> tuple[PartitionAssignment, ...]:
-    data = (source if isinstance(source, Mapping)
-            else json.loads(Path(source).read_text(encoding="utf-8")))
-    if not isinstance(data, Mapping) or data.get("version") != 1:
-        raise ValueError(f"{name}: version must be 1")
-    raw = data.get("partitions")
-    if not isinstance(raw, list) or not raw:
-        raise ValueError(f"{name}: partitions must be a non-empty list: {raw!r}")
-    entries = tuple(_entry(i, e) for i, e in enumerate(raw))
-    first: dict[TopicPartition, int] = {}
-    for i, e in enumerate(entries):
-        if first.setdefault(e.tp, i) != i:
-            raise ValueError(f"{name}: partitions[{i}] ({e.tp}) is listed twice")
-    return entries
-
-
-@dataclass(frozen=True)
-class ReassignmentPlan:
-    """A proposed assignment (``partitions``) and, if known, the ``current`` one.
-
-    A replica *moves* when its broker is in the proposed list but not in the current one: that
-    broker copies the whole partition. Moves need the current assignment.
-    """
-
-    partitions: tuple[PartitionAssignment, ...]
-    current: tuple[PartitionAssignment, ...] | None = None
-
-    def _pairs(self) -> list[tuple[PartitionAssignment, PartitionAssignment]]:
-        now = {e.tp: e for e in self.current or ()}
-        if self.current is None:
-            raise ValueError("moves need the current assignment: load_reassignment(current=...)")
-        missing = [str(e.tp) for e in self.partitions if e.tp not in now]
-        if missing:
-            raise ValueError(f"current assignment has no entry for {', '.join(missing)}")
-        return [(now[e.tp], e) for e in self.partitions]
-
-    def moves(self) -> dict[int, tuple[TopicPartition, ...]]:
-        """Per destination broker (sorted), the partitions it gains, in JSON order."""
-        out: dict[int, list[TopicPartition]] = {}
-        for cur, new in self._pairs():
-            for broker in new.replicas:
-                if broker not in cur.replicas:
-                    out.setdefault(broker, []).append(new.tp)
-        return {b: tuple(out[b]) for b in sorted(out)}
-
-    def bytes_per_broker(self, partition_sizes: Mapping[str, int]) -> dict[int, int]:
-        """Bytes each destination broker must copy; sizes are keyed ``"topic-partition"``."""
-        def size(key: str) -> int:
-            if key not in partition_sizes:
-                raise ValueError(f"partition_sizes has no size for {key!r}")
-            return _check_int(f"partition_sizes[{key!r}]", partition_sizes[key], 0)
-
-        return {b: sum(size(str(tp)) for tp in tps) for b, tps in self.moves().items()}
-
-    def bytes_to_move(self, partition_sizes: Mapping[str, int]) -> int:
-        """Bytes copied over the whole cluster: the numerator of the KIP's move time."""
-        return sum(self.bytes_per_broker(partition_sizes).values())
-
-    def brokers(self) -> tuple[int, ...]:
-        """Every broker in the current or proposed replicas of the listed partitions, sorted."""
-        listed = {e.tp for e in self.partitions}
-        entries = self.partitions + tuple(e for e in self.current or () if e.tp in listed)
-        return tuple(sorted({b for e in entries for b in e.replicas}))
-
-    def throttled_replicas(self) -> dict[str, tuple[str, str]]:
-        """Per topic, the (leader, follower) ``*.replication.throttled.replicas`` values.
-
-        As Kafka's reassignment tool sets them: leader = current replicas of each moving
-        partition, follower = replicas being added, both as ``partition:broker`` lists.
-        """
-        lists: dict[str, tuple[list[str], list[str]]] = {}
-        for cur, new in self._pairs():
-            added = [b for b in new.replicas if b not in cur.replicas]
-            if added:
-                leader, follower = lists.setdefault(new.topic, ([], []))
-                leader += [f"{new.partition}:{b}" for b in cur.replicas]
-                follower += [f"{new.partition}:{b}" for b in added]
-        return {t: (",".join(lead), ",".join(follow)) for t, (lead, follow) in lists.items()}
-
-
-def load_reassignment(path_or_mapping: Source, *,
-                      current: Source | None = None) -> ReassignmentPlan:
-    """Parse a ``kafka-reassign-partitions`` JSON (a path or an already-loaded mapping).
-
-    Rules (ValueError naming the entry and the rule): ``version`` 1, a non-empty ``partitions``
-    list, each with a non-empty ``topic``, ``partition >= 0``, a non-empty list of distinct broker
-    ids >= 0 as ``replicas``, optional ``log_dirs`` of the same length, no partition twice.
-    """
-    return ReassignmentPlan(_parse(path_or_mapping, "reassignment"),
-                            None if current is None else _parse(current, "current"))
-
-
-def load_partition_sizes(path_or_mapping: Source) -> dict[str, int]:
-    """Partition sizes in bytes keyed ``"topic-partition"``, for ``bytes_per_broker``.
-
-    Takes a flat mapping (``{"orders-0": 5000000000}``) or what ``kafka-log-dirs.sh --describe
-    --json`` prints (``{"brokers": [{"broker": 1, "logDirs": [{"partitions": [{"partition":
-    "orders-0", "size": ...}]}]}]}``), where a partition's size is its largest replica (future
-    replicas of an ongoing move, ``isFuture``, left out).
-    """
-    data = (path_or_mapping if isinstance(path_or_mapping, Mapping)
-            else json.loads(Path(path_or_mapping).read_text(encoding="utf-8")))
-    if not isinstance(data, Mapping):
-        raise ValueError(f"partition sizes must be a JSON object: {data!r}")
-    if "brokers" not in data:
-        return {str(k): _check_int(f"partition_sizes[{k!r}]", v, 0) for k, v in data.items()}
-    sizes: dict[str, int] = {}
-    try:
-        for broker in data["brokers"]:
-            for log_dir in broker.get("logDirs", ()):
-                for part in log_dir.get("partitions", ()):
-                    if part.get("isFuture"):
-                        continue
-                    key = str(part["partition"])
-                    size = _check_int(f"size of {key!r} on broker {broker.get('broker')}",
-                                      part["size"], 0)
-                    sizes[key] = max(size, sizes.get(key, 0))
-    except (TypeError, KeyError, AttributeError) as err:
-        raise ValueError(f"not kafka-log-dirs --describe output: {err!r}") from err
-    return sizes
+_RATE = THROTTLED_RATE
 
 
 @dataclass(frozen=True)
 class ThrottlePlan:
     """What ``plan_throttle`` worked out; rates in bytes/s, times in s, sizes in bytes.
 
-    ``throttle_range``: the open interval ``(IN, N - IN/R)``, or None and ``range_reason``.
-    ``throttle_bytes_per_s``: the chosen T, or None (``reason`` says why, and the results after
-    it are None too). ``move_time_s`` is ``inf`` if the move never finishes. Q&A 4 sizes a
-    broker's network as T plus the unthrottled produce traffic IN/R of its leaders, so clients
-    have ``client_bytes_per_s = N - IN/R - T`` left to grow into: > 0 exactly when T < N - IN/R.
+    ``in_sync_followers`` (F): the followers the leader's quota counts besides the new replica.
+    ``throttle_range``: the open interval ``((F + 1) x IN, N - IN/R)``, or None and
+    ``range_reason``. ``throttle_bytes_per_s``: the chosen T, or None (``reason`` says why, and
+    the results after it are None too). ``move_time_s``: ``bytes / (T - (F + 1) x IN)``, ``inf``
+    if the move never finishes; ``kip_move_time_s``: KIP-73's ``bytes / (T - IN)`` (F = 0) beside
+    it. Q&A 4 sizes a broker's network as T plus the unthrottled produce traffic IN/R of its
+    leaders, so clients have ``client_bytes_per_s = N - IN/R - T`` left to grow into.
     """
 
     brokers: int
@@ -225,6 +80,8 @@ class ThrottlePlan:
     finishes: bool
     client_bytes_per_s: float | None
     replica_fetch_response_max_bytes: float | None
+    in_sync_followers: int = 0
+    kip_move_time_s: float | None = None
 
     @property
     def workable(self) -> bool:
@@ -238,56 +95,124 @@ class ThrottlePlan:
             raise ValueError(self.reason or self.range_reason)
         return self
 
+    def _counted(self) -> list[str]:
+        mb, f, inbound = 1e6, self.in_sync_followers, self.bytes_in_per_s
+        return [f"counted by the leader quota (leader.replication.throttled.replicas = the "
+                f"moving partitions' current replicas, as --throttle sets it): the new replica "
+                f"and {f} in-sync follower{'s' * (f != 1)} ({f} x IN = {f * inbound / mb:g} "
+                f"MB/s of keep-up, counted but never throttled); the new replica nets "
+                f"T - {f + 1} x IN",
+                "counted by the follower quota (follower.replication.throttled.replicas): "
+                "the new replicas only"]
+
     def to_text(self, reassignment: ReassignmentPlan | None = None, *,
-                bootstrap_server: str = "localhost:9092") -> str:
-        """A short operator report and the ``kafka-configs`` commands that set the throttle."""
-        mb = 1e6
-        r, t = self.throttle_range, self.throttle_bytes_per_s
+                bootstrap_server: str = "localhost:9092", additional: bool = False,
+                ongoing: ReassignmentPlan | None = None,
+                reassignment_json_file: str = "reassignment.json") -> str:
+        """A short operator report and the commands that set the throttle, values quoted.
+
+        ``additional``: the move is submitted beside one in progress (``--additional``);
+        ``ongoing`` is that one, whose moves stay in the throttled-replica lists.
+        """
+        mb, q = 1e6, shlex.quote
+        r, t, f = self.throttle_range, self.throttle_bytes_per_s, self.in_sync_followers
+        low = "IN" if f == 0 else f"{f + 1} x IN"
         lines = [f"KIP-73 throttle plan: {self.brokers} brokers, N = "
                  f"{self.network_bytes_per_s / mb:g} MB/s, IN = {self.bytes_in_per_s / mb:g} "
                  f"MB/s, R = {self.replication_factor}, {self.bytes_to_move / mb:g} MB to move",
+                 *self._counted(),
                  f"workable range: none ({self.range_reason})" if r is None
-                 else f"workable range: {r[0] / mb:g} < T < {r[1] / mb:g} MB/s"]
+                 else f"workable range: {low} < T < N - IN/R: {r[0] / mb:g} < T < "
+                      f"{r[1] / mb:g} MB/s"]
         lines += [f"warning: {self.reason}"] if self.reason else []
         if t is None or self.move_time_s is None:
             return "\n".join(lines)
         done = f"{self.move_time_s:.0f} s" if self.finishes else "never finishes"
-        lines += [f"throttle T: {t} B/s ({t / mb:g} MB/s); move time: {done}",
+        kip = self.kip_move_time_s if self.kip_move_time_s is not None else math.inf
+        kip_text = f"{kip:.0f} s" if kip < math.inf else "never"
+        lines += [f"throttle T: {t} B/s ({t / mb:g} MB/s); move time: {done} "
+                  f"(KIP-73's T - IN, no followers counted: {kip_text})",
                   f"client bandwidth left per broker: {(self.client_bytes_per_s or 0) / mb:g} MB/s",
                   f"keep replica.fetch.response.max.bytes below "
                   f"{self.replica_fetch_response_max_bytes or 0:.0f} (default "
                   f"{BrokerConfig().replica_fetch_response_max_bytes})", ""]
-        cmd = f"kafka-configs.sh --bootstrap-server {bootstrap_server}"
+        server = q(bootstrap_server)
+        cmd = f"kafka-configs.sh --bootstrap-server {server}"
         rates = f"leader.replication.throttled.rate={t},follower.replication.throttled.rate={t}"
         brokers = [str(b) for b in reassignment.brokers()] if reassignment else ["BROKER_ID"]
-        lines += [f"{cmd} --entity-type brokers --entity-name {b} --alter --add-config '{rates}'"
-                  for b in brokers]
+        lines += [f"{cmd} --entity-type brokers --entity-name {q(b)} --alter --add-config "
+                  f"{q(rates)}" for b in brokers]
         if reassignment is not None and reassignment.current is not None:
-            for topic, (lead, follow) in reassignment.throttled_replicas().items():
-                lines.append(f"{cmd} --entity-type topics --entity-name {topic} --alter "
-                             f"--add-config 'leader.replication.throttled.replicas=[{lead}],"
-                             f"follower.replication.throttled.replicas=[{follow}]'")
+            lists = reassignment.throttled_replicas(ongoing if additional else None)
+            for topic, (lead, follow) in lists.items():
+                lines.append(f"{cmd} --entity-type topics --entity-name "
+                             f"{q(check_topic_name(topic))} --alter --add-config "
+                             + q(f"leader.replication.throttled.replicas=[{lead}],"
+                                 f"follower.replication.throttled.replicas=[{follow}]"))
+        tool = (f"kafka-reassign-partitions.sh --bootstrap-server {server} "
+                f"--reassignment-json-file {q(reassignment_json_file)}")
+        lines += ["", "or let the tool set all of it (and keep ongoing moves throttled with "
+                      "--additional):" if additional else "or let the tool set all of it:",
+                  f"{tool} --execute --throttle {t}" + (" --additional" * additional),
+                  f"{tool} --verify   # removes every throttle once all moves are done; "
+                  f"add --preserve-throttles to keep them"]
         return "\n".join(lines)
+
+
+def log_bytes_to_copy(log_bytes: float, *, local_log_bytes: float | None = None,
+                      follower_fetch_last_tiered_offset_enable: bool = False) -> float:
+    """Bytes a new replica copies: the whole log, or with KIP-1023 (Kafka 4.3, tiered storage,
+    ``follower.fetch.last.tiered.offset.enable``, default false) only its local part: the new
+    follower starts from the last tiered offset and reads the rest from remote storage."""
+    total = _check_number("log_bytes", log_bytes, 0)
+    if not isinstance(follower_fetch_last_tiered_offset_enable, bool):
+        raise ValueError("follower_fetch_last_tiered_offset_enable "
+                         "(follower.fetch.last.tiered.offset.enable) must be a bool: "
+                         f"{follower_fetch_last_tiered_offset_enable!r}")
+    if local_log_bytes is None:
+        return total
+    local = _check_number("local_log_bytes", local_log_bytes, 0)
+    if local > total:
+        raise ValueError(f"local_log_bytes must be <= log_bytes = {total:g}: {local:g}")
+    return local if follower_fetch_last_tiered_offset_enable else total
+
+
+def plan_log_dir_move(*, bytes_to_move: float, throttle_bytes_per_s: float,
+                      bytes_in_per_s: float) -> float:
+    """Seconds to move replicas between log dirs of one broker (``kafka-reassign-partitions
+    --replica-alter-log-dirs-throttle`` sets ``replica.alter.log.dirs.io.max.bytes.per.second``).
+
+    ``ReplicaAlterLogDirsThread`` copies the current log into the future one and records every
+    byte it appends against that quota; no leader quota and no followers are involved, so the
+    future replica nets T - IN (IN: the produce rate of the partitions moving). ``inf`` if never.
+    """
+    return move_time_s(1.0, _check_number("bytes_to_move", bytes_to_move, 0), 1,
+                       _check_number("throttle_bytes_per_s "
+                                     "(replica.alter.log.dirs.io.max.bytes.per.second)",
+                                     throttle_bytes_per_s, 0), bytes_in_per_s)
 
 
 def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: float,
                   replication_factor: int, bytes_to_move: float,
                   target_completion_s: float | None = None,
                   throttle_bytes_per_s: float | None = None,
-                  window_total_s: float = 11) -> ThrottlePlan:
-    """Plan a reassignment throttle with the KIP-73 Q&A arithmetic (rates per broker).
+                  window_total_s: float = 11,
+                  in_sync_followers: int | None = None) -> ThrottlePlan:
+    """Plan a reassignment throttle (rates per broker) with the followers ``--throttle`` counts.
 
-    T (whole bytes/s, as Kafka's long config) is the given ``throttle_bytes_per_s``; else, for a
-    ``target_completion_s``, the smallest T meeting it, ``ceil(IN + bytes_to_move / target)``, if
-    it lies in the workable range; else (no target, nothing to move) the floor of the middle of
-    the range, splitting the headroom evenly between the move and the clients. ``bytes_to_move``
-    is the cluster total (the KIP's MoveRatio x TotalLogSizePerBroker x #Brokers). An empty range
-    or a T that never finishes is reported, not raised (see ``require_workable``).
+    ``in_sync_followers`` (F): None is ``replication_factor - 1``, what ``--throttle`` sets up;
+    0 is KIP-73's arithmetic as written. T (whole bytes/s, as Kafka's long config) is the given
+    ``throttle_bytes_per_s``; else, for a ``target_completion_s``, the smallest T meeting it,
+    ``ceil((F + 1) x IN + bytes_to_move / target)``, if it lies in the workable range; else the
+    floor of the middle of the range. ``bytes_to_move`` is the cluster total (the KIP's
+    MoveRatio x TotalLogSizePerBroker x #Brokers; see ``log_bytes_to_copy`` for KIP-1023). An
+    empty range or a T that never finishes is reported, not raised (see ``require_workable``).
     ``window_total_s`` is the KIP's total quota window (Q&A 5).
     """
     brokers = _check_int("brokers", brokers, 1)
     _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
     _check_int("replication_factor", replication_factor, 1)
+    f = resolve_in_sync_followers(in_sync_followers, replication_factor)
     moved = _check_number("bytes_to_move", bytes_to_move, 0)
     inbound = _check_number("bytes_in_per_s", bytes_in_per_s, 0)
     if target_completion_s is not None and throttle_bytes_per_s is not None:
@@ -295,36 +220,51 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
     if target_completion_s is not None:
         _check_number("target_completion_s", target_completion_s, 0, strict=True)
     _check_number("window_total_s", window_total_s, 0, strict=True)
+    for name, value in (("network_bytes_per_s", network_bytes_per_s),
+                        ("bytes_in_per_s", inbound), ("bytes_to_move", moved)):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be finite: {value}")
     bounds: tuple[float, float] | None = None
     range_reason = ""
     try:
-        bounds = throttle_bounds(inbound, network_bytes_per_s, replication_factor)
+        bounds = throttle_bounds(inbound, network_bytes_per_s, replication_factor,
+                                 in_sync_followers=f)
     except ValueError as e:  # arguments are checked above: only an empty range is left
         range_reason = str(e)
     t: int | None = None
     reason = range_reason
+    floor_in = (f + 1) * inbound
     if throttle_bytes_per_s is not None:
-        t = math.floor(_check_number(f"throttle_bytes_per_s ({_RATE})", throttle_bytes_per_s, 0))
+        given = _check_number(f"throttle_bytes_per_s ({_RATE})", throttle_bytes_per_s, 0)
+        if not given < 2**63:
+            raise ValueError(f"throttle_bytes_per_s ({_RATE}) must be a whole number of bytes/s "
+                             f"up to Java's Long.MAX_VALUE (None: no throttle): {given}")
+        t = math.floor(given)
     elif bounds is not None:
         lo, hi = bounds
         target = target_completion_s is not None and moved > 0
-        t = (math.ceil(inbound + moved / target_completion_s)
-             if target_completion_s is not None and moved > 0 else math.floor((lo + hi) / 2))
+        need = (floor_in + moved / target_completion_s
+                if target_completion_s is not None and moved > 0 else (lo + hi) / 2)
+        t = math.ceil(need) if target and need < 2**63 else math.floor(min(need, 2**63 - 1))
         if not lo < t < hi:
-            need = (f"meeting target_completion_s = {target_completion_s:g} s needs {_RATE} = "
-                    f"{t} B/s" if target else "the middle of the range is no whole B/s rate")
-            reason, t = f"{need}, outside {lo:g} < T < {hi:g}", None
-    time_s = client = response = None
+            why = (f"meeting target_completion_s = {target_completion_s:g} s needs {_RATE} = "
+                   f"{t} B/s" if target else "the middle of the range is no whole B/s rate")
+            reason, t = f"{why}, outside {lo:g} < T < {hi:g}", None
+    time_s = kip = client = response = None
     if t is not None:
-        time_s = move_time_s(1.0, moved, 1, t, inbound)  # ratio 1 x the cluster total x 1
+        time_s = move_time_s(1.0, moved, 1, t, inbound, in_sync_followers=f)
+        kip = move_time_s(1.0, moved, 1, t, inbound)
         client = network_bytes_per_s - inbound / replication_factor - t
         response = max_replica_fetch_response_bytes(t, window_total_s, network_bytes_per_s, brokers)
-        if not t > inbound:
-            reason = (f"{_RATE} = {t} B/s must be above bytes_in_per_s (IN) = {inbound:g}: "
+        if not t > floor_in:
+            what = ("bytes_in_per_s (IN)" if f == 0 else
+                    f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
+            reason = (f"{_RATE} = {t} B/s must be above {what} = {floor_in:g}: "
                       "no move ever finishes")
         elif bounds is not None and not t < bounds[1]:
             reason = (f"{_RATE} = {t} B/s is not below N - IN/R = {bounds[1]:g}: "
                       "clients lose bandwidth")
     return ThrottlePlan(brokers, network_bytes_per_s, inbound, replication_factor, moved,
                         window_total_s, target_completion_s, bounds, range_reason, t, reason,
-                        time_s, time_s is not None and time_s < math.inf, client, response)
+                        time_s, time_s is not None and time_s < math.inf, client, response,
+                        f, kip)

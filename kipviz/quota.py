@@ -17,7 +17,7 @@ Kafka's rate metric (``org.apache.kafka.common.metrics.stats``: ``SampledStat``,
 ``ReplicationQuotaManager`` (KIP-73 "The Throttle Mechanism"): a ``SimpleRate`` of
 ``replication.quota.window.num`` x ``replication.quota.window.size.seconds`` against
 ``leader.``/``follower.replication.throttled.rate``; throttled partitions per topic, ``*`` for all.
-The planning functions are the KIP's Q&A 1, 4 and 5.
+Planning arithmetic (Q&A 1, 4, 5 as ``--throttle`` counts): :mod:`kipviz.quota_planning`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,15 @@ from typing import TYPE_CHECKING, Literal
 
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
+from kipviz.quota_planning import (  # re-exported: the planning arithmetic lives there
+    catch_up_bytes_per_s,
+    in_sync_follower_bytes,
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    resolve_in_sync_followers,
+    scheduled_move_time_s,
+    throttle_bounds,
+)
 
 if TYPE_CHECKING:  # type hints only, so kipviz.fetch may import this module without a cycle
     from kipviz.fetch import TopicPartition
@@ -44,11 +53,15 @@ __all__ = [
     "ReplicationQuotaManager",
     "Sample",
     "SimpleRate",
+    "catch_up_bytes_per_s",
+    "in_sync_follower_bytes",
     "java_round",
     "max_replica_fetch_response_bytes",
     "max_value_in_quota_window",
     "move_time_s",
     "parse_throttled_replicas",
+    "resolve_in_sync_followers",
+    "scheduled_move_time_s",
     "throttle_bounds",
     "throttle_time_ms",
 ]
@@ -62,9 +75,6 @@ _LONG_MAX = 2**63 - 1
 _INT_MAX = 2**31 - 1
 _REPLICA = re.compile(r"[0-9]+:[0-9]+")
 _THROTTLED_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
-
-
-
 
 
 def java_round(x: float) -> int:
@@ -287,51 +297,3 @@ def parse_throttled_replicas(value: str, broker_id: int, *,
         raise ValueError(f"{setting} must be the literal '*' or a list of replicas in the form "
                          f"[partitionId]:[brokerId],[partitionId]:[brokerId],...: {value!r}")
     return [int(p) for p, b in (e.split(":") for e in pairs) if int(b) == broker_id]
-
-
-def move_time_s(move_ratio: float, log_size_per_broker_bytes: float, brokers: int,
-                throttle_bytes_per_s: float, max_bytes_in_per_s: float) -> float:
-    """KIP-73 Q&A 1: ``MoveRatio x TotalLogSizePerBroker x #Brokers / (quota - max(BytesIn))``.
-
-    ``math.inf`` when the throttle is not above the inbound rate (the move never finishes);
-    0 when there is nothing to move.
-    """
-    moved = (_check_number("move_ratio", move_ratio, 0)
-             * _check_number("log_size_per_broker_bytes", log_size_per_broker_bytes, 0)
-             * _check_int("brokers", brokers, 1))
-    headroom = (_check_number(f"throttle_bytes_per_s ({_THROTTLED_RATE})", throttle_bytes_per_s, 0)
-                - _check_number("max_bytes_in_per_s", max_bytes_in_per_s, 0))
-    if moved == 0:
-        return 0.0
-    return moved / headroom if headroom > 0 else math.inf
-
-
-def throttle_bounds(bytes_in_per_s: float, network_bytes_per_s: float,
-                    replication_factor: int) -> tuple[float, float]:
-    """KIP-73 Q&A 4: a workable throttle T has ``IN < T < N - IN/R``; returns ``(IN, N - IN/R)``.
-
-    Below IN the move never catches up; above ``N - IN/R`` a broker leading everything has no
-    room left for the (unthrottled) inbound traffic.
-    """
-    inbound = _check_number("bytes_in_per_s", bytes_in_per_s, 0)
-    network = _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
-    r = _check_int("replication_factor", replication_factor, 1)
-    upper = network - inbound / r
-    if not inbound < upper:
-        raise ValueError(f"no workable throttle: IN < T < N - IN/R needs IN < N - IN/R, but "
-                         f"IN = {inbound} and N - IN/R = {network} - {inbound}/{r} = {upper}")
-    return inbound, upper
-
-
-def max_replica_fetch_response_bytes(leader_quota_bytes_per_s: float, window_total_s: float,
-                                     network_bytes_per_s: float, brokers: int) -> float:
-    """KIP-73 Q&A 5: ``replica.fetch.response.max.bytes`` should stay below this.
-
-    ``window_total_s * min(leader quota, N / #brokers)``: the first throttled responses from all
-    brokers must fit in the quota window, at the leader's quota or the follower's network share.
-    """
-    quota = _check_number(f"leader_quota_bytes_per_s ({_THROTTLED_RATE})",
-                          leader_quota_bytes_per_s, 0)
-    window = _check_number("window_total_s", window_total_s, 0, strict=True)
-    network = _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
-    return window * min(quota, network / _check_int("brokers", brokers, 1))

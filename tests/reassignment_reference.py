@@ -3,7 +3,8 @@
 This is :func:`kipviz.scenarios.reassignment.simulate` as it was before the loop became a
 numba kernel (``kipviz.scenarios._reassignment_kernel``): plain Python over lists, with
 :class:`kipviz.quota.ReplicationQuotaManager` objects for the quotas. It knows nothing of
-``in_sync_followers`` (always 0 here) and its ``meta`` has no ``in_sync_followers`` key.
+``in_sync_followers`` (run it with ``in_sync_followers=0``) and its ``meta`` has no
+``in_sync_followers`` key.
 """
 
 from __future__ import annotations
@@ -57,14 +58,14 @@ def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
             brokers=s.brokers, network_bytes_per_s=s.network_bytes_per_s,
             bytes_in_per_s=s.bytes_in_per_s, replication_factor=s.replication_factor,
             bytes_to_move=sum(sizes), throttle_bytes_per_s=t,
-            window_total_s=window_total_s).reason
+            window_total_s=window_total_s, in_sync_followers=0).reason
     return meta
 
 
 def simulate_reference(scenario: ReassignmentScenario, *, seed: int = 0) -> ReassignmentTrace:
     """The reassignment loop before the kernel: the trace ``simulate`` must reproduce."""
     s = scenario
-    assert s.in_sync_followers == 0, "the reference predates in_sync_followers"
+    assert s.followers == 0, "the reference predates in_sync_followers: pass 0"
     sizes = list(s.partition_sizes)
     n = len(sizes)
     tps = [TopicPartition(_TOPIC, i) for i in range(n)]

@@ -90,15 +90,22 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
 def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),
                            in_sync_followers: tuple[int, int] = (0, 0)):
     """Small KIP-73 reassignments over every setting the kernel reads, with the edges: empty
-    logs, a throttle of 0, no throttle, a network too slow for one byte a tick, int or float."""
+    logs, a throttle of 0, no throttle, a network too slow for one byte a tick, int or float;
+    in_sync_followers drawn from the range (at most R - 1; None, i.e. R - 1, too when the
+    range is not just 0), and a throttle schedule now and then."""
+    from dataclasses import replace
+
     from kipviz.scenarios.reassignment import ReassignmentScenario
 
     mb = 1_000_000
     throttles = st.none() | st.just(0) | st.integers(1, 20 * mb) | st.floats(1e5, 2e7)
     sizes = st.lists(st.integers(0, 4 * mb) | st.just(0), min_size=1, max_size=8).map(tuple)
-    return st.builds(
+    schedule = st.lists(st.tuples(st.integers(0, 3000).map(lambda ms: ms / 1000), throttles),
+                        max_size=3, unique_by=lambda step: step[0]).map(
+                            lambda steps: tuple(sorted(steps, key=lambda step: step[0])))
+    base = st.builds(
         ReassignmentScenario,
-        brokers=st.integers(1, 6),
+        brokers=st.integers(5, 8),
         network_bytes_per_s=st.sampled_from([50, 1e6, 2e7, 125e6, 1e10]),
         bytes_in_per_s=st.sampled_from([0, 0.0, 1_000, 100_000.0, 500_000, 2e6, 1e7 / 3]),
         replication_factor=st.integers(1, 4),
@@ -114,8 +121,19 @@ def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),
         tick_ms=st.sampled_from([1, 7, 10, 50, 100, 250, 1000]),
         ticks=st.integers(*ticks),
         mode=st.sampled_from(["quota", "delay"]),
-        in_sync_followers=st.integers(*in_sync_followers),
+        in_sync_followers=st.just(0),
+        throttle_schedule=st.just(()) | schedule,
     )
+    lo, hi = in_sync_followers
+    if (lo, hi) == (0, 0):
+        return base
+
+    def followers(s):
+        top = min(hi, s.replication_factor - 1)
+        drawn = st.integers(min(lo, top), top) | st.none()
+        return drawn.map(lambda f: replace(s, in_sync_followers=f))
+
+    return base.flatmap(followers)
 
 
 def buffered_consumer_scenarios(**kwargs):

@@ -20,6 +20,8 @@ from kipviz.planner import (
     ThrottlePlan,
     load_partition_sizes,
     load_reassignment,
+    log_bytes_to_copy,
+    plan_log_dir_move,
     plan_throttle,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_NUM, move_time_s
@@ -36,8 +38,10 @@ CURRENT = {"version": 1, "partitions": [
 ]}
 SIZES = {"orders-0": 100 * MB, "orders-1": 200 * MB, "orders-2": 300 * MB,
          "payments-0": 50 * MB}
+# The KIP's own arithmetic: no in-sync follower counted (in_sync_followers=0); the tests of
+# what --throttle really counts (F = R - 1, the default) are further down.
 CLUSTER = {"brokers": 4, "network_bytes_per_s": 100 * MB, "bytes_in_per_s": 10 * MB,
-           "replication_factor": 2}
+           "replication_factor": 2, "in_sync_followers": 0}
 
 
 def _entry(**fields):
@@ -75,13 +79,21 @@ def test_a_replica_moves_when_its_broker_is_new_to_the_partition():
 
 
 def test_throttled_replica_lists_are_the_current_leaders_side_and_the_added_followers():
-    """As Kafka's reassignment tool sets them, in ``partition:broker`` form: the leader list
-    holds every current replica of a moving partition, the follower list the added ones."""
+    """As Kafka's reassignment tool sets them, in ``partition:broker`` form, sorted as Java's
+    ``TreeSet`` of strings: the leader list holds every current replica of a listed partition,
+    the follower list the added ones; a listed partition that gains nothing is still in the
+    leader list (``calculateLeaderThrottles``), and "10:1" sorts before "2:1"."""
     plan = load_reassignment(SAMPLE, current=CURRENT)
     assert plan.throttled_replicas() == {
-        "orders": ("0:1,0:2,0:3,1:2,1:3,1:1,2:1,2:2,2:4", "0:4,1:4,2:3"),
+        "orders": ("0:1,0:2,0:3,1:1,1:2,1:3,2:1,2:2,2:4", "0:4,1:4,2:3"),
         "payments": ("0:1,0:2", "0:4"),
     }
+    same = {"version": 1, "partitions": [{"topic": "t", "partition": 10, "replicas": [1, 2]},
+                                         {"topic": "t", "partition": 2, "replicas": [1, 2]}]}
+    moved = {"version": 1, "partitions": [{"topic": "t", "partition": 10, "replicas": [1, 2]},
+                                          {"topic": "t", "partition": 2, "replicas": [1, 3]}]}
+    assert load_reassignment(moved, current=same).throttled_replicas() == {
+        "t": ("10:1,10:2,2:1,2:2", "2:3")}
 
 
 @pytest.mark.parametrize(
@@ -132,7 +144,7 @@ def test_the_kips_replica_fetch_response_sizes_for_5_and_500_brokers(brokers, ex
     1000 MB / (1 - 0.5) MB/s = 2000 s."""
     plan = plan_throttle(brokers=brokers, network_bytes_per_s=100 * MB, bytes_in_per_s=MB // 2,
                          replication_factor=3, bytes_to_move=1000 * MB,
-                         throttle_bytes_per_s=MB,
+                         throttle_bytes_per_s=MB, in_sync_followers=0,
                          window_total_s=REPLICATION_QUOTA_WINDOW_NUM - 1)
     assert plan.replica_fetch_response_max_bytes == expected
     assert plan.move_time_s == 2000
@@ -216,13 +228,13 @@ def test_the_report_prints_the_kafka_configs_commands():
     text = plan.to_text(load_reassignment(SAMPLE, current=CURRENT))
     cmd = "kafka-configs.sh --bootstrap-server localhost:9092"
     assert (f"{cmd} --entity-type brokers --entity-name 3 --alter --add-config "
-            "'leader.replication.throttled.rate=42500000,"
-            "follower.replication.throttled.rate=42500000'") in text
+            "leader.replication.throttled.rate=42500000,"
+            "follower.replication.throttled.rate=42500000") in text
     assert (f"{cmd} --entity-type topics --entity-name payments --alter --add-config "
             "'leader.replication.throttled.replicas=[0:1,0:2],"
             "follower.replication.throttled.replicas=[0:4]'") in text
     assert text.count("--entity-type brokers") == 4
-    assert "move time: 20 s" in text
+    assert "move time: 20 s (KIP-73's T - IN, no followers counted: 20 s)" in text
     assert "below 275000000 (default 10485760)" in text
     assert "--entity-name BROKER_ID" in plan.to_text()
 
@@ -264,7 +276,8 @@ def test_within_the_range_a_higher_throttle_never_gives_a_longer_move(
     t1 = inbound + 1 + math.floor(lo * (extra - 0.5))
     t2 = inbound + 1 + math.floor(hi * (extra - 0.5))
     plans = [plan_throttle(brokers=3, network_bytes_per_s=network, bytes_in_per_s=inbound,
-                           replication_factor=r, bytes_to_move=moved, throttle_bytes_per_s=t)
+                           replication_factor=r, bytes_to_move=moved, throttle_bytes_per_s=t,
+                           in_sync_followers=0)
              for t in (t1, t2)]
     assert all(isinstance(p, ThrottlePlan) and p.workable for p in plans)
     assert plans[1].move_time_s <= plans[0].move_time_s
@@ -287,3 +300,83 @@ def test_partition_sizes_load_from_kafka_log_dirs_output_or_a_flat_mapping():
         load_partition_sizes({"brokers": [{"logDirs": [{"partitions": [{"size": 1}]}]}]})
     with pytest.raises(ValueError, match=r"partition_sizes\['t-0'\] must be >= 0: -1"):
         load_partition_sizes({"t-0": -1})
+
+
+# --- files, topic names and shell quoting (what a user's own files and names bring) -----------
+
+
+def test_saved_kafka_log_dirs_output_with_its_header_lines_reads(tmp_path):
+    """``kafka-log-dirs --describe`` prints two status lines before its JSON: they are skipped."""
+    saved = tmp_path / "log-dirs.txt"
+    saved.write_text("Querying brokers for log directories information\n"
+                     "Received log directory information from brokers 1,2\n"
+                     + (DATA / "log-dirs.json").read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_partition_sizes(saved) == load_partition_sizes(DATA / "log-dirs.json")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", r"is not JSON: it is empty"),
+    ("Querying brokers for log directories information\n", r"it holds no JSON object"),
+    ('Querying brokers\n{"version": 1,\n "partitions": [}\n',
+     r", line 3, column 17: not JSON: Expecting value"),
+])
+def test_unreadable_files_are_errors_naming_the_file_and_line(tmp_path, text, message):
+    """Empty, malformed or header-only files: the error names the file and, for bad JSON, the
+    line in the file (header lines counted)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"reassignment file '.*bad.json'.*{message}"):
+        load_reassignment(bad)
+    with pytest.raises(ValueError, match=r"partition sizes file '.*' cannot be read"):
+        load_partition_sizes(tmp_path)  # a directory
+
+
+@pytest.mark.parametrize(("topic", "message"), [
+    ("x; rm -rf ~ #", r"topic name 'x; rm -rf ~ #' is illegal"),
+    ("a" * 250, r"at most 249 characters long: 250 characters"),
+    ("..", r"cannot be '.' or '..'"),
+])
+def test_topic_names_follow_kafkas_rules(topic, message):
+    """``Topic.validate``: 1..249 characters of [a-zA-Z0-9._-], not '.' or '..'."""
+    with pytest.raises(ValueError, match=message):
+        load_reassignment(_entry(topic=topic))
+    assert load_reassignment(_entry(topic="a" * 249)).partitions[0].topic == "a" * 249
+
+
+def test_every_value_in_the_commands_is_shell_quoted():
+    """A bootstrap server or file name with shell syntax comes out as one quoted word."""
+    plan = plan_throttle(**CLUSTER, bytes_to_move=650 * MB, target_completion_s=20)
+    text = plan.to_text(load_reassignment(SAMPLE, current=CURRENT),
+                        bootstrap_server="h:9092; rm -rf ~", reassignment_json_file="a b.json")
+    assert "--bootstrap-server 'h:9092; rm -rf ~' --entity-type" in text
+    assert "--reassignment-json-file 'a b.json' --execute --throttle 42500000" in text
+    assert ("--add-config 'leader.replication.throttled.replicas=[0:1,0:2],"
+            "follower.replication.throttled.replicas=[0:4]'") in text
+
+
+def test_additional_keeps_the_ongoing_moves_in_the_throttled_lists():
+    """``--additional`` beside an ongoing move of payments-1 [2,3] -> [2,4]: its sources stay in
+    the leader list and its new replica in the follower list (``calculateProposedMoveMap``)."""
+    ongoing = load_reassignment(
+        {"version": 1, "partitions": [{"topic": "payments", "partition": 1,
+                                       "replicas": [2, 4]}]}, current=CURRENT)
+    plan = load_reassignment(SAMPLE, current=CURRENT)
+    assert plan.throttled_replicas(ongoing)["payments"] == ("0:1,0:2,1:2,1:3", "0:4,1:4")
+    text = plan_throttle(**CLUSTER, bytes_to_move=650 * MB).to_text(plan, additional=True,
+                                                                      ongoing=ongoing)
+    assert "--execute --throttle 52500000 --additional" in text
+    assert "add --preserve-throttles to keep them" in text
+
+
+def test_kip_1023_leaves_only_the_local_log_to_copy_and_log_dir_moves_net_t_minus_in():
+    """With ``follower.fetch.last.tiered.offset.enable`` (Kafka 4.3, default false) a new
+    replica copies only the local part; a move between log dirs (no leader quota, no followers)
+    nets ``replica.alter.log.dirs.io.max.bytes.per.second`` - IN."""
+    assert log_bytes_to_copy(100 * MB, local_log_bytes=10 * MB) == 100 * MB
+    assert log_bytes_to_copy(100 * MB, local_log_bytes=10 * MB,
+                             follower_fetch_last_tiered_offset_enable=True) == 10 * MB
+    with pytest.raises(ValueError, match=r"local_log_bytes must be <= log_bytes"):
+        log_bytes_to_copy(MB, local_log_bytes=2 * MB)
+    assert plan_log_dir_move(bytes_to_move=1000 * MB, throttle_bytes_per_s=60 * MB,
+                             bytes_in_per_s=10 * MB) == 20
+    assert plan_log_dir_move(bytes_to_move=MB, throttle_bytes_per_s=0, bytes_in_per_s=0) == math.inf

@@ -38,7 +38,7 @@ ONE = ReassignmentScenario(partitions=1, log_bytes=100 * MB, leader_throttle_byt
 # Six partitions of different sizes under produce traffic: they catch up one by one.
 MIXED = replace(ONE, sizes=(2 * MB, 9 * MB, 5 * MB, 14 * MB, 1 * MB, 7 * MB), bytes_in_per_s=2 * MB,
                 leader_throttle_bytes_per_s=8 * MB, follower_throttle_bytes_per_s=12 * MB,
-                ticks=1500)  # fmt: skip
+                ticks=1500, in_sync_followers=0)  # fmt: skip  (the KIP's F = 0)
 # T = 1 MB/s below IN = 2 MB/s: KIP-73 Q&A 1 says the move never finishes.
 BELOW_IN = replace(ONE, partitions=4, log_bytes=5 * MB, bytes_in_per_s=2 * MB,
                    leader_throttle_bytes_per_s=MB, follower_throttle_bytes_per_s=None,
@@ -75,16 +75,22 @@ def reference_windows(trace, window_ms: int) -> pd.DataFrame:
 
 
 def reference_catch_up(trace) -> pd.DataFrame:
-    """CATCH_UP with numpy: bytes caught up no later than each partition, over (T - IN)."""
+    """CATCH_UP with numpy: bytes caught up no later than each partition, over (T - IN) and
+    over the planned T - (F + 1) x IN."""
     p, meta = trace.partitions, trace.meta
     at, size = p["caught_up_ms"].to_numpy(), p["size_bytes"].to_numpy()
     cum = np.array([size[(at >= 0) & (at <= a)].sum() if a >= 0 else np.nan for a in at])
-    headroom = meta["throttle_bytes_per_s"] - meta["bytes_in_per_s"]
-    kip = np.where(cum == 0, 0.0, cum / headroom if headroom > 0 else np.inf)
+    def over(headroom):
+        return np.where(np.isnan(cum), np.nan,
+                        np.where(cum == 0, 0.0, cum / headroom if headroom > 0 else np.inf))
+
+    t, inbound = meta["throttle_bytes_per_s"], meta["bytes_in_per_s"]
+    kip = over(t - inbound)
+    planned = over(t - (meta["in_sync_followers"] + 1) * inbound)
     return pd.DataFrame({
         "partition": p["partition"], "size_bytes": size, "caught_up_ms": at,
         "caught_up_s": np.where(at >= 0, at / 1000.0, np.nan), "caught_up_bytes": cum,
-        "kip_move_time_s": np.where(np.isnan(cum), np.nan, kip),
+        "kip_move_time_s": kip, "planned_move_time_s": planned,
     })  # fmt: skip
 
 
@@ -265,7 +271,7 @@ def test_the_figure_has_fixed_traces_and_updates_in_place(runs):
     """The dashboard figure keeps its trace objects when new curves come in; quota and client
     lines vanish without a throttle, the completion line when the move never completes."""
     _, curves = runs
-    assert len(reassignment_figure().data) == len(REASSIGNMENT_TRACES) == 14
+    assert len(reassignment_figure().data) == len(REASSIGNMENT_TRACES) == 16
     fig = reassignment_figure(curves["one"])
     first = fig.data[0]
     trace = {t.name: t for t in fig.data}
@@ -273,7 +279,7 @@ def test_the_figure_has_fixed_traces_and_updates_in_place(runs):
     assert list(trace["KIP-73 move time (Q&A 1)"].x) == [10.0, 10.0]
     assert list(trace["simulated completion"].x) == [9.97, 9.97]
     update_reassignment_figure(fig, curves["below IN"])
-    assert len(fig.data) == 14 and fig.data[0] is first
+    assert len(fig.data) == 16 and fig.data[0] is first
     assert list(trace["throttled bytes sent per s"].y) == pytest.approx(
         curves["below IN"].windows["throttled_bytes_per_s"] / MB)  # fmt: skip
     assert list(trace["leader.replication.throttled.rate"].y) == [1.0, 1.0]
@@ -290,12 +296,13 @@ def test_the_throttle_comparison_shows_move_time_against_client_bandwidth(runs):
     _, curves = runs
     chosen = {k: curves[k] for k in ("one", "mixed", "below IN")}
     fig = compare_throttles_figure(chosen)
-    assert len(fig.data) == 4 + len(chosen)
-    simulated, formula = fig.data[0], fig.data[1]
+    assert len(fig.data) == 5 + len(chosen)
+    simulated, planned, formula = fig.data[0], fig.data[1], fig.data[2]
     assert list(simulated.x) == list(chosen)
     assert list(formula.text) == ["10.0 s", "6.3 s", "never"]
-    assert list(simulated.text)[2] == "not done"
-    assert fig.data[3].y[0] == pytest.approx(115.0)
+    assert list(planned.text) == ["10.0 s", "6.3 s", "never"]  # IN = 0, F = 0, T < IN
+    assert list(simulated.text)[2] == "never"
+    assert fig.data[4].y[0] == pytest.approx(115.0)
 
 
 # ----------------------------------------------------------------------------- validation

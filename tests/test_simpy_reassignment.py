@@ -22,8 +22,12 @@ BASE = ReassignmentScenario(partitions=3, log_bytes=3 * MB, bytes_in_per_s=300_0
                             follower_throttle_bytes_per_s=3 * MB, tick_ms=10, ticks=600)
 
 SMALL = {
-    # KIP-73 as shipped: the leader omits, the follower leaves out; both quotas bind in turn
-    "quota mode": BASE,
+    # KIP-73 as shipped: the leader omits, the follower leaves out; both quotas bind in turn;
+    # R - 1 = 2 in-sync followers counted by default: the move nets 2 - 3 x 0.3 = 1.1 MB/s
+    "quota mode": replace(BASE, ticks=1000),
+    # the throttle changed mid-move: down to 1 MB/s (never finishing) and back up to 4 MB/s
+    "throttle schedule": replace(BASE, throttle_schedule=((1.5, MB), (3.0, 4 * MB)),
+                                 ticks=800),
     # the rejected design: responses held and fetches delayed by the throttle time
     "delay mode": replace(BASE, mode="delay"),
     # T below IN: the move never finishes, the lag grows

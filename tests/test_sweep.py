@@ -124,11 +124,12 @@ def test_a_streams_instance_is_summarised_by_its_buffer_and_fairness_across_thre
 
 
 def test_a_reassignment_is_summarised_by_its_move_time():
-    """KIP-73: the simulated completion of 2 partitions of 20 MB at T = 30 MB/s, IN = 10 MB/s;
-    a reassignment has no partition fairness curve."""
+    """KIP-73: the simulated completion of 2 partitions of 20 MB at T = 50 MB/s, IN = 10 MB/s,
+    R = 3 (the two in-sync followers --throttle counts leave 20 MB/s); a reassignment has no
+    partition fairness curve."""
     s = ReassignmentScenario(brokers=5, bytes_in_per_s=10e6, partitions=2, log_bytes=20_000_000,
-                             leader_throttle_bytes_per_s=30e6,
-                             follower_throttle_bytes_per_s=30e6, tick_ms=100, ticks=300)
+                             leader_throttle_bytes_per_s=50e6,
+                             follower_throttle_bytes_per_s=50e6, tick_ms=100, ticks=300)
     row = summarise(s)
     assert row["move_time_s"] == reassignment_simulate(s).meta["completed_ms"] / 1000.0 > 2.0
     assert np.isnan(row["min_jain_index"])

@@ -122,17 +122,27 @@ def reassignment_dashboard(spark):
     return ReassignmentDashboard(spark=spark, partitions=4, log_bytes=25_000_000, ticks=300)
 
 
-def test_the_reassignment_dashboard_warns_that_a_throttle_at_in_never_finishes(
+def test_the_reassignment_dashboard_warns_that_a_throttle_at_r_times_in_never_finishes(
         reassignment_dashboard):
-    """A throttle at IN is legal in Kafka: it runs, and the dashboard says it never finishes."""
+    """A throttle at (F + 1) x IN = 3 x 10 MB/s is legal in Kafka: it runs, and the dashboard
+    says it never finishes (the two in-sync followers --throttle counts take 20 MB/s of it)."""
     d = reassignment_dashboard
-    c = d.update(leader_throttle_bytes_per_s=10e6, follower_throttle_bytes_per_s=10e6)
-    assert c is not None and not c.finished
-    assert "no move ever finishes" in d.warning.value
-    assert "KIP-73 formula: never" in d.summary.value
     c = d.update(leader_throttle_bytes_per_s=30e6, follower_throttle_bytes_per_s=30e6)
+    assert c is not None and not c.finished and c.move_status == "never"
+    assert "no move ever finishes" in d.warning.value
+    assert "planned: never" in d.summary.value and "ReassignmentBytesInPerSec" in d.summary.value
+    c = d.update(leader_throttle_bytes_per_s=50e6, follower_throttle_bytes_per_s=50e6)
     assert c.finished and "no move ever finishes" not in d.warning.value
-    assert c.completed_s == pytest.approx(c.kip_move_time_s, rel=0.1)  # 100 MB at 20 MB/s
+    assert c.completed_s == pytest.approx(c.planned_move_time_s, rel=0.1)  # 100 MB at 20 MB/s
+    c = d.update(in_sync_followers=0)  # KIP-73's idealisation: T - IN = 40 MB/s, but 4 x 1 MiB
+    assert c.kip_move_time_s == 2.5  # a fetch (100 ms) carries only 41.9 MB/s: 31.9 MB/s net
+    assert c.completed_s == pytest.approx(c.planned_move_time_s, rel=0.1)
+    assert d.update(network_bytes_per_s=float("inf")) is None  # a warning, not an exception
+    assert "network_bytes_per_s must be finite" in d.warning.value
+    c = d.update(in_sync_followers=None, throttle_schedule=((2.0, 31e6),))  # nets 1 MB/s
+    assert c is not None and c.move_status == "not within this run"  # 40 MB in 2 s, 60 in 60 s
+    assert c.projected_move_time_s == pytest.approx(62.0)
+    assert d.controls["throttle_schedule"].label == "31 MB/s from 2 s"
 
 
 def test_an_unlimited_throttle_is_a_slider_position(reassignment_dashboard):

@@ -8,10 +8,16 @@ From a ``ReassignmentTrace`` (``docs/traces.md``: tables ``ticks`` and ``partiti
   ``leader.``/``follower.replication.throttled.rate``, and the throttled bytes/s actually sent
   ("The Throttle Mechanism": at most the quota in the long run, plus what one response lets
   through before the rate is measured again);
-* ``SumReplicaLag`` (the KIP's progress metric, "Public Interfaces") and the client bandwidth
-  left, N - IN/R - replication sent (Q&A 4's sizing of a broker's network);
-* the move completion time against Q&A 1's ``MoveTime = MoveRatio x TotalLogSizePerBroker x
-  #Brokers / (quota - max(BytesInPerSec))``, as a whole and partition by partition;
+* the replica lag summed over the moving partitions (the KIP proposed it as ``SumReplicaLag``,
+  which Kafka never shipped; Kafka has ``ReassignmentBytesInPerSec`` /
+  ``ReassignmentBytesOutPerSec``, ``UnderReplicatedPartitions``, ``ReassigningPartitions`` and
+  the fetchers' ``ConsumerLag`` / ``MaxLag``) and the client bandwidth left, N - IN/R -
+  replication sent (Q&A 4's sizing of a broker's network);
+* the move completion time against the planned one, ``bytes / (T - (F + 1) x IN)`` with the F
+  in-sync followers the leader's quota counts (:mod:`kipviz.quota_planning`), and against Q&A
+  1's ``MoveTime = MoveRatio x TotalLogSizePerBroker x #Brokers / (quota - max(BytesInPerSec))``
+  (F = 0), as a whole and partition by partition; a move not done within the run is "not within
+  this run" (with its projected time) or "never", as the trace's ``meta`` says;
 * the overshoot of the first quota window: nothing is measured before the first responses, so
   "a large cluster could exceed the quota with the first request" (the mechanism is optimistic;
   ``replica.fetch.response.max.bytes`` bounds it).
@@ -37,7 +43,24 @@ from kipviz.curves import (
     _window_args,
     to_spark,
 )
-from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
+from kipviz.curves._reassignment_sql import (
+    _MOVE,
+    _PARTITIONS_MOVE,
+    _THROTTLE,
+    _TICKS_MOVE,
+    CATCH_UP,
+    META_KEYS,
+    MOVE,
+    PARTITIONS_INPUT,
+    THROTTLE,
+    TICKS_INPUT,
+    _catch_up_query,
+    _check_rates,
+    _partitions_summary_query,
+    _quota_window_ms,
+    _ticks_summary_query,
+)
+from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS, scheduled_move_time_s
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -52,140 +75,6 @@ __all__ = [
     "reassignment_curves",
     "throttle_curve",
 ]
-
-TICKS_INPUT = ("time_ms", "leader_rate_bytes_per_s", "follower_rate_bytes_per_s",
-               "throttled_bytes", "unthrottled_bytes", "replica_lag_bytes", "moved_bytes",
-               "client_bandwidth_left_bytes_per_s")  # fmt: skip
-PARTITIONS_INPUT = ("partition", "size_bytes", "caught_up_ms")
-META_KEYS = ("tick_ms", "ticks", "leader_throttle_bytes_per_s", "follower_throttle_bytes_per_s",
-             "throttle_bytes_per_s", "bytes_in_per_s", "network_bytes_per_s",
-             "replication_factor")  # fmt: skip
-
-# Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
-THROTTLE = {
-    "window": "int32", "window_start_ms": "int64", "ticks": "int64",
-    "leader_rate_mean_bytes_per_s": "float64", "leader_rate_max_bytes_per_s": "float64",
-    "follower_rate_mean_bytes_per_s": "float64", "follower_rate_max_bytes_per_s": "float64",
-    "throttled_bytes": "int64", "unthrottled_bytes": "int64",
-    "throttled_bytes_per_s": "float64", "sent_bytes_per_s": "float64",
-    "replica_lag_end_bytes": "int64", "replica_lag_max_bytes": "int64",
-    "moved_end_bytes": "int64", "client_left_min_bytes_per_s": "float64",
-    "client_left_mean_bytes_per_s": "float64",
-}  # fmt: skip
-CATCH_UP = {
-    "partition": "int32", "size_bytes": "int64", "caught_up_ms": "int64",
-    "caught_up_s": "float64", "caught_up_bytes": "float64", "kip_move_time_s": "float64",
-}  # fmt: skip
-_TICKS_MOVE = {
-    "moved_bytes": "int64", "replica_lag_end_bytes": "int64",
-    "first_window_throttled_bytes": "int64", "first_window_quota_bytes": "float64",
-    "first_window_overshoot": "float64", "client_left_moving_mean_bytes_per_s": "float64",
-    "client_left_moving_min_bytes_per_s": "float64",
-}  # fmt: skip
-_PARTITIONS_MOVE = {
-    "partitions": "int64", "caught_up_partitions": "int64", "bytes_to_move": "int64",
-    "completed_s": "float64", "kip_move_time_s": "float64",
-}  # fmt: skip
-MOVE = {**_PARTITIONS_MOVE, **_TICKS_MOVE}
-
-_THROTTLE = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
-  count(1) AS ticks,
-  CAST(avg(leader_rate_bytes_per_s) AS DOUBLE) AS leader_rate_mean_bytes_per_s,
-  CAST(max(leader_rate_bytes_per_s) AS DOUBLE) AS leader_rate_max_bytes_per_s,
-  CAST(avg(follower_rate_bytes_per_s) AS DOUBLE) AS follower_rate_mean_bytes_per_s,
-  CAST(max(follower_rate_bytes_per_s) AS DOUBLE) AS follower_rate_max_bytes_per_s,
-  CAST(sum(throttled_bytes) AS BIGINT) AS throttled_bytes,
-  CAST(sum(unthrottled_bytes) AS BIGINT) AS unthrottled_bytes,
-  sum(throttled_bytes) * 1000.0D / ({span_ms}) AS throttled_bytes_per_s,
-  sum(throttled_bytes + unthrottled_bytes) * 1000.0D / ({span_ms}) AS sent_bytes_per_s,
-  CAST(max_by(replica_lag_bytes, time_ms) AS BIGINT) AS replica_lag_end_bytes,
-  CAST(max(replica_lag_bytes) AS BIGINT) AS replica_lag_max_bytes,
-  CAST(max_by(moved_bytes, time_ms) AS BIGINT) AS moved_end_bytes,
-  CAST(min(client_bandwidth_left_bytes_per_s) AS DOUBLE) AS client_left_min_bytes_per_s,
-  CAST(avg(client_bandwidth_left_bytes_per_s) AS DOUBLE) AS client_left_mean_bytes_per_s
-FROM (SELECT *, CAST(time_ms div {window_ms} AS INT) AS window FROM {{ticks}})
-GROUP BY window"""
-# caught_up_bytes: bytes of the partitions caught up no later than this one (RANGE: ties too);
-# partitions never caught up (-1) sort first and add nothing.
-_CATCH_UP = """SELECT partition, size_bytes, caught_up_ms,
-  IF(caught_up_ms >= 0, caught_up_ms / 1000.0D, NULL) AS caught_up_s,
-  _cum AS caught_up_bytes, {kip} AS kip_move_time_s
-FROM (SELECT CAST(partition AS INT) AS partition, CAST(size_bytes AS BIGINT) AS size_bytes,
-    CAST(caught_up_ms AS BIGINT) AS caught_up_ms,
-    IF(caught_up_ms >= 0, CAST(sum(IF(caught_up_ms >= 0, size_bytes, 0)) OVER (
-      ORDER BY caught_up_ms RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS DOUBLE),
-      NULL) AS _cum
-  FROM {{partitions}})"""
-_PARTITIONS_SUMMARY = """SELECT partitions, caught_up_partitions, bytes_to_move,
-  IF(caught_up_partitions = partitions AND partitions > 0, _last / 1000.0D, NULL) AS completed_s,
-  {kip} AS kip_move_time_s
-FROM (SELECT count(1) AS partitions, count_if(caught_up_ms >= 0) AS caught_up_partitions,
-    CAST(coalesce(sum(size_bytes), 0) AS BIGINT) AS bytes_to_move,
-    CAST(coalesce(sum(size_bytes), 0) AS DOUBLE) AS _cum, max(caught_up_ms) AS _last
-  FROM {{partitions}})"""
-# "Moving" ticks: SumReplicaLag still above 0 after the tick.
-_TICKS_SUMMARY = """SELECT moved_bytes, replica_lag_end_bytes, first_window_throttled_bytes,
-  {quota_bytes} AS first_window_quota_bytes, {overshoot} AS first_window_overshoot,
-  client_left_moving_mean_bytes_per_s, client_left_moving_min_bytes_per_s
-FROM (SELECT CAST(max_by(moved_bytes, time_ms) AS BIGINT) AS moved_bytes,
-    CAST(max_by(replica_lag_bytes, time_ms) AS BIGINT) AS replica_lag_end_bytes,
-    CAST(coalesce(sum(IF(time_ms < {quota_window_ms}, throttled_bytes, 0)), 0) AS BIGINT)
-      AS first_window_throttled_bytes,
-    CAST(avg(client_bandwidth_left_bytes_per_s) FILTER (WHERE replica_lag_bytes > 0) AS DOUBLE)
-      AS client_left_moving_mean_bytes_per_s,
-    CAST(min(client_bandwidth_left_bytes_per_s) FILTER (WHERE replica_lag_bytes > 0) AS DOUBLE)
-      AS client_left_moving_min_bytes_per_s
-  FROM {{ticks}})"""
-_MOVE = """SELECT {columns} FROM ({partitions_summary}) CROSS JOIN ({ticks_summary})"""
-
-
-def _double(x: float) -> str:
-    """A Spark SQL double literal, infinities and NaN included."""
-    return f"CAST('{float(x)!r}' AS DOUBLE)"
-
-
-def _kip_time(cum: str, throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
-    """Q&A 1's move time of ``cum`` bytes as SQL, as :func:`kipviz.quota.move_time_s`: 0 for
-    nothing to move, infinite when the throttle is not above IN (no division by zero: Spark's
-    ANSI mode raises on it)."""
-    headroom = float(throttle_bytes_per_s) - float(bytes_in_per_s)
-    rate = _double(math.inf) if headroom <= 0 else f"{cum} / {_double(headroom)}"
-    return f"CASE WHEN {cum} IS NULL THEN NULL WHEN {cum} = 0 THEN 0.0D ELSE {rate} END"
-
-
-def _check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
-    if not throttle_bytes_per_s >= 0:
-        raise ValueError(f"'throttle_bytes_per_s' must be >= 0 (math.inf if unlimited): "
-                         f"{throttle_bytes_per_s}")  # fmt: skip
-    if not 0 <= bytes_in_per_s < math.inf:
-        raise ValueError(f"'bytes_in_per_s' must be >= 0 and finite: {bytes_in_per_s}")
-
-
-def _quota_window_ms(quota_window_s: float) -> int:
-    if not 0 < quota_window_s < math.inf:
-        raise ValueError(f"'quota_window_s' (replication.quota.window.size.seconds) must be > 0: "
-                         f"{quota_window_s}")  # fmt: skip
-    return max(1, round(quota_window_s * 1000))
-
-
-def _catch_up_query(throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
-    return _CATCH_UP.format(kip=_kip_time("_cum", throttle_bytes_per_s, bytes_in_per_s))
-
-
-def _partitions_summary_query(throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
-    return _PARTITIONS_SUMMARY.format(kip=_kip_time("_cum", throttle_bytes_per_s,
-                                                    bytes_in_per_s))  # fmt: skip
-
-
-def _ticks_summary_query(quota_window_ms: int, throttle_bytes_per_s: float) -> str:
-    quota_bytes = float(throttle_bytes_per_s) * quota_window_ms / 1000.0
-    first = "first_window_throttled_bytes"
-    if quota_bytes > 0:  # T x window; overshoot 0 when unlimited
-        overshoot = f"{first} / {_double(quota_bytes)}"
-    else:  # a zero throttle: any byte is an infinite overshoot
-        overshoot = f"IF({first} > 0, {_double(math.inf)}, {_double(math.nan)})"
-    return _TICKS_SUMMARY.format(quota_bytes=_double(quota_bytes), overshoot=overshoot,
-                                 quota_window_ms=quota_window_ms)  # fmt: skip
 
 
 def throttle_curve(ticks_df: DataFrame, window_ms: int, *, tick_ms: int | None = None) -> DataFrame:
@@ -206,19 +95,20 @@ def throttle_curve(ticks_df: DataFrame, window_ms: int, *, tick_ms: int | None =
 
 
 def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
-                   bytes_in_per_s: float = 0.0) -> DataFrame:  # fmt: skip
+                   bytes_in_per_s: float = 0.0, in_sync_followers: int = 0) -> DataFrame:
     """Per moving partition, when its new replica caught up against when Q&A 1 says it should.
 
     caught_up_ms as in the trace (-1: never in the run) and caught_up_s (NaN: never);
     caught_up_bytes: bytes of all partitions caught up no later than this one; kip_move_time_s:
     Q&A 1's time to move those bytes at ``throttle_bytes_per_s`` (T, ``math.inf`` if unlimited)
-    with ``bytes_in_per_s`` (IN) arriving, caught_up_bytes / (T - IN): infinite when T <= IN.
-    The last partition to catch up has the KIP's move time of the whole move. Columns: see
-    CATCH_UP.
+    with ``bytes_in_per_s`` (IN) arriving, caught_up_bytes / (T - IN): infinite when T <= IN;
+    planned_move_time_s: the same with the ``in_sync_followers`` F the leader's quota counts,
+    caught_up_bytes / (T - (F + 1) x IN). The last partition to catch up has the move time of
+    the whole move. Columns: see CATCH_UP.
     """
     _require(partitions_df.columns, PARTITIONS_INPUT, "partitions")
     _check_rates(throttle_bytes_per_s, bytes_in_per_s)
-    query = _catch_up_query(throttle_bytes_per_s, bytes_in_per_s)
+    query = _catch_up_query(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
     return _sql(partitions_df, query, partitions=partitions_df)
 
 
@@ -257,7 +147,9 @@ class ReassignmentCurves:
     settings come from ``trace.meta``: the leader and follower quotas (None = unlimited), the
     binding throttle T (``inf`` if both are unlimited), IN, and ``planned_client_bytes_per_s``
     = N - IN/R - T, the client bandwidth Q&A 4 leaves when replication runs at T (None if T is
-    unlimited).
+    unlimited); from the trace's plan: ``in_sync_followers`` counted, ``planned_move_time_s``
+    (``bytes / (T - (F + 1) x IN)``, over the throttle schedule if any), ``move_status``
+    ("finished", "not within this run" or "never") and ``projected_move_time_s``.
     """
 
     windows: pd.DataFrame
@@ -270,6 +162,10 @@ class ReassignmentCurves:
     throttle_bytes_per_s: float
     bytes_in_per_s: float
     planned_client_bytes_per_s: float | None
+    in_sync_followers: int = 0
+    planned_move_time_s: float = math.nan
+    move_status: str = ""
+    projected_move_time_s: float = math.nan
 
     def _move(self, column: str) -> float:
         return float(self.move[column].iloc[0]) if len(self.move) else math.nan
@@ -281,8 +177,19 @@ class ReassignmentCurves:
 
     @property
     def kip_move_time_s(self) -> float:
-        """KIP-73 Q&A 1's move time, in s (``inf`` when T <= IN: it never finishes)."""
+        """KIP-73 Q&A 1's move time as written (no follower counted), in s (``inf`` when
+        T <= IN)."""
         return self._move("kip_move_time_s")
+
+    @property
+    def move_text(self) -> str:
+        """The outcome in words: "finished in 96.7 s", "not within this run (projected 210 s)"
+        or "never (T <= (F + 1) x IN)"."""
+        if self.finished:
+            return f"finished in {self.completed_s:.1f} s"
+        if self.move_status == "never":
+            return f"never (T <= {self.in_sync_followers + 1} x IN)"
+        return f"not within this run (projected {self.projected_move_time_s:.0f} s)"
 
     @property
     def finished(self) -> bool:
@@ -322,7 +229,7 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
     parts = [
         (_THROTTLE.format(**_window_args(window_ms, tick_ms)), THROTTLE),
-        (_catch_up_query(t, inbound), CATCH_UP),
+        (_catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
         (_partitions_summary_query(t, inbound), _PARTITIONS_MOVE),
         (_ticks_summary_query(quota_window_ms, t), _TICKS_MOVE),
     ]
@@ -335,9 +242,15 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
         return None if meta[key] is None else float(meta[key])
 
     network, r = float(meta["network_bytes_per_s"]), int(meta["replication_factor"])
+    catch_up = _part_table(got, 1, CATCH_UP)
+    if meta.get("throttle_schedule"):  # the planned line follows the schedule's net rates
+        steps = tuple(tuple(step) for step in meta["catch_up_schedule"])
+        catch_up["planned_move_time_s"] = [
+            scheduled_move_time_s(b, steps) if b == b else math.nan  # NaN: never caught up
+            for b in catch_up["caught_up_bytes"]]
     return ReassignmentCurves(
         windows=_part_table(got, 0, THROTTLE),
-        catch_up=_part_table(got, 1, CATCH_UP),
+        catch_up=catch_up,
         move=move[list(MOVE)],
         window_ms=window_ms,
         quota_window_ms=quota_window_ms,
@@ -346,4 +259,8 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
         throttle_bytes_per_s=t,
         bytes_in_per_s=inbound,
         planned_client_bytes_per_s=None if t == math.inf else network - inbound / r - t,
+        in_sync_followers=int(meta.get("in_sync_followers", 0)),
+        planned_move_time_s=float(meta.get("planned_move_time_s", math.nan)),
+        move_status=str(meta.get("move_status", "")),
+        projected_move_time_s=float(meta.get("projected_move_time_s", math.nan)),
     )

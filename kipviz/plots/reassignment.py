@@ -3,7 +3,12 @@
 ``reassignment_figure`` has the fixed traces of ``REASSIGNMENT_TRACES``, so a ``FigureWidget``
 can be redrawn in place by ``update_reassignment_figure``; ``compare_throttles_figure`` puts
 several throttles side by side: a higher T moves the data sooner and leaves clients less.
-Rates and sizes are in MB (10**6 bytes), the unit KIP-73's examples use.
+Rates and sizes are in MB (10**6 bytes), the unit KIP-73's examples use. The lag drawn is the
+replica lag summed over the moving partitions: KIP-73 proposed it as ``SumReplicaLag``, a metric
+Kafka never shipped (watch ``ReassignmentBytesInPerSec`` / ``ReassignmentBytesOutPerSec``,
+``UnderReplicatedPartitions``, ``ReassigningPartitions`` and the fetchers' ``MaxLag``
+instead). The planned move time counts the in-sync followers ``--throttle`` puts under the
+leader's quota; KIP-73's own formula (no followers) is drawn beside it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ __all__ = [
 _MB = 1e6
 _COLORS = {"leader": "#1f77b4", "follower": "#9467bd", "sent": "#2ca02c", "lag": "#ff7f0e",
            "kip": "#d62728", "done": "#2ca02c", "client": "#17becf", "min": "#8c564b",
-           "plan": "#7f7f7f"}  # fmt: skip
+           "plan": "#7f7f7f", "planned": "#000000"}  # fmt: skip
+_LAG = "replica lag (KIP-73's SumReplicaLag, never shipped)"
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
 REASSIGNMENT_TRACES = [
@@ -39,14 +45,16 @@ REASSIGNMENT_TRACES = [
     (1, 1, "all moving bytes sent per s (in sync too)", "lines", "sent", "dot"),
     (1, 1, "leader.replication.throttled.rate", "lines", "leader", "dash"),
     (1, 1, "follower.replication.throttled.rate", "lines", "follower", "dash"),
-    (1, 2, "SumReplicaLag", "lines", "lag", None),
+    (1, 2, _LAG, "lines", "lag", None),
     (1, 2, "KIP-73 move time (Q&A 1)", "lines", "kip", "dash"),
     (1, 2, "simulated completion", "lines", "done", None),
+    (1, 2, "planned move time, T - (F + 1) x IN", "lines", "planned", "dot"),
     (2, 1, "client bandwidth left (mean)", "lines", "client", None),
     (2, 1, "client bandwidth left (min tick)", "lines", "min", "dot"),
     (2, 1, "N - IN/R - T (Q&A 4)", "lines", "plan", "dash"),
     (2, 2, "partition caught up (simulated)", "markers", "done", None),
     (2, 2, "KIP-73 formula", "lines", "kip", "dash"),
+    (2, 2, "planned, followers counted", "lines", "planned", "dot"),
 ]
 
 _EMPTY: dict[str, Any] = {"x": [], "y": []}
@@ -73,8 +81,12 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
     done = up[up["caught_up_ms"] >= 0].sort_values("caught_up_bytes")
     cum = done["caught_up_bytes"].to_numpy() / _MB
     kip = done["kip_move_time_s"].to_numpy()
-    formula = ({"x": np.concatenate([[0.0], cum]), "y": np.concatenate([[0.0], kip])}
-               if len(done) and np.isfinite(kip).all() else _EMPTY)  # fmt: skip
+    planned = done["planned_move_time_s"].to_numpy()
+
+    def line(times: np.ndarray) -> dict[str, Any]:
+        return ({"x": np.concatenate([[0.0], cum]), "y": np.concatenate([[0.0], times])}
+                if len(done) and np.isfinite(times).all() else _EMPTY)  # fmt: skip
+
     return [
         {"x": t, "y": w["leader_rate_mean_bytes_per_s"].to_numpy() / _MB},
         {"x": t, "y": w["follower_rate_mean_bytes_per_s"].to_numpy() / _MB},
@@ -85,26 +97,29 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
         {"x": t, "y": w["replica_lag_end_bytes"].to_numpy() / _MB},
         at(c.kip_move_time_s),
         at(c.completed_s),
+        at(c.planned_move_time_s),
         {"x": t, "y": w["client_left_mean_bytes_per_s"].to_numpy() / _MB},
         {"x": t, "y": w["client_left_min_bytes_per_s"].to_numpy() / _MB},
         level(c.planned_client_bytes_per_s),
         {"x": cum, "y": done["caught_up_s"].to_numpy()},
-        formula,
+        line(kip),
+        line(planned),
     ]
 
 
 def reassignment_figure(curves: ReassignmentCurves | None = None, *,
                         title: str = "") -> go.Figure:  # fmt: skip
     """The measured rates and the bytes sent per s (throttled, and all that the quotas count:
-    in-sync replicas too, KAFKA-4313) against the leader and follower quotas, SumReplicaLag with the
-    KIP-73 move time and the simulated completion, the client bandwidth left, and each
-    partition's catch-up against the formula, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
+    in-sync replicas too, KAFKA-4313) against the leader and follower quotas, the replica lag
+    with the planned move time (followers counted), KIP-73's and the simulated completion, the
+    client bandwidth left, and each partition's catch-up against the planned and the KIP's
+    times, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
         subplot_titles=("Throttled replication (MB/s) against the quotas",
-                        "SumReplicaLag (MB): KIP-73 move time vs simulated",
+                        "Replica lag (MB): planned and KIP-73 move time vs simulated",
                         "Client bandwidth left (MB/s)",
-                        "Catch-up time (s) by MB caught up: simulated vs KIP-73"),
+                        "Catch-up time (s) by MB caught up: simulated vs planned"),
     )  # fmt: skip
     add_fixed_traces(fig, REASSIGNMENT_TRACES, _COLORS, marker_size=6)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
@@ -123,18 +138,31 @@ def _seconds_or_note(x: float, note: str) -> tuple[float, str]:
     return (x, f"{x:.1f} s") if _finite(x) else (0.0, note)
 
 
+def _simulated(c: ReassignmentCurves) -> tuple[float, str]:
+    """The simulated bar: the completion, else "never" or the projected time, marked so."""
+    if c.finished:
+        return _seconds_or_note(c.completed_s, "")
+    if c.move_status == "not within this run" and _finite(c.projected_move_time_s):
+        return c.projected_move_time_s, f"not within this run ({c.projected_move_time_s:.0f} s?)"
+    return 0.0, "never" if c.move_status == "never" else "not done"
+
+
 def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
                              title: str = "") -> go.Figure:  # fmt: skip
-    """The trade-off of several throttles (labels, e.g. ``"10 MB/s"``): move time, simulated and
-    by the KIP's formula ("never" when T <= IN, "not done" when the run ended first); the client
-    bandwidth left while the move runs, with Q&A 4's N - IN/R - T; and SumReplicaLag over time."""
+    """The trade-off of several throttles (labels, e.g. ``"10 MB/s"``): move time simulated
+    ("never", or "not within this run" with the projected time), planned with the followers
+    counted and by KIP-73's formula ("never" when T is too low); the client bandwidth left while
+    the move runs, with Q&A 4's N - IN/R - T; and the replica lag over time."""
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("Move time (s)", "Client bandwidth left (MB/s)",
-                                        "SumReplicaLag (MB)"))  # fmt: skip
+                                        "Replica lag (MB)"))  # fmt: skip
     labels = list(runs)
-    done = [_seconds_or_note(c.completed_s, "not done") for c in runs.values()]
+    done = [_simulated(c) for c in runs.values()]
+    planned = [_seconds_or_note(c.planned_move_time_s, "never") for c in runs.values()]
     kip = [_seconds_or_note(c.kip_move_time_s, "never") for c in runs.values()]
-    for name, values, colour in (("simulated", done, "done"), ("KIP-73 formula", kip, "kip")):
+    for name, values, colour in (("simulated", done, "done"),
+                                 ("planned, followers counted", planned, "planned"),
+                                 ("KIP-73 formula", kip, "kip")):
         fig.add_trace(go.Bar(x=labels, y=[v for v, _ in values], text=[s for _, s in values],
                              textposition="outside", name=name,
                              marker_color=_COLORS[colour]), row=1, col=1)  # fmt: skip

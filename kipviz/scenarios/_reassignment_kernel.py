@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.quota_planning import in_sync_follower_bytes
 from kipviz.scenarios._jit import jit_functions
 
 START, LAST, VALUE = range(3)  # columns of a rate's slots
@@ -165,10 +166,13 @@ def insert_sorted(values, n, x):
 
 def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, delay_mode,
         leader_bound, follower_bound, samples, window_ms, in_sync_followers,
-        network_bytes_per_s, keep_up,
+        network_bytes_per_s, keep_up, sched_ms, sched_bounds,
         leader_rate, follower_rate, throttled_col, unthrottled_col, lag_col, moved_col,
         client_col, caught_up):
-    """The tick loop of ``simulate``: fills the tick columns and ``caught_up``; a status."""
+    """The tick loop of ``simulate``: fills the tick columns and ``caught_up``; a status.
+
+    ``sched_ms`` / ``sched_bounds``: the throttle schedule; from each time on both quotas have
+    that bound (``updateQuota``: the recorded bytes stay)."""
     n = sizes.shape[0]
     l_slots, l_pos = new_rate(samples)  # the leader's quota
     f_slots, f_pos = new_rate(samples)  # the follower's quota
@@ -192,13 +196,19 @@ def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, 
     moved = 0
     grown_before = 0
     end_ms = ticks * tick_ms  # delays reaching past the run are cut to it
+    step = 0
     for k in range(ticks):
         now = k * tick_ms
+        while step < sched_ms.shape[0] and sched_ms[step] <= now:
+            leader_bound = sched_bounds[step]
+            follower_bound = sched_bounds[step]
+            step += 1
         grown = math.floor(in_per_partition_ms * now)
         throttled = 0
         unthrottled = 0
         if in_sync_followers > 0:  # existing ISR followers fetch the new bytes: counted
-            rate_record(l_slots, l_pos, window_ms, in_sync_followers * n * (grown - grown_before),
+            rate_record(l_slots, l_pos, window_ms,
+                        in_sync_follower_bytes(in_sync_followers, n * (grown - grown_before)),
                         now)
         grown_before = grown
         if not pending and now >= next_request_ms:
@@ -263,5 +273,6 @@ _compiled: dict[str, Any] = {}
 def compiled() -> dict[str, Any]:
     """These functions compiled by numba (once per process), by name; numba is imported here."""
     if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, globals()))
+        _compiled.update(jit_functions(
+            _FUNCTIONS, globals(), foreign={"in_sync_follower_bytes": in_sync_follower_bytes}))
     return _compiled

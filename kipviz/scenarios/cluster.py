@@ -60,11 +60,12 @@ def _broker() -> BrokerScenario:
 
 
 def _reassignment() -> ReassignmentScenario:
-    # lesson 4's move on this cluster: 10 partitions of 200 MB, R = 3, 10 MB/s in per broker
+    # lesson 4's move on this cluster: 10 partitions of 200 MB, R = 3, 10 MB/s in per broker,
+    # 50 MB/s throttles: the 2 in-sync followers --throttle counts leave 50 - 3 x 10 = 20 MB/s
     return ReassignmentScenario(
         brokers=BROKERS, network_bytes_per_s=125e6, bytes_in_per_s=10e6, replication_factor=3,
-        partitions=10, log_bytes=200_000_000, leader_throttle_bytes_per_s=30e6,
-        follower_throttle_bytes_per_s=30e6, tick_ms=100, ticks=1500)
+        partitions=10, log_bytes=200_000_000, leader_throttle_bytes_per_s=50e6,
+        follower_throttle_bytes_per_s=50e6, tick_ms=100, ticks=1500)
 
 
 @dataclass(frozen=True)

@@ -23,18 +23,22 @@ both sides, as ``kafka-reassign-partitions --throttle`` sets it):
   is never throttled, but its bytes are still recorded by both quotas.
 * Clients: Q&A 4 sizes a broker's network as the replication it sends plus the unthrottled
   produce traffic IN / R of its leaders, so the bandwidth left is N - IN/R - sent / tick.
-* ``in_sync_followers`` (default 0): the moving partitions' existing in-sync followers. Each
-  tick, before the destination's fetch, they fetch what was produced since the last tick
-  (``in_sync_followers`` x IN x tick in all); the leader records those bytes in its quota,
-  because ``--throttle`` lists the existing replicas in ``leader.replication.throttled.replicas``
-  and in-sync replicas are counted though never throttled (KAFKA-4313). They leave the move
-  ``T - in_sync_followers x IN`` of the leader's quota, so it finishes only above
-  ``(in_sync_followers + 1) x IN``; they appear in no column but the leader's rate.
+* ``in_sync_followers`` F (None: R - 1, what ``--throttle`` sets up; 0: KIP-73's idealisation):
+  the moving partitions' existing in-sync followers. Each tick, before the destination's fetch,
+  they fetch what was produced since the last tick (F x IN x tick in all); the leader records
+  those bytes in its quota, because ``--throttle`` lists the current replicas in
+  ``leader.replication.throttled.replicas`` and in-sync replicas are counted though never
+  throttled (KAFKA-4313). The move nets ``T - (F + 1) x IN`` (:mod:`kipviz.quota_planning`),
+  so it finishes only above ``(F + 1) x IN``; they appear in no column but the leader's rate.
+* ``throttle_schedule``: ``(from_s, T)`` pairs; from ``from_s`` on both rates are T (None: no
+  throttle), as ``kafka-configs --alter`` (or ``--execute --additional --throttle``) changes
+  them mid-move; ``ReplicationQuotaManager.updateQuota`` keeps the bytes already recorded.
+
+``meta`` plans the move by the same rule (``planned_move_time_s``, piecewise over the schedule)
+and says whether it finished, will finish after the run (``projected_move_time_s``) or never.
 
 Simplifications: bytes are continuous (no record batches, so no oversized first batch of
-KIP-74); a replica never drops out of the ISR again (no ``replica.lag.time.max.ms``); with the
-default ``in_sync_followers=0`` the existing followers are left out of the leader's quota, which
-keeps the KIP's T > IN as the condition to finish.
+KIP-74); a replica never drops out of the ISR again (no ``replica.lag.time.max.ms``).
 
 The loop is :func:`kipviz.scenarios._reassignment_kernel.run`, plain loops over numpy arrays with
 Kafka's windowed rate as arrays: numba compiles it (``compiled=True``); run as it is, it is the
@@ -51,17 +55,20 @@ import numpy as np
 import pandas as pd
 
 from kipviz._checks import check_int, check_number
-from kipviz.planner import plan_throttle
 from kipviz.quota import (
     REPLICATION_QUOTA_WINDOW_NUM,
     REPLICATION_QUOTA_WINDOW_SIZE_SECONDS,
     ReplicationQuotaManager,
-    max_replica_fetch_response_bytes,
-    move_time_s,
 )
 from kipviz.scenarios import _reassignment_kernel as _kernel
+from kipviz.scenarios._reassignment_meta import move_meta, move_outcome, trace_size_check
+from kipviz.scenarios._reassignment_meta import resolve_in_sync_followers as _followers
 
-__all__ = ["ReassignmentScenario", "ReassignmentTrace", "simulate"]
+__all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate"]
+
+MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
+_JAVA_INT_MAX = 2**31 - 1
+_LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
 
 _TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
                  "follower_rate_bytes_per_s": np.float64, "throttled_bytes": np.int64,
@@ -74,9 +81,11 @@ class ReassignmentScenario:
     """A reassignment's brokers, partitions and Kafka settings; vary it with ``replace``.
 
     Rates are bytes/s per broker; ``None`` throttles are unlimited (Kafka's default). A throttle
-    at or below IN is legal (Kafka accepts it) but the move never finishes (``meta``).
+    at or below (F + 1) x IN is legal (Kafka accepts it) but the move never finishes (``meta``).
     ``sizes`` (bytes per moving partition) overrides ``partitions`` x ``log_bytes``.
-    ``in_sync_followers``: existing in-sync followers counted by the leader's quota (0: none).
+    ``in_sync_followers``: existing in-sync followers counted by the leader's quota (None:
+    ``replication_factor - 1``, as ``--throttle`` sets it up; 0: KIP-73's idealisation).
+    ``throttle_schedule``: ``(from_s, bytes/s or None)`` pairs, ascending, setting both rates.
     """
 
     brokers: int = 5
@@ -95,7 +104,8 @@ class ReassignmentScenario:
     tick_ms: int = 10
     ticks: int = 2000
     mode: Literal["quota", "delay"] = "quota"
-    in_sync_followers: int = 0
+    in_sync_followers: int | None = None
+    throttle_schedule: tuple[tuple[float, float | None], ...] = ()
 
     def __post_init__(self) -> None:
         ints = {"brokers": ("brokers", 1),
@@ -109,25 +119,54 @@ class ReassignmentScenario:
                 "replication_quota_window_size_seconds": (
                     "replication_quota_window_size_seconds "
                     "(replication.quota.window.size.seconds)", 1),
-                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1),
-                "in_sync_followers": ("in_sync_followers", 0)}
+                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
         for name, (label, minimum) in ints.items():
             check_int(label, getattr(self, name), minimum)
-        check_number("network_bytes_per_s", self.network_bytes_per_s, 0, strict=True)
-        check_number("bytes_in_per_s", self.bytes_in_per_s, 0)
+            top = _LOG_BYTES_MAX if name == "log_bytes" else _JAVA_INT_MAX
+            if getattr(self, name) > top:
+                raise ValueError(f"{label} must be <= {top} (Java's "
+                                 f"{'long, with room to grow' if name == 'log_bytes' else 'int'})"
+                                 f": {getattr(self, name)}")
+        _followers(self.in_sync_followers, self.replication_factor)
+        if self.replication_factor + 1 > self.brokers:
+            raise ValueError(f"replication_factor must be <= brokers - 1 = {self.brokers - 1}: "
+                             f"{self.replication_factor} (the R current replicas and the "
+                             f"destination of a moving partition are distinct brokers)")
+        for name in ("network_bytes_per_s", "bytes_in_per_s"):
+            check_number(name, getattr(self, name), 0, strict=name == "network_bytes_per_s")
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be finite: {getattr(self, name)}")
         for name, setting in (("leader_throttle_bytes_per_s", "leader"),
                               ("follower_throttle_bytes_per_s", "follower")):
-            if getattr(self, name) is not None:
-                check_number(f"{name} ({setting}.replication.throttled.rate)",
-                             getattr(self, name), 0)
+            _check_rate(f"{name} ({setting}.replication.throttled.rate)", getattr(self, name))
+        _check_schedule(self.throttle_schedule)
         if self.sizes is not None:
             if not isinstance(self.sizes, tuple) or not self.sizes:
                 raise ValueError(f"sizes must be a non-empty tuple of byte counts: {self.sizes!r}")
             for i, size in enumerate(self.sizes):
-                check_int(f"sizes[{i}]", size, 0)
+                if check_int(f"sizes[{i}]", size, 0) > _LOG_BYTES_MAX:
+                    raise ValueError(f"sizes[{i}] must be <= {_LOG_BYTES_MAX}: {size}")
         if self.mode not in ("quota", "delay"):
             raise ValueError(f"mode must be 'quota' (KIP-73 as shipped) or 'delay' (the "
                              f"rejected delay-based design): {self.mode!r}")
+        n = self.partitions if self.sizes is None else len(self.sizes)
+        trace_size_check(self.ticks, n)  # before the sizes are ever built
+        run_s = self.ticks * self.tick_ms / 1000.0
+        for name, what in (("bytes_in_per_s", "x the run (ticks x tick_ms)"),
+                           ("network_bytes_per_s", "x tick_ms")):
+            span = run_s if name == "bytes_in_per_s" else self.tick_ms / 1000.0
+            if getattr(self, name) * span > _LOG_BYTES_MAX:
+                raise ValueError(f"{name} {what} must stay below {_LOG_BYTES_MAX} bytes (Java's "
+                                 f"long): {getattr(self, name)}")
+        total = self.partitions * self.log_bytes if self.sizes is None else sum(self.sizes)
+        if total > _LOG_BYTES_MAX:
+            raise ValueError(f"the bytes to move (partitions x log_bytes, or sum(sizes)) must be "
+                             f"<= {_LOG_BYTES_MAX}: {total}")
+
+    @property
+    def followers(self) -> int:
+        """The in-sync followers counted by the leader's quota (``in_sync_followers`` resolved)."""
+        return _followers(self.in_sync_followers, self.replication_factor)
 
     @property
     def partition_sizes(self) -> tuple[int, ...]:
@@ -151,35 +190,30 @@ class ReassignmentTrace:
     meta: dict[str, Any]
 
 
-def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
-    sizes, t = s.partition_sizes, s.throttle_bytes_per_s
-    window_total_s = s.replication_quota_window_num * s.replication_quota_window_size_seconds
-    meta: dict[str, Any] = {
-        "mode": s.mode, "seed": seed, "tick_ms": s.tick_ms, "ticks": s.ticks,
-        "brokers": s.brokers, "network_bytes_per_s": s.network_bytes_per_s,
-        "bytes_in_per_s": s.bytes_in_per_s, "replication_factor": s.replication_factor,
-        "leader_throttle_bytes_per_s": s.leader_throttle_bytes_per_s,
-        "follower_throttle_bytes_per_s": s.follower_throttle_bytes_per_s,
-        "throttle_bytes_per_s": t, "bytes_to_move": sum(sizes),
-        "in_sync_followers": s.in_sync_followers,
-        "replica_fetch_max_bytes": s.replica_fetch_max_bytes,
-        "replica_fetch_response_max_bytes": s.replica_fetch_response_max_bytes,
-        "window_total_s": window_total_s,
-        "window_size_s": s.replication_quota_window_size_seconds,
-        "kip_move_time_s": (move_time_s(1.0, sum(sizes), 1, t, s.bytes_in_per_s)
-                            if t < math.inf else 0.0),
-        "safe_response_max_bytes": (max_replica_fetch_response_bytes(
-            t, window_total_s, s.network_bytes_per_s, s.brokers) if t < math.inf else None),
-    }
-    meta["finishes"] = meta["kip_move_time_s"] < math.inf
-    meta["reason"] = ""
-    if t < math.inf:
-        meta["reason"] = plan_throttle(
-            brokers=s.brokers, network_bytes_per_s=s.network_bytes_per_s,
-            bytes_in_per_s=s.bytes_in_per_s, replication_factor=s.replication_factor,
-            bytes_to_move=sum(sizes), throttle_bytes_per_s=t,
-            window_total_s=window_total_s).reason
-    return meta
+def _check_rate(label: str, rate: float | None) -> None:
+    """None (no throttle) or a finite rate >= 0 (Kafka's long ``atLeast(0)``)."""
+    if rate is not None:
+        check_number(label, rate, 0)
+        if not rate < 2**63:
+            raise ValueError(f"{label} must be below 2**63 (Java's long; None: no throttle): "
+                             f"{rate}")
+
+
+def _check_schedule(schedule: tuple[tuple[float, float | None], ...]) -> None:
+    if not isinstance(schedule, tuple):
+        raise ValueError(f"throttle_schedule must be a tuple of (from_s, rate) pairs: "
+                         f"{schedule!r}")
+    last = -1.0
+    for i, step in enumerate(schedule):
+        if not isinstance(step, tuple) or len(step) != 2:
+            raise ValueError(f"throttle_schedule[{i}] must be a (from_s, rate) pair: {step!r}")
+        at = check_number(f"throttle_schedule[{i}] from_s", step[0], 0)
+        if not at < math.inf or not at > last:
+            raise ValueError(f"throttle_schedule[{i}] from_s must be finite and above the one "
+                             f"before: {at}")
+        last = at
+        _check_rate(f"throttle_schedule[{i}] rate (leader. and follower.replication.throttled"
+                    f".rate)", step[1])
 
 
 def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
@@ -200,13 +234,16 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     network_per_tick = math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0)
     tk = {name: np.zeros(s.ticks, dtype) for name, dtype in _TICK_COLUMNS.items()}
     caught_up = np.zeros(n, np.int64)
+    sched_ms = np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64)
+    sched_bounds = np.array([_kernel.UNLIMITED if r is None else float(r)
+                             for _, r in s.throttle_schedule], np.float64)
     run: Any = _kernel.compiled()["run"] if compiled else _kernel.run
     status = run(
         sizes, s.bytes_in_per_s / n / 1000.0, s.tick_ms, s.ticks, s.replica_fetch_max_bytes,
         min(s.replica_fetch_response_max_bytes, network_per_tick), s.mode == "delay", *bounds,
-        s.replication_quota_window_num, leader.rate.window_ms, s.in_sync_followers,
+        s.replication_quota_window_num, leader.rate.window_ms, s.followers,
         float(s.network_bytes_per_s), s.bytes_in_per_s / s.replication_factor,
-        *(tk[name] for name in list(_TICK_COLUMNS)[1:]), caught_up)
+        sched_ms, sched_bounds, *(tk[name] for name in list(_TICK_COLUMNS)[1:]), caught_up)
     if status != _kernel.OK:
         side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
         raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
@@ -215,9 +252,9 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     ticks = pd.DataFrame(tk)
     partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": sizes,
                                "caught_up_ms": caught_up})
-    meta = _meta(s, seed)
+    meta = move_meta(s, seed)
     done = bool((caught_up >= 0).all())
-    meta["completed_ms"] = int(caught_up.max()) if done else None
+    meta.update(move_outcome(meta, int(caught_up.max()) if done else None))
     first = ticks.time_ms < window_s * 1000
     meta["first_window_throttled_bytes"] = int(ticks.throttled_bytes[first].sum())
     return ReassignmentTrace(ticks=ticks, partitions=partitions, meta=meta)

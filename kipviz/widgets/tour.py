@@ -38,7 +38,7 @@ _BUFFER = [("unset (Kafka today)", NO_BUFFER_MEMORY),
            *byte_options(*(k * MiB for k in (8, 16, 32, 50, 64, 100, 200)), 104857600)]
 _QUEUED = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (10, 20, 40, 100, 200)))]
 _THROTTLES = [("unlimited", UNLIMITED), *((f"{r:g} MB/s", r * MB) for r in (
-    5, 10, 12, 15, 20, 30, 40, 60, 80, 100))]
+    5, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100))]
 _SENTINELS = {"buffer_memory_bytes": NO_BUFFER_MEMORY, "leader_throttle_bytes_per_s": UNLIMITED,
               "follower_throttle_bytes_per_s": UNLIMITED}
 
@@ -178,9 +178,13 @@ class TourDashboard(Dashboard):
 
     def _advice(self, s: ClusterScenario, c: TourCurves) -> list[str]:
         notes = list(self.config_notes)
-        if not c.reassignment.finished:
-            notes.append("The reassignment did not finish in the run: with the throttle at or "
-                         "below the inbound rate it never does (KIP-73).")
+        if c.reassignment.move_status == "never":
+            notes.append("The reassignment never finishes: the leader's throttle is at or below "
+                         "R x IN (--throttle counts the R - 1 in-sync followers too; KIP-73).")
+        elif not c.reassignment.finished:
+            notes.append(f"The reassignment did not finish in the run; it would at about "
+                         f"{c.reassignment.projected_move_time_s:.0f} s (KIP-73, followers "
+                         f"counted).")
         return notes
 
     def _summary(self, c: TourCurves) -> str:
@@ -191,8 +195,7 @@ class TourDashboard(Dashboard):
         pool = (f", with buffer.memory {peak['kip81_pool']:.0f} MiB"
                 if "kip81_pool" in peak else " (buffer.memory unset)")
         broker_peak = float(c.broker.memory["pool_used_max_bytes"].max()) / MiB
-        done = c.reassignment.completed_s
-        move = "not finished in the run" if done != done else f"{done:.0f} s"
+        move = c.reassignment.move_text
         return (f"<b>consumer</b> mean Jain {jain:.2f}, memory {peak['today']:.0f} MiB without "
                 f"a pool{pool} &middot; <b>broker</b> requests held {broker_peak:.0f} MiB "
                 f"&middot; <b>reassignment</b> {move}"

@@ -1,4 +1,4 @@
-"""Lesson 4: replication throttles and the reassignment planner (KIP-73)."""
+"""Lesson 4: replication throttles and the reassignment planner (KIP-73), as --throttle really works."""
 
 from __future__ import annotations
 
@@ -10,67 +10,50 @@ CELLS = [
 
 **The question.** Moving partitions to a new broker copies whole logs over the network, beside
 the traffic of producers and consumers. A replication throttle protects the clients; set it too
-low and the move never ends, too high and the clients starve. Which value, and what does each
-choice cost?
+low and the move never ends, too high and the clients starve. Which value, and when is it done?
 
 **The mechanism in a sentence.** With [KIP-73](https://cwiki.apache.org/confluence/display/KAFKA/KIP-73+Replication+Quotas)
-(Kafka 0.10.1) a broker measures the bytes it replicates for *throttled* partitions over a window
+(Kafka 0.10.1) a broker measures the bytes it replicates for *throttled* replicas over a window
 of `replication.quota.window.num` x `replication.quota.window.size.seconds` (11 x 1 s); while the
 measured rate is above `leader.replication.throttled.rate` the leader leaves those partitions out
 of its fetch responses, and while it is above `follower.replication.throttled.rate` the follower
 leaves them out of its requests.
 
+**What `--throttle` really throttles.** `kafka-reassign-partitions --execute --throttle T` lists
+every *current* replica of a moving partition in `leader.replication.throttled.replicas` and only
+the new ones in `follower.replication.throttled.replicas` (`ReassignPartitionsCommand`). The
+leader records the bytes of every throttled partition it sends (`KafkaApis`:
+`quotas.leader.record(sizeOfThrottledPartitions(...))`), so the R - 1 in-sync followers' keep-up
+fetches count against its quota, though they are never throttled (KAFKA-4313). With producers
+writing IN, the new replica nets **T - R x IN**, not the KIP's T - IN.
+
 kipviz models Kafka's `ReplicationQuotaManager` on its windowed `SimpleRate` (as since Kafka 3.8),
-the leader's omission, the follower's exclusion and KAFKA-4313 (in-sync replicas are counted but
-never throttled); Spark turns the simulated traces into the curves.
+the leader's omission, the follower's exclusion, KAFKA-4313 and the followers `--throttle` counts;
+Spark turns the simulated traces into the curves.
 """),
     code("""
-from dataclasses import replace
-
-import pandas as pd
-
 from kipviz import data_file
 from kipviz.curves.reassignment import reassignment_curves
-from kipviz.planner import load_partition_sizes, load_reassignment, plan_throttle
+from kipviz.curves.reassignment_compare import (followers_table, response_size_table,
+                                                throttle_runs, throttle_table)
+from kipviz.planner import (load_partition_sizes, load_reassignment, log_bytes_to_copy,
+                            plan_log_dir_move, plan_throttle)
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
 from kipviz.scenarios.reassignment import simulate
 from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets.reassignment import METRICS_TEXT
 
 MB = 1_000_000
 """),
     md("""
-## 1. The KIP's arithmetic
-
-Three answers from the KIP's Q&A, per broker, with IN the bytes producers write into it, N its
-network, R the replication factor and T the throttle:
-
-* **Q&A 4, the workable range:** `IN < T < N - IN/R`. At or below IN the followers never catch up
-  (the log grows as fast as they copy); above `N - IN/R` replication eats the clients' share.
-* **Q&A 1, the move time:** `MoveRatio x TotalLogSizePerBroker x #Brokers / (T - IN)`.
-* **Q&A 5, the response size:** the first throttled responses must fit the quota window:
-  `replica.fetch.response.max.bytes < min(T x window, window x N / #brokers)`.
-"""),
-    code("""
-low, high = throttle_bounds(bytes_in_per_s=10 * MB, network_bytes_per_s=125 * MB, replication_factor=3)
-print(f"1 Gbit/s brokers taking 10 MB/s, R = 3: {low / MB:g} MB/s < T < {high / MB:.2f} MB/s")
-print(f"moving 20% of 1 TB per broker on 5 brokers at T = 50 MB/s: "
-      f"{move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB) / 3600:.1f} h")
-for brokers in (5, 500):
-    size = max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, brokers)
-    print(f"{brokers:3d} brokers, leader quota 1 MB/s, 10 s window, 100 MB/s network: "
-          f"replica.fetch.response.max.bytes < {size / MB:g} MB")
-"""),
-    md("""
-These are the KIP's own examples: 10 MB for 5 brokers (the leader's quota dominates) and 2 MB for
-500 (the follower's network does).
-
-## 2. Plan a real reassignment
+## 1. Plan a real reassignment
 
 `kafka-reassign-partitions --generate` prints the current and the proposed assignment;
-`kafka-log-dirs --describe` gives the partition sizes. The planner reads both, finds the bytes each
-new replica must copy, and picks the smallest throttle that finishes within a target (one hour
-here), with the commands that set it:
+`kafka-log-dirs --describe` gives the partition sizes (the planner skips the two status lines it
+prints before its JSON). The planner finds the bytes each new replica must copy and picks the
+smallest throttle that finishes within a target (one hour here), counting the replicas
+`--throttle` puts under the quota, and writes the commands that set it:
 """),
     code("""
 plan = load_reassignment(data_file("reassignment.json"), current=data_file("current-assignment.json"))
@@ -82,11 +65,54 @@ throttle = plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * 
 print(throttle.to_text(plan))
 """),
     md("""
+90 GB in an hour needs T = 3 x 10 + 90 000 / 3600 = 55 MB/s. KIP-73's own arithmetic (no
+follower counted) would have picked 35 MB/s, and at 35 MB/s the move really takes five hours:
+"""),
+    code("""
+kip_plan = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                         replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
+                         target_completion_s=3600, in_sync_followers=0)
+real = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                     replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
+                     throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
+print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, {kip_plan.move_time_s / 3600:.1f} h")
+print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
+      f"(the new replica nets {(real.throttle_bytes_per_s - 3 * 10 * MB) / MB:g} MB/s)")
+"""),
+    md("""
+## 2. The KIP's arithmetic, and the followers it leaves out
+
+The KIP's Q&A gives three answers per broker, with IN the bytes producers write into it, N its
+network, R the replication factor and T the throttle. Each is the special case F = 0 of the rule
+with the F in-sync followers the leader's quota counts (F = R - 1 under `--throttle`):
+
+* **Q&A 4, the workable range:** `(F + 1) x IN < T < N - IN/R` (the KIP: `IN < T`). At or below
+  the lower end the new replica never catches up; above `N - IN/R` replication eats the clients'
+  share (the followers' keep-up bytes are inside T, so the upper end does not move).
+* **Q&A 1, the move time:** `MoveRatio x TotalLogSizePerBroker x #Brokers / (T - (F + 1) x IN)`.
+* **Q&A 5, the response size:** the first throttled responses must fit the quota window:
+  `replica.fetch.response.max.bytes < min(T x window, window x N / #brokers)`.
+"""),
+    code("""
+low, high = throttle_bounds(bytes_in_per_s=10 * MB, network_bytes_per_s=125 * MB, replication_factor=3,
+                            in_sync_followers=2)
+print(f"1 Gbit/s brokers taking 10 MB/s, R = 3: {low / MB:g} MB/s < T < {high / MB:.2f} MB/s "
+      f"(the KIP says {throttle_bounds(10 * MB, 125 * MB, 3)[0] / MB:g} MB/s < T)")
+print(f"moving 20% of 1 TB per broker on 5 brokers at T = 50 MB/s: "
+      f"{move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB, in_sync_followers=2) / 3600:.1f} h "
+      f"(the KIP's formula: {move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB) / 3600:.1f} h)")
+print(f"replica.fetch.response.max.bytes < {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 5) / MB:g} MB "
+      f"(5 brokers), {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 500) / MB:g} MB (500 brokers)")
+"""),
+    md("""
+The last line is the KIP's own example: 10 MB for 5 brokers (the leader's quota dominates) and
+2 MB for 500 (the follower's network does).
+
 ## 3. Watching a throttled move
 
 The lesson cluster: 5 brokers on 1 Gbit/s (125 MB/s), producers writing IN = 10 MB/s into the
 moving partitions, R = 3, ten partitions of 200 MB (2 GB) moving to a new broker, both throttles
-at 30 MB/s. The formula says 2 GB / (30 - 10) MB/s = 100 s.
+at 50 MB/s. The plan: 2 GB / (50 - 3 x 10) MB/s = 100 s; the KIP's formula says 50 s.
 """),
     code("""
 # NBVAL_IGNORE_OUTPUT
@@ -97,83 +123,103 @@ spark = get_spark()
 """),
     code("""
 lesson = reassignment_curves(spark, simulate(REASSIGNMENT_LESSON_SCENARIO))
-print(f"simulated completion {lesson.completed_s:.1f} s, KIP-73 formula {lesson.kip_move_time_s:.1f} s")
+print(f"simulated: {lesson.move_text}; planned (followers counted) {lesson.planned_move_time_s:.1f} s; "
+      f"KIP-73 formula {lesson.kip_move_time_s:.1f} s")
 print(f"first quota window: {lesson.first_window_overshoot:.3f} x the quota")
-reassignment_figure(lesson, title="Ten partitions moving at a 30 MB/s throttle")
+reassignment_figure(lesson, title="Ten partitions moving at a 50 MB/s throttle, R = 3")
 """),
     md("""
-The measured rate climbs to the quota and stays there: the throttled bytes sent per second
-(green) run at T while SumReplicaLag falls, and the move ends within a few seconds of the
-formula's 100 s (a bit sooner: each partition's last response may go a little over). Clients
-keep `N - IN/R - T` while it runs and get everything back after it.
+The leader's measured rate (blue) climbs to the quota and stays there: it counts the two in-sync
+followers' 20 MB/s and the new replica's 30 MB/s. The throttled bytes sent per second (green) run
+at T - 2 x IN while the replica lag falls, and the move ends within a second of the planned
+100 s: twice as late as the KIP's formula. Clients keep `N - IN/R - T` while it runs and get everything back after it.
 
-## 4. The trade-off, and a throttle that never finishes
+## 4. The trade-off, and throttles that never finish
 """),
     code("""
-runs = {f"{t:g} MB/s": reassignment_curves(spark, simulate(replace(
-            REASSIGNMENT_LESSON_SCENARIO, leader_throttle_bytes_per_s=t * MB,
-            follower_throttle_bytes_per_s=t * MB)))
-        for t in (8, 10, 15, 30, 60)}
-print(pd.DataFrame({
-    label: {"KIP-73 move time (s)": c.kip_move_time_s,
-            "simulated (s)": c.completed_s if c.finished else float("nan"),
-            "client MB/s left while moving": c.move["client_left_moving_mean_bytes_per_s"].iloc[0] / MB,
-            "SumReplicaLag at 200 s (MB)": c.windows["replica_lag_end_bytes"].iloc[-1] / MB}
-    for label, c in runs.items()}).T.round(1).to_string())
+runs = throttle_runs(spark, REASSIGNMENT_LESSON_SCENARIO, [20 * MB, 30 * MB, 40 * MB, 50 * MB, 80 * MB])
+print(throttle_table(runs).to_string())
 compare_throttles_figure(runs, title="Throttle against move time and client bandwidth")
 """),
     md("""
-At 8 MB/s, below IN, SumReplicaLag *grows*: the followers copy slower than producers write. At
-exactly IN (10 MB/s) it stays flat forever. The KIP's formula says so (`inf`) and the planner warns;
-Kafka accepts either value without complaint. Above IN, every extra MB/s of throttle shortens the
-move and takes the same MB/s from the clients: 15 MB/s would need 400 s, 60 MB/s takes 40 s and
-leaves clients about 60 MB/s.
+At 20 MB/s, below R x IN, the replica lag *grows*: the move **never** finishes, although the
+KIP's formula promises 200 s. At exactly 30 MB/s = 3 x IN the rule says never too (the KIP: 100 s);
+the simulation shows the lag only creeping down, by the quota's optimism (about one response per
+quota window gets through above T, 0.6 MB/s here): most of an hour for these 2 GB, so do not
+count on it. Kafka accepts either value without complaint. At 40 MB/s the move takes about 200 s,
+just inside the run; in a shorter run it would read "not within this run (projected 200 s)",
+which is not "never". Above that every extra MB/s of throttle shortens the move and takes the
+same MB/s from the clients.
 
-## 5. The mechanism is optimistic
+## 5. The KIP's formula is the case of no followers
+
+Set the followers the leader's quota counts to 0 and the simulation gives the KIP's numbers; set
+them to R - 1, as `--throttle` does, and it gives the planner's:
+"""),
+    code("""
+print(followers_table(REASSIGNMENT_LESSON_SCENARIO, [30 * MB, 50 * MB]).to_string(index=False))
+"""),
+    md("""
+## 6. Changing the throttle mid-move
+
+Operators (and Cruise Control) change the rates while a move runs: `kafka-configs --alter`, or
+`kafka-reassign-partitions --execute --additional --throttle` with the same JSON. Kafka's
+`ReplicationQuotaManager.updateQuota` keeps the bytes already recorded. Start at 20 MB/s (which
+never finishes), raise it to 80 MB/s after a minute:
+"""),
+    code("""
+from dataclasses import replace
+
+scheduled = simulate(replace(REASSIGNMENT_LESSON_SCENARIO, leader_throttle_bytes_per_s=20 * MB,
+                             follower_throttle_bytes_per_s=20 * MB,
+                             throttle_schedule=((60, 80 * MB),))).meta
+print(f"planned {scheduled['planned_move_time_s']:.0f} s (2.6 GB left at 60 s, at 50 MB/s net), "
+      f"simulated {scheduled['completed_ms'] / 1000:.1f} s")
+"""),
+    md("""
+## 7. The mechanism is optimistic
 
 The quota acts only *after* the measured rate has gone over it, so the first window can carry more
 than T x window: up to one more fetch response. Bigger responses, bigger overshoot; Q&A 5's bound
 on `replica.fetch.response.max.bytes` keeps it within the window. The rejected design (KIP-73's
-first proposal) delayed responses instead of omitting partitions; it overshoots the same way and
-its moves finish later:
+first proposal) delayed responses instead of omitting partitions; it overshoots the same way:
 """),
     code("""
-MiB = 1024 * 1024
-rows = []
-for response_mib in (10, 50):
-    for mode in ("quota", "delay"):
-        s = replace(REASSIGNMENT_LESSON_SCENARIO, replica_fetch_max_bytes=5 * MiB,
-                    replica_fetch_response_max_bytes=response_mib * MiB, mode=mode)
-        meta = simulate(s).meta
-        rows.append({"replica.fetch.response.max.bytes": f"{response_mib} MiB", "design": mode,
-                     "first window / (T x 1 s)": round(meta["first_window_throttled_bytes"] / 30e6, 3),
-                     "completed (s)": meta["completed_ms"] / 1000})
-print(pd.DataFrame(rows).to_string(index=False))
+print(response_size_table(REASSIGNMENT_LESSON_SCENARIO, [10 * 2**20, 50 * 2**20],
+                          replica_fetch_max_bytes=5 * 2**20).to_string(index=False))
 """),
     md("""
-## 6. Who else is counted: the existing followers
+## 8. Moves between disks, and tiered storage
 
-`kafka-reassign-partitions --throttle` lists the partitions' *current* replicas in
-`leader.replication.throttled.replicas`. Their in-sync followers are never throttled (KAFKA-4313),
-but their bytes are counted in the leader's quota. With R = 3 the two existing followers copy
-2 x IN, which leaves the new replica only T - 2 x IN: the move then needs T > 3 x IN, not the
-KIP's T > IN.
+A move between log dirs of one broker (`kafka-reassign-partitions --replica-alter-log-dirs-throttle`,
+which sets `replica.alter.log.dirs.io.max.bytes.per.second`) is copied by the
+`ReplicaAlterLogDirsThread`: no leader quota and no followers, so it nets T - IN. With tiered
+storage and KIP-1023 (Kafka 4.3, opt-in `follower.fetch.last.tiered.offset.enable`, default
+false) a new replica starts at the last tiered offset and copies only the local part of the log:
 """),
     code("""
-for followers in (0, 2):
-    for t in (30, 40):
-        meta = simulate(replace(REASSIGNMENT_LESSON_SCENARIO, in_sync_followers=followers,
-                                leader_throttle_bytes_per_s=t * MB,
-                                follower_throttle_bytes_per_s=t * MB)).meta
-        done = f"{meta['completed_ms'] / 1000:.1f} s" if meta["completed_ms"] is not None else "never"
-        print(f"{followers} existing in-sync followers counted, T = {t} MB/s: move completes {done} "
-              f"(KIP-73 formula {meta['kip_move_time_s']:.0f} s)")
+print(f"1 GB between two disks at 60 MB/s with 10 MB/s in: "
+      f"{plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB, bytes_in_per_s=10 * MB):.0f} s")
+print(f"a 500 GB tiered log with 20 GB local copies "
+      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9) / 1e9:g} GB by default, "
+      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9, follower_fetch_last_tiered_offset_enable=True) / 1e9:g} GB "
+      f"with follower.fetch.last.tiered.offset.enable=true")
 """),
     md("""
-## 7. Try it
+## 9. What to watch in Kafka
 
-Move the throttles, IN, brokers and the quota window; each move re-runs the reassignment and Spark
-redraws the curves. A throttle at or below IN runs, with a warning, as it would in Kafka.
+KIP-73 proposed a `SumReplicaLag` metric to follow a move; Kafka never shipped it (the lag the
+figures draw is what it would have shown). These are the metrics a broker really has:
+"""),
+    code("""
+print(METRICS_TEXT)
+"""),
+    md("""
+## 10. Try it
+
+Move the throttles, a mid-move throttle change, IN, the followers the leader's quota counts, the
+brokers and the quota window; each move re-runs the reassignment and Spark redraws the curves. A
+throttle at or below R x IN runs, with a warning, as it would in Kafka.
 """),
     code("""
 # NBVAL_IGNORE_OUTPUT
@@ -183,19 +229,23 @@ ReassignmentDashboard(spark=spark)
     md("""
 ## Conclusion
 
-* Pick T inside `IN < T < N - IN/R`; the move takes `bytes / (T - IN)`, and every MB/s above IN
-  buys speed with client bandwidth. At or below IN it never finishes: watch SumReplicaLag.
-* The throttle is optimistic: the first window can pass the quota by one response; keep
+* Under `--throttle` the leader's quota counts the R - 1 in-sync followers: pick T inside
+  `R x IN < T < N - IN/R`; the move takes `bytes / (T - R x IN)`. The KIP's `bytes / (T - IN)`
+  is the case of no followers counted. At or below R x IN it never finishes.
+* "Not finished in this run" is not "never": the plan gives the projected time.
+* The throttle is optimistic: a window can pass the quota by one response; keep
   `replica.fetch.response.max.bytes` within Q&A 5's bound.
-* Count the existing followers: their keep-up traffic uses the leader's quota too.
 
 ## What Kafka does today
 
 * KIP-73 shipped in Kafka 0.10.1. `kafka-reassign-partitions --execute --throttle <bytes/s>` sets
-  both rates on the brokers involved and the throttled-replica lists on the topics;
-  `--verify` removes them once the move is done (run it, or the throttle stays).
-* `--replica-alter-log-dirs-throttle` (KIP-113) throttles moves between disks of one broker the
-  same way.
+  both rates on the brokers involved and the throttled-replica lists on the topics (current
+  replicas as leader-throttled, new ones as follower-throttled). `--additional` submits a move
+  beside one in progress (or re-submits one to change the throttle) and keeps the ongoing moves in
+  the lists; `--verify` removes every throttle once all moves are done, unless
+  `--preserve-throttles` is given (run it, or the throttle stays).
+* `--replica-alter-log-dirs-throttle` (KIP-113) throttles moves between disks of one broker.
+* KIP-1023 (4.3, tiered storage, opt-in) lets a new follower skip the tiered part of the log.
 * The rate behind the quota is Kafka's `SimpleRate` over 11 windows of 1 s by default; Kafka 3.8
   (apache/kafka#15889) changed when old samples are purged, which kipviz follows (`legacy=True`
   in `kipviz.quota` gives the earlier rule).

@@ -44,8 +44,9 @@ c = tour.curves
 print(c.consumer.summary_table().to_string(index=False))
 print(f"broker: requests held at peak {c.broker.memory['pool_used_max_bytes'].max() / MiB:.1f} MiB "
       f"(queued.max.request.bytes {c.broker.queued_max_request_bytes / MiB:.0f} MiB)")
-print(f"reassignment: done in {c.reassignment.completed_s:.1f} s "
-      f"(KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
+print(f"reassignment: {c.reassignment.move_text} "
+      f"(planned, followers counted: {c.reassignment.planned_move_time_s:.1f} s; "
+      f"KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
 """),
     md("""
 **Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
@@ -64,9 +65,10 @@ print(consumer_memory_bounds(consumer).sentence())
 print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
 """),
     md("""
-The broker's pool holds requests at The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
-left). The reassignment moves at the
-throttle minus the inbound rate, as KIP-73's formula says (bottom right). Move any knob: only the
+The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
+left). The reassignment moves at the throttle minus R x the inbound rate: `--throttle` puts the
+two in-sync followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40
+(bottom right). Move any knob: only the
 part it belongs to is simulated again, and Spark redraws its curves.
 """),
     code("""
@@ -121,7 +123,7 @@ they appear.
 | `fetch.max.bytes` is an absolute maximum. | It is a target: one whole batch above it is returned so the consumer can make progress. | 1 |
 | `queued.max.request.bytes` is a hard cap. | The pool is non-strict: up to `queued.max.request.bytes + socket.request.max.bytes - 1` bytes. | 2 |
 | Kafka has a consumer `buffer.memory`. | The producer has one; the consumer's (KIP-81) was never merged. | 3 |
-| Any throttle only slows a reassignment down. | At or below the inbound rate it never finishes. | 4 |
+| Any throttle only slows a reassignment down; above the inbound rate it finishes. | `--throttle` counts the in-sync followers against the leader's quota: at or below R x the inbound rate it never finishes. | 4 |
 | Streams bounds its input buffer in bytes. | Today it bounds records per partition (`buffered.records.per.partition`); the byte bound was reverted. | 5 |
 """),
 ]
