@@ -52,7 +52,8 @@ yet wholly handed to the application.
 base = GRID_LESSON_SCENARIO  # lesson 3's consumer without a pool, 5 s of fetching, Kafka 4.3
 sizes = [256 * 1024, 512 * 1024, MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB]
 configs = grid(base, kafka_version=["3.9", "4.3"], fetch_max_bytes=sizes,
-               max_partition_fetch_bytes=[size // 4 for size in sizes])
+               max_partition_fetch_bytes=[64 * 1024, 128 * 1024, 256 * 1024, 512 * 1024, MiB,
+                                          2 * MiB, 4 * MiB])  # a quarter of each
 region = sweep(spark, configs, cache_dir=cache)
 table = region.with_params("kafka_version", "fetch_max_bytes", "max_partition_fetch_bytes")
 print(f"{len(configs)} configurations, {region.computed} simulated")
@@ -142,9 +143,9 @@ the front joins those no other configuration beats on both memory and throughput
     code("""
 fast = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, consume_bytes_per_s=300e6,
                rtt_ms=50, ticks=600, windows=10)
-designs = ([fast]
-           + [replace(fast, buffer_memory_bytes=m * MiB) for m in (20, 32, 48, 64, 128)]
-           + [replace(fast, max_in_flight_fetches=n) for n in (1, 2, 3, 4, 6)])
+designs = [fast,  # today's consumer, five pools, five caps
+           *grid(fast, buffer_memory_bytes=[20 * MiB, 32 * MiB, 48 * MiB, 64 * MiB, 128 * MiB]),
+           *grid(fast, max_in_flight_fetches=[1, 2, 3, 4, 6])]
 pareto = sweep(spark, designs, cache_dir=cache).with_params("mode", "buffer_memory_bytes",
                                                              "max_in_flight_fetches")
 front = pareto_front(pareto, minimize="peak_memory_bytes", maximize="throughput_bytes_per_s")

@@ -87,8 +87,7 @@ reach 120 x 2 MiB = 240 MiB):
 """),
     code("""
 tour.load(data_file("consumer.properties"), data_file("server.properties"))
-for note in tour.config_notes:
-    print("-", note)
+print("- " + "\\n- ".join(tour.config_notes))
 print()
 print(tour.curves.consumer.summary_table().to_string(index=False))
 print(f"reassignment finished: {tour.curves.reassignment.finished}")
