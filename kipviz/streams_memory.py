@@ -43,7 +43,9 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from kipviz._checks import check_int
-from kipviz.buffer import (
+from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
+from kipviz.fetch import BROKER_FETCH_MAX_BYTES, CONSUMER_FETCH_MAX_BYTES
+from kipviz.streams_buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
     INPUT_BUFFER_MAX_BYTES,
     STATESTORE_CACHE_MAX_BYTES,
@@ -53,8 +55,6 @@ from kipviz.buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
-from kipviz.fetch import BROKER_FETCH_MAX_BYTES, CONSUMER_FETCH_MAX_BYTES
 from kipviz.versions import check_kafka_version, has
 
 __all__ = [
