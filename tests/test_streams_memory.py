@@ -147,3 +147,29 @@ def test_the_modules_examples_run_and_its_names_are_documented():
     kind = [0 if n.isupper() else 1 if n[:1].isupper() else 2 for n in names]
     assert list(zip(kind, names, strict=True)) == sorted(zip(kind, names, strict=True))
     assert all(getattr(streams_memory_module, n).__doc__ for n in names if not n.isupper())
+
+
+def test_kipviz_buffer_re_exports_the_streams_rules_as_the_same_objects():
+    """``from kipviz.buffer import record_size_bytes`` keeps working after the move to
+    kipviz.streams_buffer: every Streams name is re-exported, the same object."""
+    import kipviz.buffer
+    import kipviz.streams_buffer
+
+    for name in kipviz.streams_buffer.__all__:
+        assert name in kipviz.buffer.__all__
+        assert getattr(kipviz.buffer, name) is getattr(kipviz.streams_buffer, name)
+    assert doctest.testmod(kipviz.streams_buffer).failed == 0
+
+
+@pytest.mark.parametrize("name", ["kipviz.streams_buffer", "kipviz.curves.broker_compare",
+                                  "kipviz.curves.streams_compare"])
+def test_the_new_modules_list_their_public_names_sorted_and_document_them(name):
+    """As tests/test_package.py asks of every module (isort-style ``__all__``, docstrings)."""
+    import importlib
+
+    module = importlib.import_module(name)
+    assert module.__doc__
+    names = list(module.__all__)
+    kind = [0 if n.isupper() else 1 if n[:1].isupper() else 2 for n in names]
+    assert list(zip(kind, names, strict=True)) == sorted(zip(kind, names, strict=True))
+    assert all(getattr(module, n).__doc__ for n in names if not n.isupper())

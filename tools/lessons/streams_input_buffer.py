@@ -116,8 +116,9 @@ print(streams_memory(app, "4.3").consumer.sentence())
 **Reading the table.** With 1 KB records, `buffered.records.per.partition` lets the input buffer
 reach about 3.9 GiB, and 20.6 GiB with 10 KB records: 1,000 records per partition times 2,000
 partitions, plus one fetch each. KIP-770's byte bound would not save much *here*: its 512 MiB
-budget is small next to the one fetch per partition (2,000 x 1 MiB) that the poll which crosses
-the budget may still bring. On top, the four embedded consumers may hold 2,000 MiB of completed
+budget is small next to the one fetch per partition (2,000 x 1 MiB) that may still come in once
+a thread is over its share (only partitions holding records are paused; each empty one can
+still receive a fetch, a poll of up to 1,000 records at a time). On top, the four embedded consumers may hold 2,000 MiB of completed
 fetches on Kafka 3.9; on 4.x, 600 MiB (3 brokers x 50 MiB per thread) while no partition is
 paused, and again up to 2,000 MiB when Streams has paused them all. So for a lagging app of this
 size, size the heap for the input bound *plus* the consumers' bound; lowering
