@@ -21,8 +21,8 @@ kipviz models Kafka's `SimpleMemoryPool`, `Selector`/`KafkaChannel` muting and t
 handlers; Spark turns the simulated traces into the curves.
 """),
     md("""
-> **Kafka's code, not the KIP text:** the KIP calls the setting `queued.max.bytes` (and suggests
-> "larger than `socket.request.max.bytes`, or <= 0 if disabled"); Kafka shipped it as
+> **Kafka's code, not the KIP text:** the KIP calls the setting `queued.max.bytes` and says it
+> must be larger than `socket.request.max.bytes`, or <= 0 to disable it; Kafka shipped it as
 > **`queued.max.request.bytes`** (`SocketServerConfigs`, whose Java constant is still named
 > `QUEUED_MAX_BYTES_CONFIG`), default -1, and `KafkaConfig` accepts any value <= 0 or one *at
 > least* `socket.request.max.bytes` (equal is allowed). This lesson uses the shipped name and rule.
