@@ -24,6 +24,7 @@ from kipviz.scenarios._jit import jit_functions
 __all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
 
 POLICY_CODES = {name: i for i, name in enumerate(STREAMS_POLICIES)}
+# THREAD: KIP-770 + apache/kafka#13283's resume rule; AS_MERGED: KIP-770's text, as merged
 RECORDS, THREAD, AS_MERGED, INSTANCE, PARTITION, BIGGEST = range(6)
 # Columns of the per-thread, per-tick output block (int64).
 (T_ALIVE, T_SHARE, T_POLLED, T_AFTER_POLL, T_BYTES, T_RECORDS, T_PROCESSED, T_PROCESSED_BYTES,
@@ -226,9 +227,9 @@ def streams_kernel(
                             paused[p] = False
                     elif policy != RECORDS:
                         if processed > 0 and within:
-                            paused[p] = False  # resume every paused partition
+                            paused[p] = False  # KIP-770's text (and the merged code): all
                         elif policy != AS_MERGED and queued == 0:
-                            paused[p] = False  # apache/kafka#13283: resume emptied partitions
+                            paused[p] = False  # beyond the KIP, #13283: resume emptied ones
             n_paused = 0
             records = 0
             for j in range(nt):

@@ -20,11 +20,16 @@ buffers are ``RecordQueue`` per partition, summed by ``PartitionGroup`` per task
   with the smallest timestamp and waits while one of its partitions is empty but has records on
   the broker (``max.task.idle.ms`` 0). Then the policy resumes partitions.
 
-``thread_bytes_as_merged`` is the code Kafka merged in 3.2: a partition paused while non-empty
-that processing empties stays paused until the thread is back within its share; when every task
-waits on such a partition nothing is processed, the thread never gets back within its share, and
-throughput falls to zero for good (apache/kafka#13283, found after the revert). ``thread_bytes``
-adds that PR's fix, resuming a paused partition once it is empty.
+The two KIP-770 policies differ only in the resume rule. ``thread_bytes_as_merged`` is KIP-770
+as its text says and as it was merged (apache/kafka#11424 and #11796, both reverted before any
+release): resume every paused partition after a round that processed records and left the
+thread within its share, and nothing else. A partition paused while non-empty that processing
+empties then stays paused; when every task waits on such a partition nothing is processed, the
+thread never gets back within its share, and throughput falls to zero for good (the bug
+apache/kafka#13283 describes). ``thread_bytes`` is the KIP *plus* that PR's rule (closed
+unmerged): after each round also resume the paused partitions that the round emptied, a
+task-level rule the KIP does not have. Neither is "KIP-770 as proposed" alone; only
+``thread_bytes_as_merged`` is.
 
 The loop is :mod:`kipviz.scenarios._streams_kernel`: compiled by numba by default, plain Python
 with ``compiled=False`` (the same function; the same trace).
@@ -76,8 +81,9 @@ _SETTINGS = {
 class StreamsScenario:
     """One Kafka Streams instance, its settings and its input; vary it with ``replace``.
 
-    ``policy`` is one of :data:`kipviz.buffer.STREAMS_POLICIES`; ``thread_changes`` is a tuple of
-    ``(time_ms, threads)`` steps in time order.
+    ``policy`` is one of :data:`kipviz.buffer.STREAMS_POLICIES` (the default ``thread_bytes`` is
+    KIP-770 with apache/kafka#13283's resume rule; see the module docstring); ``thread_changes``
+    is a tuple of ``(time_ms, threads)`` steps in time order.
     """
 
     input_buffer_max_bytes: int = INPUT_BUFFER_MAX_BYTES

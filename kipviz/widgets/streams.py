@@ -26,8 +26,8 @@ STREAMS_LESSON_SCENARIO = StreamsScenario(
 _BUFFER = byte_options(*(k * MiB for k in (1, 4, 8, 16, 32, 64, 128, 256)), 536870912)
 _POLICY_LABELS = {
     "records_per_partition": "buffered.records.per.partition (Kafka today)",
-    "thread_bytes": "KIP-770 per-thread bytes (with the #13283 fix)",
-    "thread_bytes_as_merged": "KIP-770 as merged in 3.2 (stalls)",
+    "thread_bytes": "KIP-770 + #13283's resume of emptied partitions (beyond the KIP)",
+    "thread_bytes_as_merged": "KIP-770 as written and merged (stalls)",
     "instance_bytes": "one bound for the instance (rejected)",
     "partition_bytes": "bytes per partition (rejected)",
     "biggest_partitions": "pause the biggest partitions (rejected)",
@@ -42,7 +42,8 @@ class StreamsDashboard(Dashboard):
     ``update(**params)`` takes :class:`~kipviz.scenarios.streams.StreamsScenario` field names and
     returns :class:`kipviz.curves.streams.StreamsCurves`, or None when the settings were rejected
     (the reason shows in ``warning``). Only ``buffered.records.per.partition`` is in Kafka today;
-    the byte policies are KIP-770 as proposed (merged twice and reverted).
+    the byte policies are KIP-770 (merged twice and reverted): ``thread_bytes_as_merged`` as its
+    text says, ``thread_bytes`` with apache/kafka#13283's task-level resume rule on top.
     """
 
     def __init__(self, scenario: StreamsScenario = STREAMS_LESSON_SCENARIO, *, seed: int = 0,
@@ -89,8 +90,9 @@ class StreamsDashboard(Dashboard):
             notes.append(f"Stalled: {c.stalled_threads} thread(s) processed nothing at the end. "
                          "Each of their tasks waits on a partition that was paused while it had "
                          "records and that processing has since emptied; the thread stays above "
-                         "its share, so nothing resumes it. This is the deadlock of the code "
-                         "merged in Kafka 3.2 (apache/kafka#13283 found it after the revert).")
+                         "its share, so nothing resumes it. This is the deadlock of KIP-770's "
+                         "resume rule as merged (apache/kafka#11424, #11796, both reverted; "
+                         "apache/kafka#13283 describes it).")
         if s.policy in ("thread_bytes", "thread_bytes_as_merged") and \
                 c.peak_bytes > s.input_buffer_max_bytes:
             notes.append(f"The instance buffered {c.peak_bytes / MiB:.1f} MiB, more than "

@@ -20,15 +20,20 @@ and while memory is short the ready sockets are served in *shuffled* order.
 kipviz models Kafka's `SimpleMemoryPool`, `Selector`/`KafkaChannel` muting and the request
 handlers; Spark turns the simulated traces into the curves.
 """),
+    md("""
+> **Kafka's code, not the KIP text:** the KIP calls the setting `queued.max.bytes` and says it
+> must be larger than `socket.request.max.bytes`, or <= 0 to disable it; Kafka shipped it as
+> **`queued.max.request.bytes`** (`SocketServerConfigs`, whose Java constant is still named
+> `QUEUED_MAX_BYTES_CONFIG`), default -1, and `KafkaConfig` accepts any value <= 0 or one *at
+> least* `socket.request.max.bytes` (equal is allowed). This lesson uses the shipped name and rule.
+"""),
     code("""
 from dataclasses import replace
 
-import pandas as pd
-
-from kipviz.curves.broker import broker_curves
+from kipviz.curves.broker_compare import (allocation_table, overshoot_table, pool_curves,
+                                          pools_table, waits_table)
 from kipviz.plots.broker import broker_figure, compare_pools_figure, compare_waits_figure
-from kipviz.pool import SimpleMemoryPool, max_outstanding_bytes
-from kipviz.scenarios.broker import simulate
+from kipviz.pool import max_outstanding_bytes
 from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
 
 MiB = 1024 * 1024
@@ -42,14 +47,7 @@ grants a request whenever *any* memory is left, so available memory can go negat
 pool would grant only what fits.
 """),
     code("""
-rows = []
-for strict in (False, True):
-    pool = SimpleMemoryPool(100, 60, strict=strict)
-    for n in (50, 60, 5):
-        granted = pool.try_allocate(n)
-        rows.append({"pool": "strict" if strict else "non-strict", "asks": n, "granted": granted,
-                     "available after": pool.available_bytes, "out of memory": pool.is_out_of_memory})
-print(pd.DataFrame(rows).to_string(index=False))
+print(allocation_table(100, 60, asks=(50, 60, 5)).to_string(index=False))
 print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
       "| strict", max_outstanding_bytes(100, 60, strict=True))
 """),
@@ -81,17 +79,8 @@ runs = {
     "non-strict pool (Kafka)": BROKER_LESSON_SCENARIO,
     "strict pool (what-if)": replace(BROKER_LESSON_SCENARIO, strict=True),
 }
-curves = {label: broker_curves(spark, simulate(s, seed=0)) for label, s in runs.items()}
-table = pd.DataFrame({
-    label: {"peak held (MiB)": c.memory["pool_used_max_bytes"].max() / MiB,
-            "bound (MiB)": (c.outstanding_bound_bytes or c.per_connection_bound_bytes) / MiB,
-            "out of memory (% of ticks)": 100 * c.depleted_share,
-            "most channels muted": int(c.memory["muted_max"].max()),
-            "p99 wait small (ms)": c.wait_p99_ms(large=False),
-            "p99 wait large (ms)": c.wait_p99_ms(large=True),
-            "unread at the end": int(c.wait_summary["unread_requests"].sum())}
-    for label, c in curves.items()}).T
-print(table.round(2).to_string())
+curves = pool_curves(spark, runs, seed=0)
+print(pools_table(curves).round(2).to_string())
 """),
     code("""
 compare_pools_figure(curves, title="The same spike: no pool, Kafka's pool, a strict pool")
@@ -119,15 +108,7 @@ byte was left. The bigger the large requests, the bigger the overshoot, up to
 `queued.max.request.bytes + socket.request.max.bytes - 1`:
 """),
     code("""
-rows = []
-for large_mib in (1, 4, 10):
-    s = replace(BROKER_LESSON_SCENARIO, large_request_bytes=large_mib * MiB)
-    c = broker_curves(spark, simulate(s, seed=0))
-    rows.append({"large request (MiB)": large_mib,
-                 "peak held (MiB)": round(c.memory["pool_used_max_bytes"].max() / MiB, 2),
-                 "queued.max.request.bytes (MiB)": s.queued_max_request_bytes / MiB,
-                 "true bound (MiB)": round(c.outstanding_bound_bytes / MiB, 2)})
-print(pd.DataFrame(rows).to_string(index=False))
+print(overshoot_table(spark, BROKER_LESSON_SCENARIO, large_request_mib=(1, 4, 10)).to_string(index=False))
 broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool through the spike")
 """),
     md("""
@@ -144,16 +125,22 @@ below 10% of the pool and no channel muted for lack of memory (`Selector.determi
 Here with a 20 MiB pool, 1 MiB large requests (one in five during a 5 s spike) and slower handlers,
 so that memory comes back in small pieces:
 """),
+    md("""
+> **Kafka's code, not the KIP text:** KIP-72 says the keys are shuffled "ONLY IF MEMORY IS TIGHT
+> (so if the previous allocation call failed)". Kafka's `Selector` does something else: it
+> shuffles while `!outOfMemory && memoryPool.availableMemory() < lowMemThreshold`, where
+> `lowMemThreshold` is 10% of the pool and `outOfMemory` is set when a channel has muted itself
+> because its allocation failed (and cleared once the pool has memory again). So there is *no*
+> shuffle right after a failed allocation, and there is one while memory is merely low. kipviz
+> follows the code (`kipviz.pool.should_shuffle_keys`).
+"""),
     code("""
 pressure = replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=20 * MiB,
                    large_request_bytes=1 * MiB, large_share=0.2, handler_bytes_per_s=25e6,
                    spike_start_ms=5000, spike_duration_ms=5000)
-waits = {"shuffle on (Kafka)": broker_curves(spark, simulate(pressure, seed=0)),
-         "shuffle off (what-if)": broker_curves(spark, simulate(replace(pressure, shuffle=False), seed=0))}
-for label, c in waits.items():
-    w = c.waits["wait_mean_ms"]
-    print(f"{label:22s} Jain over waits {c.wait_jain_index:.3f}   mean wait: first 10 connections "
-          f"{w.iloc[:10].mean():6.0f} ms, last 10 {w.iloc[-10:].mean():6.0f} ms")
+waits = pool_curves(spark, {"shuffle on (Kafka)": pressure,
+                            "shuffle off (what-if)": replace(pressure, shuffle=False)}, seed=0)
+print(waits_table(waits, edge=10).to_string(index=False))
 compare_waits_figure(waits, title="Who waits for memory: connections in key order")
 """),
     md("""
@@ -183,7 +170,8 @@ BrokerDashboard(spark=spark)
 
 ## What Kafka does today
 
-* KIP-72 shipped in Kafka 1.0 (KAFKA-4602) as `queued.max.request.bytes`, default **-1**: the pool
+* KIP-72 shipped in Kafka 1.0 (KAFKA-4602) as `queued.max.request.bytes` (the KIP's
+  `queued.max.bytes`), default **-1**: the pool
   is off unless you set it. When set, it must be at least `socket.request.max.bytes` (default
   104857600), which `KafkaConfig` checks at start-up.
 * `queued.max.requests` (default 500) still bounds the number of requests in the queue beside it.

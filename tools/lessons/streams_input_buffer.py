@@ -19,20 +19,22 @@ bound in *bytes* for the whole instance, `input.buffer.max.bytes`, split evenly 
 threads: a thread over its share pauses every partition that has records buffered, and resumes
 them all after a processing round that brought it back within its share.
 
-KIP-770's byte bound was **merged twice and reverted twice** for a performance regression; it is
-not in Kafka. kipviz models it *as proposed* (and as merged, bug included) beside the record bound
-that Kafka uses today. Spark turns the simulated traces into the curves.
+KIP-770's byte bound was **merged twice and reverted twice** (each time before a release); it is
+not in Kafka. kipviz models it beside the record bound that Kafka uses today, with two resume
+rules: the KIP's own (which is what was merged, and which can stall) and the KIP plus the fix
+proposed afterwards in apache/kafka#13283 (never merged). Spark turns the simulated traces into
+the curves. Part 3 adds what users ask first: an app with 2,000 partitions, and what its
+embedded consumers hold on top, by Kafka version.
 """),
     code("""
 from dataclasses import replace
 
-import pandas as pd
-
-from kipviz.buffer import (fetch_bytes, record_size_bytes, records_bound_bytes,
-                           thread_cache_bytes, thread_share_bytes)
-from kipviz.curves.streams import bound_sweep, streams_curves
+from kipviz.curves.streams_compare import (policies_table, policy_curves, record_size_sweep,
+                                           skewed_value_bytes, thread_fairness_table)
 from kipviz.plots.streams import bound_sweep_figure, compare_policies_figure, streams_figure
-from kipviz.scenarios.streams import simulate
+from kipviz.streams_buffer import record_size_bytes
+from kipviz.streams_memory import (StreamsInstance, input_bounds_table, streams_memory,
+                                   streams_memory_table, thread_shares_table)
 from kipviz.widgets import STREAMS_LESSON_SCENARIO, StreamsDashboard
 
 MiB = 1024 * 1024
@@ -50,10 +52,7 @@ the global thread if the topology has global tables.
 print("record: key 'key', value 'value', topic 'topic', two 12-byte headers ->",
       record_size_bytes(3, 5, "topic", [("h1", b"headerVal1"), ("h2", b"headerVal2")]), "bytes")
 print("a 1 KB value with a 16-byte key on 'orders' ->", record_size_bytes(16, 1000, "orders"), "bytes")
-for threads, global_thread in ((1, False), (4, False), (4, True)):
-    print(f"{threads} thread(s){' + global' if global_thread else ''}: input buffer share "
-          f"{thread_share_bytes(536870912, threads, global_thread) / MiB:.1f} MiB, cache share "
-          f"{thread_cache_bytes(10485760, threads, global_thread) / MiB:.2f} MiB")
+print(thread_shares_table(((1, False), (4, False), (4, True))).round(2).to_string(index=False))
 """),
     md("""
 ## 2. How much memory will my Streams app use with N partitions?
@@ -62,35 +61,95 @@ for threads, global_thread in ((1, False), (4, False), (4, True)):
 fetch brings up to `max.partition.fetch.bytes` (1 MiB) more: per partition, `1000 x record +
 one fetch`. It grows with the number of partitions *and* with the record size.
 
-**Byte bound (KIP-770 as proposed).** A thread fetches while it is within its share; the poll that
+**Byte bound (KIP-770).** A thread fetches while it is within its share; the poll that
 takes it over can bring one fetch per partition, and after that only empty partitions fetch, each
 paused as soon as it holds records. So the instance holds at most `input.buffer.max.bytes` plus
 one fetch per partition, whatever the record size.
 """),
     code("""
-rows = []
-for partitions in (8, 32, 128, 512):
-    for value in (100, 1000, 10000):
-        record = record_size_bytes(16, value, "orders")
-        rows.append({"partitions": partitions, "record (bytes)": record,
-                     "records bound (MiB)": records_bound_bytes([record] * partitions) / MiB,
-                     "byte bound, 512 MiB (MiB)":
-                         (536870912 + partitions * fetch_bytes(record)) / MiB})
-print(pd.DataFrame(rows).round(1).to_string(index=False))
+print(input_bounds_table(partitions=(8, 32, 128, 512), value_bytes=(100, 1000, 10000))
+      .round(1).to_string(index=False))
 """),
     md("""
 With small records the record bound is the smaller one (512 partitions of 142-byte records: 581
 MiB, most of it the last fetch of each partition); with 10 KB records the same app may buffer over
-5 GiB. The byte bound stays at
-the budget plus one fetch per partition. That is KIP-770's motivation: the record bound depends on
-"the dynamic number of partitions assigned" and on record sizes, so it is hard to size a heap for.
+5 GiB. The byte bound stays at the budget plus one fetch per partition. That is KIP-770's
+motivation: the record bound depends on "the dynamic number of partitions assigned" and on record
+sizes, so it is hard to size a heap for.
 
-## 3. The same instance under both bounds, and the code Kafka merged
+## 3. An app with 2,000 partitions: the input buffer, and what the consumers hold on top
+
+The size users ask about: one instance reading **2,000 input partitions**, records of about
+**1 KB** or **10 KB**. Assumptions (all in `StreamsInstance`, change any of them):
+
+* 4 stream threads (`num.stream.threads`; Kafka's default is 1), 500 partitions each, no global
+  thread; 3 brokers lead the input partitions evenly.
+* A record has a 16-byte key and a 1,000- or 10,000-byte value on topic `orders`, and costs what
+  Streams counts for it (`ClientUtils.recordSizeInBytes`: key + value + 8 + 8 + topic + 4 =
+  1,042 or 10,042 bytes).
+* Streams' consumer settings: `max.partition.fetch.bytes` 1 MiB and `fetch.max.bytes` 50 MiB
+  (defaults; `StreamsConfig` overrides only `max.poll.records` to 1000, `auto.offset.reset`,
+  `enable.auto.commit`, `group.protocol` and `allow.auto.create.topics`). `max.poll.records`
+  only slows how fast records move from the consumer into the input buffer; no bound uses it.
+* The app lags (it processes more slowly than its input arrives, or starts behind).
+
+Records live in two places. The **input buffer** (`RecordQueue`s, bounded by
+`buffered.records.per.partition` today, or by KIP-770's `input.buffer.max.bytes`), and before
+that each stream thread's **embedded consumer**, whose completed fetches follow the consumer's
+rule of the Kafka release (`kipviz.consumer_memory`, the one consumer-memory answer): before 4.0
+one completed fetch per partition; from 4.0 (KAFKA-17182) one response per broker, plus one
+completed fetch for each *paused* partition that still holds one. Streams pauses partitions as
+its own back-pressure (above 1000 records), and a paused partition keeps its completed fetch
+without blocking its broker, so on 4.x the second figure is the bound when every partition is
+paused with data left in the consumer.
+"""),
+    code("""
+app = StreamsInstance(partitions=2000, threads=4, brokers=3, key_bytes=16, topic="orders")
+print(streams_memory_table(app, value_bytes=(1000, 10000), kafka_versions=("3.9", "4.3"))
+      .round(1).to_string())
+"""),
+    code("""
+print(streams_memory(app, "3.9").consumer.sentence())
+print(streams_memory(app, "4.3").consumer.sentence())
+"""),
+    md("""
+**Reading the table.** With 1 KB records, `buffered.records.per.partition` lets the input buffer
+reach about 3.9 GiB, and 20.6 GiB with 10 KB records: 1,000 records per partition times 2,000
+partitions, plus one fetch each. KIP-770's byte bound would not save much *here*: its 512 MiB
+budget is small next to the one fetch per partition (2,000 x 1 MiB) that may still come in once
+a thread is over its share (only partitions holding records are paused; each empty one can
+still receive a fetch, a poll of up to 1,000 records at a time). On top, the four embedded consumers may hold 2,000 MiB of completed
+fetches on Kafka 3.9; on 4.x, 600 MiB (3 brokers x 50 MiB per thread) while no partition is
+paused, and again up to 2,000 MiB when Streams has paused them all. So for a lagging app of this
+size, size the heap for the input bound *plus* the consumers' bound; lowering
+`max.partition.fetch.bytes` (or `buffered.records.per.partition`) lowers both.
+
+**KIP-1071 (`group.protocol=streams`).** With the Streams rebalance protocol (early access in
+4.1, generally available in 4.2) each stream thread runs an `AsyncKafkaConsumer` instead of the
+classic consumer. It fetches through the same `AbstractFetch.prepareFetchRequests`
+(`FetchRequestManager`), so the 4.x rule and the figures above hold for it unchanged. Not counted
+here: the restore consumer (reading changelogs while restoring state), a global thread's
+consumer, the record caches (`statestore.cache.max.bytes`) and the state stores.
+
+## 4. The same instance under both bounds, and KIP-770's resume rule
 
 The lesson instance: 4 stream threads run 8 tasks, each joining two co-partitioned topics (16
 partitions) whose record sizes differ up to tenfold either way around 1 KB. Every partition starts
 20,000 records behind and gets 2,000 more a second; a thread processes 20,000 records a second.
-`input.buffer.max.bytes` is 32 MiB.
+`input.buffer.max.bytes` is 32 MiB. Three runs: the record bound; KIP-770 as written and as it was
+merged (`thread_bytes_as_merged`); KIP-770 plus apache/kafka#13283's resume rule
+(`thread_bytes`, kipviz's default byte policy).
+"""),
+    md("""
+> **Kafka's code, not the KIP text:** for KIP-770 the two agree, and that is the problem. The
+> KIP says a thread over its share pauses its non-empty partitions and resumes them "after the
+> buffered size for all tasks in the thread are lesser than the bytes allocated"; the code merged
+> twice (apache/kafka#11424, #11796; both reverted before any release) did exactly that, in
+> `StreamThread.runOnce` after a round that processed records. That rule can stall for good (the
+> runs below show it), and kipviz runs it as `thread_bytes_as_merged`. apache/kafka#13283 (2023, closed
+> unmerged) proposed also resuming, in `StreamTask`, the partitions that became empty after a
+> processing round: a task-level rule beyond the KIP. kipviz's `thread_bytes` policy is the KIP
+> *plus* that rule, so it is neither the KIP as proposed nor any code Kafka shipped.
 """),
     code("""
 # NBVAL_IGNORE_OUTPUT
@@ -102,20 +161,11 @@ spark = get_spark()
     code("""
 runs = {
     "buffered.records.per.partition (Kafka)": replace(STREAMS_LESSON_SCENARIO, policy="records_per_partition"),
-    "KIP-770 per thread (with the fix)": STREAMS_LESSON_SCENARIO,
-    "KIP-770 as merged in 3.2": replace(STREAMS_LESSON_SCENARIO, policy="thread_bytes_as_merged"),
+    "KIP-770 + #13283's resume rule": STREAMS_LESSON_SCENARIO,
+    "KIP-770 as written and merged": replace(STREAMS_LESSON_SCENARIO, policy="thread_bytes_as_merged"),
 }
-curves = {label: streams_curves(spark, simulate(s, seed=0)) for label, s in runs.items()}
-table = pd.DataFrame({
-    label: {"peak buffered (MiB)": c.peak_bytes / MiB,
-            "its bound (MiB)": (c.records_bound_bytes if c.policy == "records_per_partition"
-                                else c.bytes_bound_bytes) / MiB,
-            "records/s": c.instance_memory["processed_records_per_s"].mean(),
-            "records/s, last second": c.instance_memory["processed_records_per_s"].iloc[-10:].mean(),
-            "stalled threads at the end": c.stalled_threads,
-            "most partitions paused": int(c.instance_memory["paused_max"].max())}
-    for label, c in curves.items()}).T
-print(table.round(1).to_string())
+curves = policy_curves(spark, runs, seed=0)
+print(policies_table(curves).round(1).to_string())
 compare_policies_figure(curves, title="One instance, three ways to bound its input")
 """),
     md("""
@@ -126,22 +176,22 @@ compare_policies_figure(curves, title="One instance, three ways to bound its inp
   says. The record bound processes the backlog at the full 80,000 records a second; the byte
   bound loses a little (about 2% here): pausing *every* partition that holds records leaves some
   tasks waiting for a fetch that a per-partition rule would have let through.
-* **The code merged in Kafka 3.2 stalls.** A thread over its share pauses every partition that
-  holds records. Processing then empties the join's large-record partition first while the
-  small-record one still holds plenty: the task must wait for the empty side, whose records sit on
-  the broker, but that partition is paused and is resumed only when the *thread* is back within
-  its share, which needs processing, which waits on the partition. Throughput falls to zero on
-  those threads for good. apache/kafka#13283 (after the revert) found this and proposed to resume
-  a paused partition once processing has emptied it; kipviz's `thread_bytes` policy includes
-  that fix.
+* **KIP-770's resume rule, as written and merged, stalls.** A thread over its share pauses every
+  partition that holds records. Processing then empties the join's large-record partition first
+  while the small-record one still holds plenty: the task must wait for the empty side, whose
+  records sit on the broker, but that partition is paused and is resumed only when the *thread*
+  is back within its share, which needs processing, which waits on the partition. Throughput
+  falls to zero on those threads for good. apache/kafka#13283 (after the revert) described this
+  and proposed to resume a paused partition once processing has emptied it; kipviz's
+  `thread_bytes` policy adds that rule.
 """),
     code("""
-merged = curves["KIP-770 as merged in 3.2"]
+merged = curves["KIP-770 as written and merged"]
 print("threads that processed nothing in the last window:", merged.stalled_threads)
-streams_figure(merged, title="KIP-770 as merged in 3.2: paused partitions and throughput")
+streams_figure(merged, title="KIP-770 as written and merged: paused partitions and throughput")
 """),
     md("""
-## 4. Why a share per thread: fairness
+## 5. Why a share per thread: fairness
 
 KIP-770 rejected one bound for the whole instance because threads would pay for each other's
 bytes. Here thread 0's tasks read 20 KB records and the other threads' 500-byte ones, with an
@@ -150,15 +200,9 @@ fair share of what the instance processed (1 = fair):
 """),
     code("""
 skewed = replace(STREAMS_LESSON_SCENARIO, record_size_spread=1.0, input_buffer_max_bytes=8 * MiB)
-values = [20000 if (p // 2) % 4 == 0 else 500 for p in range(skewed.partitions)]
-rows = []
-for policy in ("thread_bytes", "instance_bytes"):
-    trace = simulate(replace(skewed, policy=policy), seed=0, value_bytes=values)
-    c = streams_curves(spark, trace)
-    done = trace.threads.groupby("thread")["processed_records"].sum()
-    rows.append({"policy": policy, "Jain across threads (mean)": round(c.mean_jain_index, 3),
-                 "records processed by thread 0..3": done.tolist()})
-print(pd.DataFrame(rows).to_string(index=False))
+values = skewed_value_bytes(skewed, thread=0, heavy_bytes=20000, light_bytes=500)
+print(thread_fairness_table(spark, skewed, ("thread_bytes", "instance_bytes"), values)
+      .to_string(index=False))
 """),
     md("""
 With one bound for the instance, thread 0 is paused whenever the *other* threads' many small
@@ -166,20 +210,14 @@ records fill the budget, and processes about a third of what it could; per-threa
 every thread busy. (Within a thread, fairness between partitions is left to the consumer's
 round-robin fetching, as the KIP says.)
 
-## 5. Memory of the record bound as records grow
+## 6. Memory of the record bound as records grow
 
 The same instance with every record the same size, from 100 bytes to 20 KB of value, under
 both bounds (a shorter run):
 """),
     code("""
-sweep = replace(STREAMS_LESSON_SCENARIO, record_size_spread=1.0, ticks=200)
-traces = {(policy, value): simulate(replace(sweep, policy=policy, value_bytes=value), seed=0)
-          for policy in ("records_per_partition", "thread_bytes")
-          for value in (100, 1000, 5000, 20000)}
-sizes = bound_sweep(spark, traces)
-sizes["peak (MiB)"] = sizes["peak_bytes"] / MiB
-sizes["records bound (MiB)"] = sizes["records_bound_bytes"] / MiB
-sizes["byte bound (MiB)"] = sizes["bytes_bound_bytes"] / MiB
+sizes = record_size_sweep(spark, replace(STREAMS_LESSON_SCENARIO, ticks=200),
+                          ("records_per_partition", "thread_bytes"), (100, 1000, 5000, 20000))
 print(sizes[["policy", "value_bytes", "peak (MiB)", "records bound (MiB)", "byte bound (MiB)"]]
       .round(1).to_string(index=False))
 bound_sweep_figure(sizes, title="Peak input buffer against record size")
@@ -191,12 +229,13 @@ Under `buffered.records.per.partition` the peak grows with the record size (here
 bound lets the instance hold *more* than the record bound would: the budget is a ceiling, not a
 saving.
 
-## 6. Try it
+## 7. Try it
 
-Move the sliders: the policy menu has both bounds, the merged code and the KIP's three rejected
-alternatives (one bound for the instance, a byte bound per partition, pausing only the biggest
-partitions: that one lets the partitions it leaves running keep fetching, and passes the KIP-770
-bound). Each move re-runs the instance and Spark redraws the curves.
+Move the sliders: the policy menu has the record bound, KIP-770 with and without #13283's resume
+rule and the KIP's three rejected alternatives (one bound for the instance, a byte bound per
+partition, pausing only the biggest partitions: that one lets the partitions it leaves running
+keep fetching, and passes the KIP-770 bound). Each move re-runs the instance and Spark redraws
+the curves.
 """),
     code("""
 # NBVAL_IGNORE_OUTPUT
@@ -207,19 +246,28 @@ StreamsDashboard(spark=spark)
 ## Conclusion
 
 * With `buffered.records.per.partition`, input memory is about `partitions x (1000 records +
-  one fetch)`: it grows with the partitions assigned and the record size.
-* KIP-770's `input.buffer.max.bytes` bounds it at the budget plus one fetch per partition,
-  whatever the records, and splits it per thread so that one thread's bytes do not pause others.
-* Pausing every non-empty partition needs a resume path that cannot wait on itself: the code
-  merged in 3.2 could leave a task waiting for ever on a partition it had paused.
+  one fetch)`: it grows with the partitions assigned and the record size (2,000 partitions of
+  1 KB records: about 3.9 GiB; of 10 KB: about 20.6 GiB).
+* The embedded consumers hold completed fetches on top: up to one per partition before Kafka
+  4.0; from 4.0 one response per broker per thread, plus one fetch per paused partition.
+* KIP-770's `input.buffer.max.bytes` bounds the input buffer at the budget plus one fetch per
+  partition, whatever the records, and splits it per thread so that one thread's bytes do not
+  pause others; with thousands of partitions the "one fetch per partition" dominates.
+* Pausing every non-empty partition needs a resume path that cannot wait on itself: KIP-770's
+  rule as written and merged could leave a task waiting for ever on a partition it had paused.
 
 ## What Kafka does today
 
-* **The byte bound is not in Kafka.** `input.buffer.max.bytes` was merged twice and reverted
-  twice for a performance regression (the first merge, apache/kafka#11424, went into 3.2; the
-  revert is apache/kafka#12383); the fix for the stall (apache/kafka#13283) was never merged. Kafka Streams today bounds its input with
-  `buffered.records.per.partition` (default 1000 records).
+* **The byte bound is not in Kafka.** `input.buffer.max.bytes` was merged twice
+  (apache/kafka#11424 in January 2022, reverted days later, before the 3.2 release;
+  apache/kafka#11796 in March 2022, reverted by apache/kafka#12383 before 3.3), so no release
+  has it; the fix for the stall (apache/kafka#13283) was never merged, and a third attempt
+  (apache/kafka#22458, 2026) was still open when this lesson was written. Kafka Streams today bounds its input with
+  `buffered.records.per.partition` (default 1000 records; not deprecated).
 * The other half of KIP-770 **shipped in 3.4**: `statestore.cache.max.bytes` (default 10485760)
   replaces `cache.max.bytes.buffering` and is split between the threads as shown in part 1.
+* Each stream thread's consumer follows the consumer's rule of its release: from 4.0
+  (KAFKA-17182) at most one response per broker for the partitions it is not pausing, for the
+  classic consumer and for KIP-1071's `AsyncKafkaConsumer` (`group.protocol=streams`, GA in 4.2).
 """),
 ]

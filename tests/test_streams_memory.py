@@ -1,0 +1,175 @@
+"""A Streams instance's input memory (kipviz.streams_memory): worked numbers, the one consumer
+answer reused, bad input."""
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kipviz.streams_memory as streams_memory_module
+from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.scenarios.consumer_scenario import ConsumerScenario
+from kipviz.streams_memory import (
+    StreamsInstance,
+    input_bounds_table,
+    streams_memory,
+    streams_memory_table,
+    thread_partitions,
+    thread_shares_table,
+)
+
+MiB = 1024 * 1024
+APP = StreamsInstance(partitions=2000, threads=4, brokers=3, key_bytes=16, value_bytes=1000,
+                      topic="orders")
+
+
+def test_a_1_kb_record_on_orders_costs_1042_bytes_and_2000_partitions_may_buffer_3_9_gib():
+    """16 + 1000 + 8 + 8 + len("orders") + 4 = 1042 bytes. Per partition
+    ``buffered.records.per.partition``: 1000 x 1042 plus one fetch of 1006 whole records
+    (1048576 // 1042) = 2,090,252 bytes; 2000 partitions: 4,180,504,000 bytes."""
+    m = streams_memory(APP, "4.3")
+    assert m.record_bytes == 1042
+    assert m.records_bound_bytes == 2000 * (1000 * 1042 + 1006 * 1042) == 4_180_504_000
+
+
+def test_10_kb_records_raise_the_record_bound_to_over_20_gib():
+    """10042-byte records: 1000 x 10042 + 104 x 10042 per partition, x 2000 = 22,172,736,000."""
+    m = streams_memory(replace(APP, value_bytes=10000), "4.3")
+    assert m.records_bound_bytes == 2000 * (1000 + 104) * 10042 == 22_172_736_000
+
+
+def test_kip770s_byte_bound_is_the_budget_plus_one_fetch_per_partition():
+    """Four threads of 128 MiB (536870912 // 4) plus one fetch (1006 x 1042 bytes) for each of
+    the 2000 partitions: 536,870,912 + 2,096,504,000 bytes, whatever the split per thread."""
+    m = streams_memory(APP, "4.3")
+    assert m.bytes_bound_bytes == 536_870_912 + 2000 * 1006 * 1042 == 2_633_374_912
+
+
+def test_the_embedded_consumers_hold_one_fetch_per_partition_before_4_0():
+    """Kafka 3.9, lagging: each thread's consumer may hold 500 x max.partition.fetch.bytes, so
+    the four hold 2000 MiB (2,097,152,000 bytes)."""
+    m = streams_memory(APP, "3.9")
+    assert m.consumer.rule == "one completed fetch per partition"
+    assert m.consumer.bound_bytes == 500 * MiB
+    assert m.consumer_bytes == m.consumer_paused_bytes == 2000 * MiB
+
+
+def test_from_4_0_each_consumer_holds_one_response_per_broker_unless_partitions_are_paused():
+    """Kafka 4.x (KAFKA-17182): 3 brokers x fetch.max.bytes (50 MiB) per thread, 600 MiB for the
+    instance; with every partition paused holding a fetch (paused partitions keep their data and
+    do not block their broker) it is back to one fetch per partition, 2000 MiB."""
+    m = streams_memory(APP, "4.3")
+    assert (m.consumer.rule, m.consumer.bound_bytes) == ("one response per broker", 150 * MiB)
+    assert m.consumer_bytes == 600 * MiB
+    assert m.consumer_paused.bound_bytes == 500 * MiB and m.consumer_paused_bytes == 2000 * MiB
+
+
+@pytest.mark.parametrize("version", ["2.4", "3.9", "4.0", "4.3"])
+@pytest.mark.parametrize("fetch_max_bytes", [52428800, 100 * MiB, 4 * MiB])
+def test_each_threads_consumer_gets_the_one_answer_a_consumer_scenario_gets(version,
+                                                                           fetch_max_bytes):
+    """The thread's bound is ``consumer_memory_bounds`` of a lagging ConsumerScenario with the
+    thread's partitions and brokers (the broker's fetch.max.bytes caps responses from 2.5)."""
+    s = replace(APP, fetch_max_bytes=fetch_max_bytes)
+    scenario = ConsumerScenario(partitions=500, brokers=3, kafka_version=version,
+                                fetch_max_bytes=fetch_max_bytes)
+    assert streams_memory(s, version).consumer == consumer_memory_bounds(scenario, lagging=True)
+
+
+def test_partitions_are_split_evenly_over_the_threads_the_first_taking_the_remainder():
+    """2000 over 4 threads: 500 each; 10 over 4: 3, 3, 2, 2; the busiest thread is reported."""
+    assert thread_partitions(2000, 4) == [500] * 4
+    assert thread_partitions(10, 4) == [3, 3, 2, 2]
+    m = streams_memory(replace(APP, partitions=10), "3.9")
+    assert m.consumer.partitions == 3 and m.consumer_bytes == 10 * MiB
+
+
+@given(partitions=st.integers(1, 5000), threads=st.integers(1, 64))
+def test_the_split_covers_every_partition_and_differs_by_at_most_one(partitions, threads):
+    """Every partition goes to one thread; thread loads differ by at most one partition."""
+    split = thread_partitions(partitions, threads)
+    assert sum(split) == partitions and max(split) - min(split) <= 1
+
+
+def test_the_lesson_table_shows_both_record_sizes_and_both_releases():
+    """Columns per value size; rows for the two input bounds and the consumers of 3.9 and 4.3
+    (4.3 twice: no partition paused, every partition paused), in MiB."""
+    table = streams_memory_table(APP)
+    assert list(table.columns) == ["value 1,000 B (MiB)", "value 10,000 B (MiB)"]
+    assert table.iloc[0].tolist() == [1042.0, 10042.0]
+    assert table.loc["consumers: Kafka 3.9 (one completed fetch per partition)"].tolist() == \
+        [2000.0, 2000.0]
+    assert table.loc["consumers: Kafka 4.3, no partition paused (one response per broker)"
+                     ].tolist() == [600.0, 600.0]
+    assert len(table) == 6
+
+
+def test_the_partition_sweep_and_the_share_table_use_the_same_rules():
+    """512 partitions of 142-byte records: the record bound is 581.3 MiB; one thread's share is
+    512 MiB, four threads' 128 MiB, with a global thread 102.4 MiB (and 2.0 MiB of cache)."""
+    sweep = input_bounds_table(partitions=(512,), value_bytes=(100,))
+    assert round(sweep["records bound (MiB)"].iloc[0], 1) == 581.3
+    shares = thread_shares_table()
+    assert shares["input buffer share (MiB)"].round(1).tolist() == [512.0, 128.0, 102.4]
+    assert shares["cache share (MiB)"].tolist() == [10.0, 2.5, 2.0]
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("threads", 0, r"threads \(num.stream.threads\) must be >= 1: 0"),
+    ("partitions", 0, r"partitions must be >= 1: 0"),
+    ("buffered_records_per_partition", 0,
+     r"buffered_records_per_partition \(buffered.records.per.partition\) must be >= 1: 0"),
+    ("fetch_max_bytes", -1, r"fetch_max_bytes \(fetch.max.bytes\) must be >= 0: -1"),
+    ("topic", "", r"topic must be a non-empty topic name"),
+    ("global_thread", 1, r"global_thread must be True or False: 1"),
+])
+def test_bad_settings_are_refused_naming_the_setting(field, value, message):
+    """Each setting is checked when the instance is made, its Kafka name in the error."""
+    with pytest.raises(ValueError, match=message):
+        replace(APP, **{field: value})
+
+
+def test_an_unknown_kafka_version_is_refused():
+    """Versions are release names the model knows."""
+    with pytest.raises(ValueError, match="kafka_version must be one of"):
+        streams_memory(APP, "5.0")
+
+
+def test_the_modules_examples_run_and_its_names_are_documented():
+    """Doctests pass; ``__all__`` is sorted isort-style and every public name has a docstring."""
+    result = doctest.testmod(streams_memory_module)
+    assert result.attempted > 0 and result.failed == 0
+    names = list(streams_memory_module.__all__)
+    kind = [0 if n.isupper() else 1 if n[:1].isupper() else 2 for n in names]
+    assert list(zip(kind, names, strict=True)) == sorted(zip(kind, names, strict=True))
+    assert all(getattr(streams_memory_module, n).__doc__ for n in names if not n.isupper())
+
+
+def test_kipviz_buffer_re_exports_the_streams_rules_as_the_same_objects():
+    """``from kipviz.buffer import record_size_bytes`` keeps working after the move to
+    kipviz.streams_buffer: every Streams name is re-exported, the same object."""
+    import kipviz.buffer
+    import kipviz.streams_buffer
+
+    for name in kipviz.streams_buffer.__all__:
+        assert name in kipviz.buffer.__all__
+        assert getattr(kipviz.buffer, name) is getattr(kipviz.streams_buffer, name)
+    assert doctest.testmod(kipviz.streams_buffer).failed == 0
+
+
+@pytest.mark.parametrize("name", ["kipviz.streams_buffer", "kipviz.curves.broker_compare",
+                                  "kipviz.curves.streams_compare"])
+def test_the_new_modules_list_their_public_names_sorted_and_document_them(name):
+    """As tests/test_package.py asks of every module (isort-style ``__all__``, docstrings)."""
+    import importlib
+
+    module = importlib.import_module(name)
+    assert module.__doc__
+    names = list(module.__all__)
+    kind = [0 if n.isupper() else 1 if n[:1].isupper() else 2 for n in names]
+    assert list(zip(kind, names, strict=True)) == sorted(zip(kind, names, strict=True))
+    assert all(getattr(module, n).__doc__ for n in names if not n.isupper())
