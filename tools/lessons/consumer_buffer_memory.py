@@ -24,13 +24,11 @@ the records are handed to the application.
     code("""
 from dataclasses import replace
 
-import pandas as pd
-
 from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.curves.consumer_buffer import buffer_curves
-from kipviz.fetch import consumer_memory_bound_bytes
+from kipviz.curves.consumer_compare import bounds_table, heap_table
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
-from kipviz.scenarios.consumer_buffer import heap_estimate_bytes, simulate_modes
+from kipviz.scenarios.consumer_buffer import simulate_modes
 from kipviz.scenarios.consumer_versions import memory_by_version
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
@@ -45,10 +43,7 @@ Each response is limited by `fetch.max.bytes` (50 MiB) and each partition in it 
 it, **min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**:
 """),
     code("""
-rows = [{"brokers": b, "partitions": p,
-         "bound (MiB)": consumer_memory_bound_bytes(b, 52428800, 1048576, p) / MiB}
-        for b, p in ((3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000))]
-print(pd.DataFrame(rows).to_string(index=False))
+print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_string(index=False))
 """),
     md("""
 With the defaults, a consumer of 1,000 partitions on 3 brokers may hold 150 MiB of fetched data,
@@ -182,12 +177,11 @@ JVM, the client's other objects and the application.
 """),
     code("""
 baseline = 80_000_000
-heap = {mode: heap_estimate_bytes(trace, baseline) for mode, trace in traces.items()}
-for mode, measured in (("today", 200e6), ("kip81_pool", 120e6)):
-    print(f"{MODE_NAMES[mode]:28s} simulated heap {heap[mode] / 1e6:6.1f} MB, "
-          f"published {measured / 1e6:.0f} MB")
-heap_figure(["no pool", "buffer.memory = 30 MB"], [heap["today"], heap["kip81_pool"]],
-            [200e6, 120e6], title="Heap needed: kipviz estimate against the KIP-81 measurement")
+heaps = heap_table(traces, baseline, {"today": 200e6, "kip81_pool": 120e6}, MODE_NAMES)
+print(heaps[["consumer", "simulated heap (MB)", "published (MB)"]].to_string(index=False))
+heap_figure(["no pool", "buffer.memory = 30 MB"], heaps.heap_bytes.tolist(),
+            heaps.published_bytes.tolist(),
+            title="Heap needed: kipviz estimate against the KIP-81 measurement")
 """),
     md("""
 The estimate lands within about 10% of both published figures. The shape is what matters: the pool

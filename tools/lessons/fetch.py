@@ -23,10 +23,15 @@ Everything below runs kipviz's model of Kafka's code (`ReplicaManager.readFromLo
     code("""
 from dataclasses import replace
 
-import pandas as pd
-
 from kipviz import curves, plots
-from kipviz.fetch import Ordering, consumer_memory_bound_bytes, fill_response
+from kipviz.curves.consumer_compare import (
+    bounds_table,
+    fill_cases_table,
+    order_fairness_table,
+    response_sizes,
+    starvation_table,
+)
+from kipviz.fetch import Ordering, fill_response
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.scenarios.consumer_versions import memory_by_version
 from kipviz.widgets import LESSON_SCENARIO, FetchDashboard
@@ -60,12 +65,7 @@ cases = [
     ("oversized batch later: emptied, budget kept", [[100], [5000], [100]], 1000, 1000),
     ("response limit reached", [[600], [600], [600]], 1000, 1000),
 ]
-pd.DataFrame(
-    [(name, [(p.raw_bytes, p.complete_batches)
-             for p in fill_response(b, response_max_bytes=r, partition_max_bytes=m)])
-     for name, b, r, m in cases],
-    columns=["case", "(raw bytes, whole batches) per partition"],
-)
+fill_cases_table(cases)
 """),
     md("""
 Before KIP-74 (fetch version 2 and older) there was no exception: the broker cut the batch at
@@ -101,16 +101,11 @@ abcd = ConsumerScenario(
     partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=32 * 1024,
     consume_bytes_per_s=1e9, ticks=300, windows=10, workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
 )
-runs = {o.name.lower(): simulate(replace(abcd, ordering=o), seed=1)
-        for o in (Ordering.FIXED, Ordering.ROUND_ROBIN)}
-abcd_curves = {name: curves.consumer_curves(spark, trace) for name, trace in runs.items()}
-streaks = {name: curves.starvation_streaks(curves.to_spark(spark, trace.fetches)).toPandas()
-           for name, trace in runs.items()}
-table = pd.concat({name: s.sort_values("partition").set_index("partition")
-                   [["fetches", "starved_fetches", "longest_starvation_fetches"]]
-                   for name, s in streaks.items()}, axis=1)
-table.index = ["A", "B", "C", "D"]
-table
+runs = {"fixed": simulate(replace(abcd, ordering=Ordering.FIXED), seed=1),
+        "round_robin": simulate(replace(abcd, ordering=Ordering.ROUND_ROBIN), seed=1)}
+abcd_curves = {"fixed": curves.consumer_curves(spark, runs["fixed"]),
+               "round_robin": curves.consumer_curves(spark, runs["round_robin"])}
+starvation_table(spark, runs, names=["A", "B", "C", "D"])
 """),
     code("""
 plots.compare_fairness_figure(abcd_curves, title="A, B fast; C, D slow; 64 KiB responses")
@@ -126,12 +121,7 @@ each with an 8 MiB backlog, Zipf-skewed producers, `fetch.max.bytes` = 2 MiB, an
 kipviz models:
 """),
     code("""
-orders = {o.name.lower(): curves.consumer_curves(spark, simulate(replace(LESSON_SCENARIO, ordering=o)))
-          for o in Ordering}
-pd.DataFrame({name: {"min Jain": round(c.fairness.jain_index.min(), 3),
-                     "mean Jain": round(c.fairness.jain_index.mean(), 3),
-                     "longest starvation (fetches)": int(c.fairness.max_starvation_streak.max())}
-              for name, c in orders.items()}).T
+order_fairness_table(spark, LESSON_SCENARIO)
 """),
     md("""
 Fixed and hash orders are static, so the partitions at the front win; round-robin and
@@ -147,12 +137,7 @@ thousands of partitions, gigabytes. With one fetch in flight per broker, KIP-74 
 responses by `brokers x fetch.max.bytes`, so the bound becomes the smaller of the two.
 """),
     code("""
-pd.DataFrame([
-    {"partitions": p, "brokers": 3,
-     "pre-KIP-74 bound (MiB)": p * 1,
-     "KIP-74 bound (MiB)": consumer_memory_bound_bytes(3, 50 * MiB, MiB, p) / MiB}
-    for p in (10, 100, 1000, 5000)
-])
+bounds_table([(3, 10), (3, 100), (3, 1000), (3, 5000)])
 """),
     md("""
 What does the simulated consumer actually hold? Three runs at Kafka's defaults
@@ -206,12 +191,7 @@ carry one of them exceed the limit, by exactly that one batch.
     code("""
 big = replace(LESSON_SCENARIO, fetch_max_bytes=MiB, ordering=Ordering.ROUND_ROBIN, ticks=500, windows=5,
               workload=replace(LESSON_SCENARIO.workload, large_record_bytes=5 * MiB))
-big_trace = simulate(big)
-sizes = big_trace.fetches.groupby("fetch_id").raw_bytes.sum()
-guarantee = max(big.response_max_bytes, big_trace.meta["max_batch_bytes"])
-print(f"response limit {big.response_max_bytes:,} bytes, largest batch {big_trace.meta['max_batch_bytes']:,} bytes")
-print(f"{len(sizes)} responses, {(sizes > big.response_max_bytes).sum()} above the limit (first-batch exceptions); "
-      f"largest {sizes.max():,} bytes <= max(limit, batch) = {guarantee:,}: {sizes.max() <= guarantee}")
+print(response_sizes(big, simulate(big)))
 """),
     md("""
 ## 5. Try it
