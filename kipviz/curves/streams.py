@@ -215,7 +215,7 @@ class StreamsCurves:
     @property
     def stalled_threads(self) -> int:
         """Threads stalled in the last window: nothing processed although records were waiting
-        (the deadlock of Kafka 3.2's merged code)."""
+        (the stall of the merged code, reverted before any release)."""
         tm = self.thread_memory
         if not len(tm):
             return 0
