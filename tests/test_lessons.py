@@ -77,3 +77,15 @@ def test_every_listed_cell_still_computes():
     clean = [f"{lesson} cell {index}" for lesson, indexes in STILL_COMPUTING.items()
              for index in indexes if not logic_in(by_lesson.get((lesson, index), ""))]
     assert not clean, f"no longer computing, remove from STILL_COMPUTING: {clean}"
+
+
+def test_every_lesson_links_its_neighbours_the_cheat_sheet_and_the_glossary():
+    """Lessons read as one course: each numbered notebook links the previous and next ones."""
+    lessons = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if p.name[:2].isdigit())
+    for i, path in enumerate(lessons):
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                       if c["cell_type"] == "markdown")
+        wanted = [p.name for p in lessons[max(0, i - 1):i + 2] if p != path]
+        wanted += ["cheatsheet.ipynb", "glossary.ipynb"]
+        missing = [name for name in wanted if f"({name})" not in text]
+        assert not missing, f"{path.name} does not link {missing}"

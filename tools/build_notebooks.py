@@ -30,11 +30,33 @@ LESSONS = {
 }
 
 
+def _title(name: str) -> str:
+    return name[:2].lstrip("0") + " · " + name[3:].replace("_", " ") if name[:2] != "00" \
+        else "the tour"
+
+
+def navigation(name: str) -> str:
+    """The course bar of a numbered lesson: previous, next, cheat sheet and glossary."""
+    numbered = [n for n in LESSONS if n[:2].isdigit()]
+    i = numbered.index(name)
+    parts = []
+    if i > 0:
+        parts.append(f"← [{_title(numbered[i - 1])}]({numbered[i - 1]}.ipynb)")
+    if i + 1 < len(numbered):
+        parts.append(f"[{_title(numbered[i + 1])}]({numbered[i + 1]}.ipynb) →")
+    parts += ["[cheat sheet](cheatsheet.ipynb)", "[glossary](glossary.ipynb)"]
+    return "**Course:** " + " · ".join(parts)
+
+
 def main(names: list[str]) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     for name in names or list(LESSONS):
         nb = nbformat.v4.new_notebook()
-        nb.cells = importlib.import_module(f"lessons.{LESSONS[name]}").CELLS
+        nb.cells = list(importlib.import_module(f"lessons.{LESSONS[name]}").CELLS)
+        if name[:2].isdigit():  # a numbered lesson: links to its neighbours, top and bottom
+            bar = nbformat.v4.new_markdown_cell(navigation(name))
+            nb.cells[1:1] = [bar]
+            nb.cells.append(nbformat.v4.new_markdown_cell(navigation(name)))
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                      "language": "python"}
         nb.metadata["language_info"] = {"name": "python"}
