@@ -89,3 +89,14 @@ def test_every_lesson_links_its_neighbours_the_cheat_sheet_and_the_glossary():
         wanted += ["cheatsheet.ipynb", "glossary.ipynb"]
         missing = [name for name in wanted if f"({name})" not in text]
         assert not missing, f"{path.name} does not link {missing}"
+
+
+def test_every_numbered_lesson_ends_with_your_cluster():
+    """Lessons 1 to 6 close by applying their formula to the reader's own files."""
+    from kipviz.your_cluster import LESSONS
+
+    for lesson in LESSONS:
+        (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
+        sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+        assert any(s.startswith("## Your cluster") for s in sources), path.name
+        assert any(f'your_cluster("{lesson}"' in s for s in sources), path.name

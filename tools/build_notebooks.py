@@ -48,11 +48,40 @@ def navigation(name: str) -> str:
     return "**Course:** " + " · ".join(parts)
 
 
+# lesson -> the cluster its "your cluster" cell describes (kipviz.your_cluster.your_cluster)
+YOUR_CLUSTER = {
+    "01": 'brokers=6, partitions=120',
+    "02": 'brokers=6, partitions=120',
+    "03": 'brokers=6, partitions=120, kafka_version="4.3"',
+    "04": 'replication_factor=3, bytes_in_per_s=10e6, bytes_to_move=200e9',
+    "05": 'partitions=2000, threads=4, brokers=3',
+    "06": 'brokers=6, partitions=120',
+}
+
+
+def your_cluster_cells(lesson: str) -> list[nbformat.NotebookNode]:
+    """The closing section: the lesson's formula with the reader's settings, what to watch and
+    which knob to turn (kipviz.your_cluster)."""
+    return [
+        nbformat.v4.new_markdown_cell(
+            "## Your cluster\n\nThe lesson's formula with your own settings, the metric to "
+            "watch and the knob to turn. Replace the sample files with your `consumer.properties` "
+            "and `server.properties` (paths, or mappings of Kafka keys) and the numbers with your "
+            "cluster's; settings Kafka would refuse are reported as notes."),
+        nbformat.v4.new_code_cell(
+            "from kipviz import data_file\nfrom kipviz.your_cluster import your_cluster\n\n"
+            f'print(your_cluster("{lesson}", data_file("consumer.properties"), '
+            f'data_file("server.properties"),\n                   {YOUR_CLUSTER[lesson]}))'),
+    ]
+
+
 def main(names: list[str]) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     for name in names or list(LESSONS):
         nb = nbformat.v4.new_notebook()
         nb.cells = list(importlib.import_module(f"lessons.{LESSONS[name]}").CELLS)
+        if name[:2] in YOUR_CLUSTER:  # the lesson applied to the reader's own files
+            nb.cells += your_cluster_cells(name[:2])
         if name[:2].isdigit():  # a numbered lesson: links to its neighbours, top and bottom
             bar = nbformat.v4.new_markdown_cell(navigation(name))
             nb.cells[1:1] = [bar]

@@ -1,0 +1,53 @@
+"""Each lesson's "your cluster" cell: the formula filled in, the metric to watch, the knob."""
+
+from __future__ import annotations
+
+import pytest
+
+from kipviz import data_file
+from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.your_cluster import LESSONS, your_cluster
+
+MiB = 1024 * 1024
+
+
+def test_every_lesson_names_a_formula_a_metric_and_a_knob():
+    """The sample files on a 6-broker, 120-partition cluster: six answers, each complete."""
+    for lesson in LESSONS:
+        advice = your_cluster(lesson, data_file("consumer.properties"),
+                              data_file("server.properties"), brokers=6, partitions=120)
+        assert advice.formula and advice.watch and advice.knob
+        assert str(advice).startswith(f"Your cluster (lesson {lesson}):")
+
+
+def test_lesson_3_gives_the_versions_memory_answer():
+    """4 MiB responses, 60 partitions on 3 brokers: 12 MiB on 4.3, 60 MiB on 3.9."""
+    consumer = ConsumerConfig(fetch_max_bytes=4 * MiB)
+    new = your_cluster("03", consumer, brokers=3, partitions=60)
+    old = your_cluster("03", consumer, brokers=3, partitions=60, kafka_version="3.9")
+    assert "at most 12.0 MiB" in new.formula and new.knob.startswith("fetch.max.bytes")
+    assert "at most 60.0 MiB" in old.formula and old.knob.startswith("max.partition.fetch.bytes")
+
+
+def test_lesson_2_fills_in_the_non_strict_pool_bound():
+    """queued.max.request.bytes 200 MiB + socket.request.max.bytes 100 MiB - 1."""
+    advice = your_cluster("02", broker=BrokerConfig(queued_max_request_bytes=200 * MiB))
+    assert "209,715,200 + 104,857,600 - 1 = 314,572,799 bytes" in advice.formula
+
+
+def test_lesson_4_counts_the_in_sync_followers():
+    """T = 40 MB/s, R = 3, IN = 10 MB/s, 1 GB: 1e9 / (40e6 - 30e6) = 100 s (0.0 h)."""
+    broker = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=40_000_000)
+    advice = your_cluster("04", broker=broker, bytes_in_per_s=10e6, bytes_to_move=1e9)
+    assert "(40,000,000 - 3 x 10,000,000)" in advice.formula
+    slow = your_cluster("04", broker=BrokerConfig(
+        leader_replication_throttled_rate_bytes_per_s=30_000_000), bytes_in_per_s=10e6)
+    assert "= never" in slow.formula
+
+
+def test_an_unknown_lesson_or_version_is_named():
+    """Lessons 01 to 06 have the cell; a release the model does not know is refused."""
+    with pytest.raises(ValueError, match="lesson must be one of 01"):
+        your_cluster("09")
+    with pytest.raises(ValueError, match="kafka_version must be one of"):
+        your_cluster("03", kafka_version="9.9")
