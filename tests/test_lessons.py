@@ -100,3 +100,19 @@ def test_every_numbered_lesson_ends_with_your_cluster():
         sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
         assert any(s.startswith("## Your cluster") for s in sources), path.name
         assert any(f'your_cluster("{lesson}"' in s for s in sources), path.name
+
+
+def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
+    """Exercises: each lesson with exercises has one hidden answer cell per exercise, calling
+    kipviz.exercises.check; and the solutions the cells pass are right."""
+    from kipviz.exercises import EXERCISES, check
+
+    for (lesson, number), exercise in EXERCISES.items():
+        assert check(lesson, number, eval(exercise.solution)).startswith("Right"), (lesson,
+                                                                                  number)
+        (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
+        cells = json.loads(path.read_text())["cells"]
+        hidden = [c for c in cells if c["cell_type"] == "code"
+                  and f'check("{lesson}", {number},' in "".join(c["source"])]
+        assert hidden and hidden[0]["metadata"].get("jupyter", {}).get("source_hidden"), (
+            path.name, number)

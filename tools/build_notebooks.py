@@ -59,6 +59,27 @@ YOUR_CLUSTER = {
 }
 
 
+def exercise_cells(lesson: str) -> list[nbformat.NotebookNode]:
+    """The lesson's exercises (kipviz.exercises): the questions, then one collapsed answer cell
+    each, which asks kipviz.exercises.check, so a changed model shows as a changed verdict."""
+    from kipviz.exercises import exercises_for
+
+    found = exercises_for(lesson)
+    if not found:
+        return []
+    questions = "\n".join(f"{n}. {e.question}" for n, e in found)
+    cells = [nbformat.v4.new_markdown_cell(
+        f"## Exercises\n\n{questions}\n\nWork them out with the lesson's numbers, then "
+        f"expand the answer cells below (each asks `kipviz.exercises.check`).")]
+    for n, e in found:
+        cell = nbformat.v4.new_code_cell(
+            f"from kipviz.exercises import check\n\n"
+            f'print(check("{lesson}", {n}, {e.solution}))  # exercise {n}')
+        cell.metadata["jupyter"] = {"source_hidden": True}
+        cells.append(cell)
+    return cells
+
+
 def your_cluster_cells(lesson: str) -> list[nbformat.NotebookNode]:
     """The closing section: the lesson's formula with the reader's settings, what to watch and
     which knob to turn (kipviz.your_cluster)."""
@@ -80,6 +101,7 @@ def main(names: list[str]) -> None:
     for name in names or list(LESSONS):
         nb = nbformat.v4.new_notebook()
         nb.cells = list(importlib.import_module(f"lessons.{LESSONS[name]}").CELLS)
+        nb.cells += exercise_cells(name[:2])
         if name[:2] in YOUR_CLUSTER:  # the lesson applied to the reader's own files
             nb.cells += your_cluster_cells(name[:2])
         if name[:2].isdigit():  # a numbered lesson: links to its neighbours, top and bottom
