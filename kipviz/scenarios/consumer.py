@@ -48,6 +48,7 @@ from kipviz.fetch import (
     effective_response_max_bytes,
     java_hash_order,
 )
+from kipviz.scenarios import limits
 from kipviz.scenarios._broker_kernel import DEPLETED, pool_state
 from kipviz.scenarios._consumer_kernel import (
     HEARTBEAT_RESPONSE_BYTES,
@@ -91,6 +92,7 @@ class ConsumerScenario:
     session_timeout_ms: int = 45000
 
     def __post_init__(self) -> None:
+        limits.check_fields(self)  # bools are bools; Java int/long ranges (kipviz.scenarios.limits)
         ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
                 "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "version": 0, "rtt_ms": 1,
                 "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,
@@ -200,7 +202,7 @@ class ConsumerTrace:
 
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``)."""
-    p, b = scenario.partitions, scenario.brokers
+    p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
     if scenario.ordering == Ordering.HASH:
         tps = [TopicPartition(TOPIC, i) for i in range(p)]
         everything = np.array(java_hash_order(tps), dtype=np.int64)
@@ -220,6 +222,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     windowed one). ``compiled=False`` runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
+    limits.check_consumer(s, record_fetches=record_fetches)  # refuse what would not fit in memory
     if batches is None:
         batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
     elif batches.partitions != s.partitions:
