@@ -73,6 +73,7 @@ def check_fields(scenario: Any) -> None:
             continue
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             continue  # types are each scenario's own rules
+        value = int(value)
         key, java = KAFKA_SETTINGS.get(f.name, ("", "long"))
         label = f"{f.name} ({key})" if key else f.name
         high = JAVA_MAX[java]

@@ -45,7 +45,7 @@ class FigureWidget(go.FigureWidget):
     """``plotly.graph_objects.FigureWidget`` whose messages to the browser carry lists."""
 
     _widget_layout = Dict().tag(sync=True, **_SERIALIZERS)
-    _widget_data = List().tag(sync=True, **_SERIALIZERS)
+    _widget_data: List[Any] = List().tag(sync=True, **_SERIALIZERS)
     _py2js_addTraces = Dict(allow_none=True).tag(sync=True, **_SERIALIZERS)
     _py2js_restyle = Dict(allow_none=True).tag(sync=True, **_SERIALIZERS)
     _py2js_relayout = Dict(allow_none=True).tag(sync=True, **_SERIALIZERS)
