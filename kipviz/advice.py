@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TypeAlias, TypeVar
 
 from kipviz.buffer import pooled_bytes_bound
-from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
+from kipviz.config import BrokerConfig, ConsumerConfig, KafkaConfigWarning, read_properties
 from kipviz.fetch import consumer_memory_bound_bytes, effective_response_max_bytes
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
 
@@ -69,7 +69,9 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
     text; when the rejected rule relates two settings (``queued.max.request.bytes`` >=
     ``socket.request.max.bytes``, ``buffer.memory`` >= ``fetch.max.bytes``), the config is read
     again without the offending one (Kafka's default is used) so that the rest still counts.
-    Otherwise the config is ``None``. Real Kafka keys kipviz does not model are not warned about.
+    Otherwise the config is ``None``. Real Kafka keys kipviz does not model are not warned about;
+    keys Kafka does not define are (Kafka ignores them: the Kafka default is used). A file that
+    cannot be read (missing, a directory, a malformed ``\\uXXXX`` escape) is a warning too.
     """
     if source is None:
         return None, []
@@ -78,18 +80,25 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
             raise TypeError(f"expected a {cls.__name__}, not a {type(source).__name__}")
         return source, []
     role = "consumer" if cls is ConsumerConfig else "broker"
-    entries: Mapping[str, object] = (
-        source if isinstance(source, Mapping)
-        else parse_properties(Path(source).read_text(encoding="latin-1")))
     try:
-        return cls.from_properties(entries).config, []
+        entries: Mapping[str, object] = (
+            source if isinstance(source, Mapping) else read_properties(source))
+    except (OSError, ValueError, UnicodeError) as err:
+        return None, [f"Cannot read the {role} config: {err}."]
+    try:
+        with warnings.catch_warnings():  # unknown keys come back as warnings in the list
+            warnings.simplefilter("ignore", KafkaConfigWarning)
+            loaded = cls.from_properties(entries)
+        return loaded.config, [f"{note[0].upper()}{note[1:]}." for note in loaded.warnings]
     except (ValueError, TypeError) as err:
         warning = f"Kafka would reject this {role} config: {err}."
     key, fallback = _PAIR_RULES[cls]
     if key not in entries:
         return None, [warning]
     try:
-        config = cls.from_properties({k: v for k, v in entries.items() if k != key}).config
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", KafkaConfigWarning)
+            config = cls.from_properties({k: v for k, v in entries.items() if k != key}).config
     except (ValueError, TypeError):
         return None, [warning]
     return config, [f"{warning} The curves use the rest of it, with {key} {fallback}."]

@@ -98,6 +98,20 @@ def test_settings_kafka_rejects_become_warnings():
         None, ["Kafka would reject this consumer config: fetch.max.bytes must be >= 0: -5."])
     (note,) = config_warnings(broker={"queued.max.request.byte": "1"})
     assert "did you mean 'queued.max.request.bytes'" in note
+    assert "a broker ignores it without a word, so the Kafka default is used" in note
+
+
+@pytest.mark.parametrize(("write", "message"), [
+    (lambda path: path.mkdir(), "is a directory"),
+    (lambda path: path.write_text("fetch.max.bytes=\\u00zz\n"), "malformed \\uxxxx escape"),
+    (lambda path: None, "No such file"),
+])
+def test_load_config_never_raises_on_a_file_it_cannot_read(tmp_path, write, message):
+    """A directory, a bad unicode escape or a missing file: (None, [the reason])."""
+    path = tmp_path / "consumer.properties"
+    write(path)
+    config, (note,) = load_config(ConsumerConfig, path)
+    assert config is None and message in note and "Cannot read the consumer config" in note
 
 
 def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
