@@ -222,7 +222,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     windowed one). ``compiled=False`` runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
-    limits.check_consumer(s, record_fetches=record_fetches)  # refuse what would not fit in memory
+    limits.check_consumer(s, record_fetches=record_fetches, seed=seed)  # memory, seed
     if batches is None:
         batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
     elif batches.partitions != s.partitions:

@@ -28,7 +28,12 @@ __all__ = [
     "JAVA_MAX",
     "KAFKA_SETTINGS",
     "MAX_TRACE_BYTES_ENV",
+    "SEED_MAX",
+    "check_broker",
+    "check_consumer",
     "check_fields",
+    "check_seed",
+    "check_streams",
     "check_trace_bytes",
     "consumer_trace_bytes",
     "leading_brokers",
@@ -146,8 +151,24 @@ def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
             + 256.0 * (s.partitions + leading_brokers(s.partitions, s.brokers)))
 
 
-def check_consumer(scenario: Any, *, record_fetches: bool = True) -> None:
-    """:func:`check_trace_bytes` for a consumer scenario, naming its sizing settings."""
+SEED_MAX = 2**32 - 1
+"""The largest seed: the compiled kernels seed numpy's legacy generator, which takes 32 bits."""
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int; ValueError unless it is an integer in 0 .. 2**32 - 1."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer: {seed!r}")
+    value = int(seed)
+    if not 0 <= value <= SEED_MAX:
+        raise ValueError(f"seed must be between 0 and {SEED_MAX} (2**32 - 1): {value}")
+    return value
+
+
+def check_consumer(scenario: Any, *, record_fetches: bool = True, seed: object = 0) -> None:
+    """:func:`check_trace_bytes` for a consumer scenario, naming its sizing settings, and
+    :func:`check_seed`."""
+    check_seed(seed)
     s = scenario
     named: dict[str, object] = {"partitions": s.partitions, "ticks": s.ticks,
                                 "windows": s.windows}
