@@ -31,6 +31,7 @@ from typing import TypeAlias, TypeVar
 from kipviz.buffer import pooled_bytes_bound
 from kipviz.config import BrokerConfig, ConsumerConfig, KafkaConfigWarning, read_properties
 from kipviz.fetch import consumer_memory_bound_bytes, effective_response_max_bytes
+from kipviz.kafka_keys import kafka_keys
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
 
 __all__ = ["ConfigSource", "config_warnings", "load_config"]
@@ -60,9 +61,12 @@ def _rate(r: float) -> str:
     return f"{r:,.0f} bytes/s ({r / MB:g} MB/s)"
 
 
-def load_config(cls: type[ConfigT], source: ConfigSource | None
-                ) -> tuple[ConfigT | None, list[str]]:
+def load_config(cls: type[ConfigT], source: ConfigSource | None, *,
+                kafka_version: str | None = None) -> tuple[ConfigT | None, list[str]]:
     """``cls`` read from ``source`` and the warnings met; never raises for bad settings.
+
+    ``kafka_version`` ("MAJOR.MINOR", see :mod:`kipviz.kafka_keys`) checks keys against that
+    Kafka version's list; None accepts keys of any version from 0.10.1 on.
 
     ``None`` gives ``(None, [])``. A config object is returned as it is. A file or mapping that
     :meth:`~kipviz.config.ConsumerConfig.from_properties` rejects gives a warning with its error
@@ -73,6 +77,8 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
     keys Kafka does not define are (Kafka ignores them: the Kafka default is used). A file that
     cannot be read (missing, a directory, a malformed ``\\uXXXX`` escape) is a warning too.
     """
+    if kafka_version is not None:
+        kafka_keys("broker", kafka_version)  # ValueError for a version with no key list
     if source is None:
         return None, []
     if isinstance(source, ConsumerConfig | BrokerConfig):
@@ -88,7 +94,7 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
     try:
         with warnings.catch_warnings():  # unknown keys come back as warnings in the list
             warnings.simplefilter("ignore", KafkaConfigWarning)
-            loaded = cls.from_properties(entries)
+            loaded = cls.from_properties(entries, kafka_version=kafka_version)
         return loaded.config, [f"{note[0].upper()}{note[1:]}." for note in loaded.warnings]
     except (ValueError, TypeError) as err:
         warning = f"Kafka would reject this {role} config: {err}."
@@ -98,7 +104,8 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", KafkaConfigWarning)
-            config = cls.from_properties({k: v for k, v in entries.items() if k != key}).config
+            config = cls.from_properties({k: v for k, v in entries.items() if k != key},
+                                         kafka_version=kafka_version).config
     except (ValueError, TypeError):
         return None, [warning]
     return config, [f"{warning} The curves use the rest of it, with {key} {fallback}."]

@@ -130,3 +130,14 @@ def test_a_lagging_consumer_can_hold_every_partitions_limit_and_that_is_named():
                               partitions=120)
     assert "counts one round of fetches" in note
     assert "120 x 2,097,152 = 251,658,240 bytes (240.0 MiB)" in note
+
+
+def test_load_config_checks_keys_against_one_kafka_version():
+    """``kafka_version`` names the versions that had a key; an unknown version is the caller's
+    error, not a warning about the file."""
+    config, (note,) = load_config(BrokerConfig, {"zookeeper.connect": "zk:2181"},
+                                  kafka_version="4.1")
+    assert config == BrokerConfig()
+    assert "not a broker setting in Kafka 4.1; it is one in Kafka 0.10.1 to 3.9" in note
+    with pytest.raises(ValueError, match="kafka_version must be one of"):
+        load_config(BrokerConfig, {}, kafka_version="9.1")
