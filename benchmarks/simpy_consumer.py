@@ -92,9 +92,10 @@ def fill(first: list[int], log: list[int], partition_max_bytes: int, response_ma
 
 
 def first_orders(scenario: ConsumerScenario) -> list[list[int]]:
-    """Each broker's partitions in the first request's order (partition p is led by p % B)."""
+    """Each leading broker's partitions in the first request's order (partition p is led by
+    p % B; a broker that leads none has no fetcher)."""
     orders, start = initial_orders(scenario)
-    return [orders[start[b]:start[b + 1]].tolist() for b in range(scenario.brokers)]
+    return [orders[start[b]:start[b + 1]].tolist() for b in range(len(start) - 1)]
 
 
 class Response:
@@ -126,7 +127,9 @@ class ConsumerModel:
     def __init__(self, scenario: ConsumerScenario, batches: Batches, seed: int) -> None:
         s = self.s = scenario
         self.env = simpy.Environment()
-        n, b = s.partitions, s.brokers
+        # brokers that lead a partition (partition p on broker p % brokers), as the kernel has
+        n, b = s.partitions, min(s.partitions, s.brokers)
+        self.brokers = b
         self.steps = ANSWER + b + 1  # time steps per tick, one per phase (one per broker answer)
         self.end_step = ANSWER + b
         self.window = 0
@@ -243,7 +246,7 @@ class ConsumerModel:
         """Append partition p's batches at their tick; wake its broker's parked request."""
         size, tick_of, end = self.size, self.tick_of, self.start[p + 1]
         k = self.start[p]
-        broker = p % self.s.brokers
+        broker = p % self.brokers
         while k < end:
             t = tick_of[k]
             if t * self.steps > self.env.now:
@@ -287,7 +290,7 @@ class ConsumerModel:
                 continue
             self.live += 1
             if self.rotating:
-                self.first_broker = (b + 1) % s.brokers
+                self.first_broker = (b + 1) % self.brokers
             parked_since = -1
             while True:
                 t = self.tick
@@ -390,7 +393,7 @@ class ConsumerModel:
         """Read the waiting responses earliest first, each allocated from the pool (coordinator
         responses bypass it); a refused one stays in its socket and its channel is muted until
         the pool is no longer out of memory."""
-        buffer, muted, coordinator_channel = self.buffer, self.muted, self.s.brokers
+        buffer, muted, coordinator_channel = self.buffer, self.muted, self.brokers
         now = self.now_ms
         waiting = 0
         left = []
@@ -441,7 +444,7 @@ class ConsumerModel:
     def heartbeat(self) -> Process:
         """The heartbeat thread: one heartbeat in flight; the next one is sent
         ``heartbeat.interval.ms`` after the last, once the last's response was read."""
-        env, coordinator_channel = self.env, self.s.brokers
+        env, coordinator_channel = self.env, self.brokers
         next_tick = 0
         while True:
             yield self.until(max(next_tick, self.tick), HEARTBEAT)
@@ -459,7 +462,7 @@ class ConsumerModel:
         ``(first_broker + k) % brokers`` for k = 0..brokers-1 with ``first_broker`` as it was
         when the tick's turns began; a broker that sends a new request moves the next tick's
         start past itself."""
-        env, brokers = self.env, self.s.brokers
+        env, brokers = self.env, self.brokers
         yield self.until(0, ANSWER)
         while True:
             t = self.tick
@@ -515,7 +518,7 @@ class ConsumerModel:
                     self.buffer.release(response.n_bytes, self.now_ms)
                     self.retained -= response.n_bytes
                     self.free_slot()
-                self.wake(self.freed, p % self.s.brokers)
+                self.wake(self.freed, p % self.brokers)
             if not queue:
                 credit = 0.0
             consumed_col[t] = consumed
@@ -529,7 +532,7 @@ class ConsumerModel:
         yield self.until(-(-s.pause_at_ms // s.tick_ms), PRODUCE)
         for p in s.paused_partitions:
             self.fetchable[p] = False
-        for b in range(s.brokers):
+        for b in range(self.brokers):
             self.wake(self.freed, b)
 
     def monitor(self) -> Process:
@@ -576,7 +579,7 @@ class ConsumerModel:
         if self.hb_interval_ticks > 0:
             env.process(self.heartbeat())
         env.process(self.application())
-        for b in range(s.brokers):
+        for b in range(self.brokers):
             env.process(self.fetcher(b))
         if self.rotating:
             env.process(self.dispatcher())

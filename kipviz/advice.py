@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TypeAlias, TypeVar
 
-from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
+from kipviz.config import BrokerConfig, ConsumerConfig, KafkaConfigWarning, read_properties
 from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.kafka_keys import kafka_keys
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
 
 __all__ = ["ConfigSource", "config_warnings", "load_config"]
@@ -60,17 +61,24 @@ def _rate(r: float) -> str:
     return f"{r:,.0f} bytes/s ({r / MB:g} MB/s)"
 
 
-def load_config(cls: type[ConfigT], source: ConfigSource | None
-                ) -> tuple[ConfigT | None, list[str]]:
+def load_config(cls: type[ConfigT], source: ConfigSource | None, *,
+                kafka_version: str | None = None) -> tuple[ConfigT | None, list[str]]:
     """``cls`` read from ``source`` and the warnings met; never raises for bad settings.
+
+    ``kafka_version`` ("MAJOR.MINOR", see :mod:`kipviz.kafka_keys`) checks keys against that
+    Kafka version's list; None accepts keys of any version from 0.10.1 on.
 
     ``None`` gives ``(None, [])``. A config object is returned as it is. A file or mapping that
     :meth:`~kipviz.config.ConsumerConfig.from_properties` rejects gives a warning with its error
     text; when the rejected rule relates two settings (``queued.max.request.bytes`` >=
     ``socket.request.max.bytes``, ``buffer.memory`` >= ``fetch.max.bytes``), the config is read
     again without the offending one (Kafka's default is used) so that the rest still counts.
-    Otherwise the config is ``None``. Real Kafka keys kipviz does not model are not warned about.
+    Otherwise the config is ``None``. Real Kafka keys kipviz does not model are not warned about;
+    keys Kafka does not define are (Kafka ignores them: the Kafka default is used). A file that
+    cannot be read (missing, a directory, a malformed ``\\uXXXX`` escape) is a warning too.
     """
+    if kafka_version is not None:
+        kafka_keys("broker", kafka_version)  # ValueError for a version with no key list
     if source is None:
         return None, []
     if isinstance(source, ConsumerConfig | BrokerConfig):
@@ -78,18 +86,26 @@ def load_config(cls: type[ConfigT], source: ConfigSource | None
             raise TypeError(f"expected a {cls.__name__}, not a {type(source).__name__}")
         return source, []
     role = "consumer" if cls is ConsumerConfig else "broker"
-    entries: Mapping[str, object] = (
-        source if isinstance(source, Mapping)
-        else parse_properties(Path(source).read_text(encoding="latin-1")))
     try:
-        return cls.from_properties(entries).config, []
+        entries: Mapping[str, object] = (
+            source if isinstance(source, Mapping) else read_properties(source))
+    except (OSError, ValueError, UnicodeError) as err:
+        return None, [f"Cannot read the {role} config: {err}."]
+    try:
+        with warnings.catch_warnings():  # unknown keys come back as warnings in the list
+            warnings.simplefilter("ignore", KafkaConfigWarning)
+            loaded = cls.from_properties(entries, kafka_version=kafka_version)
+        return loaded.config, [f"{note[0].upper()}{note[1:]}." for note in loaded.warnings]
     except (ValueError, TypeError) as err:
         warning = f"Kafka would reject this {role} config: {err}."
     key, fallback = _PAIR_RULES[cls]
     if key not in entries:
         return None, [warning]
     try:
-        config = cls.from_properties({k: v for k, v in entries.items() if k != key}).config
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", KafkaConfigWarning)
+            config = cls.from_properties({k: v for k, v in entries.items() if k != key},
+                                         kafka_version=kafka_version).config
     except (ValueError, TypeError):
         return None, [warning]
     return config, [f"{warning} The curves use the rest of it, with {key} {fallback}."]

@@ -17,10 +17,12 @@ rates may end in ``/s``. Exit status: 0 done, 1 a lesson failed, 2 bad arguments
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from kipviz.versions import KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
 
@@ -39,6 +41,8 @@ def parse_size(text: str) -> float:
     ``k``/``m``/``g``/``t`` and ``KiB``... are powers of 1024 (as Java's ``-Xmx``), ``KB``...
     powers of 1000; case does not matter; a trailing ``/s`` is allowed.
     """
+    if text.strip().startswith("-"):
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} must not be negative")
     match = _SIZE.fullmatch(text)
     unit = match[2].lower() if match else ""
     if not match or unit not in _UNITS:
@@ -51,8 +55,54 @@ def _int_size(text: str) -> int:
     return int(parse_size(text))
 
 
+def _seed(text: str) -> int:
+    """A workload seed: an integer in 0 .. 2**32 - 1 (the kernels' generator takes 32 bits)."""
+    from kipviz.scenarios.limits import check_seed
+
+    try:
+        return check_seed(int(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).replace("seed must", "must")) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _joined_values(argv: Sequence[str]) -> list[str]:
+    """``--lag -5m`` as ``--lag=-5m``: argparse takes a value starting with '-' for an option
+    (and says "expected one argument"); joined, the value reaches its check and its message."""
+    out: list[str] = []
+    for item in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and _NEGATIVE.match(item):
+            out[-1] = f"{out[-1]}={item}"
+        else:
+            out.append(item)
+    return out
+
+
+_NEGATIVE = re.compile(r"-[0-9.]")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output that cannot be written before any work is done (OSError naming it)."""
+    out: Path = args.out
+    folder = out if args.command == "report" else out.parent
+    if args.command == "run" and out.is_dir():
+        raise IsADirectoryError(f"--out {out} is a directory; give the HTML page's file name")
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"--out {out}: {folder} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = out if args.command == "run" and out.exists() else folder
+    if not os.access(target, os.W_OK):
+        raise PermissionError(f"--out {out}: {target} is not writable")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kipviz", description="See how Apache Kafka bounds memory and shares bandwidth.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -88,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--partitions", type=int, default=100, help="partitions assigned (100)")
     run.add_argument("--brokers", type=int, default=3, help="brokers leading them (3)")
     run.add_argument("--ticks", type=int, default=2000, help="10 ms ticks to simulate (2000)")
-    run.add_argument("--seed", type=int, default=0, help="workload seed (0)")
+    run.add_argument("--seed", type=_seed, default=0, help="workload seed, 0 .. 2**32-1 (0)")
     run.add_argument("--kafka-version", default=NEWEST_KAFKA_VERSION, metavar="X.Y",
                      help=f"the consumer's Kafka release, whose fetch rules apply "
                           f"({KAFKA_VERSIONS[0]} to {NEWEST_KAFKA_VERSION}; default "
@@ -173,9 +223,8 @@ def _run(args: argparse.Namespace) -> int:
     broker, broker_notes = load_config(BrokerConfig, args.broker)
     notes += broker_notes
     if consumer is None or (args.broker is not None and broker is None):
-        for note in notes:
-            print(f"kipviz: {note}", file=sys.stderr)
-        print("kipviz: cannot run: fix the settings above", file=sys.stderr)
+        reasons = " ".join(" ".join(note.split()) for note in notes)
+        print(f"kipviz: cannot run: {reasons}", file=sys.stderr)
         return 2
     workload = Workload(profile=args.profile, produce_bytes_per_s=args.produce_rate,
                         initial_lag_bytes=args.lag)
@@ -211,7 +260,6 @@ def _run(args: argparse.Namespace) -> int:
         configs.append((str(args.broker), broker.to_properties()))
     page = consumer_run_page(scenario, curves, warnings=notes, configs=configs, seed=args.seed,
                              sliders=sliders)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
@@ -219,12 +267,18 @@ def _run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kipviz`` command line (``argv`` defaults to ``sys.argv[1:]``)."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_joined_values(sys.argv[1:] if argv is None else argv))
     try:
+        if args.command in ("report", "run"):
+            _check_outputs(args)
         commands = {"report": _report, "run": _run, "lab": _lab}
         return commands[args.command](args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"kipviz: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("kipviz: interrupted", file=sys.stderr)
+        return 2
+    except Exception as err:  # every error is one line and exit status 2, never a traceback
+        kind = "" if isinstance(err, ValueError | OSError) else f"{type(err).__name__}: "
+        print(f"kipviz: {kind}{' '.join(str(err).split())}", file=sys.stderr)
         return 2
 
 

@@ -7,9 +7,11 @@ simulates each in a task and reduces it to summary metrics and downsampled curve
 task; since only the collected rows are written, every configuration is cached exactly once.
 
 The cache is one Parquet file per configuration under ``cache_dir/<scenario kind>/<key>.parquet``,
-keyed by the scenario's parameters, the seed and the kipviz version (:func:`config_key`). A file
-whose stored version, key or parameters do not match, or that cannot be read, is recomputed and
-replaced, never shown.
+keyed by the scenario's canonical values, the seed and the kipviz version (:func:`config_key`). A
+file whose stored version, key or parameters do not match, that lacks a metric or curve or holds
+one of the wrong type, fails its checksum or cannot be read is recomputed and replaced, never
+shown (:mod:`kipviz.sweep_cache`). A ``cache_dir`` that cannot be written is reported
+(:class:`CacheWarning`) before the Spark job; the results are returned all the same.
 
 Each configuration is reduced by :func:`kipviz.summary.summarise` (its metrics and curves are
 documented there; ``SUMMARY``, ``CURVES``, ``summarise``, ``jain_by_window`` and
@@ -18,12 +20,12 @@ documented there; ``SUMMARY``, ``CURVES``, ``summarise``, ``jain_by_window`` and
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import os
 import pickle
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,12 +43,21 @@ from kipviz.summary import (
     summarise,
     thread_demand,
 )
+from kipviz.sweep_cache import (
+    CacheWarning,
+    canonical_params,
+    config_key,
+    read_cached,
+    writable_cache,
+    write_cached,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["CURVES", "SUMMARY", "SweepResult", "config_key", "grid", "jain_by_window",
-           "pareto_front", "sample", "summarise", "sweep", "thread_demand", "valid_grid"]
+__all__ = ["CURVES", "SUMMARY", "CacheWarning", "SweepResult", "config_key", "grid",
+           "jain_by_window", "pareto_front", "sample", "summarise", "sweep", "thread_demand",
+           "valid_grid"]
 
 _ROW = {"config_id": "int64", "key": "string", "kind": "string", "params": "string",
         "version": "string", **SUMMARY}
@@ -99,12 +110,6 @@ def sample(base: Any, n: int, *, seed: int = 0, **values: Sequence[Any]) -> list
     return out
 
 
-def config_key(scenario: Any, seed: int) -> str:
-    """The cache key: a hash of the scenario kind, its parameters, the seed and kipviz's version."""
-    text = f"{type(scenario).__qualname__}|{scenario!r}|{seed}|{kipviz.__version__}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
 def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """The ``mapInPandas`` task: simulate and summarise each configuration row."""
     for batch in batches:
@@ -113,7 +118,7 @@ def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
                                               batch["scenario"], strict=True):
             scenario = pickle.loads(blob)
             rows.append({"config_id": int(config_id), "key": key,
-                         "kind": type(scenario).__name__, "params": repr(scenario),
+                         "kind": type(scenario).__name__, "params": canonical_params(scenario),
                          "version": kipviz.__version__, **summarise(scenario, int(seed))})
         yield pd.DataFrame(rows)
 
@@ -138,25 +143,6 @@ def _cache_path(cache_dir: Path, scenario: Any, key: str) -> Path:
     return cache_dir / type(scenario).__name__ / f"{key}.parquet"
 
 
-def _read_cached(path: Path, key: str, scenario: Any) -> pd.DataFrame | None:
-    """The cached row, or None when missing, unreadable, stale or for other parameters."""
-    try:
-        row = pd.read_parquet(path)
-    except Exception:
-        return None
-    ok = (len(row) == 1 and row["key"].iloc[0] == key
-          and row["version"].iloc[0] == kipviz.__version__
-          and row["params"].iloc[0] == repr(scenario))
-    return row if ok else None
-
-
-def _write_cached(path: Path, row: pd.DataFrame) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    row.to_parquet(tmp, index=False)
-    tmp.replace(path)  # atomic: a reader sees the old file or the whole new one
-
-
 def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
           cache_dir: str | os.PathLike[str] | None = None, partitions: int | None = None,
           progress: bool = False) -> SweepResult:
@@ -173,20 +159,31 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     found: dict[int, pd.DataFrame] = {}
     if cache is not None:
         for i, (s, key) in enumerate(zip(scenarios, keys, strict=True)):
-            row = _read_cached(_cache_path(cache, s, key), key, s)
+            row = read_cached(_cache_path(cache, s, key), key, s)
             if row is not None:
                 found[i] = row.assign(config_id=i)
     missing = [i for i in range(len(scenarios)) if i not in found]
+    if missing and cache is not None:
+        problem = writable_cache(cache)  # before the job, not after it
+        if problem is not None:
+            warnings.warn(f"{problem}; the sweep's results are returned but not stored",
+                          CacheWarning, stacklevel=2)
+            cache = None
     if missing:
         got = _run(spark, [(i, keys[i], scenarios[i]) for i in missing], seed, partitions,
                    progress)
+        failed: list[str] = []
         for i in missing:
             row = got[got["config_id"] == i].reset_index(drop=True)
             if len(row) != 1:
                 raise RuntimeError(f"configuration {i} came back {len(row)} times from Spark")
             found[i] = row
-            if cache is not None:
-                _write_cached(_cache_path(cache, scenarios[i], keys[i]), row)
+            if cache is not None and not failed:
+                problem = write_cached(_cache_path(cache, scenarios[i], keys[i]), row)
+                failed += [problem] if problem else []
+        if failed:
+            warnings.warn(f"{failed[0]}; the sweep's results are returned, the rest of them "
+                          f"not stored", CacheWarning, stacklevel=2)
     table = pd.concat([found[i] for i in range(len(scenarios))], ignore_index=True)
     table = table.astype({c: t for c, t in _ROW.items() if t != "string"})
     return SweepResult(table=table, scenarios=tuple(scenarios), computed=len(missing))

@@ -10,7 +10,9 @@ record batch header (``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import numbers
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Literal, NamedTuple
 
@@ -53,6 +55,16 @@ class Workload:
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be one of {', '.join(PROFILES)}: {self.profile!r}")
+        for f in fields(self):  # an int is an int (100.5 bytes is no record size), a number finite
+            value = getattr(self, f.name)
+            if f.type == "int" and (isinstance(value, bool)
+                                    or not isinstance(value, numbers.Integral)):
+                raise ValueError(f"{f.name} must be an integer: {value!r}")
+            if f.type == "float" and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                      or not math.isfinite(value)):
+                raise ValueError(f"{f.name} must be a finite number: {value!r}")
+            if f.type == "int" and not -(2**63) <= value < 2**63:
+                raise ValueError(f"{f.name} must fit in a 64-bit integer: {value}")
         checks = [
             ("produce_bytes_per_s", self.produce_bytes_per_s >= 0, ">= 0"),
             ("record_bytes", self.record_bytes >= 1, ">= 1"),

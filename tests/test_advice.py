@@ -112,6 +112,20 @@ def test_settings_kafka_rejects_become_warnings():
         None, ["Kafka would reject this consumer config: fetch.max.bytes must be >= 0: -5."])
     (note,) = config_warnings(broker={"queued.max.request.byte": "1"})
     assert "did you mean 'queued.max.request.bytes'" in note
+    assert "a broker ignores it without a word, so the Kafka default is used" in note
+
+
+@pytest.mark.parametrize(("write", "message"), [
+    (lambda path: path.mkdir(), "is a directory"),
+    (lambda path: path.write_text("fetch.max.bytes=\\u00zz\n"), "malformed \\uxxxx escape"),
+    (lambda path: None, "No such file"),
+])
+def test_load_config_never_raises_on_a_file_it_cannot_read(tmp_path, write, message):
+    """A directory, a bad unicode escape or a missing file: (None, [the reason])."""
+    path = tmp_path / "consumer.properties"
+    write(path)
+    config, (note,) = load_config(ConsumerConfig, path)
+    assert config is None and message in note and "Cannot read the consumer config" in note
 
 
 def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
@@ -132,3 +146,14 @@ def test_a_lagging_consumer_can_hold_every_partitions_limit_before_kafka_4():
     (note,) = config_warnings(data_file("consumer.properties"), kafka_version="3.9", **kw)
     assert "at most 240.0 MiB (251,658,240 bytes)" in note
     assert "one completed fetch per partition: 120 x 2.0 MiB" in note
+
+
+def test_load_config_checks_keys_against_one_kafka_version():
+    """``kafka_version`` names the versions that had a key; an unknown version is the caller's
+    error, not a warning about the file."""
+    config, (note,) = load_config(BrokerConfig, {"zookeeper.connect": "zk:2181"},
+                                  kafka_version="4.1")
+    assert config == BrokerConfig()
+    assert "not a broker setting in Kafka 4.1; it is one in Kafka 0.10.1 to 3.9" in note
+    with pytest.raises(ValueError, match="kafka_version must be one of"):
+        load_config(BrokerConfig, {}, kafka_version="9.1")

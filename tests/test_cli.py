@@ -79,13 +79,13 @@ def test_run_names_an_unknown_kafka_version_in_one_line(capsys):
 
 
 def test_run_refuses_a_config_it_cannot_read_with_a_message(tmp_path, capsys):
-    """An unknown consumer key: the reason and exit status 2, no traceback, no page."""
+    """A value Kafka rejects: the reason and exit status 2, no traceback, no page."""
     bad = tmp_path / "consumer.properties"
-    bad.write_text("fetch.max.byte=1\n")
+    bad.write_text("fetch.max.bytes=-1\n")
     page = tmp_path / "page.html"
     assert main(["run", "--config", str(bad), "--out", str(page)]) == 2
     err = capsys.readouterr().err
-    assert "did you mean 'fetch.max.bytes'" in err and "cannot run" in err
+    assert "fetch.max.bytes must be >= 0: -1" in err and "cannot run" in err
     assert not page.exists()
     assert main(["run", "--config", str(tmp_path / "missing"), "--out", str(page)]) == 2
     assert "No such file" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from kipviz.config import (
     KIP81_PROPOSED_BUFFER_MEMORY_BYTES,
     BrokerConfig,
     ConsumerConfig,
+    KafkaConfigWarning,
     LoadedConfig,
     parse_properties,
 )
@@ -292,30 +294,71 @@ def test_sample_consumer_properties_lists_unmodelled_kafka_keys_as_ignored():
     assert "fetch.max.bytes" not in loaded.ignored
 
 
-def test_unknown_consumer_key_suggests_the_closest_known_key():
-    """A typo is an error with a difflib hint, never silently ignored."""
-    with pytest.raises(ValueError, match=(
-        r"^unknown consumer config 'fetch\.max\.byte' \(did you mean 'fetch\.max\.bytes'\?\)$"
+def test_unknown_consumer_key_is_a_warning_with_the_closest_known_key():
+    """A typo is what Kafka ignores too: a warning with a difflib hint saying the Kafka default is
+    used (the consumer logs it at INFO as "supplied but are not used yet"), never silent."""
+    with pytest.warns(KafkaConfigWarning, match=(
+        r"^unknown consumer config 'fetch\.max\.byte' \(did you mean 'fetch\.max\.bytes'\?\)"
+        r".*\"supplied but are not used yet\".*the Kafka default is used$"
     )):
-        ConsumerConfig.from_properties({"fetch.max.byte": "1024"})
+        loaded = ConsumerConfig.from_properties({"fetch.max.byte": "1024"})
+    assert loaded.config == ConsumerConfig()
+    assert loaded.unknown == ("fetch.max.byte",)
+    assert loaded.warnings[0].startswith("unknown consumer config 'fetch.max.byte'")
+
+
+def test_strict_makes_an_unknown_key_an_error():
+    """``strict=True`` raises with the same words the warning has."""
+    with pytest.raises(ValueError, match=r"^unknown consumer config 'fetch\.max\.byte' "
+                                         r"\(did you mean 'fetch\.max\.bytes'\?\)"):
+        ConsumerConfig.from_properties({"fetch.max.byte": "1024"}, strict=True)
+    with pytest.raises(ValueError, match="strict must be True or False: 'yes'"):
+        ConsumerConfig.from_properties({}, strict="yes")
 
 
 def test_unknown_consumer_key_can_suggest_an_unmodelled_key():
     """Hints come from every known consumer key, not only the modelled ones."""
-    with pytest.raises(ValueError, match=r"did you mean 'bootstrap\.servers'\?"):
+    with pytest.warns(KafkaConfigWarning, match=r"did you mean 'bootstrap\.servers'\?"):
         ConsumerConfig.from_properties({"bootstrap.server": "localhost:9092"})
 
 
-def test_unknown_key_without_a_close_match_has_no_hint():
-    """No suggestion is made up when nothing is close."""
-    with pytest.raises(ValueError, match=r"^unknown broker config 'colour'$"):
-        BrokerConfig.from_properties({"colour": "blue"})
+def test_unknown_broker_key_is_ignored_as_a_broker_ignores_it():
+    """A broker ignores keys it does not define without a word; no suggestion is made up when
+    nothing is close."""
+    with pytest.warns(KafkaConfigWarning, match=r"^unknown broker config 'colour': .*a broker "
+                                                r"ignores it without a word"):
+        loaded = BrokerConfig.from_properties({"colour": "blue"})
+    assert loaded.unknown == ("colour",) and loaded.config == BrokerConfig()
 
 
 def test_broker_setting_in_a_consumer_file_is_unknown():
-    """log.dirs is a broker setting, so a consumer file with it is wrong."""
-    with pytest.raises(ValueError, match=r"^unknown consumer config 'log\.dirs'"):
+    """log.dirs is a broker setting, so in a consumer file it does nothing."""
+    with pytest.warns(KafkaConfigWarning, match=r"^unknown consumer config 'log\.dirs'"):
         ConsumerConfig.from_properties({"log.dirs": "/var/lib/kafka"})
+
+
+@pytest.mark.parametrize("key", [
+    "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr",
+    "log.preallocate", "log.cleaner.min.cleanable.ratio", "log.flush.interval.ms",
+    "group.share.partition.max.record.locks", "remote.log.manager.copy.max.bytes.per.second",
+])
+def test_kafka_4_broker_keys_are_known(key):
+    """Keys of Kafka 4.x's server.properties and ConfigDefs load without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = BrokerConfig.from_properties({key: "1"}, kafka_version="4.1")
+    assert loaded.ignored == (key,)
+
+
+def test_a_key_from_another_kafka_version_names_the_versions_that_had_it():
+    """zookeeper.connect is known in general (old files load) but not a 4.1 broker key."""
+    assert BrokerConfig.from_properties({"zookeeper.connect": "zk:2181"}).ignored == (
+        "zookeeper.connect",)
+    with pytest.warns(KafkaConfigWarning, match=r"not a broker setting in Kafka 4\.1; it is one "
+                                                r"in Kafka 0\.10\.1 to 3\.9"):
+        BrokerConfig.from_properties({"zookeeper.connect": "zk:2181"}, kafka_version="4.1")
+    with pytest.raises(ValueError, match="kafka_version must be one of"):
+        BrokerConfig.from_properties({"log.dirs": "/x"}, kafka_version="5.0")
 
 
 def test_unparsable_value_names_the_key():

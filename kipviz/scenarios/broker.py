@@ -44,6 +44,7 @@ import pandas as pd
 from kipviz._checks import check_int, check_number
 from kipviz.config import BrokerConfig
 from kipviz.pool import NO_POOL, SOCKET_REQUEST_MAX_BYTES, broker_pool, max_outstanding_bytes
+from kipviz.scenarios import limits
 from kipviz.scenarios._broker_kernel import (
     DEPLETED,
     broker_kernel,
@@ -84,6 +85,7 @@ class BrokerScenario:
     ticks: int = 2000
 
     def __post_init__(self) -> None:
+        limits.check_fields(self)  # bools are bools; Java int/long ranges
         ints = {"connections": ("connections", 1),
                 "queued_max_requests": ("queued_max_requests (queued.max.requests)", 1),
                 "small_request_bytes": ("small_request_bytes", 1),
@@ -200,6 +202,13 @@ def _checked_requests(scenario: BrokerScenario, requests: pd.DataFrame) -> pd.Da
                          "arrival_ms": arrival[order], "size_bytes": size[order]})
 
 
+def _busy_handlers(s: BrokerScenario) -> int:
+    """I/O threads that can ever be busy: each connection has at most one request outstanding
+    (the ``Selector`` mutes it until its response is sent), so threads beyond ``connections``
+    stay idle and the kernel need not scan them."""
+    return min(s.num_io_threads, s.connections)
+
+
 def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame | None = None,
              compiled: bool = True) -> BrokerTrace:
     """Run the scenario; the same scenario and seed give the same trace.
@@ -209,6 +218,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
+    limits.check_broker(s)  # refuse what would not fit in memory
     rng = np.random.default_rng(seed)
     if requests is None:
         requests = generate_requests(s, rng)
@@ -222,7 +232,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     kernel = compiled_kernel() if compiled else broker_kernel
     kernel(req.size_bytes.to_numpy(), req.connection.to_numpy(np.int64),
            req.arrival_ms.to_numpy(), s.connections, state, s.tick_ms, s.ticks,
-           s.queued_max_requests, s.num_io_threads, s.handler_bytes_per_s / 1000.0, s.shuffle,
+           s.queued_max_requests, _busy_handlers(s), s.handler_bytes_per_s / 1000.0, s.shuffle,
            java_random(shuffle_seed(seed)), read_ms, done_ms, tk["pool_used_bytes"],
            tk["pool_available_bytes"], tk["requests_in_queue"], tk["muted_for_memory"],
            tk["bytes_read"], tk["shuffled"])

@@ -39,6 +39,7 @@ import pandas as pd
 from kipviz.buffer import consumer_pool
 from kipviz.consumer_memory import ConsumerMemoryBounds, consumer_memory_bounds
 from kipviz.fetch import Ordering, TopicPartition, java_hash_order
+from kipviz.scenarios import limits
 from kipviz.scenarios._broker_kernel import DEPLETED, pool_state
 from kipviz.scenarios._consumer_jit import compiled_kernel
 from kipviz.scenarios._consumer_kernel import consumer_kernel
@@ -72,7 +73,7 @@ class ConsumerTrace:
 
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``)."""
-    p, b = scenario.partitions, scenario.brokers
+    p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
     if scenario.request_ordering == Ordering.HASH:
         tps = [TopicPartition(TOPIC, i) for i in range(p)]
         copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
@@ -93,6 +94,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     windowed one). ``compiled=False`` runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
+    limits.check_consumer(s, record_fetches=record_fetches, seed=seed)  # memory, seed
     if batches is None:
         batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
     elif batches.partitions != s.partitions:
@@ -117,7 +119,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
     hb = {name: np.full(n_hb, -1, np.int64) for name in ("sent", "arrived", "read")}
     state = pool_state(pool)
-    q_slots, q_pos = new_quota_rates(s.brokers)
+    q_slots, q_pos = new_quota_rates(order_start.shape[0] - 1)  # the brokers leading partitions
     throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
     kernel = compiled_kernel() if compiled else consumer_kernel
     rows, _heartbeats_read = kernel(

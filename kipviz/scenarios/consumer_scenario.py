@@ -23,6 +23,7 @@ from kipviz.fetch import (
     consumer_memory_bound_bytes,
     effective_response_max_bytes,
 )
+from kipviz.scenarios import limits
 from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.versions import (
     NEWEST_KAFKA_VERSION,
@@ -75,6 +76,7 @@ class ConsumerScenario:
     session_timeout_ms: int = 45000
 
     def __post_init__(self) -> None:
+        limits.check_fields(self)  # bools are bools; Java int/long ranges (kipviz.scenarios.limits)
         ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
                 "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "rtt_ms": 1,
                 "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,

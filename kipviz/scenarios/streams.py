@@ -55,6 +55,7 @@ from kipviz.buffer import (
     records_bound_bytes,
     thread_share_bytes,
 )
+from kipviz.scenarios import limits
 from kipviz.scenarios._streams_kernel import (
     POLICY_CODES,
     THREAD_COLUMNS,
@@ -106,6 +107,7 @@ class StreamsScenario:
     ticks: int = 1000
 
     def __post_init__(self) -> None:
+        limits.check_fields(self)  # bools are bools; Java int/long ranges
         for name, (label, minimum) in _SETTINGS.items():
             check_int(label, getattr(self, name), minimum)
         if self.policy not in STREAMS_POLICIES:
@@ -198,6 +200,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     ``compiled=False`` runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
+    limits.check_streams(s, THREAD_COLUMNS)  # refuse what would not fit in memory
     if value_bytes is None:
         values = partition_value_bytes(s, np.random.default_rng(seed))
     else:

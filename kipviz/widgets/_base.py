@@ -17,6 +17,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.plots.sweep import byte_label, setting_label
+from kipviz.widgets._figure import FigureWidget
 
 __all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "with_option"]
 
@@ -75,25 +76,28 @@ class Dashboard:
         self.scenario = self._apply(scenario, overrides)
         self.trace: Any = None
         self.curves: Any = None
-        self.figure = go.FigureWidget(self._figure())
+        self.figure = FigureWidget(self._figure())
         self.warning = w.HTML()
         self.summary = w.HTML()
         self.controls: dict[str, w.ValueWidget] = self._controls(self.scenario)
+        #: the number boxes beside the int / float sliders (what a person types into)
+        self.text_boxes: dict[str, w.ValueWidget] = {}
+        rows = []
         for name, control in self.controls.items():
             control.style = {"description_width": "200px"}
             control.layout = w.Layout(width="520px")
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False  # Spark-backed: redraw on release
             control.observe(self._on_change(name), names="value")
+            rows.append(self._with_text_box(name, control))
         self._syncing = False
-        self.widget = w.VBox([w.VBox(list(self.controls.values())), self.warning, self.summary,
-                              self.figure])
+        self.widget = w.VBox([w.VBox(rows), self.warning, self.summary, self.figure])
         self.update()
         # A FigureWidget syncs only the data it was made with; later changes travel as restyle
         # messages, and those sent before the browser shows the widget (the first update, just
         # above) are lost: the page showed empty axes (Voila, plotly 7). So it is made again
         # from its current data, before anyone displays it.
-        self.figure = go.FigureWidget(self.figure)
+        self.figure = FigureWidget(self.figure)
         self.widget.children = (*self.widget.children[:-1], self.figure)
 
     # --- what a subclass provides -------------------------------------------------------------
@@ -160,6 +164,40 @@ class Dashboard:
                              include_plotlyjs=include_plotlyjs)
         return self.static_html() + figure
 
+    def _with_text_box(self, name: str, control: w.ValueWidget) -> w.Widget:
+        """A number slider with a box to type into instead of its readout, which would clamp a
+        typed value to the slider's range without a word; the box refuses it visibly."""
+        if not isinstance(control, w.IntSlider | w.FloatSlider):
+            return control
+        box_type = w.IntText if isinstance(control, w.IntSlider) else w.FloatText
+        box = box_type(value=control.value, layout=w.Layout(width="110px"))
+        control.readout = False
+        control.layout = w.Layout(width="410px")
+        self.text_boxes[name] = box
+
+        def show(change: dict[str, Any]) -> None:
+            box.value = control.value  # not change["new"]: a refused move was put back already
+
+        control.observe(show, names="value")
+        box.observe(self._on_typed(name), names="value")
+        return w.HBox([control, box])
+
+    def _on_typed(self, name: str) -> Any:
+        def handler(change: dict[str, Any]) -> None:
+            control, value = self.controls[name], change["new"]
+            if value == control.value:
+                return
+            if not control.min <= value <= control.max:
+                label = control.description or name
+                self.warning.value = notice(
+                    f"Not applied: {label} {value} is outside the slider range "
+                    f"{control.min}..{control.max}; it was not clamped. Set it from code with "
+                    f"update({name}=...) to run it anyway.", error=True)
+                self.text_boxes[name].value = control.value  # the box shows the setting in use
+                return
+            control.value = value  # the slider's observer runs update()
+        return handler
+
     def _on_change(self, name: str) -> Any:
         def handler(change: dict[str, Any]) -> None:
             if not self._syncing:
@@ -181,18 +219,31 @@ class Dashboard:
         try:
             scenario = self._apply(self.scenario, params)
             curves = self._compute(scenario)  # a run may reject a combination too
-        except (ValueError, TypeError) as err:
+        except Exception as err:  # a dashboard shows every failure, never raises
             self.trace = trace
-            self.warning.value = notice(f"Not applied: {err}", error=True)
-            self._sync_controls()  # a control moved by the user goes back to the setting in use
+            self._refuse(err)
             return None
-        self.scenario, self.curves = scenario, curves
-        self._sync_controls()
-        self._redraw(self.curves)
-        notes = self._advice(scenario, self.curves)
-        self.warning.value = notice(" ".join(notes)) if notes else ""
-        self.summary.value = self._summary(self.curves)
+        try:
+            self.scenario, self.curves = scenario, curves
+            self._sync_controls()
+            self._redraw(self.curves)
+            notes = self._advice(scenario, self.curves)
+            self.warning.value = notice(" ".join(notes)) if notes else ""
+            self.summary.value = self._summary(self.curves)
+        except Exception as err:  # as above: the reason, on screen
+            self._refuse(err, "Applied, but the figure could not be redrawn")
+            return None
         return self.curves
+
+    def _refuse(self, err: BaseException, what: str = "Not applied") -> None:
+        """Show ``err`` as the red warning and put the controls back to the settings in use."""
+        kind = "" if isinstance(err, ValueError | TypeError) else f"{type(err).__name__}: "
+        self.warning.value = notice(f"{what}: {kind}{err}", error=True)
+        try:
+            self._sync_controls()  # a control moved by the user goes back to the setting in use
+        except Exception as sync_err:  # the warning above already says what
+            self.warning.value += notice(f"The controls could not be reset: {sync_err}",
+                                         error=True)
 
     def _sync_controls(self) -> None:
         """Show settings applied from code on the controls, without triggering updates."""

@@ -76,26 +76,41 @@ class TourDashboard(Dashboard):
                                       layout=w.Layout(width="400px", height="90px"))
         self.load_button = w.Button(description="Run with these configs")
         super().__init__(cluster or ClusterScenario(), seed=seed, spark=spark)
-        self.load_button.on_click(lambda _: self.load(
-            parse_properties(self.consumer_text.value) or None,
-            parse_properties(self.broker_text.value) or None))
+        self.load_button.on_click(lambda _: self.load_pasted())
         self.widget.children = (*self.widget.children[:-1], w.HBox(
             [self.consumer_text, self.broker_text, self.load_button]), self.widget.children[-1])
+
+    def load_pasted(self) -> TourCurves | None:
+        """:meth:`load` with the text of the two paste boxes (what the button runs); text that
+        is not ``.properties`` syntax is a warning, never an exception."""
+        try:
+            consumer = parse_properties(self.consumer_text.value) or None
+            broker = parse_properties(self.broker_text.value) or None
+        except Exception as err:  # shown, never raised out of the button's handler
+            self._refuse(err, "Not loaded")
+            return None
+        return self.load(consumer, broker)
 
     def load(self, consumer: ConfigSource | None = None,
              broker: ConfigSource | None = None) -> TourCurves | None:
         """Run the cluster with a consumer's and a broker's Kafka configs (objects, mappings of
-        Kafka keys or ``.properties`` paths) and show the warnings for risky values."""
-        c, _ = load_config(ConsumerConfig, consumer)
-        b, _ = load_config(BrokerConfig, broker)
-        s = self.scenario
-        self.config_notes = config_warnings(
-            consumer, broker, heap_bytes=self.heap_bytes, brokers=s.consumer.brokers,
-            partitions=s.consumer.partitions, kafka_version=s.consumer.kafka_version,
-            bytes_in_per_s=s.reassignment.bytes_in_per_s,
-            network_bytes_per_s=s.reassignment.network_bytes_per_s,
-            replication_factor=s.reassignment.replication_factor)
-        return self.update(cluster=ClusterScenario.from_configs(c, b, base=s))
+        Kafka keys or ``.properties`` paths) and show the warnings for risky values; a config the
+        cluster cannot run shows as the warning (None is returned), never as an exception."""
+        try:
+            c, _ = load_config(ConsumerConfig, consumer)
+            b, _ = load_config(BrokerConfig, broker)
+            s = self.scenario
+            self.config_notes = config_warnings(
+                consumer, broker, heap_bytes=self.heap_bytes, brokers=s.consumer.brokers,
+                partitions=s.consumer.partitions, kafka_version=s.consumer.kafka_version,
+                bytes_in_per_s=s.reassignment.bytes_in_per_s,
+                network_bytes_per_s=s.reassignment.network_bytes_per_s,
+                replication_factor=s.reassignment.replication_factor)
+            cluster = ClusterScenario.from_configs(c, b, base=s)
+        except Exception as err:  # shown, never raised out of the button's handler
+            self._refuse(err, "Not loaded")
+            return None
+        return self.update(cluster=cluster)
 
     def _apply(self, scenario: ClusterScenario, params: dict[str, Any]) -> ClusterScenario:
         params = {k: None if k in _SENTINELS and v == _SENTINELS[k] else v

@@ -1,0 +1,204 @@
+"""What a scenario may ask of the machine: Java ranges, bools, and a trace that fits in memory.
+
+Three checks every scenario makes before it allocates anything:
+
+* :func:`check_fields` at construction: a field annotated ``bool`` holds a bool (``"no"`` is not
+  False), and an integer field fits the Java type Kafka parses it into (``fetch.min.bytes`` is
+  an ``int``, ``buffer.memory`` a ``long``: ``ConfigDef.Type``); a field that is not a Kafka
+  setting fits the kernels' 64-bit integers.
+* :func:`check_trace_bytes` in ``simulate``: the trace's estimated size (workload, kernel state,
+  output tables) against :func:`max_trace_bytes`, half the machine's memory by default
+  (``os.sysconf``) or ``KIPVIZ_MAX_TRACE_BYTES``; above it the error names the settings to lower.
+* :func:`leading_brokers`: brokers that lead no partition send nothing, so no loop runs over them
+  (partition p is led by broker ``p % brokers``: with more brokers than partitions, only the
+  first ``partitions`` lead one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "JAVA_MAX",
+    "KAFKA_SETTINGS",
+    "MAX_TRACE_BYTES_ENV",
+    "SEED_MAX",
+    "check_broker",
+    "check_consumer",
+    "check_fields",
+    "check_seed",
+    "check_streams",
+    "check_trace_bytes",
+    "consumer_trace_bytes",
+    "leading_brokers",
+    "max_trace_bytes",
+    "workload_bytes",
+]
+
+MAX_TRACE_BYTES_ENV = "KIPVIZ_MAX_TRACE_BYTES"
+JAVA_MAX = {"short": 2**15 - 1, "int": 2**31 - 1, "long": 2**63 - 1}
+_FALLBACK_BYTES = 8 * 1024**3  # when os.sysconf cannot tell the machine's memory
+
+# Scenario field -> (Kafka setting, the Java type its ConfigDef parses it into).
+KAFKA_SETTINGS: dict[str, tuple[str, str]] = {
+    "fetch_max_bytes": ("fetch.max.bytes", "int"),
+    "max_partition_fetch_bytes": ("max.partition.fetch.bytes", "int"),
+    "broker_fetch_max_bytes": ("fetch.max.bytes on the broker", "int"),
+    "fetch_min_bytes": ("fetch.min.bytes", "int"),
+    "fetch_max_wait_ms": ("fetch.max.wait.ms", "int"),
+    "buffer_memory_bytes": ("buffer.memory", "long"),
+    "heartbeat_interval_ms": ("heartbeat.interval.ms", "int"),
+    "session_timeout_ms": ("session.timeout.ms", "int"),
+    "version": ("the fetch request version, a Java short", "short"),
+    "queued_max_request_bytes": ("queued.max.request.bytes", "long"),
+    "socket_request_max_bytes": ("socket.request.max.bytes", "int"),
+    "queued_max_requests": ("queued.max.requests", "int"),
+    "num_io_threads": ("num.io.threads", "int"),
+    "input_buffer_max_bytes": ("input.buffer.max.bytes", "long"),
+    "buffered_records_per_partition": ("buffered.records.per.partition", "int"),
+    "threads": ("num.stream.threads", "int"),
+}
+
+
+def check_fields(scenario: Any) -> None:
+    """ValueError naming the field (and Kafka setting) for a non-bool in a ``bool`` field or an
+    integer outside its Java type (Kafka settings) or a 64-bit integer (everything else)."""
+    for f in dataclasses.fields(scenario):
+        value = getattr(scenario, f.name)
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        if kind == "bool":
+            if not isinstance(value, bool | np.bool_):
+                raise ValueError(f"{f.name} must be True or False: {value!r}")
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            continue  # types are each scenario's own rules
+        value = int(value)
+        key, java = KAFKA_SETTINGS.get(f.name, ("", "long"))
+        label = f"{f.name} ({key})" if key else f.name
+        high = JAVA_MAX[java]
+        if not -high - 1 <= value <= high:
+            where = f"a Java {java}" if key else "a 64-bit integer"
+            raise ValueError(f"{label} must fit in {where} (<= {high}): {value}")
+
+
+def max_trace_bytes() -> int:
+    """The largest trace a scenario may allocate: ``KIPVIZ_MAX_TRACE_BYTES`` if set, else half
+    the machine's physical memory (``os.sysconf``; 8 GiB where it cannot tell)."""
+    text = os.environ.get(MAX_TRACE_BYTES_ENV, "").strip()
+    if text:
+        try:
+            limit = int(float(text))
+        except ValueError:
+            raise ValueError(f"{MAX_TRACE_BYTES_ENV} must be a number of bytes: {text!r}") from None
+        if limit < 1:
+            raise ValueError(f"{MAX_TRACE_BYTES_ENV} must be >= 1: {text!r}")
+        return limit
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return _FALLBACK_BYTES
+
+
+def _gib(n: float) -> str:
+    return f"{n / 1024**3:,.1f} GiB"
+
+
+def check_trace_bytes(estimate: float, settings: Mapping[str, object], what: str) -> None:
+    """ValueError when ``estimate`` bytes exceed :func:`max_trace_bytes`, naming the settings
+    (name -> value) whose product sized the trace, so the reader knows what to lower."""
+    limit = max_trace_bytes()
+    if estimate > limit:
+        named = ", ".join(f"{name}={value!r}" for name, value in settings.items())
+        source = (MAX_TRACE_BYTES_ENV if os.environ.get(MAX_TRACE_BYTES_ENV, "").strip()
+                  else f"half this machine's memory; set {MAX_TRACE_BYTES_ENV} to change it")
+        raise ValueError(f"{what} would need about {_gib(estimate)} of memory, above the limit "
+                         f"of {_gib(limit)} ({source}): lower {named}")
+
+
+def leading_brokers(partitions: int, brokers: int) -> int:
+    """Brokers that lead at least one of ``partitions`` (partition p on broker p % brokers)."""
+    return min(int(partitions), int(brokers))
+
+
+def workload_bytes(workload: Any, partitions: int, ticks: int, tick_ms: int) -> float:
+    """Peak bytes :func:`kipviz.workload.produce` allocates: its per-(tick, partition) arrays and
+    the batches expected (records / records per batch, at most one part-filled batch a cell)."""
+    cells = float(partitions) * float(ticks)
+    seconds = float(ticks) * tick_ms / 1000.0
+    rate = workload.produce_bytes_per_s * (workload.burst_multiplier
+                                           if workload.profile == "bursts" else 1.0)
+    record = max(workload.record_bytes, workload.large_record_bytes, 1)
+    per_batch = max(1, workload.batch_size_bytes // record)
+    records = rate * seconds / workload.record_bytes
+    lag_records = float(partitions) * (workload.initial_lag_bytes // workload.record_bytes)
+    batches = (records + lag_records) / per_batch + min(cells, records) + partitions
+    return 64.0 * cells + 96.0 * batches
+
+
+def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
+    """Estimated peak bytes of :func:`kipviz.scenarios.consumer.simulate` for ``scenario``."""
+    s = scenario
+    rtt_ticks = max(1, -(-s.rtt_ms // s.tick_ms))
+    fetch_rows = float(s.partitions) * (-(-s.ticks // rtt_ticks) + 1) if record_fetches else 0.0
+    return (workload_bytes(s.workload, s.partitions, s.ticks, s.tick_ms)
+            + 100.0 * s.windows * s.partitions + 90.0 * fetch_rows + 120.0 * s.ticks
+            + 256.0 * (s.partitions + leading_brokers(s.partitions, s.brokers)))
+
+
+SEED_MAX = 2**32 - 1
+"""The largest seed: the compiled kernels seed numpy's legacy generator, which takes 32 bits."""
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as an int; ValueError unless it is an integer in 0 .. 2**32 - 1."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer: {seed!r}")
+    value = int(seed)
+    if not 0 <= value <= SEED_MAX:
+        raise ValueError(f"seed must be between 0 and {SEED_MAX} (2**32 - 1): {value}")
+    return value
+
+
+def check_consumer(scenario: Any, *, record_fetches: bool = True, seed: object = 0) -> None:
+    """:func:`check_trace_bytes` for a consumer scenario, naming its sizing settings, and
+    :func:`check_seed`."""
+    check_seed(seed)
+    s = scenario
+    named: dict[str, object] = {"partitions": s.partitions, "ticks": s.ticks,
+                                "windows": s.windows}
+    if s.workload.initial_lag_bytes:
+        named["workload.initial_lag_bytes"] = s.workload.initial_lag_bytes
+    if record_fetches:
+        named["record_fetches"] = True
+    check_trace_bytes(consumer_trace_bytes(s, record_fetches=record_fetches), named,
+                      f"A consumer scenario of {s.partitions} partitions x {s.ticks} ticks")
+
+
+def check_broker(scenario: Any) -> None:
+    """:func:`check_trace_bytes` for a broker (KIP-72) scenario: Poisson counts per connection
+    and tick, one row per request, per-tick tables."""
+    s = scenario
+    cells = float(s.connections) * float(s.ticks)
+    requests = cells * s.requests_per_s_per_connection * s.tick_ms / 1000.0
+    estimate = 16.0 * cells + 160.0 * requests + 120.0 * s.ticks + 64.0 * s.connections
+    check_trace_bytes(estimate, {"connections": s.connections, "ticks": s.ticks,
+                                 "requests_per_s_per_connection": s.requests_per_s_per_connection},
+                      f"A broker scenario of {s.connections} connections x {s.ticks} ticks")
+
+
+def check_streams(scenario: Any, thread_columns: int) -> None:
+    """:func:`check_trace_bytes` for a Streams (KIP-770) scenario: per-(tick, partition) and
+    per-(tick, thread) tables, each built once in the kernel and once as a DataFrame."""
+    s = scenario
+    ticks = float(s.ticks)
+    estimate = (2 * 45.0 * ticks * s.partitions
+                + 2 * 8.0 * ticks * s.max_threads * (thread_columns + 3))
+    check_trace_bytes(estimate, {"tasks": s.tasks, "topics": s.topics, "ticks": s.ticks,
+                                 "threads": s.max_threads},
+                      f"A Streams scenario of {s.partitions} partitions x {s.ticks} ticks")

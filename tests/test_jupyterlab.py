@@ -1,0 +1,143 @@
+"""A person in JupyterLab itself: Run All on a notebook holding every dashboard, one control moved
+in each, then the log console read.
+
+Errors raised while the kernel handles a widget's message (a slider moved, plotly's deltas sent
+back after a redraw) reach no cell: JupyterLab shows them only in its log console, which the
+Voila test (``test_browser.py``) never sees. This test starts JupyterLab on 127.0.0.1 (a free
+port, a token), opens a fixture notebook in ``/usr/bin/chromium`` through Playwright, runs all
+cells, moves the first slider of each dashboard with the keyboard, waits for every figure to
+redraw and fails on anything in the log console or any error output. Every process started here
+is stopped by its pid (``test_browser._stop``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _stop
+from tests.test_widget_coverage import DASHBOARDS
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+START_S = 600  # every dashboard's first run, Spark included, on a busy 2-core machine
+FIGURES_JS = """() => Array.from(document.querySelectorAll('.jp-OutputArea .js-plotly-plot'))
+    .map(div => JSON.stringify((div.data || []).map(t => [Array.from(t.x || []),
+                                                          Array.from(t.y || [])])))"""
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving the fixture notebook; yields (its URL, the notebook name)."""
+    pytest.importorskip("jupyterlab", reason="needs the lab extra: pip install -e '.[lab]'")
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from tests.test_widget_coverage import _make\nimport kipviz.widgets as kw")]
+    nb.cells += [nbformat.v4.new_code_cell(f"_make(kw.{cls.__name__}, None)")
+                 for cls in DASHBOARDS]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, tmp_path / "dashboards.ipynb")
+    port, token = _free_port(), secrets.token_hex(16)
+    log = (tmp_path / "lab.log").open("wb")
+    env = {**{k: v for k, v in os.environ.items() if k != "KIPVIZ_SPARK_CONF"},
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+         "--allow-root", "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("JupyterLab did not start:\n"
+                                   + (tmp_path / "lab.log").read_text(errors="replace"))
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/lab/tree/dashboards.ipynb?token={token}", "dashboards"
+    finally:
+        _stop(proc)
+        log.close()
+
+
+def _log_console_text(page: object) -> str:
+    """Open JupyterLab's log console (all levels) and return what it shows."""
+    page.evaluate("() => window.jupyterapp.commands.execute('logconsole:open')")
+    page.wait_for_selector(".jp-LogConsolePanel", timeout=10_000)
+    page.wait_for_timeout(1000)
+    return str(page.inner_text(".jp-LogConsolePanel"))
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: apt-get install chromium")
+def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request):
+    """Run All, one slider moved per dashboard, every figure redrawn: the log console holds no
+    traceback (plotly's "truth value of an array" included) and no cell shows an error."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="needs the dev extra")
+    url, _ = lab
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"{request.node.name}.png"
+    errors: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1200})
+            page.on("pageerror", lambda err: errors.append(f"page error: {err}"))
+            page.goto(url, timeout=60_000)
+            page.wait_for_selector(".jp-Notebook", timeout=60_000)
+            page.wait_for_function("() => window.jupyterapp && document.querySelector("
+                                   "'.jp-Notebook .jp-Cell')", timeout=60_000)
+            page.wait_for_timeout(3000)  # the kernel connects
+            page.evaluate("() => window.jupyterapp.commands.execute("
+                          "'notebook:run-all-cells')")
+            page.wait_for_function(
+                f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n",
+                arg=len(DASHBOARDS), timeout=START_S * 1000)
+            before = page.evaluate(FIGURES_JS)
+            outputs = page.locator(".jp-Cell-outputArea")
+            for i in range(outputs.count()):
+                handles = outputs.nth(i).locator(".widget-slider .noUi-handle")
+                if handles.count():
+                    handles.first.focus()
+                    handles.first.press("ArrowLeft")
+            # each moved slider redraws its figure (a move may leave the curves as they were)
+            with contextlib.suppress(playwright.TimeoutError):
+                page.wait_for_function(
+                    "before => { const now = (" + FIGURES_JS + ")();"
+                    " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
+                    arg=before, timeout=300_000)
+            page.wait_for_timeout(5000)  # deltas from the browser, handled by the kernel
+            logged = _log_console_text(page)
+            text = page.inner_text(".jp-Notebook")
+            page.screenshot(path=str(shot), full_page=True)
+        except Exception:
+            page.screenshot(path=str(shot), full_page=True)
+            raise
+        finally:
+            browser.close()
+    for marker in ("Traceback", "Error", "ambiguous"):
+        assert marker not in logged, f"{marker!r} in the log console:\n{logged[:3000]}"
+        assert marker not in text, f"{marker!r} in the notebook:\n{text[:3000]}"
+    assert "Not applied" not in text
+    assert not errors, errors
