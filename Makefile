@@ -12,7 +12,7 @@ SITE ?= site
 APP ?= $(firstword $(wildcard notebooks/00_tour.ipynb) notebooks/01_fetch_size_limit.ipynb)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv java lab app report test lint notebooks bench clean
+.PHONY: help venv java lab app report test test-fast lint notebooks bench clean
 
 help: ## show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
 	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+
+test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser or cluster
+	$(BIN)/python -m pytest tests -m "not spark and not browser and not cluster" -q
 
 notebooks: $(JAVA_STAMP) ## rebuild the lessons from tools/build_notebooks.py and execute them
 	$(BIN)/python tools/build_notebooks.py
