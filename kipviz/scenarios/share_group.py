@@ -19,12 +19,14 @@ same processing rate.
 ``simulate`` returns a :class:`ShareGroupTrace` of three tables (all-zero delivery rows dropped):
 ``deliveries`` (time_ms, consumer, partition, acquired, redelivered, acknowledged),
 ``consumers`` (time_ms, group, consumer, held_records, held_bytes, processed) and ``partitions``
-(time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records).
+(time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records), and a
+``meta`` dict of the settings and bounds (:func:`share_group_meta`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,8 +45,8 @@ from kipviz.share import (
 )
 from kipviz.share_assign import simple_assign
 
-__all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign", "simulate",
-           "tables"]
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign",
+           "share_group_meta", "simulate", "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -120,6 +122,42 @@ class ShareGroupTrace:
     deliveries: pd.DataFrame
     consumers: pd.DataFrame
     partitions: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def share_group_meta(s: ShareGroupScenario) -> dict[str, Any]:
+    """The settings and bounds the curves draw beside the trace.
+
+    * ``in_flight_bound_records``: ``max.record.locks + batch_records - 1``. Kafka's cap is soft
+      by up to one log batch (``SharePartition.lastOffsetAndMaxRecordsToAcquire`` acquires to the
+      end of the batch holding the last record allowed; Kafka's
+      ``testAcquireWithMaxInFlightRecordsAndTryAcquireNewBatch`` ends with 25 in flight under a
+      cap of 20): Kafka's code, not the KIP's text.
+    * ``memory_bound_bytes``: a share consumer holds what its last share fetches acquired, and
+      it fetches only once it holds nothing; each response reads at most
+      max(its byte cap, one batch: KIP-74's first-batch exception) from each leader it asks:
+      ``leaders x max(response_max_bytes, batch bytes)``, ``leaders`` the most brokers any
+      member's partitions are led by.
+    * ``max_records_bytes``: ``leaders x max.poll.records x record_bytes``: what ``MaxRecords``
+      allows, soft by up to a batch as the lock cap is.
+    """
+    leaders = max((len({p % s.brokers for p in parts}) for parts in
+                   simple_assign(s.share_consumers, s.partitions)), default=0)
+    response = share_fetch_max_bytes(s.fetch_max_bytes)
+    batch_bytes = s.batch_records * s.record_bytes
+    return {
+        "tick_ms": s.tick_ms, "ticks": s.ticks, "partitions": s.partitions,
+        "brokers": s.brokers, "share_consumers": s.share_consumers,
+        "classic_consumers": s.classic_consumers, "stalled_consumers": s.stalled_consumers,
+        "record_bytes": s.record_bytes, "batch_records": s.batch_records,
+        "max_poll_records": s.max_poll_records, "max_record_locks": s.max_record_locks,
+        "in_flight_bound_records": s.max_record_locks + s.batch_records - 1,
+        "record_lock_duration_ms": s.record_lock_duration_ms,
+        "delivery_count_limit": s.delivery_count_limit, "acquire_mode": s.acquire_mode,
+        "response_max_bytes": response, "leaders": leaders,
+        "memory_bound_bytes": leaders * max(response, batch_bytes),
+        "max_records_bytes": leaders * s.max_poll_records * s.record_bytes,
+    }
 
 
 def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
@@ -172,7 +210,7 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
         **{name: values.ravel() for name, values in part.items()}})
-    return ShareGroupTrace(deliveries, consumers, partitions)
+    return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s))
 
 
 def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
@@ -204,3 +242,15 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
            part["in_flight_records"], part["start_offset"], part["archived_records"],
            part["log_end_offset"], classic)
     return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
+
+
+def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),
+                     *, seed: int = 0) -> dict[int, ShareGroupTrace]:
+    """The scenario with ``n`` share and ``n`` classic consumers (none stalled), for each ``n``:
+    how each group's throughput grows with its size (the classic group's stops at the partition
+    count)."""
+    if not consumers:
+        raise ValueError("consumers must list at least one group size")
+    return {int(n): simulate(replace(scenario, share_consumers=n, classic_consumers=n,
+                                     stalled_consumers=0), seed=seed)
+            for n in consumers}
