@@ -153,3 +153,26 @@ def test_bad_windows_and_traces_are_rejected():
         window_ms_of({"ticks": 5}, 2)
     with pytest.raises(ValueError, match="at least one group size"):
         share_scaling(None, {})  # type: ignore[arg-type]
+
+
+def test_the_figure_has_a_fixed_trace_list_and_the_dashboard_warns_instead_of_raising(spark):
+    """Every trace of the 2 x 2 figure gets data; the dashboard's ``consumers`` sets both
+    groups; fewer consumers than stalled ones is a visible warning, not an exception."""
+    from kipviz.plots.share_group import SHARE_TRACES, scaling_figure, share_group_figure
+    from kipviz.widgets import ShareGroupDashboard
+
+    d = ShareGroupDashboard(spark=spark, ticks=150, stalled_consumers=2)
+    fig = share_group_figure(d.curves)
+    assert len(fig.data) == len(SHARE_TRACES)
+    assert all(len(t.x) for t in fig.data)
+    assert d.update(consumers=4) is not None
+    assert (d.scenario.share_consumers, d.scenario.classic_consumers) == (4, 4)
+    assert "leaves 2 of its 4 consumers idle" in d.warning.value
+    assert d.update(consumers=1) is None
+    assert "stalled_consumers must be &lt;= share_consumers" in d.warning.value
+    assert d.controls["consumers"].value == 4
+    assert all(c.style.description_width == "initial" for c in d.controls.values())
+    table = pd.DataFrame({"group": ["share", "classic"], "consumers": [4, 4],
+                          "active_consumers": [4, 2], "records_per_s": [2000.0, 1000.0],
+                          "jain_index": [1.0, 0.5]})
+    assert len(scaling_figure(table, partitions=2).data) == 2
