@@ -26,7 +26,9 @@ MODULES = ["kipviz", "kipviz.config", "kipviz.curves", "kipviz.curves.broker", "
            "kipviz.token_bucket", "kipviz.remote_quota", "kipviz.remote_fetch",
            "kipviz.share", "kipviz.share_partition", "kipviz.share_acquire",
            "kipviz.share_assign",
-           "kipviz.scenarios.share_group"]
+           "kipviz.scenarios.share_group", "kipviz.curves.share_group",
+           "kipviz.plots.share_group", "kipviz.widgets.share_group", "kipviz.share_advice",
+           "kipviz.exercises"]
 
 
 def _isort_key(name: str) -> tuple[int, str]:
@@ -55,7 +57,8 @@ def test_importing_kipviz_and_its_mechanisms_needs_neither_spark_nor_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["kipviz.fetch", "kipviz.quota"])
+@pytest.mark.parametrize("name", ["kipviz.fetch", "kipviz.quota", "kipviz.share_advice",
+                                  "kipviz.exercises"])
 def test_docstring_examples_run(name):
     """The examples in docstrings are true."""
     result = doctest.testmod(importlib.import_module(name))

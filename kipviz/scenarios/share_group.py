@@ -41,6 +41,7 @@ from kipviz.share import (
     PARTITION_MAX_RECORD_LOCKS,
     RECORD_LOCK_DURATION_MS,
     SHARE_ACQUIRE_MODES,
+    in_flight_bound_records,
     share_fetch_max_bytes,
 )
 from kipviz.share_assign import simple_assign
@@ -151,7 +152,8 @@ def share_group_meta(s: ShareGroupScenario) -> dict[str, Any]:
         "classic_consumers": s.classic_consumers, "stalled_consumers": s.stalled_consumers,
         "record_bytes": s.record_bytes, "batch_records": s.batch_records,
         "max_poll_records": s.max_poll_records, "max_record_locks": s.max_record_locks,
-        "in_flight_bound_records": s.max_record_locks + s.batch_records - 1,
+        "in_flight_bound_records": in_flight_bound_records(s.max_record_locks,
+                                                           s.batch_records),
         "record_lock_duration_ms": s.record_lock_duration_ms,
         "delivery_count_limit": s.delivery_count_limit, "acquire_mode": s.acquire_mode,
         "response_max_bytes": response, "leaders": leaders,
