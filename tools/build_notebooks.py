@@ -25,6 +25,7 @@ LESSONS = {
     "04_replication_quotas": "replication_quotas",
     "05_streams_input_buffer": "streams_input_buffer",
     "06_sweeps": "sweeps",
+    "07_share_groups": "share_groups",
 }
 
 

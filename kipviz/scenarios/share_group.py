@@ -46,8 +46,9 @@ from kipviz.share import (
 )
 from kipviz.share_assign import simple_assign
 
-__all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign",
-           "share_group_meta", "simulate", "simulate_scaling", "tables"]
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "consumer_timeline", "kernel_inputs",
+           "range_assign", "redelivery_summary", "share_group_meta", "simulate",
+           "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -256,3 +257,34 @@ def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = 
     return {int(n): simulate(replace(scenario, share_consumers=n, classic_consumers=n,
                                      stalled_consumers=0), seed=seed)
             for n in consumers}
+
+
+def redelivery_summary(trace: ShareGroupTrace) -> pd.DataFrame:
+    """What became of the stalled consumers' records, per partition: when the first records
+    were acquired, when records were first redelivered (a lock expired), how many were
+    redelivered and how many archived at the delivery limit, beside the lock and the limit."""
+    d, p, meta = trace.deliveries, trace.partitions, trace.meta
+    stalled = d[d.consumer < meta["stalled_consumers"]]
+    again = d[d.redelivered > 0]
+    last = p[p.time_ms == p.time_ms.max()].set_index("partition")
+    parts = sorted(p.partition.unique())
+    return pd.DataFrame({
+        "partition": parts,
+        "stalled_first_acquired_ms": [int(stalled[stalled.partition == i].time_ms.min())
+                                      if (stalled.partition == i).any() else -1 for i in parts],
+        "first_redelivered_ms": [int(again[again.partition == i].time_ms.min())
+                                 if (again.partition == i).any() else -1 for i in parts],
+        "redelivered_records": [int(again[again.partition == i].redelivered.sum())
+                                for i in parts],
+        "archived_records": [int(last.loc[i, "archived_records"]) for i in parts],
+        "lock_duration_ms": meta["record_lock_duration_ms"],
+        "delivery_count_limit": meta["delivery_count_limit"]})
+
+
+def consumer_timeline(trace: ShareGroupTrace, consumer: int) -> pd.DataFrame:
+    """One share consumer's acquisitions: per tick it acquired records, how many, how many of
+    them were redeliveries, and how many it acknowledged (both partitions summed)."""
+    d = trace.deliveries
+    rows = d[(d.consumer == consumer) & (d.acquired > 0)]
+    return rows.groupby("time_ms", as_index=False)[["acquired", "redelivered",
+                                                    "acknowledged"]].sum()
