@@ -4,6 +4,7 @@ much memory does each hold?"""
 from __future__ import annotations
 
 import nbformat
+
 from lessons import code, md
 
 
