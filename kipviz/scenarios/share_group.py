@@ -199,17 +199,14 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
         "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
         "acknowledged": acknowledged[ti, ci, pi]})
     k = classic_consumed.shape[1]
-    share_rows = pd.DataFrame({
-        "time_ms": np.repeat(time_ms, c), "group": "share",
-        "consumer": np.tile(np.arange(c, dtype=np.int32), t),
-        "held_records": held.ravel(), "held_bytes": held.ravel() * s.record_bytes,
-        "processed": processed.ravel()})
-    classic_rows = pd.DataFrame({
-        "time_ms": np.repeat(time_ms, k), "group": "classic",
-        "consumer": np.tile(np.arange(k, dtype=np.int32), t),
-        "held_records": np.zeros(t * k, np.int64), "held_bytes": np.zeros(t * k, np.int64),
-        "processed": classic_consumed.ravel()})
-    consumers = pd.concat([share_rows, classic_rows], ignore_index=True)
+    held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
+    consumers = pd.DataFrame({  # the share group's rows, then the classic group's
+        "time_ms": np.concatenate([np.repeat(time_ms, c), np.repeat(time_ms, k)]),
+        "group": np.repeat(np.array(["share", "classic"], dtype=object), [t * c, t * k]),
+        "consumer": np.concatenate([np.tile(np.arange(c, dtype=np.int32), t),
+                                    np.tile(np.arange(k, dtype=np.int32), t)]),
+        "held_records": held_all, "held_bytes": held_all * s.record_bytes,
+        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])})
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
         **{name: values.ravel() for name, values in part.items()}})
