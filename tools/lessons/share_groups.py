@@ -176,10 +176,10 @@ Share groups were a preview in Kafka 4.1 and are generally available from 4.2 (K
 split of a share fetch's bytes is `PartitionMaxBytesStrategy.UNIFORM`; `MaxRecords` is
 `max.poll.records`; `group.share.partition.max.record.locks` defaults to 2000,
 `group.share.record.lock.duration.ms` to 30000 and `group.share.delivery.count.limit` to 5.
-KIP-1206 adds `share.acquire.mode` (`batch_optimized`, the default, hands out whole batches;
-`record_limit` stops at `max.poll.records` exactly), in the release after 4.2. kipviz models
-implicit acknowledgement only, and the assignor walks partitions in index order where Kafka uses
-the hash order of random topic ids.
+KIP-1206 added `share.acquire.mode` in 4.2 as well: `batch_optimized` (the default) may hand a
+poll more than `max.poll.records` to keep whole batches, `record_limit` never does. kipviz models
+implicit acknowledgement only (each record acknowledged ACCEPT as it is processed), and the
+assignor walks partitions in index order where Kafka uses the hash order of random topic ids.
 
 ## Move the sliders
 
