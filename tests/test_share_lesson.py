@@ -58,3 +58,23 @@ def test_your_cluster_fills_in_the_formulas_from_a_properties_file(tmp_path):
         share_group_advice({"share.acquire.mode": "fast"}, partitions=2, consumers=2)
     with pytest.raises(ValueError, match="partitions must be >= 1"):
         share_group_advice({}, partitions=0, consumers=2)
+
+
+def test_a_share_group_scenario_is_sweepable_and_summarised_like_the_curves():
+    """``summarise`` reduces a share-group run: the peak one consumer holds (max.poll.records x
+    record size), its fetch bound, Jain's index across share consumers (1.0 when none stalls,
+    0.5 at worst with one of eight stalled: the curves' numbers) and the group's bytes/s."""
+    from dataclasses import replace
+
+    from kipviz.summary import check_sweepable, summarise
+    from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
+
+    check_sweepable(SHARE_LESSON_SCENARIO)
+    healthy = summarise(replace(SHARE_LESSON_SCENARIO, stalled_consumers=0))
+    assert healthy["peak_memory_bytes"] == 100 * 1000
+    assert healthy["bound_bytes"] == 52428800
+    assert healthy["min_jain_index"] == pytest.approx(1.0)
+    assert healthy["throughput_bytes_per_s"] == pytest.approx(3992 * 1000)
+    stalled = summarise(SHARE_LESSON_SCENARIO)
+    assert stalled["min_jain_index"] == pytest.approx(0.5)
+    assert len(stalled["curve_jain_index"]) == 20
