@@ -37,7 +37,7 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                 response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
                 lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
                 owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
-                redelivered, t, next_expiry):
+                redelivered, t, next_expiry, nfo, nfo_dirty):
     """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
     n_part = assign.shape[1]
     parts = np.empty(n_part, np.int64)
@@ -45,7 +45,10 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
     n = 0
     for p in range(n_part):  # fetch locks: the partitions that can acquire records
         if assign[c, p] and p % brokers == b:
-            nxt = spf.next_fetch_offset(sp[p], rec_state[p])
+            if nfo_dirty[p]:  # only acquiring and lock timeouts move it (acks do not)
+                nfo[p] = spf.next_fetch_offset(sp[p], rec_state[p])
+                nfo_dirty[p] = False
+            nxt = nfo[p]
             can = nxt != sp[p, 1] + 1 or spf.in_flight_records(sp[p]) < max_locks
             if nxt < log_end[p] and can:
                 parts[n] = p
@@ -81,6 +84,7 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                         inflight_last[p], split[p], batch_last[p], c, fetch_offset[i],
                         base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
                         max_delivery, record_limit, batch_size, lock_ms, now, out)
+        nfo_dirty[p] = True
         got += k
         if k > 0:
             next_expiry[p] = min(next_expiry[p], now + lock_ms)
@@ -121,6 +125,8 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
     classic_pos = np.zeros(n_part, np.int64)
     classic_budget = np.zeros(classic_consumers)
     next_expiry = np.full(n_part, _NEVER, np.int64)  # no lock expires before this
+    nfo = np.zeros(n_part, np.int64)  # each partition's next fetch offset, while not dirty
+    nfo_dirty = np.ones(n_part, np.bool_)
     frozen_archived = np.zeros(n_part, np.int64)  # archived records below frozen_upto
     frozen_upto = np.zeros(n_part, np.int64)  # below SPSO, records never change again
     expired = np.ones(n_part, np.bool_)  # only a lock timeout archives (acks are ACCEPT)
@@ -138,6 +144,7 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
             if expired[p]:  # a lock may have expired: the timer tasks run
                 spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
                                  max_delivery, now)
+                nfo_dirty[p] = True
                 next_expiry[p] = _NEVER
                 for o in range(sp[p, 0], sp[p, 1] + 1):
                     if rec_state[p, o] == spf.ACQUIRED and lock_exp[p, o] < next_expiry[p]:
@@ -184,7 +191,8 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                         response_max_bytes, max_poll_records, max_locks, record_limit,
                         batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
                         delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
-                        queue_o, tail[c], acquired, redelivered, t, next_expiry)
+                        queue_o, tail[c], acquired, redelivered, t, next_expiry, nfo,
+                        nfo_dirty)
             held[t, c] = tail[c] - head[c]
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
