@@ -16,5 +16,6 @@ BENCHMARKS: dict[str, str] = {
     "kip73_reassignment": "benchmarks.kip73_reassignment",
     "kip770_streams": "benchmarks.kip770_streams",
     "kip81_consumer": "benchmarks.kip81_consumer",
+    "kip932_share_groups": "benchmarks.kip932_share_groups",
     "spark_sweep": "benchmarks.spark_sweep",
 }

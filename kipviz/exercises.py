@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["EXERCISES", "Exercise", "check", "exercises_for"]
+__all__ = ["EXERCISES", "Exercise", "Verdict", "check", "exercises_for", "question"]
 
 _MiB = 1024 * 1024
 
@@ -72,6 +72,25 @@ def _thread_share() -> float:
     from kipviz.buffer import thread_share_bytes
 
     return thread_share_bytes(536870912, 4, global_thread=True)
+
+
+def _largest_uniform_share() -> float:
+    from kipviz.share import uniform_partition_max_bytes
+
+    return max(uniform_partition_max_bytes(1_000_000, ["a", "b", "c"], 3).values())
+
+
+def _sharing() -> float:
+    from kipviz.share_assign import simple_assign
+
+    assignment = simple_assign(12, 5)
+    return max(sum(p in parts for parts in assignment) for p in range(5))
+
+
+def _in_flight() -> float:
+    from kipviz.share import in_flight_bound_records
+
+    return in_flight_bound_records(2000, 500)
 
 
 def _grid_bound_mib(kafka_version: str) -> float:
@@ -140,8 +159,36 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
     ("06", 2): Exercise(
         "The same cell on Kafka 3.9?", lambda: _grid_bound_mib("3.9"), "MiB",
         "120 partitions x 2 MiB: a completed fetch of every partition", "240"),
+    ("07", 1): Exercise(
+        "A share fetch with MaxBytes 1,000,000 reads 3 partitions, all 3 acquired: how many "
+        "bytes may the largest partition return?", _largest_uniform_share, "bytes",
+        "1,000,000 // 3 = 333,333 each and the remainder, 1, to one random partition "
+        "(PartitionMaxBytesStrategy.UNIFORM)", "333_334"),
+    ("07", 2): Exercise(
+        "A share group of 12 consumers reads a topic of 5 partitions: at most how many consumers "
+        "share one partition?", _sharing, "consumers",
+        "ceil(12 / 5) = 3 members per partition (SimpleAssignor)", "3"),
+    ("07", 3): Exercise(
+        "group.share.partition.max.record.locks is 2000 and producers write batches of 500 "
+        "records: at most how many records can be in flight on a partition?", _in_flight,
+        "records", "2,000 + 500 - 1: acquisition runs to the end of the log batch holding the "
+        "last record the cap allows (Kafka's code, not the KIP's text)", "2499"),
 }
 """Every exercise, by (lesson, number)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of :func:`check`: ``ok`` and a message that says why (``str()``)."""
+
+    ok: bool
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __bool__(self) -> bool:
+        return self.ok
 
 
 def exercises_for(lesson: str) -> list[tuple[int, Exercise]]:
@@ -149,17 +196,27 @@ def exercises_for(lesson: str) -> list[tuple[int, Exercise]]:
     return sorted((n, e) for (l_, n), e in EXERCISES.items() if l_ == lesson)
 
 
-def check(lesson: str, number: int, answer: float) -> str:
-    """The verdict on ``answer`` to exercise ``number`` of ``lesson``, with the reason."""
-    key = (lesson, number)
+def _exercise(lesson: str, number: int) -> Exercise:
+    key = (str(lesson).zfill(2), number)
     if key not in EXERCISES:
-        raise ValueError(f"no exercise {number} in lesson {lesson!r}: "
+        raise ValueError(f"no exercise {number} in lesson {lesson!r}; there are "
                          f"{', '.join(f'{a} {b}' for a, b in sorted(EXERCISES))}")
-    e = EXERCISES[key]
+    return EXERCISES[key]
+
+
+def question(lesson: str, number: int) -> str:
+    """The text of exercise ``number`` of ``lesson`` (``"07"``)."""
+    return _exercise(lesson, number).question
+
+
+def check(lesson: str, number: int, answer: float) -> Verdict:
+    """The verdict on ``answer`` to exercise ``number`` of ``lesson``, with the reason; it
+    prints as its message and is true when right."""
+    e = _exercise(lesson, number)
     right = e.answer()
     if isinstance(answer, bool) or not isinstance(answer, int | float):
-        return f"Answer with a number of {e.unit}: {answer!r}."
+        return Verdict(False, f"Not yet: answer with a number of {e.unit}: {answer!r}.")
     if math.isclose(answer, right, rel_tol=e.rel_tol, abs_tol=1e-9):
-        return f"Right: {answer:,.10g} {e.unit}. {e.why[0].upper()}{e.why[1:]}."
-    return (f"Not quite: {answer:,.10g} {e.unit}; kipviz computes {right:,.10g} {e.unit}: "
-            f"{e.why}.")
+        return Verdict(True, f"Right: {answer:,.10g} {e.unit}. {e.why[0].upper()}{e.why[1:]}.")
+    return Verdict(False, f"Not yet: {answer:,.10g} {e.unit}; kipviz computes {right:,.10g} "
+                          f"{e.unit}: {e.why}.")

@@ -34,6 +34,7 @@ __all__ = [
     "RECORD_LOCK_DURATION_MS",
     "SHARE_ACQUIRE_MODES",
     "SharePartition",
+    "in_flight_bound_records",
     "share_fetch_max_bytes",
     "uniform_partition_max_bytes",
     "uniform_split_into",
@@ -60,6 +61,22 @@ def share_fetch_max_bytes(fetch_max_bytes: int,
     """
     return effective_response_max_bytes(fetch_max_bytes, broker_fetch_max_bytes,
                                         fetch_quota_bytes_per_s)
+
+
+def in_flight_bound_records(max_record_locks: int, largest_batch_records: int) -> int:
+    """The most records a share partition can have in flight: ``max.record.locks +
+    largest batch - 1``. ``SharePartition.acquire`` takes new records to the end of the log batch
+    holding the last one the cap allows (``lastOffsetFromBatchWithRequestOffset``): Kafka's
+    ``testAcquireWithMaxInFlightRecordsAndTryAcquireNewBatch`` ends with 25 in flight under a cap
+    of 20. Kafka's code, not the KIP's text (which reads as a hard cap).
+
+    >>> in_flight_bound_records(2000, 500), in_flight_bound_records(20, 10)
+    (2499, 29)
+    """
+    _check_int("max_record_locks (group.share.partition.max.record.locks)", max_record_locks, 1)
+    _check_int("largest_batch_records (records in the largest log batch)",
+               largest_batch_records, 1)
+    return max_record_locks + largest_batch_records - 1
 
 
 def uniform_split_into(request_max_bytes: int, partitions: int, acquired_partitions: int,

@@ -124,6 +124,8 @@ def acknowledge(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.nda
         if record_state[o] != ACQUIRED or owner[o] != member:
             return -1
     for o in (first_offset, last_offset):  # the batches at both ends may be cut
+        if split[o]:
+            continue  # its batch already keeps a state per offset
         first = in_flight_batch_first(o, inflight_last)
         if first < first_offset or inflight_last[o] > last_offset:
             split[first:inflight_last[o] + 1] = 1

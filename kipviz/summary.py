@@ -1,16 +1,18 @@
 """One configuration reduced to the summary metrics and downsampled curves a sweep stores.
 
-:func:`summarise` simulates a consumer (KIP-74 / KIP-81), broker (KIP-72), reassignment (KIP-73) or
-Streams (KIP-770) scenario and reduces its trace; :mod:`kipviz.sweep` runs it in Spark's tasks.
+:func:`summarise` simulates a consumer (KIP-74 / KIP-81), broker (KIP-72), reassignment (KIP-73),
+Streams (KIP-770) or share-group (KIP-932) scenario and reduces its trace; :mod:`kipviz.sweep`
+runs it in Spark's tasks.
 
 Summary metrics (NaN where a scenario has no such quantity): ``peak_memory_bytes`` and
 ``p99_memory_bytes`` of what the mechanism holds (a consumer's retained fetch responses, KIP-74 and
 KIP-81; a broker pool's requests, KIP-72; a reassigning follower's lag, KIP-73; a Streams
-instance's input buffered after its polls, KIP-770) against ``bound_bytes`` (KIP-81's
-``buffer.memory`` + largest response - 1, KIP-72's outstanding bound, KIP-770's shares + one fetch
-per partition) and, for a consumer, ``kip74_bound_bytes``; ``min_jain_index`` /
-``mean_jain_index`` over windows (across partitions for a consumer, KIP-74; across stream threads
-for Streams, KIP-770); ``longest_starvation_fetches``; ``throughput_bytes_per_s``;
+instance's input buffered after its polls, KIP-770; the most one share consumer holds, KIP-932)
+against ``bound_bytes`` (KIP-81's ``buffer.memory`` + largest response - 1, KIP-72's outstanding
+bound, KIP-770's shares + one fetch per partition, a share consumer's fetch bound) and, for a
+consumer, ``kip74_bound_bytes``; ``min_jain_index`` / ``mean_jain_index`` over windows (across
+partitions for a consumer, KIP-74; across stream threads for Streams, KIP-770; across share
+consumers, KIP-932); ``longest_starvation_fetches``; ``throughput_bytes_per_s``;
 ``move_time_s`` (KIP-73). Curves: per window, ``curve_window_ms``, ``curve_memory_bytes``,
 ``curve_throughput_bytes_per_s`` and ``curve_jain_index``.
 """
@@ -25,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "metric_table", "select_rows",
-           "summarise", "thread_demand"]
+           "share_consumer_demand", "summarise", "thread_demand"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",
@@ -71,11 +73,27 @@ def thread_demand(threads: pd.DataFrame, window_ms: int) -> pd.DataFrame:
     return table.groupby(["window", "thread"], sort=True, as_index=False).sum()
 
 
+def share_consumer_demand(consumers: pd.DataFrame, window_ms: int,
+                          demand_records: float) -> pd.DataFrame:
+    """A share-group trace's share consumers as :func:`jain_by_window` input: per window and
+    consumer, the records it could process (``demand_bytes``, the same for all) and did
+    (``delivered_bytes``), as :func:`kipviz.curves.share_group.share_group_curves` measures
+    fairness across consumers."""
+    share = consumers[consumers["group"] == "share"]
+    table = pd.DataFrame({"window": share["time_ms"].to_numpy() // window_ms,
+                          "partition": share["consumer"].to_numpy(),
+                          "delivered_bytes": share["processed"].to_numpy(dtype=float)})
+    table = table.groupby(["window", "partition"], sort=True, as_index=False).sum()
+    table["demand_bytes"] = float(demand_records)
+    return table
+
+
 def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
     """Simulate one configuration and reduce it to the summary metrics and curves (module doc)."""
     from kipviz.scenarios.broker import BrokerScenario
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.share_group import ShareGroupScenario
     from kipviz.scenarios.streams import StreamsScenario
 
     nan = math.nan
@@ -117,6 +135,20 @@ def summarise(scenario: Any, seed: int = 0) -> dict[str, Any]:
         row["bound_bytes"] = ts.meta["bytes_bound_bytes"]
         jain = jain_by_window(thread_demand(ts.threads, math.ceil(len(memory) / windows)
                                             * tick_ms))
+    elif isinstance(scenario, ShareGroupScenario):
+        from kipviz.scenarios.share_group import simulate as simulate_share
+
+        tg = simulate_share(scenario, seed=seed)
+        share = tg.consumers[tg.consumers["group"] == "share"]
+        width = scenario.share_consumers
+        memory = share["held_bytes"].to_numpy().reshape(-1, width).max(axis=1)
+        consumed = (share["processed"].to_numpy().reshape(-1, width).sum(axis=1)
+                    * scenario.record_bytes)
+        tick_ms = tg.meta["tick_ms"]
+        row["bound_bytes"] = tg.meta["memory_bound_bytes"]
+        window_ms = math.ceil(len(memory) / windows) * tick_ms
+        jain = jain_by_window(share_consumer_demand(
+            tg.consumers, window_ms, scenario.process_records_per_s * window_ms / 1000.0))
     else:
         raise _unsweepable(scenario)
     if np.isfinite(jain).any():
@@ -138,15 +170,17 @@ def _sweepable(scenario: Any) -> bool:
     from kipviz.scenarios.broker import BrokerScenario
     from kipviz.scenarios.consumer import ConsumerScenario
     from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.share_group import ShareGroupScenario
     from kipviz.scenarios.streams import StreamsScenario
 
     return isinstance(scenario, ConsumerScenario | BrokerScenario | ReassignmentScenario
-                      | StreamsScenario)
+                      | StreamsScenario | ShareGroupScenario)
 
 
 def _unsweepable(scenario: Any) -> ValueError:
     return ValueError(f"cannot sweep a {type(scenario).__name__}: a ConsumerScenario, "
-                      f"BrokerScenario, ReassignmentScenario or StreamsScenario is needed")
+                      f"BrokerScenario, ReassignmentScenario, StreamsScenario or "
+                      f"ShareGroupScenario is needed")
 
 
 def check_sweepable(scenario: Any) -> None:

@@ -108,8 +108,8 @@ def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
     from kipviz.exercises import EXERCISES, check
 
     for (lesson, number), exercise in EXERCISES.items():
-        assert check(lesson, number, eval(exercise.solution)).startswith("Right"), (lesson,
-                                                                                  number)
+        assert str(check(lesson, number, eval(exercise.solution))).startswith("Right"), (lesson,
+                                                                                       number)
         (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
         cells = json.loads(path.read_text())["cells"]
         hidden = [c for c in cells if c["cell_type"] == "code"

@@ -25,6 +25,7 @@ LESSONS = {
     "04_replication_quotas": "replication_quotas",
     "05_streams_input_buffer": "streams_input_buffer",
     "06_sweeps": "sweeps",
+    "07_share_groups": "share_groups",
     "cheatsheet": "cheatsheet",
     "glossary": "glossary",
 }
@@ -101,8 +102,8 @@ def main(names: list[str]) -> None:
     for name in names or list(LESSONS):
         nb = nbformat.v4.new_notebook()
         nb.cells = list(importlib.import_module(f"lessons.{LESSONS[name]}").CELLS)
-        nb.cells += exercise_cells(name[:2])
-        if name[:2] in YOUR_CLUSTER:  # the lesson applied to the reader's own files
+        if name[:2] in YOUR_CLUSTER:  # exercises, then the lesson applied to your own files
+            nb.cells += exercise_cells(name[:2])
             nb.cells += your_cluster_cells(name[:2])
         if name[:2].isdigit():  # a numbered lesson: links to its neighbours, top and bottom
             bar = nbformat.v4.new_markdown_cell(navigation(name))

@@ -28,7 +28,7 @@ from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios._jit import jit_functions
 from kipviz.share import uniform_split_into
 
-__all__ = ["compiled_kernel", "share_fetch", "share_group_kernel"]
+__all__ = ["ack_run", "compiled_kernel", "share_fetch", "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
 
@@ -37,17 +37,22 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                 response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
                 lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
                 owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
-                redelivered, t, next_expiry):
+                redelivered, t, next_expiry, nfo, nfo_dirty):
     """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
     n_part = assign.shape[1]
     parts = np.empty(n_part, np.int64)
+    fetch_offset = np.empty(n_part, np.int64)  # each partition's next fetch offset, found once
     n = 0
     for p in range(n_part):  # fetch locks: the partitions that can acquire records
         if assign[c, p] and p % brokers == b:
-            nxt = spf.next_fetch_offset(sp[p], rec_state[p])
+            if nfo_dirty[p]:  # only acquiring and lock timeouts move it (acks do not)
+                nfo[p] = spf.next_fetch_offset(sp[p], rec_state[p])
+                nfo_dirty[p] = False
+            nxt = nfo[p]
             can = nxt != sp[p, 1] + 1 or spf.in_flight_records(sp[p]) < max_locks
             if nxt < log_end[p] and can:
                 parts[n] = p
+                fetch_offset[n] = nxt
                 n += 1
     if n == 0:
         return tail, draw_pos
@@ -62,7 +67,7 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
     base = np.zeros(n, np.int64)
     for i in range(n):
         p = parts[i]
-        nxt = spf.next_fetch_offset(sp[p], rec_state[p])
+        nxt = fetch_offset[i]
         base[i] = nxt - nxt % batch_records  # the log batch holding the fetch offset
         first[i] = batch_records * record_bytes
         log[i] = (log_end[p] - base[i]) * record_bytes
@@ -76,10 +81,10 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
         if whole == 0:
             continue
         k = sa.acquire(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
-                        inflight_last[p], split[p], batch_last[p], c,
-                        spf.next_fetch_offset(sp[p], rec_state[p]),
+                        inflight_last[p], split[p], batch_last[p], c, fetch_offset[i],
                         base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
                         max_delivery, record_limit, batch_size, lock_ms, now, out)
+        nfo_dirty[p] = True
         got += k
         if k > 0:
             next_expiry[p] = min(next_expiry[p], now + lock_ms)
@@ -91,6 +96,15 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
             if delivery[p, out[j]] > 1:
                 redelivered[t, c, p] += 1
     return tail, draw_pos
+
+
+def ack_run(c, p, first, last, max_delivery, sp, rec_state, delivery, owner, inflight_last,
+            split):
+    """Consumer ``c`` acknowledges (ACCEPT) ``first..last`` of partition ``p``, all acquired by
+    it: the same states as one call per record (implicit acknowledgement), in one call."""
+    n = spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p], inflight_last[p], split[p],
+                        c, first, last, spf.ACCEPT, max_delivery)
+    return max(n, 0)
 
 
 def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_consumers,
@@ -111,8 +125,12 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
     classic_pos = np.zeros(n_part, np.int64)
     classic_budget = np.zeros(classic_consumers)
     next_expiry = np.full(n_part, _NEVER, np.int64)  # no lock expires before this
+    nfo = np.zeros(n_part, np.int64)  # each partition's next fetch offset, while not dirty
+    nfo_dirty = np.ones(n_part, np.bool_)
     frozen_archived = np.zeros(n_part, np.int64)  # archived records below frozen_upto
     frozen_upto = np.zeros(n_part, np.int64)  # below SPSO, records never change again
+    expired = np.ones(n_part, np.bool_)  # only a lock timeout archives (acks are ACCEPT)
+    n_archived = np.zeros(n_part, np.int64)
     draw_pos = 0
     for t in range(ticks):
         now = t * tick_ms
@@ -122,9 +140,11 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                 produced[p] -= 1.0
                 log_end[p] += batch_records
         for p in range(n_part):
-            if next_expiry[p] <= now:  # a lock may have expired: the timer tasks run
+            expired[p] = next_expiry[p] <= now
+            if expired[p]:  # a lock may have expired: the timer tasks run
                 spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
                                  max_delivery, now)
+                nfo_dirty[p] = True
                 next_expiry[p] = _NEVER
                 for o in range(sp[p, 0], sp[p, 1] + 1):
                     if rec_state[p, o] == spf.ACQUIRED and lock_exp[p, o] < next_expiry[p]:
@@ -141,15 +161,26 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                 tail[c] = keep
             else:
                 budget[c] += process_per_tick
+                run_p, run_first, run_last = -1, 0, -1  # consecutive records: one call
                 while budget[c] >= 1.0 and head[c] < tail[c]:
                     p, o = queue_p[c, head[c]], queue_o[c, head[c]]
                     head[c] += 1
                     budget[c] -= 1.0
                     processed[t, c] += 1
-                    if spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p],
-                                       inflight_last[p], split[p], c, o, o, spf.ACCEPT,
-                                       max_delivery) > 0:
-                        acknowledged[t, c, p] += 1
+                    if owner[p, o] != c or rec_state[p, o] != spf.ACQUIRED:
+                        continue  # its lock expired: acknowledge would refuse it
+                    if p == run_p and o == run_last + 1:
+                        run_last = o
+                        continue
+                    if run_p >= 0:
+                        acknowledged[t, c, run_p] += ack_run(
+                            c, run_p, run_first, run_last, max_delivery, sp, rec_state,
+                            delivery, owner, inflight_last, split)
+                    run_p, run_first, run_last = p, o, o
+                if run_p >= 0:
+                    acknowledged[t, c, run_p] += ack_run(
+                        c, run_p, run_first, run_last, max_delivery, sp, rec_state, delivery,
+                        owner, inflight_last, split)
             if head[c] >= tail[c]:
                 head[c] = 0
                 tail[c] = 0
@@ -160,7 +191,8 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                         response_max_bytes, max_poll_records, max_locks, record_limit,
                         batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
                         delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
-                        queue_o, tail[c], acquired, redelivered, t, next_expiry)
+                        queue_o, tail[c], acquired, redelivered, t, next_expiry, nfo,
+                        nfo_dirty)
             held[t, c] = tail[c] - head[c]
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
@@ -180,13 +212,14 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                 if rec_state[p, frozen_upto[p]] == spf.ARCHIVED:
                     frozen_archived[p] += 1
                 frozen_upto[p] += 1
-            n_arch = frozen_archived[p]
-            for o in range(sp[p, 0], log_end[p]):  # above SPEO nothing is archived yet
-                if o > sp[p, 1]:
-                    break
-                if rec_state[p, o] == spf.ARCHIVED:
-                    n_arch += 1
-            archived[t, p] = n_arch
+            if expired[p]:  # the count changes only when locks expired: recount the cache
+                n_archived[p] = frozen_archived[p]
+                for o in range(sp[p, 0], log_end[p]):  # above SPEO nothing is archived yet
+                    if o > sp[p, 1]:
+                        break
+                    if rec_state[p, o] == spf.ARCHIVED:
+                        n_archived[p] += 1
+            archived[t, p] = n_archived[p]
 
 
 _compiled: dict[str, Any] = {}
@@ -208,7 +241,8 @@ def compiled_kernel() -> Any:
         compiled_sa = types.ModuleType("kipviz.share_acquire")
         compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
         namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
-        _compiled.update(jit_functions(("share_fetch", "share_group_kernel"), namespace,
+        _compiled.update(jit_functions(("share_fetch", "ack_run", "share_group_kernel"),
+                                       namespace,
                                        foreign={"fill_raw_bytes": fill_raw_bytes,
                                                 "uniform_split_into": uniform_split_into}))
     return _compiled["share_group_kernel"]

@@ -19,12 +19,14 @@ same processing rate.
 ``simulate`` returns a :class:`ShareGroupTrace` of three tables (all-zero delivery rows dropped):
 ``deliveries`` (time_ms, consumer, partition, acquired, redelivered, acknowledged),
 ``consumers`` (time_ms, group, consumer, held_records, held_bytes, processed) and ``partitions``
-(time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records).
+(time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records), and a
+``meta`` dict of the settings and bounds (:func:`share_group_meta`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,12 +41,14 @@ from kipviz.share import (
     PARTITION_MAX_RECORD_LOCKS,
     RECORD_LOCK_DURATION_MS,
     SHARE_ACQUIRE_MODES,
+    in_flight_bound_records,
     share_fetch_max_bytes,
 )
 from kipviz.share_assign import simple_assign
 
-__all__ = ["ShareGroupScenario", "ShareGroupTrace", "kernel_inputs", "range_assign", "simulate",
-           "tables"]
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "consumer_timeline", "kernel_inputs",
+           "range_assign", "redelivery_summary", "share_group_meta", "simulate",
+           "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -120,6 +124,43 @@ class ShareGroupTrace:
     deliveries: pd.DataFrame
     consumers: pd.DataFrame
     partitions: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def share_group_meta(s: ShareGroupScenario) -> dict[str, Any]:
+    """The settings and bounds the curves draw beside the trace.
+
+    * ``in_flight_bound_records``: ``max.record.locks + batch_records - 1``. Kafka's cap is soft
+      by up to one log batch (``SharePartition.lastOffsetAndMaxRecordsToAcquire`` acquires to the
+      end of the batch holding the last record allowed; Kafka's
+      ``testAcquireWithMaxInFlightRecordsAndTryAcquireNewBatch`` ends with 25 in flight under a
+      cap of 20): Kafka's code, not the KIP's text.
+    * ``memory_bound_bytes``: a share consumer holds what its last share fetches acquired, and
+      it fetches only once it holds nothing; each response reads at most
+      max(its byte cap, one batch: KIP-74's first-batch exception) from each leader it asks:
+      ``leaders x max(response_max_bytes, batch bytes)``, ``leaders`` the most brokers any
+      member's partitions are led by.
+    * ``max_records_bytes``: ``leaders x max.poll.records x record_bytes``: what ``MaxRecords``
+      allows, soft by up to a batch as the lock cap is.
+    """
+    leaders = max((len({p % s.brokers for p in parts}) for parts in
+                   simple_assign(s.share_consumers, s.partitions)), default=0)
+    response = share_fetch_max_bytes(s.fetch_max_bytes)
+    batch_bytes = s.batch_records * s.record_bytes
+    return {
+        "tick_ms": s.tick_ms, "ticks": s.ticks, "partitions": s.partitions,
+        "brokers": s.brokers, "share_consumers": s.share_consumers,
+        "classic_consumers": s.classic_consumers, "stalled_consumers": s.stalled_consumers,
+        "record_bytes": s.record_bytes, "batch_records": s.batch_records,
+        "max_poll_records": s.max_poll_records, "max_record_locks": s.max_record_locks,
+        "in_flight_bound_records": in_flight_bound_records(s.max_record_locks,
+                                                           s.batch_records),
+        "record_lock_duration_ms": s.record_lock_duration_ms,
+        "delivery_count_limit": s.delivery_count_limit, "acquire_mode": s.acquire_mode,
+        "response_max_bytes": response, "leaders": leaders,
+        "memory_bound_bytes": leaders * max(response, batch_bytes),
+        "max_records_bytes": leaders * s.max_poll_records * s.record_bytes,
+    }
 
 
 def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
@@ -158,21 +199,18 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
         "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
         "acknowledged": acknowledged[ti, ci, pi]})
     k = classic_consumed.shape[1]
-    share_rows = pd.DataFrame({
-        "time_ms": np.repeat(time_ms, c), "group": "share",
-        "consumer": np.tile(np.arange(c, dtype=np.int32), t),
-        "held_records": held.ravel(), "held_bytes": held.ravel() * s.record_bytes,
-        "processed": processed.ravel()})
-    classic_rows = pd.DataFrame({
-        "time_ms": np.repeat(time_ms, k), "group": "classic",
-        "consumer": np.tile(np.arange(k, dtype=np.int32), t),
-        "held_records": np.zeros(t * k, np.int64), "held_bytes": np.zeros(t * k, np.int64),
-        "processed": classic_consumed.ravel()})
-    consumers = pd.concat([share_rows, classic_rows], ignore_index=True)
+    held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
+    consumers = pd.DataFrame({  # the share group's rows, then the classic group's
+        "time_ms": np.concatenate([np.repeat(time_ms, c), np.repeat(time_ms, k)]),
+        "group": np.repeat(np.array(["share", "classic"], dtype=object), [t * c, t * k]),
+        "consumer": np.concatenate([np.tile(np.arange(c, dtype=np.int32), t),
+                                    np.tile(np.arange(k, dtype=np.int32), t)]),
+        "held_records": held_all, "held_bytes": held_all * s.record_bytes,
+        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])})
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
         **{name: values.ravel() for name, values in part.items()}})
-    return ShareGroupTrace(deliveries, consumers, partitions)
+    return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s))
 
 
 def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
@@ -204,3 +242,46 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
            part["in_flight_records"], part["start_offset"], part["archived_records"],
            part["log_end_offset"], classic)
     return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
+
+
+def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),
+                     *, seed: int = 0) -> dict[int, ShareGroupTrace]:
+    """The scenario with ``n`` share and ``n`` classic consumers (none stalled), for each ``n``:
+    how each group's throughput grows with its size (the classic group's stops at the partition
+    count)."""
+    if not consumers:
+        raise ValueError("consumers must list at least one group size")
+    return {int(n): simulate(replace(scenario, share_consumers=n, classic_consumers=n,
+                                     stalled_consumers=0), seed=seed)
+            for n in consumers}
+
+
+def redelivery_summary(trace: ShareGroupTrace) -> pd.DataFrame:
+    """What became of the stalled consumers' records, per partition: when the first records
+    were acquired, when records were first redelivered (a lock expired), how many were
+    redelivered and how many archived at the delivery limit, beside the lock and the limit."""
+    d, p, meta = trace.deliveries, trace.partitions, trace.meta
+    stalled = d[d.consumer < meta["stalled_consumers"]]
+    again = d[d.redelivered > 0]
+    last = p[p.time_ms == p.time_ms.max()].set_index("partition")
+    parts = sorted(p.partition.unique())
+    return pd.DataFrame({
+        "partition": parts,
+        "stalled_first_acquired_ms": [int(stalled[stalled.partition == i].time_ms.min())
+                                      if (stalled.partition == i).any() else -1 for i in parts],
+        "first_redelivered_ms": [int(again[again.partition == i].time_ms.min())
+                                 if (again.partition == i).any() else -1 for i in parts],
+        "redelivered_records": [int(again[again.partition == i].redelivered.sum())
+                                for i in parts],
+        "archived_records": [int(last.loc[i, "archived_records"]) for i in parts],
+        "lock_duration_ms": meta["record_lock_duration_ms"],
+        "delivery_count_limit": meta["delivery_count_limit"]})
+
+
+def consumer_timeline(trace: ShareGroupTrace, consumer: int) -> pd.DataFrame:
+    """One share consumer's acquisitions: per tick it acquired records, how many, how many of
+    them were redeliveries, and how many it acknowledged (both partitions summed)."""
+    d = trace.deliveries
+    rows = d[(d.consumer == consumer) & (d.acquired > 0)]
+    return rows.groupby("time_ms", as_index=False)[["acquired", "redelivered",
+                                                    "acknowledged"]].sum()

@@ -6,7 +6,8 @@ the rest of the lesson's scenario fixed. The controls are the lesson's point: KI
 limits and the partition order (lesson 1), KIP-72's pool size against large requests and the
 strict what-if (lesson 2), KIP-81's ``buffer.memory`` against ``fetch.max.bytes`` (lesson 3),
 KIP-73's two throttles (lesson 4), KIP-770's byte bound under the three policies Kafka had
-(lesson 5), and lesson 6's 7 x 7 grid of fetch limits. Values are Kafka's units (bytes,
+(lesson 5), lesson 6's 7 x 7 grid of fetch limits, and KIP-932's share consumers against
+``max.poll.records`` under both acquire modes (lesson 7). Values are Kafka's units (bytes,
 bytes/s); ``None`` is Kafka's "no pool" / "unlimited".
 """
 
@@ -52,6 +53,7 @@ def dashboard_grids() -> dict[str, SliderGrid]:
         BUFFER_LESSON_SCENARIO,
         LESSON_SCENARIO,
         REASSIGNMENT_LESSON_SCENARIO,
+        SHARE_LESSON_SCENARIO,
         STREAMS_LESSON_SCENARIO,
     )
     from kipviz.widgets.grid import GRID_AXES, GRID_LESSON_SCENARIO
@@ -114,6 +116,15 @@ def dashboard_grids() -> dict[str, SliderGrid]:
                    {"fetch_max_bytes": "fetch.max.bytes",
                     "max_partition_fetch_bytes": "max.partition.fetch.bytes"},
                    _lab("06_sweeps.ipynb", "GridDashboard()")),
+        SliderGrid("ShareGroupDashboard", "KIP-932: share consumers on 2 partitions",
+                   SHARE_LESSON_SCENARIO,
+                   {"share_consumers": [2, 4, 8, 12, 16],
+                    "max_poll_records": [10, 50, 100, 200, 500],
+                    "acquire_mode": ["batch_optimized", "record_limit"]},
+                   {"share_consumers": "share consumers",
+                    "max_poll_records": "max.poll.records",
+                    "acquire_mode": "share.acquire.mode"},
+                   _lab("07_share_groups.ipynb", "ShareGroupDashboard()")),
     ]
     return {grid.name: grid for grid in grids}
 

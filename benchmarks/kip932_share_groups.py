@@ -1,0 +1,112 @@
+"""KIP-932 share groups: kipviz's compiled kernel against SimPy and plain Python, and the
+dashboard.
+
+Throughput is counted in *record deliveries* (records acquired by share consumers, the sum of
+the ``acquired`` column of the deliveries table) per second, and for the compiled kernel also in
+simulated ticks per second. The setting is the lesson's
+(:data:`kipviz.widgets.share_group.SHARE_LESSON_SCENARIO`: 2 partitions, 8 share and 8 classic
+consumers, one share consumer stalled, 1 s locks, 3 deliveries) with 16 consumers per group on
+4 partitions of 2 brokers, run for 2,000 ticks of 10 ms.
+
+The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
+program (:mod:`benchmarks.simpy_share_group`, the same model over the same mechanisms, checked
+table for table by ``tests/test_share_group.py``) and the kernel run as plain Python
+(``compiled=False``). Whole ``simulate`` calls are timed (tables and ``meta`` included). Each
+figure is the median of several runs after a warm-up; for SimPy the run that checks its tables
+against the kernel's is the warm-up.
+
+The dashboard figure is the latency of one slider move on ``ShareGroupDashboard()`` (the
+lesson's setting): both groups re-simulated, their Spark curves in one job, a redraw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.simpy_share_group import simulate_simpy
+from kipviz.scenarios.share_group import simulate
+from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
+
+NAME = "kip932_share_groups"
+TICKS = 2000
+COMPILED_REPEAT = 21
+REFERENCE_REPEAT = 3
+WARMUP = 1
+SEED = 0
+KiB, MiB = 1024, 1024 * 1024
+TABLES = ("deliveries", "consumers", "partitions")
+
+SETTING = replace(SHARE_LESSON_SCENARIO, partitions=4, brokers=2, share_consumers=16,
+                  classic_consumers=16, ticks=TICKS)
+
+
+def _rate(label: str, run: Callable[[], Any], deliveries: int, repeat: int,
+          warmup: int = WARMUP) -> float:
+    """Time ``run``; print its median and p95 seconds; return record deliveries per second."""
+    return timed_rate(NAME, label, run, deliveries, "record-deliveries", repeat=repeat,
+                      warmup=warmup)
+
+
+def throughput() -> None:
+    """Record deliveries per second: compiled kernel, SimPy program, plain-Python kernel."""
+    s = SETTING
+    note(NAME, f"{s.share_consumers} share consumers ({s.stalled_consumers} stalled) and "
+               f"{s.classic_consumers} classic on {s.partitions} partitions of {s.brokers} "
+               f"brokers, {s.ticks} ticks of {s.tick_ms} ms; the same run for all three "
+               f"(compiled median of {COMPILED_REPEAT}, SimPy and plain Python of "
+               f"{REFERENCE_REPEAT}, {WARMUP} warm-up run each); speedups are ratios of record "
+               f"deliveries/s measured in this run")
+
+    def compiled_run() -> Any:
+        return simulate(s, seed=SEED)
+
+    trace = compiled_run()
+    deliveries = int(trace.deliveries.acquired.sum())
+    emit(NAME, "record_deliveries", deliveries, "records")
+    emit(NAME, "redelivered_records", int(trace.deliveries.redelivered.sum()), "records")
+    emit(NAME, "archived_records", int(trace.partitions.groupby("partition")
+                                       .archived_records.max().sum()), "records")
+    emit(NAME, "in_flight_max_records", int(trace.partitions.in_flight_records.max()),
+         "records")
+    compiled = _rate("compiled", compiled_run, deliveries, COMPILED_REPEAT)
+    emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / deliveries, "ticks/s")
+
+    reference = simulate_simpy(s, seed=SEED)
+    if not all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES):
+        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
+                   "benchmark setting: the speedup compares different models")
+    simpy_rate = _rate("simpy", lambda: simulate_simpy(s, seed=SEED), deliveries,
+                       REFERENCE_REPEAT, warmup=0)
+    python_rate = _rate("python", lambda: simulate(s, seed=SEED, compiled=False), deliveries,
+                        REFERENCE_REPEAT)
+    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
+    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+
+
+def slider_moves(count: int) -> list[dict[str, Any]]:
+    """``count`` slider moves, one control at a time, cycling through the six controls; every
+    one a setting the dashboard accepts (at least one consumer more than the stalled one)."""
+    values: dict[str, list[Any]] = {
+        "consumers": [16, 4, 32, 8],
+        "partitions": [4, 8, 1, 2],
+        "fetch_max_bytes": [MiB, 64 * KiB, 16 * MiB, 52428800],
+        "max_poll_records": [500, 50, 1000, 100],
+        "max_record_locks": [200, 20, 1000, 2000],
+        "acquire_mode": ["record_limit", "batch_optimized"],
+    }
+    return cycle_moves(values, count)
+
+
+def dashboard(warmup: int = 10, moves: int = 20) -> None:
+    """Latency of a slider move: both groups re-simulated, Spark curves, redraw."""
+    dashboard_latency(NAME, "ShareGroupDashboard", slider_moves(warmup + moves), warmup=warmup,
+                      what="consumers, partitions, fetch.max.bytes, max.poll.records, "
+                           "group.share.partition.max.record.locks and share.acquire.mode")
+
+
+def run() -> None:
+    throughput()
+    dashboard()
