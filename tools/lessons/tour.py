@@ -104,6 +104,7 @@ curves use the rest of the file with Kafka's default for that one setting.
 | KIP-74 | fetch response size: `fetch.max.bytes`, round-robin partition order | 0.10.1.0 (fetch v3); requests in hash order 3.7 to 4.1 (KAFKA-14274, undone by KAFKA-19820 in 4.2) |
 | KIP-541 | the broker's own `fetch.max.bytes` caps every response | 2.5.0 |
 | KAFKA-17182 | a lagging consumer holds one response per broker (no fetch to a broker with buffered data) | 4.0.0 |
+| KIP-932 | share groups: consumers share a partition's records; `group.share.partition.max.record.locks` caps records in flight (soft by one log batch), `max.poll.records` caps a share fetch, `fetch.max.bytes` is split evenly over the partitions acquired ([lesson 7](07_share_groups.ipynb)) | preview in 4.1, generally available in 4.2 (KIP-1206's `share.acquire.mode` in 4.2) |
 | KIP-73 | replication throttles: `leader/follower.replication.throttled.rate` | 0.10.1.0 |
 | KIP-72 | broker request memory: `queued.max.request.bytes` | 1.0.0 |
 | KIP-81 | consumer `buffer.memory` | **never merged** (accepted; pull requests closed) |
