@@ -1,0 +1,260 @@
+"""The event loop of :mod:`kipviz.scenarios.tiered_fetch`, on numpy arrays, for numba.
+
+One broker serves C consumers. Each consumer sends a fetch, waits for its answer and sends the
+next; the earliest send is processed first. A send at ``t``:
+
+1. adds the bytes produced since the last event to every partition's local log;
+2. records in the fetch quota's ``SimpleRate`` every remote read done by ``t``
+   (``RemoteLogReader`` records after the read), then asks whether the quota is exceeded
+   (KIP-956: then every remote partition of the request is returned empty, no error);
+3. ``read_from_log`` (:mod:`kipviz.remote_fetch`) over the request in order: local partitions'
+   bytes now, a ``fetchMaxBytes`` for each remote read it schedules (one before 4.2);
+4. each scheduled read goes to the ``remote.log.reader.threads`` pool, first come first served:
+   it starts when a thread is free, unless that is at or after the ``DelayedRemoteFetch``'s
+   expiry (then it is cancelled), and takes ``remote_read_latency_ms`` plus its bytes at
+   ``remote_read_bytes_per_ms``;
+5. ``delayed_remote_fetch_complete_ms``: the answer, local data included, goes when every read is
+   done or at expiry; without remote reads at once, or, with nothing to return, after
+   ``fetch.max.wait.ms`` or when a partition has a whole batch (``DelayedFetch``, min.bytes 1);
+6. the consumer has it ``rtt_ms`` later and moves the partitions that returned data to the end
+   of its order (KIP-74's round robin); a remote read's whole batches advance its partition.
+
+The rate functions are :mod:`kipviz.scenarios._reassignment_kernel`'s (``SimpleRate`` rule for
+rule); the fetch rules are :mod:`kipviz.remote_fetch`'s. Run as they are, these functions are
+the plain-Python path; :func:`compiled` gives them compiled by numba.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kipviz.remote_fetch import delayed_remote_fetch_complete_ms, read_from_log, remote_read_bytes
+from kipviz.scenarios._jit import jit_functions
+from kipviz.scenarios._reassignment_kernel import (  # the rate's names, compiled here
+    _LONG_MAX,
+    CURRENT,
+    LAST,
+    START,
+    UNLIMITED,
+    USED,
+    VALUE,
+    java_round,
+    quota_exceeded,
+    rate_measure,
+    rate_purge,
+    rate_record,
+    rate_window_size_ms,
+)
+
+__all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "compiled",
+           "tiered_kernel"]
+
+OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
+QUOTA_WINDOW_MS = 1000.0  # remote.log.manager.fetch.quota.window.size.seconds = 1
+# columns of the float64 output tables
+FETCH_COLUMNS = ("consumer", "sent_ms", "answered_ms", "local_bytes", "remote_bytes",
+                 "reads_scheduled", "reads_served", "quota_throttled")
+READ_COLUMNS = ("fetch", "partition", "submitted_ms", "started_ms", "done_ms", "bytes", "served")
+DELIVERY_COLUMNS = ("fetch", "partition", "remote", "bytes", "lag_bytes")
+
+
+def flush_records(pend, n_pend, slots, pos, now):
+    """Record, oldest first, the pending remote reads done by ``now``; the count left."""
+    while True:
+        best = -1
+        for j in range(n_pend):
+            if pend[j, 0] <= now and (best < 0 or pend[j, 0] < pend[best, 0]):
+                best = j
+        if best < 0:
+            return n_pend
+        rate_record(slots, pos, QUOTA_WINDOW_MS, pend[best, 1], pend[best, 0])
+        n_pend -= 1
+        pend[best, 0] = pend[n_pend, 0]
+        pend[best, 1] = pend[n_pend, 1]
+
+
+def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_bytes,
+                  segment_bytes, partition_max, fetch_max, several, charge, threads,
+                  read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
+                  quota_bound, duration_ms, fetches, reads, deliveries, counts):
+    """Run to ``duration_ms``; fill the tables (float64 rows of the ``*_COLUMNS``) and ``counts``
+    (rows used: fetches, reads, deliveries); the status."""
+    consumers = order.shape[0]
+    width = order.shape[1]
+    next_send = np.zeros(consumers, np.float64)
+    thread_free = np.zeros(threads, np.float64)
+    slots = np.zeros((12, 3), np.float64)
+    pos = np.zeros(2, np.int64)
+    pend = np.zeros((reads.shape[0] + 1, 2), np.float64)
+    n_pend = 0
+    first = np.full(width, batch_bytes, np.int64)
+    log = np.zeros(width, np.int64)
+    remote = np.zeros(width, np.bool_)
+    thr = np.zeros(width, np.bool_)
+    pmax = np.full(width, partition_max, np.int64)
+    raw = np.zeros(width, np.int64)
+    rmax = np.zeros(width, np.int64)
+    min_one = np.zeros(width, np.bool_)
+    done = np.zeros(width, np.float64)
+    served = np.zeros(width, np.bool_)
+    got = np.zeros(width, np.int64)
+    moved = np.zeros(width, np.int64)
+    clock = 0.0
+    nf, nr, nd = 0, 0, 0
+    while True:
+        c = 0
+        for k in range(1, consumers):
+            if next_send[k] < next_send[c]:
+                c = k
+        t = next_send[c]
+        if t >= duration_ms:
+            break
+        if nf >= fetches.shape[0] or nr + width > reads.shape[0] \
+                or nd + width > deliveries.shape[0]:
+            return OVERFLOW
+        for p in range(avail.shape[0]):
+            avail[p] += produce_bytes_per_ms * (t - clock)
+        clock = t
+        n_pend = flush_records(pend, n_pend, slots, pos, t)
+        throttled = quota_exceeded(slots, pos, QUOTA_WINDOW_MS, quota_bound, t)
+        n = n_parts[c]
+        for i in range(n):
+            p = order[c, i]
+            remote[i] = behind[p] > 0
+            thr[i] = throttled
+            if remote[i]:
+                # to the end of its remote segment; the local log starts on a segment boundary
+                log[i] = behind[p] % segment_bytes
+                if log[i] == 0:
+                    log[i] = segment_bytes
+            else:
+                log[i] = int(avail[p] // batch_bytes) * batch_bytes
+        local = read_from_log(first[:n], log[:n], remote[:n], thr[:n], pmax[:n], fetch_max,
+                              several, charge, raw[:n], rmax[:n], min_one[:n])
+        scheduled = 0
+        for i in range(n):
+            p = order[c, i]
+            avail[p] -= (raw[i] // batch_bytes) * batch_bytes
+            done[i] = -1.0
+            if rmax[i] > 0:
+                size = remote_read_bytes(batch_bytes, log[i], rmax[i], min_one[i])
+                k = 0
+                for j in range(1, threads):
+                    if thread_free[j] < thread_free[k]:
+                        k = j
+                start = max(t, thread_free[k])
+                r = nr + scheduled
+                reads[r, 0] = nf
+                reads[r, 1] = p
+                reads[r, 2] = t
+                reads[r, 5] = size
+                if start >= t + wait_ms:
+                    reads[r, 3] = -1.0
+                    done[i] = np.inf  # cancelled: never runs, never served
+                else:
+                    done[i] = start + read_latency_ms + size / read_bytes_per_ms
+                    thread_free[k] = done[i]
+                    reads[r, 3] = start
+                    pend[n_pend, 0] = done[i]
+                    pend[n_pend, 1] = size
+                    n_pend += 1
+                reads[r, 4] = done[i]
+                scheduled += 1
+        if scheduled > 0:
+            s = 0
+            for i in range(n):
+                if rmax[i] > 0:
+                    moved[s] = i
+                    s += 1
+            d = np.zeros(scheduled, np.float64)
+            ok = np.zeros(scheduled, np.bool_)
+            for j in range(scheduled):
+                d[j] = done[moved[j]]
+            answer = delayed_remote_fetch_complete_ms(d, t, wait_ms, ok)
+            for j in range(scheduled):
+                served[moved[j]] = ok[j]
+                reads[nr + j, 6] = 1.0 if ok[j] else 0.0
+        elif local > 0:
+            answer = t
+        else:
+            wait = fetch_max_wait_ms
+            for i in range(n):
+                p = order[c, i]
+                if behind[p] <= 0 and produce_bytes_per_ms > 0:
+                    wait = min(wait, (batch_bytes - avail[p] % batch_bytes) / produce_bytes_per_ms)
+            answer = t + wait
+        remote_bytes = 0
+        reads_served = 0
+        for i in range(n):
+            p = order[c, i]
+            got[i] = raw[i]
+            if rmax[i] > 0 and served[i]:
+                size = int(reads[nr + reads_served_index(rmax, i), 5])
+                got[i] = size
+                remote_bytes += size
+                reads_served += 1
+                behind[p] = max(0, behind[p] - (size // batch_bytes) * batch_bytes)
+            served[i] = False
+            deliveries[nd, 0] = nf
+            deliveries[nd, 1] = p
+            deliveries[nd, 2] = 1.0 if remote[i] else 0.0
+            deliveries[nd, 3] = got[i]
+            deliveries[nd, 4] = behind[p] + avail[p]
+            nd += 1
+        fetches[nf, 0] = c
+        fetches[nf, 1] = t
+        fetches[nf, 2] = answer + rtt_ms
+        fetches[nf, 3] = local
+        fetches[nf, 4] = remote_bytes
+        fetches[nf, 5] = scheduled
+        fetches[nf, 6] = reads_served
+        fetches[nf, 7] = 1.0 if throttled else 0.0
+        nr += scheduled
+        nf += 1
+        # KIP-74 round robin: partitions that returned data move to the end, in request order
+        s = 0
+        for i in range(n):
+            if got[i] == 0:
+                moved[s] = order[c, i]
+                s += 1
+        for i in range(n):
+            if got[i] > 0:
+                moved[s] = order[c, i]
+                s += 1
+        for i in range(n):
+            order[c, i] = moved[i]
+        next_send[c] = answer + rtt_ms
+    counts[0] = nf
+    counts[1] = nr
+    counts[2] = nd
+    return OK
+
+
+def reads_served_index(rmax, i):
+    """The place of request entry ``i``'s read among the request's scheduled reads."""
+    j = 0
+    for k in range(i):
+        if rmax[k] > 0:
+            j += 1
+    return j
+
+
+_FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
+              "quota_exceeded", "java_round", "read_from_log", "remote_read_bytes",
+              "delayed_remote_fetch_complete_ms", "flush_records", "reads_served_index",
+              "tiered_kernel")
+_compiled: dict[str, Any] = {}
+
+
+def compiled() -> Any:
+    """``tiered_kernel`` compiled by numba (once per process; the plain functions stay plain)."""
+    if not _compiled:
+        _compiled.update(jit_functions(_FUNCTIONS, globals()))
+    return _compiled["tiered_kernel"]
+
+
+# compiled by name, over this module's globals
+_ = (_LONG_MAX, CURRENT, LAST, START, USED, VALUE, UNLIMITED, java_round, rate_measure,
+     rate_purge, rate_window_size_ms)
