@@ -46,6 +46,7 @@ from kipviz.scenarios._reassignment_kernel import (  # the rate's names, compile
     rate_purge,
     rate_record,
     rate_window_size_ms,
+    throttle_ms,
 )
 
 __all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "compiled",
@@ -118,7 +119,9 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
             avail[p] += produce_bytes_per_ms * (t - clock)
         clock = t
         n_pend = flush_records(pend, n_pend, slots, pos, t)
-        throttled = quota_exceeded(slots, pos, QUOTA_WINDOW_MS, quota_bound, t)
+        # ReplicaManager.readFromLog (3.9+): getFetchThrottleTimeMs() > 0
+        throttled = quota_exceeded(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) and \
+            throttle_ms(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) > 0
         n = n_parts[c]
         for i in range(n):
             p = order[c, i]
@@ -242,7 +245,7 @@ def reads_served_index(rmax, i):
 
 
 _FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
-              "quota_exceeded", "java_round", "read_from_log", "remote_read_bytes",
+              "quota_exceeded", "java_round", "throttle_ms", "read_from_log", "remote_read_bytes",
               "delayed_remote_fetch_complete_ms", "flush_records", "reads_served_index",
               "tiered_kernel")
 _compiled: dict[str, Any] = {}

@@ -13,7 +13,8 @@ remote store's, not Kafka's). The event loop is :mod:`kipviz.scenarios._tiered_f
 The fairness story: a ``DelayedRemoteFetch`` holds the *local* partitions' data of its request
 until every remote read is done (or ``remote.fetch.max.wait.ms``), so a catching-up consumer's
 tail partitions wait on remote storage; the tail consumers do not. Requests keep KIP-74's round
-robin (3.7 to 4.1 send them in hash order; not modelled here).
+robin (3.7 to 4.1 send them in hash order; not modelled here). Two consumers due at the same
+instant are served lowest id first.
 """
 
 from __future__ import annotations
