@@ -152,7 +152,7 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
     avail = np.zeros(len(parts), np.float64)
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
-    kernel = _k.compiled() if compiled else _k.tiered_kernel
+    kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
     capacity = 4096
     while True:
         tables = [np.zeros((capacity, len(cols)), np.float64) for cols in

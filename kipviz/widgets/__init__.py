@@ -12,6 +12,7 @@ keeps its last good curves.
 * :class:`StreamsDashboard`: KIP-770 Streams input buffer (lesson 5).
 * :class:`TourDashboard`: one cluster, every knob, your own config (the tour).
 * :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
+* :class:`TieredStorageDashboard`: tiered-storage fetches and remote quotas by version (lesson 8).
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.grid import GRID_LESSON_SCENARIO, GridDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
+from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 from kipviz.widgets.tour import TourDashboard
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "GRID_LESSON_SCENARIO",
            "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO", "STREAMS_LESSON_SCENARIO",
-           "BrokerDashboard", "BufferDashboard", "Dashboard", "FetchDashboard", "GridDashboard",
-           "ReassignmentDashboard", "StreamsDashboard", "TourDashboard", "byte_options"]
+           "TIERED_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "Dashboard",
+           "FetchDashboard", "GridDashboard",
+           "ReassignmentDashboard", "StreamsDashboard", "TieredStorageDashboard", "TourDashboard",
+           "byte_options"]
