@@ -25,6 +25,7 @@ LESSONS = {
     "04_replication_quotas": "replication_quotas",
     "05_streams_input_buffer": "streams_input_buffer",
     "06_sweeps": "sweeps",
+    "08_tiered_storage": "tiered_storage",
 }
 
 
