@@ -16,5 +16,6 @@ BENCHMARKS: dict[str, str] = {
     "kip73_reassignment": "benchmarks.kip73_reassignment",
     "kip770_streams": "benchmarks.kip770_streams",
     "kip81_consumer": "benchmarks.kip81_consumer",
+    "kip405_tiered": "benchmarks.kip405_tiered",
     "spark_sweep": "benchmarks.spark_sweep",
 }

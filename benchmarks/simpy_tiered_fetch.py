@@ -7,7 +7,8 @@ asks the pool for a thread, gives up if none is free before the ``DelayedRemoteF
 (``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
 (``RemoteLogReader``). The quota is :class:`kipviz.remote_quota.RemoteLogQuota` over
 :class:`kipviz.quota.SimpleRate` (not the kernel's slot arrays); the broker's rules are the plain
-functions of :mod:`kipviz.remote_fetch`. The test suite checks the tables equal the kernel's.
+functions of :mod:`kipviz.remote_fetch`. Consumers due at one instant wait for their turn and go
+lowest id first, as the kernel takes them. The test suite checks the tables equal the kernel's.
 """
 
 from __future__ import annotations
@@ -65,9 +66,27 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
         pool.release(req)
         finished.succeed()
 
+    due: list[tuple[int, simpy.Event]] = []
+
+    def dispatch() -> Generator[Any, Any, None]:
+        yield env.timeout(0)  # after every wake-up already due now
+        batch = sorted(due, key=lambda entry: entry[0])
+        due.clear()
+        for _, gate in batch:
+            gate.succeed()
+
+    def turn(c: int) -> simpy.Event:
+        """Consumers due at one instant send lowest id first, as the kernel picks them."""
+        if not due:
+            env.process(dispatch())
+        gate = env.event()
+        due.append((c, gate))
+        return gate
+
     def consumer(c: int) -> Generator[Any, Any, None]:
         mine = list(order[c, :n_parts[c]])
         while env.now < s.duration_ms:
+            yield turn(c)
             t = env.now
             avail[:] += rate_ms * (t - clock[0])
             clock[0] = t
@@ -84,7 +103,7 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                                                                  np.int64),
                                   s.fetch_max_bytes, several, charge, raw, rmax, min_one)
             fetch_id = len(fetches)
-            row_f = [c, t, 0.0, local, 0, 0, 0, float(throttled)]
+            row_f = [c, t, 0.0, local, 0, 0, 0, float(throttled and remote.any())]
             fetches.append(row_f)
             mine_reads = {}
             for i, p in enumerate(mine):
@@ -118,8 +137,9 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                     behind[p] = max(0, behind[p] - (int(row[5]) // s.batch_bytes) * s.batch_bytes)
             row_f[5] = len(mine_reads)
             for i, p in enumerate(mine):
-                deliveries.append([fetch_id, p, float(remote[i]), got[i],
-                                   int(behind[p] + lag_avail[i])])  # whole bytes
+                if got[i] > 0:  # a row per partition that returned data
+                    deliveries.append([fetch_id, p, float(remote[i]), got[i],
+                                       int(behind[p] + lag_avail[i])])  # whole bytes
             row_f[2] = answer + s.rtt_ms
             yield env.timeout(s.rtt_ms)
             mine = [p for i, p in enumerate(mine) if got[i] == 0] + \

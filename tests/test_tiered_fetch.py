@@ -25,8 +25,12 @@ CASES = {
     "3.7 (fetch.max.wait.ms)": replace(ODD, kafka_version="3.7", fetch_max_wait_ms=61),
     "one reader thread, two catch-up consumers": replace(
         ODD, remote_log_reader_threads=1, catch_up_consumers=2, remote_fetch_max_wait_ms=99),
-    # one consumer: two consumers waiting for the same produced batch would answer at one instant
-    "fetch quota": replace(ODD, remote_fetch_max_bytes_per_s=3.3 * MiB, tail_consumers=0),
+    "fetch quota": replace(ODD, remote_fetch_max_bytes_per_s=3.3 * MiB),
+    "three catch-up consumers due at one instant, two threads": replace(
+        ODD, catch_up_consumers=3, tail_consumers=2, remote_partitions=8,
+        remote_log_reader_threads=2, remote_fetch_max_wait_ms=300,
+        remote_fetch_max_bytes_per_s=20.0 * MiB),
+    "fetch.max.wait.ms 1 (the tables outgrow their first size)": replace(ODD, fetch_max_wait_ms=1),
     "small response limit": replace(ODD, fetch_max_bytes=2_500_000, local_partitions=2),
 }
 

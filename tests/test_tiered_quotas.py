@@ -59,3 +59,13 @@ def test_bad_arguments_name_the_setting(call, match):
     """Bad values raise ValueError naming the argument (and the Kafka setting)."""
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_throttle_summary_says_when_each_meter_first_throttles():
+    """5,000 units every 3 s against 1,000/s: SimpleRate at once, Rate at 6 s, the bucket of
+    11,000 credits at 12 s."""
+    from kipviz.scenarios.tiered_quotas import throttle_summary
+
+    table = three_rates(bursty_load(5_000, 3_000, 30_000), 1_000, 30_000, sample_ms=250)
+    first = throttle_summary(table)["first throttle s"].to_dict()
+    assert first == {"Rate": 6.0, "SimpleRate": 0.0, "TokenBucket": 12.0}

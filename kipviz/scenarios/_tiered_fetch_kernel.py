@@ -76,20 +76,27 @@ def flush_records(pend, n_pend, slots, pos, now):
         pend[best, 1] = pend[n_pend, 1]
 
 
+def new_state(consumers, threads, width):
+    """The loop's state, so a run that filled its tables can go on in bigger ones: next send
+    per consumer, each reader thread's free time, the fetch quota's rate (slots, pos), pending
+    reads to record (done ms, bytes), and ``[clock, pending count]``."""
+    return (np.zeros(consumers, np.float64), np.zeros(threads, np.float64),
+            np.zeros((12, 3), np.float64), np.zeros(2, np.int64),
+            np.zeros((threads + consumers * width + 16, 2), np.float64), np.zeros(2, np.float64))
+
+
 def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_bytes,
                   segment_bytes, partition_max, fetch_max, several, charge, threads,
                   read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
-                  quota_bound, duration_ms, fetches, reads, deliveries, counts):
-    """Run to ``duration_ms``; fill the tables (float64 rows of the ``*_COLUMNS``) and ``counts``
-    (rows used: fetches, reads, deliveries); the status."""
+                  quota_bound, duration_ms, next_send, thread_free, slots, pos, pend, scalars,
+                  fetches, reads, deliveries, counts):
+    """Run to ``duration_ms`` from the state (``new_state``; ``order``, ``behind``, ``avail``
+    and ``counts`` are state too); fill the tables (float64 rows of the ``*_COLUMNS``) from
+    ``counts`` (rows used: fetches, reads, deliveries) on; the status: ``OVERFLOW`` when a
+    table or ``pend`` is full (nothing of the next fetch done: grow them and call again)."""
     consumers = order.shape[0]
     width = order.shape[1]
-    next_send = np.zeros(consumers, np.float64)
-    thread_free = np.zeros(threads, np.float64)
-    slots = np.zeros((12, 3), np.float64)
-    pos = np.zeros(2, np.int64)
-    pend = np.zeros((reads.shape[0] + 1, 2), np.float64)
-    n_pend = 0
+    n_pend = int(scalars[1])
     first = np.full(width, batch_bytes, np.int64)
     log = np.zeros(width, np.int64)
     remote = np.zeros(width, np.bool_)
@@ -102,8 +109,8 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     served = np.zeros(width, np.bool_)
     got = np.zeros(width, np.int64)
     moved = np.zeros(width, np.int64)
-    clock = 0.0
-    nf, nr, nd = 0, 0, 0
+    clock = scalars[0]
+    nf, nr, nd = counts[0], counts[1], counts[2]
     while True:
         c = 0
         for k in range(1, consumers):
@@ -113,7 +120,12 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
         if t >= duration_ms:
             break
         if nf >= fetches.shape[0] or nr + width > reads.shape[0] \
-                or nd + width > deliveries.shape[0]:
+                or nd + width > deliveries.shape[0] or n_pend + width > pend.shape[0]:
+            counts[0] = nf
+            counts[1] = nr
+            counts[2] = nd
+            scalars[0] = clock
+            scalars[1] = n_pend
             return OVERFLOW
         for p in range(avail.shape[0]):
             avail[p] += produce_bytes_per_ms * (t - clock)
@@ -200,12 +212,13 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
                 reads_served += 1
                 behind[p] = max(0, behind[p] - (size // batch_bytes) * batch_bytes)
             served[i] = False
-            deliveries[nd, 0] = nf
-            deliveries[nd, 1] = p
-            deliveries[nd, 2] = 1.0 if remote[i] else 0.0
-            deliveries[nd, 3] = got[i]
-            deliveries[nd, 4] = behind[p] + avail[p]
-            nd += 1
+            if got[i] > 0:  # a row per partition that returned data
+                deliveries[nd, 0] = nf
+                deliveries[nd, 1] = p
+                deliveries[nd, 2] = 1.0 if remote[i] else 0.0
+                deliveries[nd, 3] = got[i]
+                deliveries[nd, 4] = behind[p] + avail[p]
+                nd += 1
         fetches[nf, 0] = c
         fetches[nf, 1] = t
         fetches[nf, 2] = answer + rtt_ms
@@ -213,7 +226,10 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
         fetches[nf, 4] = remote_bytes
         fetches[nf, 5] = scheduled
         fetches[nf, 6] = reads_served
-        fetches[nf, 7] = 1.0 if throttled else 0.0
+        any_remote = False
+        for i in range(n):
+            any_remote = any_remote or remote[i]
+        fetches[nf, 7] = 1.0 if throttled and any_remote else 0.0  # remote partitions emptied
         nr += scheduled
         nf += 1
         # KIP-74 round robin: partitions that returned data move to the end, in request order
@@ -232,6 +248,8 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     counts[0] = nf
     counts[1] = nr
     counts[2] = nd
+    scalars[0] = clock
+    scalars[1] = n_pend
     return OK
 
 

@@ -36,7 +36,8 @@ from kipviz.remote_fetch import (
 from kipviz.scenarios import _tiered_fetch_kernel as _k
 from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
 
-__all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions"]
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions",
+           "trace_summary"]
 
 MiB = 1024 * 1024
 
@@ -124,23 +125,39 @@ class TieredFetchTrace:
     meta: dict[str, Any]
 
 
+_KINDS = ["catch_up", "tail"]  # consumer kinds, categorical: big traces stay cheap to build
+
+
 def _layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
-    """Request orders ``(consumers, width)``, partition counts and the partitions table."""
-    rows = []
-    for c in range(s.consumers):
-        n_remote, n_local = s.partitions_of(c)
-        kind = "catch_up" if c < s.catch_up_consumers else "tail"
-        rows += [(c, kind, True)] * n_remote + [(c, kind, False)] * n_local
-    parts = pd.DataFrame(rows, columns=["consumer", "consumer_kind", "remote_at_start"])
-    parts.insert(0, "partition", np.arange(len(parts), dtype=np.int64))
-    parts["consumer"] = parts["consumer"].astype(np.int64)
-    counts = parts.groupby("consumer").size().reindex(range(s.consumers), fill_value=0)
+    """Request orders ``(consumers, width)``, partition counts and the partitions table
+    (each consumer's remote partitions first, then its local ones, numbered in order)."""
+    counts = np.array([sum(s.partitions_of(c)) for c in range(s.consumers)], np.int64)
+    remote = np.concatenate([np.arange(n) < s.partitions_of(c)[0]
+                             for c, n in enumerate(counts)]) if counts.sum() else \
+        np.zeros(0, np.bool_)
+    consumer = np.repeat(np.arange(s.consumers, dtype=np.int64), counts)
+    parts = pd.DataFrame({
+        "partition": np.arange(len(consumer), dtype=np.int64), "consumer": consumer,
+        "consumer_kind": pd.Categorical.from_codes(
+            (consumer >= s.catch_up_consumers).astype(np.int8), _KINDS),
+        "remote_at_start": remote.astype(np.bool_)})
     width = max(1, int(counts.max()))
     order = np.zeros((s.consumers, width), np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     for c in range(s.consumers):
-        mine = parts.partition[parts.consumer == c].to_numpy()
-        order[c, :len(mine)] = mine
-    return order, counts.to_numpy(np.int64), parts
+        order[c, :counts[c]] = np.arange(starts[c], starts[c] + counts[c])
+    return order, counts, parts
+
+
+def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
+             bools: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """A kernel table's columns by name, typed (whole bytes and ids as int64, flags as bool)."""
+    out = {}
+    for k, name in enumerate(names):
+        col = table[:, k]
+        out[name] = col.astype(np.int64) if name in ints else \
+            col.astype(np.bool_) if name in bools else col.copy()
+    return out
 
 
 def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredFetchTrace:
@@ -153,49 +170,52 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
     kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
-    capacity = 4096
-    while True:
-        tables = [np.zeros((capacity, len(cols)), np.float64) for cols in
-                  (_k.FETCH_COLUMNS, _k.READ_COLUMNS, _k.DELIVERY_COLUMNS)]
-        counts = np.zeros(3, np.int64)
-        status = kernel(order.copy(), n_parts, behind.copy(), avail.copy(),
-                        s.produce_bytes_per_s / 1000.0, s.batch_bytes, s.segment_bytes,
-                        s.max_partition_fetch_bytes, s.fetch_max_bytes,
-                        reads_several_remote_partitions(s.kafka_version),
-                        charges_remote_fetch_up_front(s.kafka_version),
-                        s.remote_log_reader_threads, float(s.remote_read_latency_ms),
-                        s.remote_read_bytes_per_s / 1000.0,
-                        float(s.delayed_remote_fetch_wait_ms()), float(s.fetch_max_wait_ms),
-                        float(s.rtt_ms), bound, float(s.duration_ms), *tables, counts)
-        if status == _k.OK:
-            break
-        capacity *= 4
+    state = _k.new_state(s.consumers, s.remote_log_reader_threads, order.shape[1])
+    # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
+    capacity = max(1024, int(s.consumers * s.duration_ms / 20))
+    width = order.shape[1]
+    tables = [np.empty((capacity * rows, len(cols)), np.float64) for rows, cols in
+              ((1, _k.FETCH_COLUMNS), (2, _k.READ_COLUMNS), (4, _k.DELIVERY_COLUMNS))]
+    counts = np.zeros(3, np.int64)
+    while kernel(order, n_parts, behind, avail, s.produce_bytes_per_s / 1000.0, s.batch_bytes,
+                 s.segment_bytes, s.max_partition_fetch_bytes, s.fetch_max_bytes,
+                 reads_several_remote_partitions(s.kafka_version),
+                 charges_remote_fetch_up_front(s.kafka_version), s.remote_log_reader_threads,
+                 float(s.remote_read_latency_ms), s.remote_read_bytes_per_s / 1000.0,
+                 float(s.delayed_remote_fetch_wait_ms()), float(s.fetch_max_wait_ms),
+                 float(s.rtt_ms), bound, float(s.duration_ms), *state, *tables,
+                 counts) != _k.OK:
+        # go on with the full arrays twice as big
+        room = (counts[0] < len(tables[0]), counts[1] + width <= len(tables[1]),
+                counts[2] + width <= len(tables[2]))
+        tables = [t if ok else np.concatenate([t, np.empty_like(t)])
+                  for t, ok in zip(tables, room, strict=True)]
+        if all(room):  # the pending reads
+            state = (*state[:4], np.concatenate([state[4], np.zeros_like(state[4])]), state[5])
     return _trace(s, parts, tables, counts)
 
 
 def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray],
            counts: np.ndarray) -> TieredFetchTrace:
-    fetches = pd.DataFrame(tables[0][:counts[0]], columns=list(_k.FETCH_COLUMNS))
-    reads = pd.DataFrame(tables[1][:counts[1]], columns=list(_k.READ_COLUMNS))
-    deliveries = pd.DataFrame(tables[2][:counts[2]], columns=list(_k.DELIVERY_COLUMNS))
-    fetches.insert(0, "fetch", np.arange(len(fetches), dtype=np.int64))
-    for df, ints, bools in ((fetches, ("consumer", "local_bytes", "remote_bytes",
-                                       "reads_scheduled", "reads_served"), ("quota_throttled",)),
-                            (reads, ("fetch", "partition", "bytes"), ("served",)),
-                            (deliveries, ("fetch", "partition", "bytes", "lag_bytes"),
-                             ("remote",))):
-        for col in ints:
-            df[col] = df[col].astype(np.int64)
-        for col in bools:
-            df[col] = df[col].astype(np.bool_)
-    fetches["response_bytes"] = fetches.local_bytes + fetches.remote_bytes
-    kind = parts.consumer_kind.to_numpy()
-    fetches["consumer_kind"] = np.where(fetches.consumer < s.catch_up_consumers, "catch_up",
-                                        "tail")
-    deliveries["consumer"] = parts.consumer.to_numpy()[deliveries.partition]
-    deliveries["consumer_kind"] = kind[deliveries.partition]
-    deliveries["sent_ms"] = fetches.sent_ms.to_numpy()[deliveries.fetch]
-    deliveries["answered_ms"] = fetches.answered_ms.to_numpy()[deliveries.fetch]
+    f = _columns(tables[0][:counts[0]], _k.FETCH_COLUMNS,
+                 ("consumer", "local_bytes", "remote_bytes", "reads_scheduled", "reads_served"),
+                 ("quota_throttled",))
+    r = _columns(tables[1][:counts[1]], _k.READ_COLUMNS, ("fetch", "partition", "bytes"),
+                 ("served",))
+    d = _columns(tables[2][:counts[2]], _k.DELIVERY_COLUMNS,
+                 ("fetch", "partition", "bytes", "lag_bytes"), ("remote",))
+    f["response_bytes"] = f["local_bytes"] + f["remote_bytes"]
+    f["consumer_kind"] = pd.Categorical.from_codes(
+        (f["consumer"] >= s.catch_up_consumers).astype(np.int8), _KINDS)
+    consumer = parts.consumer.to_numpy()[d["partition"]]
+    d["consumer"] = consumer
+    d["consumer_kind"] = pd.Categorical.from_codes(
+        (consumer >= s.catch_up_consumers).astype(np.int8), _KINDS)
+    d["sent_ms"] = f["sent_ms"][d["fetch"]]
+    d["answered_ms"] = f["answered_ms"][d["fetch"]]
+    fetches = pd.DataFrame({"fetch": np.arange(len(f["consumer"]), dtype=np.int64), **f},
+                           copy=False)
+    reads, deliveries = pd.DataFrame(r, copy=False), pd.DataFrame(d, copy=False)
     meta: dict[str, Any] = {
         "kafka_version": s.kafka_version, "duration_ms": s.duration_ms,
         "consumers": s.consumers, "catch_up_consumers": s.catch_up_consumers,
@@ -216,3 +236,26 @@ def simulate_versions(scenario: TieredFetchScenario,
                       versions: tuple[str, ...] = ("4.1", "4.2")) -> dict[str, TieredFetchTrace]:
     """The scenario under each Kafka version (the same consumers and settings), by version."""
     return {v: simulate(replace(scenario, kafka_version=v)) for v in versions}
+
+
+def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:
+    """Per consumer kind (``catch_up``, ``tail``): fetches, remote and local MB/s delivered,
+    p50 and max fetch latency (ms), the largest response (MiB), remote reads cancelled (not
+    started before the ``DelayedRemoteFetch`` expired) and the share of requests whose remote
+    partitions the fetch quota emptied: what a lesson prints."""
+    f = trace.fetches
+    seconds = trace.meta["duration_ms"] / 1000.0
+    latency = f.answered_ms - f.sent_ms
+    g = f.assign(latency_ms=latency).groupby("consumer_kind", observed=True)
+    out = pd.DataFrame({
+        "fetches": g.size(),
+        "remote MB/s": (g.remote_bytes.sum() / seconds / 1e6).round(2),
+        "local MB/s": (g.local_bytes.sum() / seconds / 1e6).round(2),
+        "p50 latency ms": g.latency_ms.median().round(1),
+        "max latency ms": g.latency_ms.max().round(1),
+        "largest response MiB": (g.response_bytes.max() / MiB).round(2),
+        "reads cancelled": (g.reads_scheduled.sum() - g.reads_served.sum()).astype(np.int64),
+        "quota-emptied %": (100 * g.quota_throttled.mean()).round(1),
+    })
+    out.index.name = "consumer"
+    return out

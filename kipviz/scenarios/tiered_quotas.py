@@ -25,7 +25,8 @@ from kipviz.quota import Rate, SimpleRate, java_round
 from kipviz.remote_quota import RemoteLogQuota, copy_segments, rlm_throttle_time_ms
 from kipviz.token_bucket import TokenBucket
 
-__all__ = ["WALL_CLOCK_MS", "bursty_load", "copy_under_quota", "three_rates"]
+__all__ = ["WALL_CLOCK_MS", "bursty_load", "copy_under_quota", "three_rates",
+           "throttle_summary"]
 
 WALL_CLOCK_MS = 1_764_000_000_000
 """Where the traces' clocks start: a wall-clock time, as Kafka's tests' ``MockTime`` (a
@@ -139,3 +140,15 @@ def three_rates(load: pd.DataFrame, quota: float, duration_ms: int, *, samples: 
     out = pd.concat(frames, ignore_index=True)
     out["throttle_time_ms"] = out["throttle_time_ms"].astype(np.int64)
     return out[["time_ms", "meter", "measure", "throttle_time_ms"]]
+
+
+def throttle_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per meter of a :func:`three_rates` table: when it first throttled (s, NaN: never), its
+    longest throttle time (ms) and the share of samples it throttled (%)."""
+    throttled = table.assign(on=table["throttle_time_ms"] > 0)
+    first = throttled[throttled["on"]].groupby("meter")["time_ms"].min() / 1000.0
+    g = throttled.groupby("meter")
+    out = pd.DataFrame({"first throttle s": first.reindex(g.size().index),
+                        "max throttle ms": g["throttle_time_ms"].max(),
+                        "throttled %": (100 * g["on"].mean()).round(1)})
+    return out

@@ -1,0 +1,26 @@
+"""The lessons' exercises: answers computed by the package, checked by ``check``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kipviz.exercises import EXERCISES, answer, check
+
+
+def test_lesson_8_answers_are_kafkas_numbers():
+    """One remote read per request before 4.2, 11 s between 1 GiB uploads at 100 MiB/s, and a
+    4,000 ms throttle for a 5 units/s bucket at -20 credits."""
+    assert [answer(8, n) for n in (1, 2, 3)] == [1, 11.0, 4000]
+    assert check(8, 3, 4000).startswith("Exercise 8.3: right")
+    assert "not quite" in check(8, 3, 4001) and "not answered yet" in check(8, 1, None)
+    assert "not quite" in check(8, 1, True)  # a bool is not a count
+
+
+@pytest.mark.parametrize(("lesson", "number", "match"), [
+    (99, 1, r"lesson must be one of"), (8, 9, r"number must be one of \[1, 2, 3\] for lesson 8"),
+])
+def test_an_unknown_exercise_is_named(lesson, number, match):
+    """Unknown lessons and numbers raise ValueError with the choices."""
+    assert 8 in EXERCISES
+    with pytest.raises(ValueError, match=match):
+        check(lesson, number, 1)
