@@ -6,7 +6,8 @@ SQL text, :func:`kipviz.curves._union_all`). Deliveries are split in three class
 (:data:`CLASSES`): bytes read from remote storage, local bytes of a catching-up consumer (they
 wait in ``DelayedRemoteFetch``), local bytes of a tail consumer.
 
-* **throughput** per label, class and window: bytes delivered per second (by answer time);
+* **throughput** per label, class and window: bytes delivered per second (by answer time; the
+  answers after the run's end, of requests sent before it, are left out);
 * **latency** per label and class: fetch latency (sent to answered) of the deliveries with data,
   p50 / p99 / max, and the class's mean bytes per second;
 * **summary** per label: the largest response (the consumer's memory per fetch), the share of
@@ -44,7 +45,8 @@ TIERED_SUMMARY = {"mode": "int32", "peak_response_bytes": "int64", "throttled_sh
 
 _THROUGHPUT = """SELECT mode, cls, window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
   sum(bytes) * 1000.0D / {window_ms} AS bytes_per_s
-FROM (SELECT *, CAST(answered_ms div {window_ms} AS INT) AS window FROM {{deliveries}})
+FROM (SELECT *, CAST(answered_ms div {window_ms} AS INT) AS window FROM {{deliveries}}
+      WHERE answered_ms < duration_ms)
 GROUP BY mode, cls, window"""
 _LATENCY = """SELECT mode, cls, percentile(latency_ms, 0.5D) AS p50_latency_ms,
   percentile(latency_ms, 0.99D) AS p99_latency_ms, max(latency_ms) AS max_latency_ms,

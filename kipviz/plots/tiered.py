@@ -104,7 +104,8 @@ def copy_quota_figure(tables: dict[str, pd.DataFrame], *, title: str = "") -> go
                              marker={"color": _COLORS["run0"], "size": 9}), row=1, col=1)
     fig.add_trace(go.Scatter(x=t, y=rate["throttle_time_ms"] / 1000.0, name="throttle time",
                              line={"color": _COLORS["Rate"]}), row=2, col=1)
-    finish_grid(fig, [(2, 1, "time (s)")], height=460, title=title)
+    finish_grid(fig, [(2, 1, "time (s)")], height=480, title=title)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2})  # below the axis title
     return fig
 
 
@@ -124,7 +125,7 @@ def three_rates_figure(table: pd.DataFrame, quota: float, load: pd.DataFrame | N
         fig.add_trace(go.Scatter(x=t, y=rows["throttle_time_ms"] / 1000.0, name=meter,
                                  line=colour, legendgroup=meter, showlegend=False), row=2, col=1)
     span = [0.0, float(table["time_ms"].max()) / 1000.0 if len(table) else 1.0]
-    fig.add_trace(go.Scatter(x=span, y=[quota, quota], name="quota",
+    fig.add_trace(go.Scatter(x=span, y=[quota, quota], name="quota", mode="lines",
                              line={"color": _COLORS["quota"], "dash": "dash"}), row=1, col=1)
     if load is not None:
         fig.add_trace(go.Bar(x=load["time_ms"] / 1000.0, y=load["value"], name="load",
