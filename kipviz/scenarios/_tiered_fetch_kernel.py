@@ -106,7 +106,9 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     rmax = np.zeros(width, np.int64)
     min_one = np.zeros(width, np.bool_)
     done = np.zeros(width, np.float64)
-    served = np.zeros(width, np.bool_)
+    done_at = np.zeros(width, np.float64)  # the request's reads, in order
+    ok = np.zeros(width, np.bool_)  # ...and whether each is served
+    read_at = np.zeros(width, np.int64)  # request entry -> its read's place
     got = np.zeros(width, np.int64)
     moved = np.zeros(width, np.int64)
     clock = scalars[0]
@@ -176,20 +178,13 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
                     pend[n_pend, 1] = size
                     n_pend += 1
                 reads[r, 4] = done[i]
+                read_at[i] = scheduled
+                done_at[scheduled] = done[i]
                 scheduled += 1
         if scheduled > 0:
-            s = 0
-            for i in range(n):
-                if rmax[i] > 0:
-                    moved[s] = i
-                    s += 1
-            d = np.zeros(scheduled, np.float64)
-            ok = np.zeros(scheduled, np.bool_)
+            answer = delayed_remote_fetch_complete_ms(done_at[:scheduled], t, wait_ms,
+                                                      ok[:scheduled])
             for j in range(scheduled):
-                d[j] = done[moved[j]]
-            answer = delayed_remote_fetch_complete_ms(d, t, wait_ms, ok)
-            for j in range(scheduled):
-                served[moved[j]] = ok[j]
                 reads[nr + j, 6] = 1.0 if ok[j] else 0.0
         elif local > 0:
             answer = t
@@ -205,13 +200,12 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
         for i in range(n):
             p = order[c, i]
             got[i] = raw[i]
-            if rmax[i] > 0 and served[i]:
-                size = int(reads[nr + reads_served_index(rmax, i), 5])
+            if rmax[i] > 0 and ok[read_at[i]]:
+                size = int(reads[nr + read_at[i], 5])
                 got[i] = size
                 remote_bytes += size
                 reads_served += 1
                 behind[p] = max(0, behind[p] - (size // batch_bytes) * batch_bytes)
-            served[i] = False
             if got[i] > 0:  # a row per partition that returned data
                 deliveries[nd, 0] = nf
                 deliveries[nd, 1] = p
@@ -253,18 +247,9 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     return OK
 
 
-def reads_served_index(rmax, i):
-    """The place of request entry ``i``'s read among the request's scheduled reads."""
-    j = 0
-    for k in range(i):
-        if rmax[k] > 0:
-            j += 1
-    return j
-
-
 _FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
               "quota_exceeded", "java_round", "throttle_ms", "read_from_log", "remote_read_bytes",
-              "delayed_remote_fetch_complete_ms", "flush_records", "reads_served_index",
+              "delayed_remote_fetch_complete_ms", "flush_records",
               "tiered_kernel")
 _compiled: dict[str, Any] = {}
 
