@@ -8,6 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios._tiered_fetch_kernel import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
@@ -102,3 +104,38 @@ def test_bad_settings_name_the_kafka_setting(kwargs, match):
     """Bad values raise ValueError naming the setting and the rule."""
     with pytest.raises(ValueError, match=match):
         TieredFetchScenario(**kwargs)
+
+
+# small tiered scenarios over the settings the kernel reads (kept here: only this file uses them)
+tiered_scenarios = st.builds(
+    TieredFetchScenario,
+    kafka_version=st.sampled_from(["3.6", "3.7", "3.8", "4.1", "4.2", "4.3"]),
+    catch_up_consumers=st.integers(0, 3), tail_consumers=st.integers(1, 2),
+    remote_partitions=st.integers(0, 6), local_partitions=st.integers(0, 3),
+    backlog_bytes=st.sampled_from([0, 16_384, 1_048_576, 8_388_608, 5_000_000]),
+    fetch_max_bytes=st.sampled_from([0, 10_000, 1_048_576, 3_000_000, 52_428_800]),
+    max_partition_fetch_bytes=st.sampled_from([0, 1_000, 65_536, 1_048_576]),
+    remote_log_reader_threads=st.integers(1, 4),
+    remote_fetch_max_wait_ms=st.integers(1, 400), fetch_max_wait_ms=st.integers(0, 500),
+    remote_read_latency_ms=st.floats(0, 300), rtt_ms=st.floats(0.5, 5),
+    remote_fetch_max_bytes_per_s=st.none() | st.sampled_from([1e5, 2e6, 5e7]),
+    duration_ms=st.integers(1, 1_500))
+
+
+@given(tiered_scenarios)
+@settings(max_examples=40)
+def test_any_scenario_keeps_kafkas_limits_and_the_compiled_kernel_equals_the_plain_one(s):
+    """For any settings: before 4.2 a request starts at most one remote read, from 4.2 a
+    response stays within max(fetch.max.bytes, one batch) (KAFKA-19462); a read is served only
+    if it started; no fetch is answered before it was sent; compiled equals plain Python."""
+    trace = simulate(s)
+    f, r = trace.fetches, trace.reads
+    if s.kafka_version in ("4.2", "4.3"):
+        assert (f.response_bytes <= max(s.fetch_max_bytes, s.batch_bytes)).all()
+    else:
+        assert (f.reads_scheduled <= 1).all()
+    assert (f.reads_served <= f.reads_scheduled).all() and (f.answered_ms > f.sent_ms).all()
+    assert not (r.served & (r.started_ms < 0)).any()
+    plain = simulate(s, compiled=False)
+    for table in ("fetches", "reads", "deliveries"):
+        pd.testing.assert_frame_equal(getattr(trace, table), getattr(plain, table))
