@@ -133,7 +133,8 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
             avail[p] += produce_bytes_per_ms * (t - clock)
         clock = t
         n_pend = flush_records(pend, n_pend, slots, pos, t)
-        # ReplicaManager.readFromLog (3.9+): getFetchThrottleTimeMs() > 0
+        # ReplicaManager.readFromLog (3.9+): getFetchThrottleTimeMs() > 0; 3.8 asked
+        # isRemoteLogFetchQuotaExceeded, which differs only when the throttle rounds to 0
         throttled = quota_exceeded(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) and \
             throttle_ms(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) > 0
         n = n_parts[c]
