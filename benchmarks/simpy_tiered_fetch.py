@@ -42,7 +42,7 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
     order, n_parts, parts = _layout(s)
     behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
     avail = np.zeros(len(parts))
-    clock = [0.0]
+    avail_at = np.zeros(len(parts))
     rate_ms = s.produce_bytes_per_s / 1000.0
     wait_ms = float(s.delayed_remote_fetch_wait_ms())
     several = reads_several_remote_partitions(s.kafka_version)
@@ -88,8 +88,9 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
         while env.now < s.duration_ms:
             yield turn(c)
             t = env.now
-            avail[:] += rate_ms * (t - clock[0])
-            clock[0] = t
+            for p in mine:  # produced since the partition was last looked at
+                avail[p] += rate_ms * (t - avail_at[p])
+                avail_at[p] = t
             throttled = quota is not None and quota.throttle_time_ms(t) > 0
             n = len(mine)
             remote = np.array([behind[p] > 0 for p in mine], dtype=np.bool_)

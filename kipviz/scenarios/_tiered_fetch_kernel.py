@@ -41,12 +41,10 @@ from kipviz.scenarios._reassignment_kernel import (  # the rate's names, compile
     USED,
     VALUE,
     java_round,
-    quota_exceeded,
     rate_measure,
     rate_purge,
     rate_record,
     rate_window_size_ms,
-    throttle_ms,
 )
 
 __all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "compiled",
@@ -76,11 +74,13 @@ def flush_records(pend, n_pend, slots, pos, now):
         pend[best, 1] = pend[n_pend, 1]
 
 
-def new_state(consumers, threads, width):
+def new_state(consumers, threads, width, partitions):
     """The loop's state, so a run that filled its tables can go on in bigger ones: next send
-    per consumer, each reader thread's free time, the fetch quota's rate (slots, pos), pending
-    reads to record (done ms, bytes), and ``[clock, pending count]``."""
-    return (np.zeros(consumers, np.float64), np.zeros(threads, np.float64),
+    per consumer, when each partition's produced bytes were last added, each reader thread's
+    free time, the fetch quota's rate (slots, pos), pending reads to record (done ms, bytes),
+    and ``[clock, pending count]``."""
+    return (np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
+            np.zeros(threads, np.float64),
             np.zeros((12, 3), np.float64), np.zeros(2, np.int64),
             np.zeros((threads + consumers * width + 16, 2), np.float64), np.zeros(2, np.float64))
 
@@ -88,7 +88,8 @@ def new_state(consumers, threads, width):
 def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_bytes,
                   segment_bytes, partition_max, fetch_max, several, charge, threads,
                   read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
-                  quota_bound, duration_ms, next_send, thread_free, slots, pos, pend, scalars,
+                  quota_bound, duration_ms, next_send, avail_at, thread_free, slots, pos, pend,
+                  scalars,
                   fetches, reads, deliveries, counts):
     """Run to ``duration_ms`` from the state (``new_state``; ``order``, ``behind``, ``avail``
     and ``counts`` are state too); fill the tables (float64 rows of the ``*_COLUMNS``) from
@@ -129,15 +130,21 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
             scalars[0] = clock
             scalars[1] = n_pend
             return OVERFLOW
-        for p in range(avail.shape[0]):
-            avail[p] += produce_bytes_per_ms * (t - clock)
         clock = t
+        n = n_parts[c]
+        for i in range(n):  # produced since the partition was last looked at
+            p = order[c, i]
+            avail[p] += produce_bytes_per_ms * (t - avail_at[p])
+            avail_at[p] = t
         n_pend = flush_records(pend, n_pend, slots, pos, t)
         # ReplicaManager.readFromLog (3.9+): getFetchThrottleTimeMs() > 0; 3.8 asked
         # isRemoteLogFetchQuotaExceeded, which differs only when the throttle rounds to 0
-        throttled = quota_exceeded(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) and \
-            throttle_ms(slots, pos, QUOTA_WINDOW_MS, quota_bound, t) > 0
-        n = n_parts[c]
+        throttled = False
+        if quota_bound != UNLIMITED:
+            observed = rate_measure(slots, pos, QUOTA_WINDOW_MS, t, True)
+            if not observed <= quota_bound:  # Quota.acceptable, then QuotaUtils.throttleTime
+                window = rate_window_size_ms(slots, pos, QUOTA_WINDOW_MS, t, True)
+                throttled = java_round((observed - quota_bound) / quota_bound * window) > 0
         for i in range(n):
             p = order[c, i]
             remote[i] = behind[p] > 0
@@ -249,7 +256,7 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
 
 
 _FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
-              "quota_exceeded", "java_round", "throttle_ms", "read_from_log", "remote_read_bytes",
+              "java_round", "read_from_log", "remote_read_bytes",
               "delayed_remote_fetch_complete_ms", "flush_records",
               "tiered_kernel")
 _compiled: dict[str, Any] = {}

@@ -170,7 +170,7 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
     kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
-    state = _k.new_state(s.consumers, s.remote_log_reader_threads, order.shape[1])
+    state = _k.new_state(s.consumers, s.remote_log_reader_threads, order.shape[1], len(parts))
     # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
     capacity = max(1024, int(s.consumers * s.duration_ms / 20))
     width = order.shape[1]
@@ -191,7 +191,7 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
         tables = [t if ok else np.concatenate([t, np.empty_like(t)])
                   for t, ok in zip(tables, room, strict=True)]
         if all(room):  # the pending reads
-            state = (*state[:4], np.concatenate([state[4], np.zeros_like(state[4])]), state[5])
+            state = (*state[:5], np.concatenate([state[5], np.zeros_like(state[5])]), state[6])
     return _trace(s, parts, tables, counts)
 
 
