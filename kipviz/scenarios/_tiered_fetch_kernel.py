@@ -60,18 +60,28 @@ DELIVERY_COLUMNS = ("fetch", "partition", "remote", "bytes", "lag_bytes")
 
 
 def flush_records(pend, n_pend, slots, pos, now):
-    """Record, oldest first, the pending remote reads done by ``now``; the count left."""
-    while True:
-        best = -1
-        for j in range(n_pend):
-            if pend[j, 0] <= now and (best < 0 or pend[j, 0] < pend[best, 0]):
-                best = j
-        if best < 0:
-            return n_pend
-        rate_record(slots, pos, QUOTA_WINDOW_MS, pend[best, 1], pend[best, 0])
-        n_pend -= 1
-        pend[best, 0] = pend[n_pend, 0]
-        pend[best, 1] = pend[n_pend, 1]
+    """Record, oldest first, the pending remote reads done by ``now`` (``pend`` is kept sorted
+    by done time); the count left."""
+    m = 0
+    while m < n_pend and pend[m, 0] <= now:
+        rate_record(slots, pos, QUOTA_WINDOW_MS, pend[m, 1], pend[m, 0])
+        m += 1
+    for j in range(m, n_pend):
+        pend[j - m, 0] = pend[j, 0]
+        pend[j - m, 1] = pend[j, 1]
+    return n_pend - m
+
+
+def add_pending(pend, n_pend, done_ms, size):
+    """Insert a read to record at ``done_ms`` into the sorted ``pend``; the new count."""
+    j = n_pend
+    while j > 0 and pend[j - 1, 0] > done_ms:
+        pend[j, 0] = pend[j - 1, 0]
+        pend[j, 1] = pend[j - 1, 1]
+        j -= 1
+    pend[j, 0] = done_ms
+    pend[j, 1] = size
+    return n_pend + 1
 
 
 def new_state(consumers, threads, width, partitions):
@@ -182,9 +192,8 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
                     done[i] = start + read_latency_ms + size / read_bytes_per_ms
                     thread_free[k] = done[i]
                     reads[r, 3] = start
-                    pend[n_pend, 0] = done[i]
-                    pend[n_pend, 1] = size
-                    n_pend += 1
+                    if quota_bound != UNLIMITED:  # RemoteLogReader records after the read
+                        n_pend = add_pending(pend, n_pend, done[i], size)
                 reads[r, 4] = done[i]
                 read_at[i] = scheduled
                 done_at[scheduled] = done[i]
@@ -257,7 +266,7 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
 
 _FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
               "java_round", "read_from_log", "remote_read_bytes",
-              "delayed_remote_fetch_complete_ms", "flush_records",
+              "delayed_remote_fetch_complete_ms", "flush_records", "add_pending",
               "tiered_kernel")
 _compiled: dict[str, Any] = {}
 
