@@ -17,5 +17,6 @@ BENCHMARKS: dict[str, str] = {
     "kip770_streams": "benchmarks.kip770_streams",
     "kip81_consumer": "benchmarks.kip81_consumer",
     "kip932_share_groups": "benchmarks.kip932_share_groups",
+    "kip405_tiered": "benchmarks.kip405_tiered",
     "spark_sweep": "benchmarks.spark_sweep",
 }

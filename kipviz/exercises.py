@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["EXERCISES", "Exercise", "Verdict", "check", "exercises_for", "question"]
+__all__ = ["EXERCISES", "Exercise", "Verdict", "answer", "check", "exercises_for", "question"]
 
 _MiB = 1024 * 1024
 
@@ -91,6 +91,27 @@ def _in_flight() -> float:
     from kipviz.share import in_flight_bound_records
 
     return in_flight_bound_records(2000, 500)
+
+
+def _l8_reads_per_request() -> float:
+    from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate
+
+    trace = simulate(TieredFetchScenario(kafka_version="4.1", remote_partitions=8,
+                                         duration_ms=1_000))
+    return int(trace.fetches.reads_scheduled.max())
+
+
+def _l8_copy_gap_s() -> float:
+    from kipviz.scenarios.tiered_quotas import copy_under_quota
+
+    seg = copy_under_quota(1024**3, 2, 100 * 1024**2)["segments"]
+    return float(seg.recorded_ms.iloc[1] - seg.recorded_ms.iloc[0]) / 1000.0
+
+
+def _l8_bucket_throttle_ms() -> float:
+    from kipviz.token_bucket import token_bucket_throttle_time_ms
+
+    return token_bucket_throttle_time_ms(-20.0, 5.0)
 
 
 def _grid_bound_mib(kafka_version: str) -> float:
@@ -173,6 +194,22 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "records: at most how many records can be in flight on a partition?", _in_flight,
         "records", "2,000 + 500 - 1: acquisition runs to the end of the log batch holding the "
         "last record the cap allows (Kafka's code, not the KIP's text)", "2499"),
+    ("08", 1): Exercise(
+        "On Kafka 4.1, a consumer catches up on 8 remote partitions of one broker: how many "
+        "remote reads can one fetch request start?", _l8_reads_per_request, "reads",
+        "before 4.2 ReplicaManager kept only the first remote partition's "
+        "RemoteStorageFetchInfo (KAFKA-14915)", "1"),
+    ("08", 2): Exercise(
+        "remote.log.manager.copy.max.bytes.per.second = 100 MiB/s, 1 GiB segments: how many "
+        "seconds apart are two uploads?", _l8_copy_gap_s, "s",
+        "the whole segment is recorded at once; SimpleRate spreads it over 10.24 s, the copy "
+        "thread checks every second, and after 11 s the 11 windows have dropped it", "11",
+        rel_tol=0.01),
+    ("08", 3): Exercise(
+        "A TokenBucket of 5 units/s is at -20 credits: what throttle time (ms) does "
+        "ControllerMutationQuotaManager give?", _l8_bucket_throttle_ms, "ms",
+        "-credits / quota x 1000 = 20 / 5 x 1000: the time the refill needs to get back to 0",
+        "4000"),
 }
 """Every exercise, by (lesson, number)."""
 
@@ -196,7 +233,7 @@ def exercises_for(lesson: str) -> list[tuple[int, Exercise]]:
     return sorted((n, e) for (l_, n), e in EXERCISES.items() if l_ == lesson)
 
 
-def _exercise(lesson: str, number: int) -> Exercise:
+def _exercise(lesson: str | int, number: int) -> Exercise:
     key = (str(lesson).zfill(2), number)
     if key not in EXERCISES:
         raise ValueError(f"no exercise {number} in lesson {lesson!r}; there are "
@@ -204,15 +241,22 @@ def _exercise(lesson: str, number: int) -> Exercise:
     return EXERCISES[key]
 
 
+def answer(lesson: str | int, number: int) -> float:
+    """The answer the package computes for exercise ``number`` of ``lesson``."""
+    return _exercise(lesson, number).answer()
+
+
 def question(lesson: str, number: int) -> str:
     """The text of exercise ``number`` of ``lesson`` (``"07"``)."""
     return _exercise(lesson, number).question
 
 
-def check(lesson: str, number: int, answer: float) -> Verdict:
+def check(lesson: str | int, number: int, answer: float | None) -> Verdict:
     """The verdict on ``answer`` to exercise ``number`` of ``lesson``, with the reason; it
-    prints as its message and is true when right."""
+    prints as its message and is true when right (``None``: the question, not answered yet)."""
     e = _exercise(lesson, number)
+    if answer is None:
+        return Verdict(False, f"Not answered yet: {e.question}")
     right = e.answer()
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         return Verdict(False, f"Not yet: answer with a number of {e.unit}: {answer!r}.")

@@ -17,16 +17,19 @@ current ``minOneMessage``.
 * ``RemoteLogManager.read``: ``maxBytes = fetchMaxBytes``; without ``minOneMessage`` a first batch
   bigger than that returns nothing; with it the buffer grows to the first batch; the read goes
   on to the end of that remote segment or the buffer, raw bytes, as a local read does.
-* ``DelayedRemoteFetch`` (``remote.fetch.max.wait.ms``, 500, KIP-1018, 3.9) holds the *local*
+* ``DelayedRemoteFetch`` (``remote.fetch.max.wait.ms``, 500, KIP-1018, 3.8; the request's
+  ``fetch.max.wait.ms`` before) holds the *local*
   partitions' data until all remote reads are done or it expires; on expiry the remote
   partitions come back empty. Reads run on ``remote.log.reader.threads`` (10).
+
+The version switches are rows of :data:`kipviz.versions.BEHAVIOURS`.
 """
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
+
+from kipviz.versions import has
 
 __all__ = [
     "REMOTE_FETCH_MAX_WAIT_MS",
@@ -35,34 +38,42 @@ __all__ = [
     "delayed_remote_fetch_complete_ms",
     "read_from_log",
     "reads_several_remote_partitions",
+    "remote_fetch_wait_ms",
     "remote_read_bytes",
 ]
 
 REMOTE_FETCH_MAX_WAIT_MS = 500  # remote.fetch.max.wait.ms (KIP-1018)
 REMOTE_LOG_READER_THREADS = 10  # remote.log.reader.threads
-_VERSION = re.compile(r"([0-9]+)\.([0-9]+)")
-
-
-def _version(kafka_version: str) -> tuple[int, int]:
-    match = _VERSION.fullmatch(kafka_version) if isinstance(kafka_version, str) else None
-    if match is None:
-        raise ValueError(f"kafka_version must be 'MAJOR.MINOR', e.g. '4.2': {kafka_version!r}")
-    return int(match[1]), int(match[2])
 
 
 def reads_several_remote_partitions(kafka_version: str) -> bool:
-    """Whether one fetch request reads more than one remote partition (4.2+, KAFKA-14915).
+    """Whether one fetch request reads more than one remote partition (4.2+, KAFKA-14915;
+    :func:`kipviz.versions.has` ``remote_fetch_several_partitions``).
 
     >>> reads_several_remote_partitions("4.1"), reads_several_remote_partitions("4.2")
     (False, True)
     """
-    return _version(kafka_version) >= (4, 2)
+    return has(kafka_version, "remote_fetch_several_partitions")
 
 
 def charges_remote_fetch_up_front(kafka_version: str) -> bool:
     """Whether a remote partition's ``fetchMaxBytes`` is charged to the response limit when
-    the request is read (4.2+, KAFKA-19462)."""
-    return _version(kafka_version) >= (4, 2)
+    the request is read (4.2+, KAFKA-19462; ``remote_fetch_charged_up_front``)."""
+    return has(kafka_version, "remote_fetch_charged_up_front")
+
+
+def remote_fetch_wait_ms(kafka_version: str, remote_fetch_max_wait_ms: int,
+                         fetch_max_wait_ms: int) -> int:
+    """How long ``DelayedRemoteFetch`` waits for its remote reads: ``remote.fetch.max.wait.ms``
+    from 3.8 (KIP-1018, ``remote_fetch_max_wait``), the request's ``fetch.max.wait.ms`` before
+    (``DelayedOperation(fetchParams.maxWaitMs)``).
+
+    >>> remote_fetch_wait_ms("3.7", 500, 100), remote_fetch_wait_ms("3.8", 500, 100)
+    (100, 500)
+    """
+    if has(kafka_version, "remote_fetch_max_wait"):
+        return remote_fetch_max_wait_ms
+    return fetch_max_wait_ms
 
 
 def read_from_log(first_batch_bytes: np.ndarray, log_bytes: np.ndarray, remote: np.ndarray,

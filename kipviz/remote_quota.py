@@ -1,7 +1,8 @@
 """KIP-956: the tiered-storage copy and fetch quotas (``RLMQuotaManager``), on ``SimpleRate``.
 
-``org.apache.kafka.server.log.remote.quota.RLMQuotaManager`` (class in 3.8; wired into the copy
-and fetch paths in 3.9, KAFKA-15265): one ``SimpleRate`` per broker and direction, of
+``org.apache.kafka.server.log.remote.quota.RLMQuotaManager`` (KAFKA-15265: the class and its use
+in the copy and fetch paths in 3.8, asking ``isQuotaExceeded``; throttle times in 3.9): one
+``SimpleRate`` per broker and direction, of
 ``remote.log.manager.{copy,fetch}.quota.window.num`` (11) windows of
 ``remote.log.manager.{copy,fetch}.quota.window.size.seconds`` (1), against
 ``remote.log.manager.{copy,fetch}.max.bytes.per.second`` (default ``Long.MAX_VALUE``: none).

@@ -52,6 +52,7 @@ class Behaviour:
     change: str  # the KIP, JIRA or pull request that introduced it
     summary: str
     until: str | None = None
+    area: str = "consumer"  # "consumer": the client's fetch path; "tiered": the broker's remote one
 
 
 BEHAVIOURS: tuple[Behaviour, ...] = (
@@ -79,6 +80,22 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("buffered_nodes", "4.0", "KAFKA-17182 (PR #18795)",
               "AbstractFetch.prepareFetchRequests sends no fetch to a broker while any fetchable "
               "partition it serves has buffered data (paused partitions do not count)"),
+    # tiered storage (KIP-405): the broker's remote fetch path, kipviz.remote_fetch
+    Behaviour("tiered_storage", "3.6", "KIP-405 (early access; production-ready in 3.9)",
+              "a fetch below the local log start is read from remote storage by "
+              "remote.log.reader.threads and answered through DelayedRemoteFetch", area="tiered"),
+    Behaviour("remote_log_quotas", "3.8", "KIP-956 (KAFKA-15265 throttle times in 3.9)",
+              "remote.log.manager.{copy,fetch}.max.bytes.per.second over SimpleRate: a copy "
+              "waits, a throttled remote partition comes back empty with no error", area="tiered"),
+    Behaviour("remote_fetch_max_wait", "3.8", "KIP-1018",
+              "DelayedRemoteFetch expires after remote.fetch.max.wait.ms (500) instead of the "
+              "request's fetch.max.wait.ms", area="tiered"),
+    Behaviour("remote_fetch_several_partitions", "4.2", "KAFKA-14915 (PR #20045)",
+              "one fetch request reads every remote partition it reaches, in parallel, not only "
+              "the first", area="tiered"),
+    Behaviour("remote_fetch_charged_up_front", "4.2", "KAFKA-19462 (PR #20088)",
+              "a remote partition is charged min(max.partition.fetch.bytes, limit left) to the "
+              "response limit when the request is read", area="tiered"),
 )
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 

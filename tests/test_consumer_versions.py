@@ -93,7 +93,10 @@ def test_each_behaviour_starts_with_the_release_that_introduced_it():
                      "hash_set_order": "3.7", "round_robin_order_again": "4.2",
                      "fetch_sessions": "1.1", "throttled_empty_response": "2.0",
                      "quota_window_cap": "2.4", "broker_fetch_max_bytes": "2.5",
-                     "buffered_nodes": "4.0"}
+                     "buffered_nodes": "4.0", "tiered_storage": "3.6",
+                     "remote_log_quotas": "3.8", "remote_fetch_max_wait": "3.8",
+                     "remote_fetch_several_partitions": "4.2",
+                     "remote_fetch_charged_up_front": "4.2"}
     assert not has("3.9", "buffered_nodes") and has("4.0", "buffered_nodes")
     assert [fetch_request_version(v) for v in ("0.10.0", "0.10.1", "1.1", "3.9", "4.3")] == [
         2, 3, 7, 17, 18]

@@ -112,7 +112,8 @@ def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
                                                                                        number)
         (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
         cells = json.loads(path.read_text())["cells"]
+        calls = (f'check("{lesson}", {number},', f"check({int(lesson)}, {number},")
         hidden = [c for c in cells if c["cell_type"] == "code"
-                  and f'check("{lesson}", {number},' in "".join(c["source"])]
-        assert hidden and hidden[0]["metadata"].get("jupyter", {}).get("source_hidden"), (
-            path.name, number)
+                  and any(call in "".join(c["source"]) for call in calls)
+                  and c["metadata"].get("jupyter", {}).get("source_hidden")]
+        assert hidden, (path.name, number)

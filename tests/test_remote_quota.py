@@ -142,10 +142,10 @@ def test_a_remote_partition_charged_up_front_ends_the_first_batch_exception():
 def test_remote_read_and_version_rules_and_wait_defaults():
     """``RemoteLogManager.read`` sizes, the version switches and ``remote.fetch.max.wait.ms``."""
     assert REMOTE_FETCH_MAX_WAIT_MS == 500
-    assert [reads_several_remote_partitions(v) for v in ("3.9", "4.1", "4.2", "5.0")] == [
+    assert [reads_several_remote_partitions(v) for v in ("3.9", "4.1", "4.2", "4.3")] == [
         False, False, True, True]
     assert remote_read_bytes(3_000, 0, 1_000, True) == 0  # nothing there
-    with pytest.raises(ValueError, match=r"kafka_version must be 'MAJOR\.MINOR'"):
+    with pytest.raises(ValueError, match=r"kafka_version must be one of"):
         charges_remote_fetch_up_front("4")
 
 

@@ -39,6 +39,7 @@ KNOWN_SMALL: dict[str, dict[str, Any]] = {
     "ReassignmentDashboard": {"partitions": 4, "log_bytes": 25_000_000, "ticks": 300},
     "ShareGroupDashboard": {"ticks": 200, "initial_lag_records": 2000,
                             "record_lock_duration_ms": 500},
+    "TieredStorageDashboard": {"duration_ms": 3_000},
     "TourDashboard": {"cluster": replace(
         _TOUR, consumer=replace(_TOUR.consumer, partitions=24, ticks=300, windows=6),
         broker=replace(_TOUR.broker, connections=20, ticks=300, spike_start_ms=500,

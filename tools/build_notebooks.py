@@ -26,6 +26,7 @@ LESSONS = {
     "05_streams_input_buffer": "streams_input_buffer",
     "06_sweeps": "sweeps",
     "07_share_groups": "share_groups",
+    "08_tiered_storage": "tiered_storage",
     "cheatsheet": "cheatsheet",
     "glossary": "glossary",
 }

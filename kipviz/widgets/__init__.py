@@ -13,6 +13,7 @@ keeps its last good curves.
 * :class:`TourDashboard`: one cluster, every knob, your own config (the tour).
 * :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
 * :class:`ShareGroupDashboard`: KIP-932 share groups beside a classic group (lesson 7).
+* :class:`TieredStorageDashboard`: tiered-storage fetches and remote quotas by version (lesson 8).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from kipviz.widgets.grid import GRID_LESSON_SCENARIO, GridDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO, ShareGroupDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
+from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 from kipviz.widgets.tour import TourDashboard
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "GRID_LESSON_SCENARIO",
            "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO", "SHARE_LESSON_SCENARIO",
-           "STREAMS_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "Dashboard",
-           "FetchDashboard", "GridDashboard", "ReassignmentDashboard", "ShareGroupDashboard",
-           "StreamsDashboard", "TourDashboard", "byte_options"]
+           "STREAMS_LESSON_SCENARIO", "TIERED_LESSON_SCENARIO", "BrokerDashboard",
+           "BufferDashboard", "Dashboard", "FetchDashboard", "GridDashboard",
+           "ReassignmentDashboard", "ShareGroupDashboard", "StreamsDashboard",
+           "TieredStorageDashboard", "TourDashboard", "byte_options"]

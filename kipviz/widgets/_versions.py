@@ -16,13 +16,14 @@ from kipviz.versions import BEHAVIOURS, KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
 __all__ = ["memory_answer_html", "ordering_options", "version_dropdown"]
 
 # the releases where a consumer-fetch rule changed, and the newest: the control's choices
-_MARKED = {b.since for b in BEHAVIOURS} | {b.until for b in BEHAVIOURS if b.until}
+_CONSUMER = [b for b in BEHAVIOURS if b.area == "consumer"]  # not the broker's tiered rules
+_MARKED = {b.since for b in _CONSUMER} | {b.until for b in _CONSUMER if b.until}
 
 
 def version_dropdown(value: str) -> w.Dropdown:
     """A dropdown of every release the model knows, newest first; those that changed a rule are
     labelled with the change."""
-    changes = {b.since: b.change.split(" (")[0] for b in BEHAVIOURS}
+    changes = {b.since: b.change.split(" (")[0] for b in _CONSUMER}
     options = []
     for v in reversed(KAFKA_VERSIONS):
         label = v + (" (newest)" if v == NEWEST_KAFKA_VERSION else "")

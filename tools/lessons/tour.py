@@ -21,6 +21,13 @@ never shipped: the consumer's `buffer.memory` (KIP-81) and Kafka Streams' `input
 | [3 · consumer buffer.memory](03_consumer_buffer_memory.ipynb) | Why does my consumer use more memory than `max.partition.fetch.bytes`? (KIP-81) |
 | [4 · replication quotas](04_replication_quotas.ipynb) | How fast can a reassignment go without starving clients? (KIP-73) |
 | [5 · Streams input buffer](05_streams_input_buffer.ipynb) | How much memory will my Streams app use? (KIP-770) |
+| [6 · sweeps](06_sweeps.ipynb) | Over a whole grid of settings, which are safe, and what does each design buy? (Spark sweeps) |
+| [7 · share groups](07_share_groups.ipynb) | I have more consumers than partitions: who gets what, and how much memory does each hold? (KIP-932) |
+| [8 · tiered storage](08_tiered_storage.ipynb) | My consumer is slow reading old data: why, and what do the remote quotas do? (KIP-405, KIP-956) |
+
+The [cheat sheet](cheatsheet.ipynb) has the formulas, defaults and version rules on one page, and
+the [glossary](glossary.ipynb) the terms. Sizes are in MiB (1,048,576 bytes), with the byte value
+where Kafka's setting is in bytes; rates are in MB/s (1,000,000 bytes per second).
 
 **The cluster.** Six brokers. A consumer catches up on 120 skewed partitions (16 MiB behind
 each) while its application processes 50 MB/s; one broker takes a spike of 4 MiB produce
@@ -104,6 +111,10 @@ curves use the rest of the file with Kafka's default for that one setting.
 | KIP-74 | fetch response size: `fetch.max.bytes`, round-robin partition order | 0.10.1.0 (fetch v3); requests in hash order 3.7 to 4.1 (KAFKA-14274, undone by KAFKA-19820 in 4.2) |
 | KIP-541 | the broker's own `fetch.max.bytes` caps every response | 2.5.0 |
 | KAFKA-17182 | a lagging consumer holds one response per broker (no fetch to a broker with buffered data) | 4.0.0 |
+| KIP-405 | tiered storage: a fetch below the local log start is read from remote storage on `remote.log.reader.threads` and waits in `DelayedRemoteFetch` with the request's local data ([lesson 8](08_tiered_storage.ipynb)) | 3.6.0 (early access), production-ready 3.9.0; one remote partition per fetch request until 4.2 (KAFKA-14915), charged to `fetch.max.bytes` up front from 4.2 (KAFKA-19462) |
+| KIP-1018 | `remote.fetch.max.wait.ms` (500) for `DelayedRemoteFetch` | 3.8.0 (before: the request's `fetch.max.wait.ms`) |
+| KIP-956 | tiered-storage bandwidth: `remote.log.manager.{copy,fetch}.max.bytes.per.second` | 3.8.0 (throttle times and metrics 3.9.0) |
+| KIP-599 | controller mutations: `controller_mutation_rate`, a token bucket (strict / permissive) | 2.7.0 |
 | KIP-932 | share groups: consumers share a partition's records; `group.share.partition.max.record.locks` caps records in flight (soft by one log batch), `max.poll.records` caps a share fetch, `fetch.max.bytes` is split evenly over the partitions acquired ([lesson 7](07_share_groups.ipynb)) | preview in 4.1, generally available in 4.2 (KIP-1206's `share.acquire.mode` in 4.2) |
 | KIP-73 | replication throttles: `leader/follower.replication.throttled.rate` | 0.10.1.0 |
 | KIP-72 | broker request memory: `queued.max.request.bytes` | 1.0.0 |

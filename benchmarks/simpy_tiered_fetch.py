@@ -1,0 +1,162 @@
+"""The tiered-fetch scenario as a SimPy program: the ``kip405_tiered`` benchmark's reference.
+
+The same model as :mod:`kipviz.scenarios.tiered_fetch`, written as a SimPy user would: one
+process per consumer (send, wait for the answer, receive it ``rtt_ms`` later, send again); the
+``remote.log.reader.threads`` pool as a ``simpy.Resource``; one process per remote read, which
+asks the pool for a thread, gives up if none is free before the ``DelayedRemoteFetch`` expires
+(``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
+(``RemoteLogReader``). The quota is :class:`kipviz.remote_quota.RemoteLogQuota` over
+:class:`kipviz.quota.SimpleRate` (not the kernel's slot arrays); the broker's rules are the plain
+functions of :mod:`kipviz.remote_fetch`. Consumers due at one instant wait for their turn and go
+lowest id first, as the kernel takes them. The test suite checks the tables equal the kernel's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import simpy
+
+from kipviz.remote_fetch import (
+    charges_remote_fetch_up_front,
+    read_from_log,
+    reads_several_remote_partitions,
+    remote_read_bytes,
+)
+from kipviz.remote_quota import RemoteLogQuota
+from kipviz.scenarios.tiered_fetch import TieredFetchScenario, _layout
+
+__all__ = ["simulate_simpy"]
+
+
+def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
+    """Run the scenario; the ``fetches``, ``reads`` and ``deliveries`` tables (the kernel's
+    columns, before :mod:`kipviz.scenarios.tiered_fetch` adds its derived ones)."""
+    env = simpy.Environment()
+    pool = simpy.Resource(env, capacity=s.remote_log_reader_threads)
+    quota = None if s.remote_fetch_max_bytes_per_s is None \
+        else RemoteLogQuota(s.remote_fetch_max_bytes_per_s)
+    order, n_parts, parts = _layout(s)
+    behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
+    avail = np.zeros(len(parts))
+    avail_at = np.zeros(len(parts))
+    rate_ms = s.produce_bytes_per_s / 1000.0
+    wait_ms = float(s.delayed_remote_fetch_wait_ms())
+    several = reads_several_remote_partitions(s.kafka_version)
+    charge = charges_remote_fetch_up_front(s.kafka_version)
+    fetches: list[list[float]] = []
+    reads: list[list[float]] = []
+    deliveries: list[list[float]] = []
+
+    def reader(row: list[float], size: int, expiry: float,
+               finished: simpy.Event) -> Generator[Any, Any, None]:
+        req = pool.request()
+        yield req | env.timeout(max(0.0, expiry - env.now))
+        if not req.triggered or env.now >= expiry:
+            req.cancel() if not req.triggered else pool.release(req)
+            return  # cancelled by the expiry: never started
+        row[3] = env.now
+        row[4] = env.now + s.remote_read_latency_ms + size / (s.remote_read_bytes_per_s / 1000)
+        yield env.timeout(row[4] - env.now)
+        if quota is not None:
+            quota.record(size, env.now)  # RemoteLogReader, after the read
+        pool.release(req)
+        finished.succeed()
+
+    due: list[tuple[int, simpy.Event]] = []
+
+    def dispatch() -> Generator[Any, Any, None]:
+        yield env.timeout(0)  # after every wake-up already due now
+        batch = sorted(due, key=lambda entry: entry[0])
+        due.clear()
+        for _, gate in batch:
+            gate.succeed()
+
+    def turn(c: int) -> simpy.Event:
+        """Consumers due at one instant send lowest id first, as the kernel picks them."""
+        if not due:
+            env.process(dispatch())
+        gate = env.event()
+        due.append((c, gate))
+        return gate
+
+    def consumer(c: int) -> Generator[Any, Any, None]:
+        mine = list(order[c, :n_parts[c]])
+        while env.now < s.duration_ms:
+            yield turn(c)
+            t = env.now
+            for p in mine:  # produced since the partition was last looked at
+                avail[p] += rate_ms * (t - avail_at[p])
+                avail_at[p] = t
+            throttled = quota is not None and quota.throttle_time_ms(t) > 0
+            n = len(mine)
+            remote = np.array([behind[p] > 0 for p in mine], dtype=np.bool_)
+            log = np.array([(behind[p] % s.segment_bytes or s.segment_bytes) if behind[p] > 0
+                            else int(avail[p] // s.batch_bytes) * s.batch_bytes
+                            for p in mine], dtype=np.int64)
+            raw, rmax = np.zeros(n, np.int64), np.zeros(n, np.int64)
+            min_one = np.zeros(n, np.bool_)
+            local = read_from_log(np.full(n, s.batch_bytes, np.int64), log, remote,
+                                  np.full(n, throttled), np.full(n, s.max_partition_fetch_bytes,
+                                                                 np.int64),
+                                  s.fetch_max_bytes, several, charge, raw, rmax, min_one)
+            fetch_id = len(fetches)
+            row_f = [c, t, 0.0, local, 0, 0, 0, float(throttled and remote.any())]
+            fetches.append(row_f)
+            mine_reads = {}
+            for i, p in enumerate(mine):
+                avail[p] -= (raw[i] // s.batch_bytes) * s.batch_bytes
+                if rmax[i] > 0:
+                    size = remote_read_bytes(s.batch_bytes, int(log[i]), int(rmax[i]),
+                                             bool(min_one[i]))
+                    row = [fetch_id, p, t, -1.0, np.inf, size, 0.0]
+                    reads.append(row)
+                    done = env.event()
+                    env.process(reader(row, size, t + wait_ms, done))
+                    mine_reads[i] = (row, done)
+            lag_avail = [avail[p] for p in mine]
+            if mine_reads:
+                yield env.all_of([d for _, d in mine_reads.values()]) | env.timeout(wait_ms)
+            elif local == 0:
+                wait = float(s.fetch_max_wait_ms)
+                for p in mine:
+                    if behind[p] <= 0 and rate_ms > 0:
+                        wait = min(wait, (s.batch_bytes - avail[p] % s.batch_bytes) / rate_ms)
+                yield env.timeout(wait)
+            answer = env.now
+            got = [int(raw[i]) for i in range(n)]
+            for i, (row, _) in mine_reads.items():
+                if row[4] <= answer:
+                    row[6] = 1.0
+                    got[i] = int(row[5])
+                    row_f[4] += row[5]
+                    row_f[6] += 1
+                    p = mine[i]
+                    behind[p] = max(0, behind[p] - (int(row[5]) // s.batch_bytes) * s.batch_bytes)
+            row_f[5] = len(mine_reads)
+            for i, p in enumerate(mine):
+                if got[i] > 0:  # a row per partition that returned data
+                    deliveries.append([fetch_id, p, float(remote[i]), got[i],
+                                       int(behind[p] + lag_avail[i])])  # whole bytes
+            row_f[2] = answer + s.rtt_ms
+            yield env.timeout(s.rtt_ms)
+            mine = [p for i, p in enumerate(mine) if got[i] == 0] + \
+                [p for i, p in enumerate(mine) if got[i] > 0]
+
+    for c in range(s.consumers):
+        env.process(consumer(c))
+    env.run()
+    from kipviz.scenarios._tiered_fetch_kernel import (
+        DELIVERY_COLUMNS,
+        FETCH_COLUMNS,
+        READ_COLUMNS,
+    )
+    return {"fetches": pd.DataFrame(fetches, columns=list(FETCH_COLUMNS), dtype=np.float64),
+            "reads": pd.DataFrame(reads, columns=list(READ_COLUMNS), dtype=np.float64),
+            # answered out of send order: the kernel writes them by fetch
+            "deliveries": pd.DataFrame(deliveries, columns=list(DELIVERY_COLUMNS),
+                                       dtype=np.float64).sort_values(
+                "fetch", kind="stable").reset_index(drop=True)}

@@ -1,0 +1,261 @@
+"""Tiered storage (KIP-405): consumers catching up from remote storage beside consumers at the
+tail, on one broker, by Kafka version.
+
+``catch_up_consumers`` each read ``remote_partitions`` partitions that are ``backlog_bytes``
+behind the local log start (their data is only in remote storage) and ``local_partitions`` at
+the tail; ``tail_consumers`` read ``local_partitions`` at the tail only. Every partition is
+produced to at ``produce_bytes_per_s``. The broker's rules are :mod:`kipviz.remote_fetch`'s
+(``readFromLog``, ``RemoteLogManager.read``, ``DelayedRemoteFetch``) with the version switches of
+:mod:`kipviz.versions`, and KIP-956's fetch quota (:mod:`kipviz.remote_quota`); remote reads run
+on ``remote.log.reader.threads`` and take ``remote_read_latency_ms`` (set by the user: it is the
+remote store's, not Kafka's). The event loop is :mod:`kipviz.scenarios._tiered_fetch_kernel`.
+
+The fairness story: a ``DelayedRemoteFetch`` holds the *local* partitions' data of its request
+until every remote read is done (or ``remote.fetch.max.wait.ms``), so a catching-up consumer's
+tail partitions wait on remote storage; the tail consumers do not. Requests keep KIP-74's round
+robin (3.7 to 4.1 send them in hash order; not modelled here). Two consumers due at the same
+instant are served lowest id first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kipviz._checks import check_int, check_number
+from kipviz.remote_fetch import (
+    REMOTE_FETCH_MAX_WAIT_MS,
+    REMOTE_LOG_READER_THREADS,
+    charges_remote_fetch_up_front,
+    reads_several_remote_partitions,
+    remote_fetch_wait_ms,
+)
+from kipviz.scenarios import _tiered_fetch_kernel as _k
+from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
+
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions",
+           "trace_summary"]
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class TieredFetchScenario:
+    """One broker, its tiered-storage settings and its consumers; vary it with ``replace``."""
+
+    kafka_version: str = NEWEST_KAFKA_VERSION
+    catch_up_consumers: int = 1
+    tail_consumers: int = 1
+    remote_partitions: int = 4
+    local_partitions: int = 4
+    backlog_bytes: int = 2048 * MiB  # per remote partition, behind the local log start
+    produce_bytes_per_s: float = 256 * 1024  # per partition
+    batch_bytes: int = 16 * 1024
+    segment_bytes: int = 1024 * MiB  # log.segment.bytes (remote segments)
+    fetch_max_bytes: int = 50 * MiB  # fetch.max.bytes
+    max_partition_fetch_bytes: int = 1 * MiB  # max.partition.fetch.bytes
+    fetch_max_wait_ms: int = 500  # fetch.max.wait.ms
+    remote_fetch_max_wait_ms: int = REMOTE_FETCH_MAX_WAIT_MS  # remote.fetch.max.wait.ms
+    remote_log_reader_threads: int = REMOTE_LOG_READER_THREADS  # remote.log.reader.threads
+    remote_read_latency_ms: float = 100.0  # the remote store's first-byte latency
+    remote_read_bytes_per_s: float = 100 * MiB  # one reader thread's transfer rate
+    # remote.log.manager.fetch.max.bytes.per.second (None: Long.MAX_VALUE, no quota)
+    remote_fetch_max_bytes_per_s: float | None = None
+    rtt_ms: float = 2.0  # network round trip, client to broker and back
+    duration_ms: int = 30_000
+
+    def __post_init__(self) -> None:
+        check_kafka_version(self.kafka_version)
+        if not has(self.kafka_version, "tiered_storage"):
+            raise ValueError(f"kafka_version must be 3.6 or later (tiered storage, KIP-405): "
+                             f"{self.kafka_version!r}")
+        ints = {"catch_up_consumers": 0, "tail_consumers": 0, "remote_partitions": 0,
+                "local_partitions": 0, "backlog_bytes": 0, "batch_bytes": 1,
+                "fetch_max_wait_ms": 0, "duration_ms": 1}
+        for name, low in ints.items():
+            check_int(name, getattr(self, name), low)
+        check_int("segment_bytes (log.segment.bytes)", self.segment_bytes, self.batch_bytes)
+        check_int("fetch_max_bytes (fetch.max.bytes)", self.fetch_max_bytes, 0)
+        check_int("max_partition_fetch_bytes (max.partition.fetch.bytes)",
+                  self.max_partition_fetch_bytes, 0)
+        check_int("remote_fetch_max_wait_ms (remote.fetch.max.wait.ms)",
+                  self.remote_fetch_max_wait_ms, 1)
+        check_int("remote_log_reader_threads (remote.log.reader.threads)",
+                  self.remote_log_reader_threads, 1)
+        check_number("produce_bytes_per_s", self.produce_bytes_per_s, 0)
+        check_number("remote_read_latency_ms", self.remote_read_latency_ms, 0)
+        check_number("remote_read_bytes_per_s", self.remote_read_bytes_per_s, 0, strict=True)
+        check_number("rtt_ms", self.rtt_ms, 0, strict=True)
+        if self.remote_fetch_max_bytes_per_s is not None:
+            check_number("remote_fetch_max_bytes_per_s "
+                         "(remote.log.manager.fetch.max.bytes.per.second)",
+                         self.remote_fetch_max_bytes_per_s, 1)
+        if self.catch_up_consumers + self.tail_consumers == 0:
+            raise ValueError("catch_up_consumers + tail_consumers must be >= 1: 0")
+
+    @property
+    def consumers(self) -> int:
+        """Catch-up consumers first, then tail consumers."""
+        return self.catch_up_consumers + self.tail_consumers
+
+    def partitions_of(self, consumer: int) -> tuple[int, int]:
+        """The consumer's (remote, local) partition counts."""
+        if consumer < self.catch_up_consumers:
+            return self.remote_partitions, self.local_partitions
+        return 0, self.local_partitions
+
+    def delayed_remote_fetch_wait_ms(self) -> int:
+        """``DelayedRemoteFetch``'s timeout in this version (KIP-1018 from 3.8)."""
+        return remote_fetch_wait_ms(self.kafka_version, self.remote_fetch_max_wait_ms,
+                                    self.fetch_max_wait_ms)
+
+
+@dataclass(frozen=True)
+class TieredFetchTrace:
+    """``fetches``, ``reads``, ``deliveries`` and ``partitions`` tables and ``meta``
+    (docs/traces.md)."""
+
+    fetches: pd.DataFrame
+    reads: pd.DataFrame
+    deliveries: pd.DataFrame
+    partitions: pd.DataFrame
+    meta: dict[str, Any]
+
+
+_KINDS = ["catch_up", "tail"]  # consumer kinds, categorical: big traces stay cheap to build
+
+
+def _layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """Request orders ``(consumers, width)``, partition counts and the partitions table
+    (each consumer's remote partitions first, then its local ones, numbered in order)."""
+    counts = np.array([sum(s.partitions_of(c)) for c in range(s.consumers)], np.int64)
+    remote = np.concatenate([np.arange(n) < s.partitions_of(c)[0]
+                             for c, n in enumerate(counts)]) if counts.sum() else \
+        np.zeros(0, np.bool_)
+    consumer = np.repeat(np.arange(s.consumers, dtype=np.int64), counts)
+    parts = pd.DataFrame({
+        "partition": np.arange(len(consumer), dtype=np.int64), "consumer": consumer,
+        "consumer_kind": pd.Categorical.from_codes(
+            (consumer >= s.catch_up_consumers).astype(np.int8), _KINDS),
+        "remote_at_start": remote.astype(np.bool_)})
+    width = max(1, int(counts.max()))
+    order = np.zeros((s.consumers, width), np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    for c in range(s.consumers):
+        order[c, :counts[c]] = np.arange(starts[c], starts[c] + counts[c])
+    return order, counts, parts
+
+
+def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
+             bools: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """A kernel table's columns by name, typed (whole bytes and ids as int64, flags as bool)."""
+    out = {}
+    for k, name in enumerate(names):
+        col = table[:, k]
+        out[name] = col.astype(np.int64) if name in ints else \
+            col.astype(np.bool_) if name in bools else col.copy()
+    return out
+
+
+def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredFetchTrace:
+    """Run the scenario (deterministic: no randomness); ``compiled=False`` runs the kernel as
+    plain Python (slow; a reference)."""
+    s = scenario
+    order, n_parts, parts = _layout(s)
+    behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
+    avail = np.zeros(len(parts), np.float64)
+    bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
+        else float(s.remote_fetch_max_bytes_per_s)
+    kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
+    state = _k.new_state(s.consumers, s.remote_log_reader_threads, order.shape[1], len(parts))
+    # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
+    capacity = max(1024, int(s.consumers * s.duration_ms / 20))
+    width = order.shape[1]
+    tables = [np.empty((capacity * rows, len(cols)), np.float64) for rows, cols in
+              ((1, _k.FETCH_COLUMNS), (2, _k.READ_COLUMNS), (4, _k.DELIVERY_COLUMNS))]
+    counts = np.zeros(3, np.int64)
+    while kernel(order, n_parts, behind, avail, s.produce_bytes_per_s / 1000.0, s.batch_bytes,
+                 s.segment_bytes, s.max_partition_fetch_bytes, s.fetch_max_bytes,
+                 reads_several_remote_partitions(s.kafka_version),
+                 charges_remote_fetch_up_front(s.kafka_version), s.remote_log_reader_threads,
+                 float(s.remote_read_latency_ms), s.remote_read_bytes_per_s / 1000.0,
+                 float(s.delayed_remote_fetch_wait_ms()), float(s.fetch_max_wait_ms),
+                 float(s.rtt_ms), bound, float(s.duration_ms), *state, *tables,
+                 counts) != _k.OK:
+        # go on with the full arrays twice as big
+        room = (counts[0] < len(tables[0]), counts[1] + width <= len(tables[1]),
+                counts[2] + width <= len(tables[2]))
+        tables = [t if ok else np.concatenate([t, np.empty_like(t)])
+                  for t, ok in zip(tables, room, strict=True)]
+        if all(room):  # the pending reads
+            state = (*state[:5], np.concatenate([state[5], np.zeros_like(state[5])]), state[6])
+    return _trace(s, parts, tables, counts)
+
+
+def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray],
+           counts: np.ndarray) -> TieredFetchTrace:
+    f = _columns(tables[0][:counts[0]], _k.FETCH_COLUMNS,
+                 ("consumer", "local_bytes", "remote_bytes", "reads_scheduled", "reads_served"),
+                 ("quota_throttled",))
+    r = _columns(tables[1][:counts[1]], _k.READ_COLUMNS, ("fetch", "partition", "bytes"),
+                 ("served",))
+    d = _columns(tables[2][:counts[2]], _k.DELIVERY_COLUMNS,
+                 ("fetch", "partition", "bytes", "lag_bytes"), ("remote",))
+    f["response_bytes"] = f["local_bytes"] + f["remote_bytes"]
+    f["consumer_kind"] = pd.Categorical.from_codes(
+        (f["consumer"] >= s.catch_up_consumers).astype(np.int8), _KINDS)
+    consumer = parts.consumer.to_numpy()[d["partition"]]
+    d["consumer"] = consumer
+    d["consumer_kind"] = pd.Categorical.from_codes(
+        (consumer >= s.catch_up_consumers).astype(np.int8), _KINDS)
+    d["sent_ms"] = f["sent_ms"][d["fetch"]]
+    d["answered_ms"] = f["answered_ms"][d["fetch"]]
+    fetches = pd.DataFrame({"fetch": np.arange(len(f["consumer"]), dtype=np.int64), **f},
+                           copy=False)
+    reads, deliveries = pd.DataFrame(r, copy=False), pd.DataFrame(d, copy=False)
+    meta: dict[str, Any] = {
+        "kafka_version": s.kafka_version, "duration_ms": s.duration_ms,
+        "consumers": s.consumers, "catch_up_consumers": s.catch_up_consumers,
+        "fetch_max_bytes": s.fetch_max_bytes,
+        "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
+        "remote_fetch_wait_ms": s.delayed_remote_fetch_wait_ms(),
+        "remote_log_reader_threads": s.remote_log_reader_threads,
+        "remote_read_latency_ms": float(s.remote_read_latency_ms),
+        "remote_fetch_max_bytes_per_s": s.remote_fetch_max_bytes_per_s,
+        "several_remote_partitions": reads_several_remote_partitions(s.kafka_version),
+        "charged_up_front": charges_remote_fetch_up_front(s.kafka_version),
+        "produce_bytes_per_s": float(s.produce_bytes_per_s),
+    }
+    return TieredFetchTrace(fetches, reads, deliveries, parts, meta)
+
+
+def simulate_versions(scenario: TieredFetchScenario,
+                      versions: tuple[str, ...] = ("4.1", "4.2")) -> dict[str, TieredFetchTrace]:
+    """The scenario under each Kafka version (the same consumers and settings), by version."""
+    return {v: simulate(replace(scenario, kafka_version=v)) for v in versions}
+
+
+def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:
+    """Per consumer kind (``catch_up``, ``tail``): fetches, remote and local MB/s delivered,
+    p50 and max fetch latency (ms), the largest response (MiB), remote reads cancelled (not
+    started before the ``DelayedRemoteFetch`` expired) and the share of requests whose remote
+    partitions the fetch quota emptied: what a lesson prints."""
+    f = trace.fetches
+    seconds = trace.meta["duration_ms"] / 1000.0
+    latency = f.answered_ms - f.sent_ms
+    g = f.assign(latency_ms=latency).groupby("consumer_kind", observed=True)
+    out = pd.DataFrame({
+        "fetches": g.size(),
+        "remote MB/s": (g.remote_bytes.sum() / seconds / 1e6).round(2),
+        "local MB/s": (g.local_bytes.sum() / seconds / 1e6).round(2),
+        "p50 latency ms": g.latency_ms.median().round(1),
+        "max latency ms": g.latency_ms.max().round(1),
+        "largest response MiB": (g.response_bytes.max() / MiB).round(2),
+        "reads cancelled": (g.reads_scheduled.sum() - g.reads_served.sum()).astype(np.int64),
+        "quota-emptied %": (100 * g.quota_throttled.mean()).round(1),
+    })
+    out.index.name = "consumer"
+    return out

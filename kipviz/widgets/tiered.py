@@ -1,0 +1,130 @@
+"""The tiered-storage dashboard: a consumer catching up from remote storage beside a tail
+consumer, under the chosen Kafka version and the release before KAFKA-14915 / KAFKA-19462."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from kipviz.plots.tiered import tiered_figure, update_tiered_figure
+from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate
+from kipviz.versions import KAFKA_VERSIONS, has
+from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+
+__all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
+
+# One catch-up consumer reading 4 partitions 2 GiB behind the local log start (remote storage,
+# 100 ms to first byte, 100 MiB/s a reader thread) and 4 at the tail; one tail consumer with 4
+# partitions; 256 KiB/s produced to each partition; 10 s of Kafka 4.3.
+TIERED_LESSON_SCENARIO = TieredFetchScenario(duration_ms=10_000)
+
+_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32)), 52428800)
+_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(8, 14)))
+_QUOTA = [("none (Long.MAX_VALUE)", None),
+          *((f"{k:g} MiB/s", float(k * MiB)) for k in (1, 2, 5, 10, 20, 50, 100))]
+_WIDE = {"description_width": "initial"}
+
+
+class TieredStorageDashboard(Dashboard):
+    """Tiered-storage dashboard: ``remote.log.reader.threads``, ``remote.fetch.max.wait.ms``,
+    ``remote.log.manager.fetch.max.bytes.per.second``, the remote store's latency, the Kafka
+    version, ``fetch.max.bytes``, ``max.partition.fetch.bytes`` and the partitions read.
+
+    Every move runs the scenario twice, on the chosen release and on 4.1 (one remote partition
+    per request, none charged to the response limit) — or on 4.2 when 4.1 or older is chosen —
+    and redraws their Spark curves (:class:`kipviz.curves.tiered.TieredCurves`).
+    ``update(...)`` takes :class:`~kipviz.scenarios.tiered_fetch.TieredFetchScenario` field
+    names; a rejected value shows in ``warning`` and returns None.
+    """
+
+    def __init__(self, scenario: TieredFetchScenario = TIERED_LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        self.traces: dict[str, Any] = {}
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+        for control in self.controls.values():  # full setting names: as wide as they need
+            control.style = _WIDE
+
+    def _figure(self) -> go.Figure:
+        return tiered_figure()
+
+    def _controls(self, s: TieredFetchScenario) -> dict[str, w.ValueWidget]:
+        def select(name: str, options: list[tuple[str, Any]], label: str) -> Any:
+            value = getattr(s, name)
+            return w.SelectionSlider(options=with_option(options, value), value=value,
+                                     description=label, style=_WIDE)
+
+        versions = [(v, v) for v in reversed(KAFKA_VERSIONS) if has(v, "tiered_storage")]
+        return {
+            "kafka_version": w.Dropdown(options=versions, value=s.kafka_version,
+                                        description="Kafka version (broker)", style=_WIDE),
+            "remote_log_reader_threads": w.IntSlider(
+                value=s.remote_log_reader_threads, min=1, max=max(20, s.remote_log_reader_threads),
+                description="remote.log.reader.threads", style=_WIDE),
+            "remote_read_latency_ms": w.FloatSlider(
+                value=s.remote_read_latency_ms, min=0, max=max(1000.0, s.remote_read_latency_ms),
+                step=10, description="remote read latency (ms, set by the store)", style=_WIDE),
+            "remote_fetch_max_wait_ms": w.IntSlider(
+                value=s.remote_fetch_max_wait_ms, min=1, max=max(2000, s.remote_fetch_max_wait_ms),
+                step=50, description="remote.fetch.max.wait.ms", style=_WIDE),
+            "remote_fetch_max_bytes_per_s": w.Dropdown(
+                options=with_option(_QUOTA, s.remote_fetch_max_bytes_per_s),
+                value=s.remote_fetch_max_bytes_per_s,
+                description="remote.log.manager.fetch.max.bytes.per.second", style=_WIDE),
+            "fetch_max_bytes": select("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
+            "max_partition_fetch_bytes": select("max_partition_fetch_bytes", _PARTITION_MAX,
+                                                "max.partition.fetch.bytes"),
+            "remote_partitions": w.IntSlider(
+                value=s.remote_partitions, min=0, max=max(32, s.remote_partitions),
+                description="remote partitions (catch-up consumer)", style=_WIDE),
+        }
+
+    def _control_values(self, s: TieredFetchScenario) -> dict[str, Any]:
+        return {name: getattr(s, name) for name in self.controls}
+
+    def _option_label(self, name: str, value: Any) -> str:
+        if name == "remote_fetch_max_bytes_per_s":
+            return "none (Long.MAX_VALUE)" if value is None else f"{value / MiB:g} MiB/s"
+        return super()._option_label(name, value)
+
+    def runs(self, s: TieredFetchScenario) -> dict[str, TieredFetchScenario]:
+        """The two runs drawn: the chosen release, and 4.1 beside it (4.2 if 4.1 or older)."""
+        other = "4.2" if not has(s.kafka_version, "remote_fetch_several_partitions") else "4.1"
+        pair = {f"Kafka {s.kafka_version}": s, f"Kafka {other}": replace(s, kafka_version=other)}
+        return dict(sorted(pair.items(), key=lambda kv: kv[1].kafka_version == other))
+
+    def _compute(self, scenario: TieredFetchScenario) -> Any:
+        from kipviz.curves.tiered import tiered_curves
+
+        self.traces = {label: simulate(s) for label, s in self.runs(scenario).items()}
+        self.trace = next(iter(self.traces.values()))
+        return tiered_curves(self.spark, self.traces)
+
+    def _redraw(self, curves: Any) -> None:
+        update_tiered_figure(self.figure, curves)
+
+    def _advice(self, s: TieredFetchScenario, c: Any) -> list[str]:
+        notes = []
+        summary = c.summary.set_index("mode")
+        if int(summary.loc[0, "reads_cancelled"]) > 0:
+            notes.append(f"{int(summary.loc[0, 'reads_cancelled'])} remote reads did not start "
+                         f"before remote.fetch.max.wait.ms and came back empty: "
+                         f"remote.log.reader.threads = {s.remote_log_reader_threads} is too few "
+                         f"for the reads queued.")
+        if float(summary.loc[0, "throttled_share"]) > 0:
+            notes.append(f"The remote fetch quota emptied the remote partitions of "
+                         f"{100 * float(summary.loc[0, 'throttled_share']):.0f}% of the "
+                         f"requests (KIP-956: no error, the consumer just gets nothing).")
+        if int(summary.loc[0, "peak_response_bytes"]) > s.fetch_max_bytes:
+            notes.append(f"A response reached {summary.loc[0, 'peak_response_bytes'] / MiB:.1f} "
+                         f"MiB, above fetch.max.bytes: before 4.2 a remote partition is not "
+                         f"charged to the limit (KAFKA-19462).")
+        return notes
+
+    def _summary(self, c: Any) -> str:
+        table = c.summary_table()
+        cells = [f"<b>{r['run']}</b> {r['data']}: {r['MB/s']:.1f} MB/s, p99 {r['p99 ms']:.0f} ms"
+                 for _, r in table.iterrows()]
+        return " &middot; ".join(cells)
