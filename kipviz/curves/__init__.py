@@ -15,16 +15,32 @@ planning a chain of small DataFrame API steps cost more than running them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
+from kipviz.curves.consumer_sql import (
+    FAIR_SHARES,
+    FAIRNESS,
+    LAG_BY_PARTITION_SQL,
+    LAG_OVER_TIME,
+    LAG_OVER_TIME_SQL,
+    MEMORY_SQL,
+    STREAKS_SQL,
+    per_window_query,
+)
+from kipviz.curves.sql import (
+    require_columns,
+    require_meta,
+    run_sql,
+    spark_schema,
+    to_spark,
+    window_args,
+)
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.types import StructType
 
 __all__ = [
     "FAIRNESS",
@@ -53,19 +69,8 @@ FETCHES_INPUT = ("fetch_id", "partition", "lag_bytes", "complete_bytes")
 META_KEYS = ("window_ms", "tick_ms", "pre_kip74_bound_bytes", "kip74_bound_bytes")
 SMALL_ROWS = 200_000  # windows rows up to which consumer_curves runs in one task, unshuffled
 # Tables of more rows reach Spark as an Arrow-backed RDD rather than a LocalRelation (to_spark).
-LOCAL_RELATION_ROWS = 10_000
-_ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
-FAIRNESS = {
-    "window": "int32", "window_start_ms": "int64", "partitions_with_data": "int32",
-    "delivered_bytes": "int64", "demand_bytes": "int64", "jain_index": "float64",
-    "starved_partitions": "int32", "max_starvation_streak": "int32",
-}  # fmt: skip
-LAG_OVER_TIME = {
-    "window": "int32", "window_start_ms": "int64", "lag_p50_bytes": "float64",
-    "lag_p99_bytes": "float64", "lag_max_bytes": "int64", "lag_total_bytes": "int64",
-}  # fmt: skip
 LAG_BY_PARTITION = {
     "partition": "int32", "final_lag_bytes": "int64", "max_lag_bytes": "int64",
     "delivered_bytes": "int64",
@@ -80,204 +85,6 @@ STREAKS = {
     "fetches": "int64",
 }  # fmt: skip
 
-_SPARK_TYPES = {
-    "int8": "ByteType", "int16": "ShortType", "int32": "IntegerType", "int64": "LongType",
-    "float32": "FloatType", "float64": "DoubleType", "bool": "BooleanType",
-    "boolean": "BooleanType", "object": "StringType", "string": "StringType",
-}  # fmt: skip
-
-# Water-filling (see fair_shares): rank each window's partitions by demand and compute every
-# candidate level; the level is the candidate of the first partition it fits (_fits). Fitting
-# is monotone in the rank, so partitions before that one keep their demand and the rest get
-# the level. Zero-demand rows sort first and change neither the level nor anyone's share.
-_RANKED = """ranked AS (
-  SELECT *, _cand <= demand_bytes AS _fits
-  FROM (SELECT *, (_total - _smaller) / (_n - _k + 1) AS _cand
-    FROM (SELECT *,
-        row_number() OVER by_demand AS _k,
-        (sum(demand_bytes) OVER by_demand) - demand_bytes AS _smaller,
-        sum(delivered_bytes) OVER all_rows AS _total,
-        count(1) OVER all_rows AS _n
-      FROM {src}
-      WINDOW by_demand AS (PARTITION BY window ORDER BY demand_bytes, partition
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
-        all_rows AS (PARTITION BY window ORDER BY demand_bytes, partition
-                     ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))))"""
-_WITH_DEMAND = """(SELECT window, partition, demand_bytes, delivered_bytes FROM {windows}
-  WHERE demand_bytes > 0)"""
-_FAIR_SHARES = f"""WITH {_RANKED.format(src=_WITH_DEMAND)}
-SELECT window, partition, demand_bytes, delivered_bytes, fair_share_bytes,
-  CASE WHEN fair_share_bytes = 0 THEN 1.0D ELSE delivered_bytes / fair_share_bytes END AS x
-FROM (  -- least() skips NULL: when the level fits nobody, every share is the demand
-  SELECT *, least(CAST(demand_bytes AS DOUBLE),
-                  min_by(_cand, IF(_fits, _k, NULL)) OVER (PARTITION BY window))
-              AS fair_share_bytes
-  FROM ranked)"""
-# Jain's index in the same pass: x = delivered / demand before the level and delivered / level
-# from it on (x = 1 where the level is 0, i.e. nothing was delivered), so sum x = _a + _b / L.
-_FAIRNESS_AGGS = """
-  CAST(min(window_start_ms) AS BIGINT) AS window_start_ms,
-  CAST(count_if(demand_bytes > 0) AS INT) AS partitions_with_data,
-  CAST(sum(delivered_bytes) AS BIGINT) AS delivered_bytes,
-  CAST(sum(demand_bytes) AS BIGINT) AS demand_bytes,
-  CAST(count_if(demand_bytes > 0 AND delivered_bytes = 0) AS INT) AS starved_partitions,
-  CAST(max(max_starvation_streak) AS INT) AS max_starvation_streak,
-  min_by(_cand, _k) FILTER (WHERE _fits) AS _level,
-  count_if(demand_bytes > 0 AND _fits) AS _m,
-  coalesce(sum(delivered_bytes / NULLIF(demand_bytes, 0)) FILTER (WHERE NOT _fits), 0) AS _a,
-  coalesce(sum(pow(delivered_bytes / NULLIF(demand_bytes, 0), 2)) FILTER (WHERE NOT _fits), 0)
-    AS _a2,
-  coalesce(sum(delivered_bytes) FILTER (WHERE _fits), 0) AS _b,
-  coalesce(sum(pow(delivered_bytes, 2)) FILTER (WHERE _fits), 0) AS _b2"""
-_JAIN = """pow(_a + coalesce(IF(_level = 0, _m, _b / _level), 0), 2)
-  / NULLIF(partitions_with_data * (_a2 + coalesce(IF(_level = 0, _m, _b2 / pow(_level, 2)), 0)),
-           0) AS jain_index"""
-_LAG_AGGS = """
-  percentile(lag_end_bytes, array(0.5D, 0.99D))[0] AS lag_p50_bytes,
-  percentile(lag_end_bytes, array(0.5D, 0.99D))[1] AS lag_p99_bytes,
-  CAST(max(lag_end_bytes) AS BIGINT) AS lag_max_bytes,
-  CAST(sum(lag_end_bytes) AS BIGINT) AS lag_total_bytes"""
-_LAG_OVER_TIME = f"""SELECT CAST(window AS INT) AS window,
-  CAST(min(window_start_ms) AS BIGINT) AS window_start_ms, {_LAG_AGGS}
-FROM {{windows}} GROUP BY window"""
-_LAG_BY_PARTITION = """SELECT CAST(partition AS INT) AS partition,
-  CAST(max_by(lag_end_bytes, window) AS BIGINT) AS final_lag_bytes,
-  CAST(max(lag_end_bytes) AS BIGINT) AS max_lag_bytes,
-  CAST(sum(delivered_bytes) AS BIGINT) AS delivered_bytes
-FROM {windows} GROUP BY partition"""
-_MEMORY = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
-  count(1) AS ticks,
-  CAST(max(held_bytes) AS BIGINT) AS held_max_bytes,
-  CAST(avg(held_bytes) AS DOUBLE) AS held_mean_bytes,
-  CAST(max(held_bytes + in_flight_bytes) AS BIGINT) AS held_in_flight_max_bytes,
-  sum(consumed_bytes) * 1000.0D / ({span_ms}) AS consumed_bytes_per_s,
-  count_if({above}) AS ticks_above_bound
-FROM (SELECT *, CAST(time_ms div {window_ms} AS INT) AS window FROM {{memory}})
-GROUP BY window"""
-# Gaps and islands: each fetch in which the partition was not starved opens a run id that
-# the starved fetches after it share; a run's length is its number of starved fetches.
-_STREAKS = """WITH runs AS (
-  SELECT partition, starved, sum(1 - starved) OVER (PARTITION BY partition ORDER BY fetch_id
-    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run
-  FROM (SELECT partition, fetch_id, IF(lag_bytes > 0 AND complete_bytes = 0, 1, 0) AS starved
-        FROM {fetches}))
-SELECT CAST(partition AS INT) AS partition, max(length) AS longest_starvation_fetches,
-  sum(length) AS starved_fetches, sum(fetches) AS fetches
-FROM (SELECT partition, CAST(sum(starved) AS BIGINT) AS length, count(1) AS fetches
-      FROM runs GROUP BY partition, run)
-GROUP BY partition"""
-
-
-def _per_window_query(with_lag: bool) -> str:
-    """Fairness per window (plus the lag curve, for the hot path) in one pass over ranked rows."""
-    names = [_JAIN if c == "jain_index" else c for c in FAIRNESS]
-    if with_lag:
-        names += [c for c in LAG_OVER_TIME if c not in FAIRNESS]
-    aggs = _FAIRNESS_AGGS + (f",{_LAG_AGGS}" if with_lag else "")
-    return f"""WITH {_RANKED.format(src="{windows}")}
-SELECT {", ".join(names)}
-FROM (SELECT CAST(window AS INT) AS window, {aggs} FROM ranked GROUP BY window)"""
-
-
-def _require_meta(meta: dict[str, Any], keys: Iterable[str], windows: int | None = None) -> None:
-    """ValueError unless ``trace.meta`` has ``keys`` (and ``windows``, if given, is > 0)."""
-    for key in keys:
-        if key not in meta:
-            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
-    if windows is not None and windows <= 0:
-        raise ValueError(f"'windows' must be > 0: {windows}")
-
-
-def _require(columns: Iterable[str], needed: Iterable[str], table: str) -> None:
-    have = set(columns)
-    for name in needed:
-        if name not in have:
-            raise ValueError(f"{table} table is missing column {name!r}; it has {sorted(have)}")
-
-
-def spark_schema(pdf: pd.DataFrame) -> StructType:
-    """The Spark schema for a pandas frame's dtypes (int32 -> int, int64 -> bigint, ...)."""
-    from pyspark.sql import types as T
-
-    fields = []
-    for name, dtype in pdf.dtypes.items():
-        kind = _SPARK_TYPES.get(str(dtype).lower())
-        if kind is None:
-            raise ValueError(f"column {name!r} has dtype {dtype}: kipviz cannot send it to Spark")
-        fields.append(T.StructField(str(name), getattr(T, kind)(), nullable=True))
-    return T.StructType(fields)
-
-
-def to_spark(spark: SparkSession, pdf: pd.DataFrame) -> DataFrame:
-    """Send a pandas trace table to Spark through Arrow with a schema taken from its dtypes.
-
-    The explicit schema keeps int32 and int64 apart and lets empty tables through. A table of
-    more than ``LOCAL_RELATION_ROWS`` rows becomes an Arrow-backed RDD, decoded in the tasks,
-    rather than a ``LocalRelation`` held in the plan: the optimizer evaluates projections over a
-    LocalRelation row by row (``ConvertToLocalRelation``) and every rule that walks the plan
-    walks its rows, which on an 80k-row table cost more than running the job.
-    """
-    schema = spark_schema(pdf)
-    if len(pdf) <= LOCAL_RELATION_ROWS:
-        return spark.createDataFrame(pdf, schema=schema)
-    with _arrow_rdd(spark):
-        return spark.createDataFrame(pdf, schema=schema)
-
-
-@contextmanager
-def _arrow_rdd(spark: SparkSession) -> Iterator[None]:
-    """Make ``createDataFrame`` from pandas build an Arrow RDD (classic Spark 4 sessions; older
-    Spark always does, and Spark Connect sends its own local relation)."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
-        yield
-        return
-    old = spark.conf.get(_ARROW_LOCAL_RELATION_THRESHOLD, None)
-    spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, "0")
-    try:
-        yield
-    finally:
-        if old is None:
-            spark.conf.unset(_ARROW_LOCAL_RELATION_THRESHOLD)
-        else:
-            spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, old)
-
-
-def _window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
-    """``window_ms`` and the ``span_ms`` a per-second rate divides by, for windowed tick queries:
-    ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window)."""
-    if window_ms <= 0:
-        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
-    if tick_ms is not None and tick_ms <= 0:
-        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
-    return {"window_ms": int(window_ms),
-            "span_ms": f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms)}
-
-
-def _sql(df: DataFrame, query: str, **frames: Any) -> DataFrame:
-    return df.sparkSession.sql(query, **frames)
-
-
-def _union_all(parts: Sequence[tuple[str, Iterable[str]]]) -> str:
-    """One SQL text for several small result queries, so one job computes and collects them:
-    their UNION ALL, each branch tagged ``_part`` = its place in ``parts`` and given every
-    column of the others as NULL. ``parts``: (query, its output columns). One text is analysed
-    once; a chain of ``unionByName`` re-analyses the growing plan at every step."""
-    names = [list(columns) for _, columns in parts]
-    every = list(dict.fromkeys(c for columns in names for c in columns))
-    return "\nUNION ALL\n".join(
-        f"SELECT {i} AS _part, "
-        + ", ".join(c if c in columns else f"NULL AS {c}" for c in every)
-        + f" FROM ({query})"
-        for i, ((query, _), columns) in enumerate(zip(parts, names, strict=True))
-    )
-
-
-def _part_table(got: pd.DataFrame, part: int, schema: dict[str, str]) -> pd.DataFrame:
-    """The rows of one ``_union_all`` branch, typed by ``schema`` and sorted by its first column."""
-    rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
-    return rows.sort_values(next(iter(schema)), ignore_index=True)
-
-
 def fair_shares(windows_df: DataFrame) -> DataFrame:
     """Each partition's max-min fair share of the bytes the consumer received in a window.
 
@@ -291,8 +98,8 @@ def fair_shares(windows_df: DataFrame) -> DataFrame:
     Only rows with demand are returned. Columns: window, partition, demand_bytes,
     delivered_bytes, fair_share_bytes, x.
     """
-    _require(windows_df.columns, SHARES_INPUT, "windows")
-    return _sql(windows_df, _FAIR_SHARES, windows=windows_df)
+    require_columns(windows_df.columns, SHARES_INPUT, "windows")
+    return run_sql(windows_df, FAIR_SHARES, windows=windows_df)
 
 
 def fairness(windows_df: DataFrame) -> DataFrame:
@@ -306,8 +113,8 @@ def fairness(windows_df: DataFrame) -> DataFrame:
     batch all window; max_starvation_streak is the longest run of starved fetches ending in the
     window, over its partitions. Columns: see FAIRNESS.
     """
-    _require(windows_df.columns, FAIRNESS_INPUT, "windows")
-    return _sql(windows_df, _per_window_query(with_lag=False), windows=windows_df)
+    require_columns(windows_df.columns, FAIRNESS_INPUT, "windows")
+    return run_sql(windows_df, per_window_query(with_lag=False), windows=windows_df)
 
 
 def lag_over_time(windows_df: DataFrame) -> DataFrame:
@@ -316,8 +123,8 @@ def lag_over_time(windows_df: DataFrame) -> DataFrame:
     total lag. A p99 that grows while the p50 stays flat means a few partitions are being left
     behind. Columns: see LAG_OVER_TIME.
     """
-    _require(windows_df.columns, LAG_INPUT, "windows")
-    return _sql(windows_df, _LAG_OVER_TIME, windows=windows_df)
+    require_columns(windows_df.columns, LAG_INPUT, "windows")
+    return run_sql(windows_df, LAG_OVER_TIME_SQL, windows=windows_df)
 
 
 def lag_by_partition(windows_df: DataFrame) -> DataFrame:
@@ -325,8 +132,8 @@ def lag_by_partition(windows_df: DataFrame) -> DataFrame:
     delivered in total: which partitions the fetch order favoured. Columns: see
     LAG_BY_PARTITION.
     """
-    _require(windows_df.columns, LAG_INPUT, "windows")
-    return _sql(windows_df, _LAG_BY_PARTITION, windows=windows_df)
+    require_columns(windows_df.columns, LAG_INPUT, "windows")
+    return run_sql(windows_df, LAG_BY_PARTITION_SQL, windows=windows_df)
 
 
 def memory_curve(
@@ -345,12 +152,12 @@ def memory_curve(
     ticks_above_bound counts ticks with held_bytes > ``bound_bytes`` (0 without a bound).
     Columns: see MEMORY.
     """
-    _require(memory_df.columns, MEMORY_INPUT, "memory")
-    query = _MEMORY.format(
-        **_window_args(window_ms, tick_ms),
+    require_columns(memory_df.columns, MEMORY_INPUT, "memory")
+    query = MEMORY_SQL.format(
+        **window_args(window_ms, tick_ms),
         above="false" if bound_bytes is None else f"held_bytes > {int(bound_bytes)}",
     )
-    return _sql(memory_df, query, memory=memory_df)
+    return run_sql(memory_df, query, memory=memory_df)
 
 
 def bound_exceedance(memory_df: DataFrame, bound_bytes: int) -> float:
@@ -359,9 +166,9 @@ def bound_exceedance(memory_df: DataFrame, bound_bytes: int) -> float:
     Against ``kip74_bound_bytes`` it should be 0: a positive share means the analytic bound
     was broken. NaN for an empty trace. Runs one Spark job.
     """
-    _require(memory_df.columns, ("held_bytes",), "memory")
+    require_columns(memory_df.columns, ("held_bytes",), "memory")
     query = f"SELECT avg(IF(held_bytes > {int(bound_bytes)}, 1.0D, 0.0D)) FROM {{memory}}"
-    row = _sql(memory_df, query, memory=memory_df).first()
+    row = run_sql(memory_df, query, memory=memory_df).first()
     return float("nan") if row is None or row[0] is None else float(row[0])
 
 
@@ -373,8 +180,8 @@ def starvation_streaks(fetches_df: DataFrame) -> DataFrame:
     in which it got bytes, or had no data, ends a run. Reads the full-resolution ``fetches``
     table, so it is for batch reports, not slider updates. Columns: see STREAKS.
     """
-    _require(fetches_df.columns, FETCHES_INPUT, "fetches")
-    return _sql(fetches_df, _STREAKS, fetches=fetches_df)
+    require_columns(fetches_df.columns, FETCHES_INPUT, "fetches")
+    return run_sql(fetches_df, STREAKS_SQL, fetches=fetches_df)
 
 
 @dataclass(frozen=True)
@@ -411,10 +218,10 @@ def consumer_curves(spark: SparkSession, trace: Any) -> ConsumerCurves:
     from pyspark.sql import functions as F
 
     meta = trace.meta
-    _require_meta(meta, META_KEYS)
+    require_meta(meta, META_KEYS)
     window_cols = list(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
-    _require(trace.windows.columns, window_cols, "windows")
-    _require(trace.memory.columns, MEMORY_INPUT, "memory")
+    require_columns(trace.windows.columns, window_cols, "windows")
+    require_columns(trace.memory.columns, MEMORY_INPUT, "memory")
     windows = to_spark(spark, trace.windows[window_cols])
     if len(trace.windows) <= SMALL_ROWS:
         windows = windows.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
@@ -422,7 +229,7 @@ def consumer_curves(spark: SparkSession, trace: Any) -> ConsumerCurves:
     kip74 = int(meta["kip74_bound_bytes"])
     window_ms, tick_ms = int(meta["window_ms"]), int(meta["tick_ms"])
     parts = [
-        _sql(windows, _per_window_query(with_lag=True), windows=windows),
+        run_sql(windows, per_window_query(with_lag=True), windows=windows),
         lag_by_partition(windows),
         memory_curve(memory, window_ms, tick_ms=tick_ms, bound_bytes=kip74),
     ]

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import (
-    _part_table,
-    _require,
-    _require_meta,
-    _sql,
-    _union_all,
-    _window_args,
-    to_spark,
+from kipviz.curves import to_spark
+from kipviz.curves.sql import (
+    part_table,
+    require_columns,
+    require_meta,
+    run_sql,
+    union_all,
+    window_args,
 )
 
 if TYPE_CHECKING:
@@ -130,9 +130,9 @@ def pool_memory_curve(ticks_df: DataFrame, window_ms: int, *,
     ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window), else over
     ``window_ms``. Columns: see POOL_MEMORY.
     """
-    _require(ticks_df.columns, TICKS_INPUT, "ticks")
-    query = _POOL_MEMORY.format(**_window_args(window_ms, tick_ms))
-    return _sql(ticks_df, query, ticks=ticks_df)
+    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    query = _POOL_MEMORY.format(**window_args(window_ms, tick_ms))
+    return run_sql(ticks_df, query, ticks=ticks_df)
 
 
 def request_waits(requests_df: DataFrame) -> DataFrame:
@@ -143,16 +143,16 @@ def request_waits(requests_df: DataFrame) -> DataFrame:
     as numpy), max and mean wait in ms (NaN when none was read). Columns: see REQUEST_WAITS;
     :func:`wait_summary` gives the same over all requests.
     """
-    _require(requests_df.columns, REQUESTS_INPUT, "requests")
-    return _sql(requests_df, _REQUEST_WAITS.format(requests="{requests}"), requests=requests_df)
+    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    return run_sql(requests_df, _REQUEST_WAITS.format(requests="{requests}"), requests=requests_df)
 
 
 def wait_summary(requests_df: DataFrame) -> DataFrame:
     """One row: the waits of :func:`request_waits` over all requests of all connections, and
     the number of connections that sent any. Columns: see WAIT_SUMMARY.
     """
-    _require(requests_df.columns, REQUESTS_INPUT, "requests")
-    return _sql(requests_df, _WAIT_SUMMARY.format(requests="{requests}"), requests=requests_df)
+    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    return run_sql(requests_df, _WAIT_SUMMARY.format(requests="{requests}"), requests=requests_df)
 
 
 def _fairness_query(tick_ms: int, end_ms: int | None) -> str:
@@ -176,10 +176,10 @@ def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
     A few starved connections lower the index only by about their share: read it beside the
     per-connection p99 of :func:`request_waits`.
     """
-    _require(requests_df.columns, REQUESTS_INPUT, "requests")
+    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
     if tick_ms <= 0:
         raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
-    return _sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
+    return run_sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
 
 
 def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFrame:
@@ -190,11 +190,11 @@ def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFr
     keep the pool busy a large one can wait for ever; a non-strict pool lets it through as soon
     as anything is available. Columns: see LARGE_STARVATION.
     """
-    _require(requests_df.columns, REQUESTS_INPUT, "requests")
+    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
     if large_bytes <= 0:
         raise ValueError(f"'large_bytes' must be > 0: {large_bytes}")
     query = _LARGE.format(requests="{requests}", large_bytes=int(large_bytes))
-    return _sql(requests_df, query, requests=requests_df)
+    return run_sql(requests_df, query, requests=requests_df)
 
 
 @dataclass(frozen=True)
@@ -257,9 +257,9 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     would read the requests once but cost a shuffle: their Expand loses the single partition).
     """
     meta = trace.meta
-    _require_meta(meta, META_KEYS, windows)
-    _require(trace.ticks.columns, TICKS_INPUT, "ticks")
-    _require(trace.requests.columns, REQUESTS_INPUT, "requests")
+    require_meta(meta, META_KEYS, windows)
+    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
+    require_columns(trace.requests.columns, REQUESTS_INPUT, "requests")
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
     large = int(large_bytes if large_bytes is not None
@@ -269,17 +269,17 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     if len(trace.requests) <= SMALL_ROWS:
         requests = requests.coalesce(1)
     parts = [
-        (_POOL_MEMORY.format(**_window_args(window_ms, tick_ms)), POOL_MEMORY),
+        (_POOL_MEMORY.format(**window_args(window_ms, tick_ms)), POOL_MEMORY),
         (_REQUEST_WAITS, REQUEST_WAITS),
         (_ALL_WAITS, _WAIT_STATS),
         (_LARGE.format(requests="{requests}", large_bytes=large), LARGE_STARVATION),
         (_fairness_query(tick_ms, n_ticks * tick_ms), WAIT_FAIRNESS),
     ]
-    query = _union_all(parts)
-    got = cast(pd.DataFrame, _sql(ticks, query, ticks=ticks, requests=requests).toPandas())
+    query = union_all(parts)
+    got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, requests=requests).toPandas())
 
     def table(part: int, schema: dict[str, str]) -> pd.DataFrame:
-        return _part_table(got, part, schema)
+        return part_table(got, part, schema)
 
     fair_row = table(4, WAIT_FAIRNESS)
     per_connection = table(1, REQUEST_WAITS)

@@ -23,17 +23,9 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import (
-    FAIRNESS,
-    FAIRNESS_INPUT,
-    _part_table,
-    _per_window_query,
-    _require,
-    _sql,
-    _union_all,
-    _window_args,
-    to_spark,
-)
+from kipviz.curves import FAIRNESS_INPUT, to_spark
+from kipviz.curves.consumer_sql import FAIRNESS, per_window_query
+from kipviz.curves.sql import part_table, require_columns, run_sql, union_all, window_args
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -133,9 +125,9 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurve
     n_windows = int(first.windows["window"].max()) + 1 if len(first.windows) else 1
     ticks, windows, beats = [], [], []
     for mode, trace in enumerate(traces.values()):
-        _require(trace.windows.columns, FAIRNESS_INPUT, "windows")
+        require_columns(trace.windows.columns, FAIRNESS_INPUT, "windows")
         both = trace.memory.join(trace.buffer.drop(columns="time_ms"))
-        _require(both.columns, TICKS_INPUT, "memory and buffer")
+        require_columns(both.columns, TICKS_INPUT, "memory and buffer")
         ticks.append(both[list(TICKS_INPUT)].assign(mode=np.int32(mode)))
         w = trace.windows[list(FAIRNESS_INPUT)].copy()
         w["window"] = (mode * n_windows + w["window"]).astype(np.int32)
@@ -151,22 +143,22 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurve
     heartbeats = pd.concat(beats, ignore_index=True)
     heartbeats_df = to_spark(spark, heartbeats).coalesce(1)
     parts = [
-        (_MEMORY.format(**_window_args(window_ms, tick_ms)), BUFFER_MEMORY),
-        (_per_window_query(with_lag=False), FAIRNESS),
+        (_MEMORY.format(**window_args(window_ms, tick_ms)), BUFFER_MEMORY),
+        (per_window_query(with_lag=False), FAIRNESS),
         (_TICK_SUMMARY.format(tick_ms=tick_ms), {c: BUFFER_SUMMARY[c] for c in _TICK_COLUMNS}),
         (_HEARTBEATS, _HEARTBEAT_COLUMNS),
     ]
-    got = cast(pd.DataFrame, _sql(ticks_df, _union_all(parts), ticks=ticks_df,
+    got = cast(pd.DataFrame, run_sql(ticks_df, union_all(parts), ticks=ticks_df,
                                   windows=windows_df, heartbeats=heartbeats_df).toPandas())
-    fair = _part_table(got, 1, FAIRNESS)
+    fair = part_table(got, 1, FAIRNESS)
     fair.insert(0, "mode", (fair["window"] // n_windows).astype(np.int32))
     fair["window"] = (fair["window"] % n_windows).astype(np.int32)
     fair = fair.sort_values(["mode", "window"], ignore_index=True)
-    memory = _part_table(got, 0, BUFFER_MEMORY).sort_values(["mode", "window"], ignore_index=True)
+    memory = part_table(got, 0, BUFFER_MEMORY).sort_values(["mode", "window"], ignore_index=True)
     # the per-mode summary joins three tiny results: a join in Spark would cost a shuffle each
     jain = fair.groupby("mode")["jain_index"].agg(min_jain_index="min", mean_jain_index="mean")
-    summary = (_part_table(got, 2, {c: BUFFER_SUMMARY[c] for c in _TICK_COLUMNS})
-               .merge(_part_table(got, 3, _HEARTBEAT_COLUMNS), on="mode", how="left")
+    summary = (part_table(got, 2, {c: BUFFER_SUMMARY[c] for c in _TICK_COLUMNS})
+               .merge(part_table(got, 3, _HEARTBEAT_COLUMNS), on="mode", how="left")
                .merge(jain.reset_index(), on="mode", how="left")
                .fillna({"heartbeats": 0, "max_heartbeat_delay_ms": 0})
                .astype(BUFFER_SUMMARY)[list(BUFFER_SUMMARY)])

@@ -34,15 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import (
-    _part_table,
-    _require,
-    _require_meta,
-    _sql,
-    _union_all,
-    _window_args,
-    to_spark,
-)
+from kipviz.curves import to_spark
 from kipviz.curves._reassignment_sql import (
     _MOVE,
     _PARTITIONS_MOVE,
@@ -59,6 +51,14 @@ from kipviz.curves._reassignment_sql import (
     _partitions_summary_query,
     _quota_window_ms,
     _ticks_summary_query,
+)
+from kipviz.curves.sql import (
+    part_table,
+    require_columns,
+    require_meta,
+    run_sql,
+    union_all,
+    window_args,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS, scheduled_move_time_s
 
@@ -90,8 +90,8 @@ def throttle_curve(ticks_df: DataFrame, window_ms: int, *, tick_ms: int | None =
     moved_end_bytes: bytes appended by then; client_left_min / _mean: the client bandwidth left
     (N - IN/R - bytes sent per second of each tick). Columns: see THROTTLE.
     """
-    _require(ticks_df.columns, TICKS_INPUT, "ticks")
-    return _sql(ticks_df, _THROTTLE.format(**_window_args(window_ms, tick_ms)), ticks=ticks_df)
+    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    return run_sql(ticks_df, _THROTTLE.format(**window_args(window_ms, tick_ms)), ticks=ticks_df)
 
 
 def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
@@ -106,10 +106,10 @@ def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
     caught_up_bytes / (T - (F + 1) x IN). The last partition to catch up has the move time of
     the whole move. Columns: see CATCH_UP.
     """
-    _require(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
     _check_rates(throttle_bytes_per_s, bytes_in_per_s)
     query = _catch_up_query(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
-    return _sql(partitions_df, query, partitions=partitions_df)
+    return run_sql(partitions_df, query, partitions=partitions_df)
 
 
 def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_bytes_per_s: float,
@@ -126,8 +126,8 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
     the quota); client_left_moving_mean / _min: client bandwidth left over the ticks that ended
     with SumReplicaLag > 0 (NaN if none). Columns: see MOVE.
     """
-    _require(ticks_df.columns, TICKS_INPUT, "ticks")
-    _require(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
     _check_rates(throttle_bytes_per_s, bytes_in_per_s)
     query = _MOVE.format(
         columns=", ".join(MOVE),
@@ -135,7 +135,7 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
         ticks_summary=_ticks_summary_query(_quota_window_ms(quota_window_s),
                                            throttle_bytes_per_s),
     )
-    return _sql(ticks_df, query, ticks=ticks_df, partitions=partitions_df)
+    return run_sql(ticks_df, query, ticks=ticks_df, partitions=partitions_df)
 
 
 @dataclass(frozen=True)
@@ -215,12 +215,12 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     stays in one Spark task, so there is no shuffle.
     """
     meta = trace.meta
-    _require_meta(meta, META_KEYS, windows)
+    require_meta(meta, META_KEYS, windows)
     if quota_window_s is None:
         quota_window_s = meta.get("window_size_s") or REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
     quota_window_ms = _quota_window_ms(quota_window_s)
-    _require(trace.ticks.columns, TICKS_INPUT, "ticks")
-    _require(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
+    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
+    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = quota_window_ms * max(1, math.ceil(n_ticks * tick_ms / (windows * quota_window_ms)))
     t, inbound = float(meta["throttle_bytes_per_s"]), float(meta["bytes_in_per_s"])
@@ -228,28 +228,28 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
     partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
     parts = [
-        (_THROTTLE.format(**_window_args(window_ms, tick_ms)), THROTTLE),
+        (_THROTTLE.format(**window_args(window_ms, tick_ms)), THROTTLE),
         (_catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
         (_partitions_summary_query(t, inbound), _PARTITIONS_MOVE),
         (_ticks_summary_query(quota_window_ms, t), _TICKS_MOVE),
     ]
-    query = _union_all(parts)
-    got = cast(pd.DataFrame, _sql(ticks, query, ticks=ticks, partitions=partitions).toPandas())
-    move = pd.concat([_part_table(got, 2, _PARTITIONS_MOVE),
-                      _part_table(got, 3, _TICKS_MOVE)], axis=1)  # fmt: skip
+    query = union_all(parts)
+    got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, partitions=partitions).toPandas())
+    move = pd.concat([part_table(got, 2, _PARTITIONS_MOVE),
+                      part_table(got, 3, _TICKS_MOVE)], axis=1)  # fmt: skip
 
     def rate(key: str) -> float | None:
         return None if meta[key] is None else float(meta[key])
 
     network, r = float(meta["network_bytes_per_s"]), int(meta["replication_factor"])
-    catch_up = _part_table(got, 1, CATCH_UP)
+    catch_up = part_table(got, 1, CATCH_UP)
     if meta.get("throttle_schedule"):  # the planned line follows the schedule's net rates
         steps = tuple(tuple(step) for step in meta["catch_up_schedule"])
         catch_up["planned_move_time_s"] = [
             scheduled_move_time_s(b, steps) if b == b else math.nan  # NaN: never caught up
             for b in catch_up["caught_up_bytes"]]
     return ReassignmentCurves(
-        windows=_part_table(got, 0, THROTTLE),
+        windows=part_table(got, 0, THROTTLE),
         catch_up=catch_up,
         move=move[list(MOVE)],
         window_ms=window_ms,

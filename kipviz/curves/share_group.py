@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import _part_table, _require, _sql, _union_all, to_spark
+from kipviz.curves import to_spark
+from kipviz.curves.sql import part_table, require_columns, run_sql, union_all
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -168,9 +169,9 @@ def share_group_curves(spark: SparkSession, trace: Any, *, windows: int = 20) ->
     """Fairness, in-flight, latency and memory curves of a share-group trace, one Spark job."""
     meta = dict(trace.meta)
     window_ms = window_ms_of(meta, windows)
-    _require(trace.consumers.columns, CONSUMERS_INPUT, "consumers")
-    _require(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
-    _require(trace.deliveries.columns, DELIVERIES_INPUT, "deliveries")
+    require_columns(trace.consumers.columns, CONSUMERS_INPUT, "consumers")
+    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
+    require_columns(trace.deliveries.columns, DELIVERIES_INPUT, "deliveries")
     consumers = to_spark(spark, trace.consumers[list(CONSUMERS_INPUT)]).coalesce(1)
     partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
     deliveries = to_spark(spark, trace.deliveries[list(DELIVERIES_INPUT)]).coalesce(1)
@@ -178,16 +179,16 @@ def share_group_curves(spark: SparkSession, trace: Any, *, windows: int = 20) ->
     parts = [(_FAIRNESS.format(**args), SHARE_FAIRNESS), (_IN_FLIGHT.format(**args),
              SHARE_IN_FLIGHT), (_DELIVERIES.format(**args), _DELIVERED),
              (_LATENCY.format(**args), SHARE_LATENCY), (_MEMORY, SHARE_MEMORY)]
-    got = cast(pd.DataFrame, _sql(consumers, _union_all(parts), consumers=consumers,
+    got = cast(pd.DataFrame, run_sql(consumers, union_all(parts), consumers=consumers,
                                   partitions=partitions, deliveries=deliveries).toPandas())
-    fair = _part_table(got, 0, SHARE_FAIRNESS).sort_values(["group", "window"], ignore_index=True)
-    in_flight = (_part_table(got, 1, SHARE_IN_FLIGHT)
-                 .merge(_part_table(got, 2, _DELIVERED), on="window", how="left")
+    fair = part_table(got, 0, SHARE_FAIRNESS).sort_values(["group", "window"], ignore_index=True)
+    in_flight = (part_table(got, 1, SHARE_IN_FLIGHT)
+                 .merge(part_table(got, 2, _DELIVERED), on="window", how="left")
                  .fillna({c: 0 for c in _DELIVERED})
                  .astype({c: "int64" for c in _DELIVERED if c != "window"}))
     return ShareGroupCurves(fairness=fair, in_flight=in_flight,
-                            latency=_part_table(got, 3, SHARE_LATENCY),
-                            memory=_part_table(got, 4, SHARE_MEMORY), meta=meta)
+                            latency=part_table(got, 3, SHARE_LATENCY),
+                            memory=part_table(got, 4, SHARE_MEMORY), meta=meta)
 
 
 def share_scaling(spark: SparkSession, traces: Mapping[int, Any]) -> pd.DataFrame:
@@ -200,11 +201,11 @@ def share_scaling(spark: SparkSession, traces: Mapping[int, Any]) -> pd.DataFram
         raise ValueError(f"traces must share tick_ms: {sorted(ticks)}")
     frames = []
     for size, trace in traces.items():
-        _require(trace.consumers.columns, CONSUMERS_INPUT, "consumers")
+        require_columns(trace.consumers.columns, CONSUMERS_INPUT, "consumers")
         frames.append(trace.consumers[["group", "consumer", "processed"]]
                       .assign(group_size=np.int32(size)))
     df = to_spark(spark, pd.concat(frames, ignore_index=True)).coalesce(1)
-    got = cast(pd.DataFrame, _sql(df, _SCALING.format(tick_ms=ticks.pop()),
+    got = cast(pd.DataFrame, run_sql(df, _SCALING.format(tick_ms=ticks.pop()),
                                   consumers=df).toPandas())
     return got.astype(SHARE_SCALING)[list(SHARE_SCALING)].sort_values(
         ["group", "consumers"], ignore_index=True)

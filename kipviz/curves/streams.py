@@ -22,17 +22,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import (
-    _FAIRNESS_AGGS,
-    _JAIN,
-    _RANKED,
-    _part_table,
-    _require,
-    _require_meta,
-    _sql,
-    _union_all,
-    _window_args,
-    to_spark,
+from kipviz.curves import to_spark
+from kipviz.curves.consumer_sql import FAIRNESS_AGGS, JAIN, RANKED
+from kipviz.curves.sql import (
+    part_table,
+    require_columns,
+    require_meta,
+    run_sql,
+    union_all,
+    window_args,
 )
 
 if TYPE_CHECKING:
@@ -132,8 +130,8 @@ FROM {partitions} GROUP BY partition"""
 
 def _fairness_query(window_ms: int) -> str:
     src = _THREAD_DEMAND.format(window_ms=int(window_ms))
-    return _THREAD_FAIRNESS.format(ranked=_RANKED.format(src=src), jain=_JAIN,
-                                   aggs=_FAIRNESS_AGGS)
+    return _THREAD_FAIRNESS.format(ranked=RANKED.format(src=src), jain=JAIN,
+                                   aggs=FAIRNESS_AGGS)
 
 
 def thread_memory_curve(threads_df: DataFrame, window_ms: int) -> DataFrame:
@@ -146,9 +144,9 @@ def thread_memory_curve(threads_df: DataFrame, window_ms: int) -> DataFrame:
     processed_records in the window; stalled: it processed nothing all window although it had
     records buffered or on the broker at every tick. Columns: see THREAD_MEMORY.
     """
-    _require(threads_df.columns, THREADS_INPUT, "threads")
-    query = _THREAD_MEMORY.format(**_window_args(window_ms, None))
-    return _sql(threads_df, query, threads=threads_df)
+    require_columns(threads_df.columns, THREADS_INPUT, "threads")
+    query = _THREAD_MEMORY.format(**window_args(window_ms, None))
+    return run_sql(threads_df, query, threads=threads_df)
 
 
 def instance_memory_curve(ticks_df: DataFrame, window_ms: int, *,
@@ -161,9 +159,9 @@ def instance_memory_curve(ticks_df: DataFrame, window_ms: int, *,
     or waiting on the broker) and the lag left at the window's last tick. Columns: see
     INSTANCE_MEMORY.
     """
-    _require(ticks_df.columns, TICKS_INPUT, "ticks")
-    query = _INSTANCE_MEMORY.format(**_window_args(window_ms, tick_ms))
-    return _sql(ticks_df, query, ticks=ticks_df)
+    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    query = _INSTANCE_MEMORY.format(**window_args(window_ms, tick_ms))
+    return run_sql(ticks_df, query, ticks=ticks_df)
 
 
 def thread_fairness(threads_df: DataFrame, window_ms: int) -> DataFrame:
@@ -172,8 +170,8 @@ def thread_fairness(threads_df: DataFrame, window_ms: int) -> DataFrame:
     the others were paused from. starved_threads had work and processed nothing. jain_index is
     null (NaN) in a window where no thread had work. Columns: see THREAD_FAIRNESS.
     """
-    _require(threads_df.columns, THREADS_INPUT, "threads")
-    return _sql(threads_df, _fairness_query(window_ms), threads=threads_df)
+    require_columns(threads_df.columns, THREADS_INPUT, "threads")
+    return run_sql(threads_df, _fairness_query(window_ms), threads=threads_df)
 
 
 def partition_memory(partitions_df: DataFrame) -> DataFrame:
@@ -182,8 +180,8 @@ def partition_memory(partitions_df: DataFrame) -> DataFrame:
     hold memory (under ``buffered.records.per.partition``, the ones with big records).
     record_bytes is 0 for a partition that never held a record. Columns: see PARTITION_MEMORY.
     """
-    _require(partitions_df.columns, PARTITIONS_INPUT, "partitions")
-    return _sql(partitions_df, _PARTITION_MEMORY, partitions=partitions_df)
+    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    return run_sql(partitions_df, _PARTITION_MEMORY, partitions=partitions_df)
 
 
 @dataclass(frozen=True)
@@ -241,29 +239,29 @@ def streams_curves(spark: SparkSession, trace: Any, *, windows: int = 100) -> St
     tick_ms``. The four results are one SQL text (a UNION ALL) collected once through Arrow.
     """
     meta = trace.meta
-    _require_meta(meta, META_KEYS, windows)
-    _require(trace.threads.columns, THREADS_INPUT, "threads")
-    _require(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
-    _require(trace.ticks.columns, TICKS_INPUT, "ticks")
+    require_meta(meta, META_KEYS, windows)
+    require_columns(trace.threads.columns, THREADS_INPUT, "threads")
+    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
+    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
     threads = to_spark(spark, trace.threads[list(THREADS_INPUT)]).coalesce(1)
     partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
     ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
     parts = [
-        (_THREAD_MEMORY.format(**_window_args(window_ms, None)), THREAD_MEMORY),
-        (_INSTANCE_MEMORY.format(**_window_args(window_ms, tick_ms)), INSTANCE_MEMORY),
+        (_THREAD_MEMORY.format(**window_args(window_ms, None)), THREAD_MEMORY),
+        (_INSTANCE_MEMORY.format(**window_args(window_ms, tick_ms)), INSTANCE_MEMORY),
         (_fairness_query(window_ms), THREAD_FAIRNESS),
         (_PARTITION_MEMORY, PARTITION_MEMORY),
     ]
-    got = cast(pd.DataFrame, _sql(threads, _union_all(parts), threads=threads,
+    got = cast(pd.DataFrame, run_sql(threads, union_all(parts), threads=threads,
                                   partitions=partitions, ticks=ticks).toPandas())
-    thread_memory = _part_table(got, 0, THREAD_MEMORY)
+    thread_memory = part_table(got, 0, THREAD_MEMORY)
     return StreamsCurves(
         thread_memory=thread_memory.sort_values(["window", "thread"], ignore_index=True),
-        instance_memory=_part_table(got, 1, INSTANCE_MEMORY),
-        fairness=_part_table(got, 2, THREAD_FAIRNESS),
-        partitions=_part_table(got, 3, PARTITION_MEMORY),
+        instance_memory=part_table(got, 1, INSTANCE_MEMORY),
+        fairness=part_table(got, 2, THREAD_FAIRNESS),
+        partitions=part_table(got, 3, PARTITION_MEMORY),
         policy=str(meta["policy"]),
         input_buffer_max_bytes=int(meta["input_buffer_max_bytes"]),
         bytes_bound_bytes=int(meta["bytes_bound_bytes"]),
@@ -287,7 +285,7 @@ def bound_sweep(spark: SparkSession, traces: dict[tuple[str, int], Any]) -> pd.D
         raise ValueError("bound_sweep needs at least one trace")
     frames, rows = [], []
     for run, ((policy, value), trace) in enumerate(traces.items()):
-        _require(trace.ticks.columns, TICKS_INPUT, "ticks")
+        require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
         frames.append(trace.ticks[list(TICKS_INPUT)].assign(run=run))
         sizes = trace.meta["record_bytes"]
         rows.append({"run": run, "policy": policy, "value_bytes": int(value),
@@ -295,7 +293,7 @@ def bound_sweep(spark: SparkSession, traces: dict[tuple[str, int], Any]) -> pd.D
                      "records_bound_bytes": int(trace.meta["records_bound_bytes"]),
                      "bytes_bound_bytes": int(trace.meta["bytes_bound_bytes"])})
     df = to_spark(spark, pd.concat(frames, ignore_index=True))
-    got = cast(pd.DataFrame, _sql(df, _SWEEP, ticks=df).toPandas())
+    got = cast(pd.DataFrame, run_sql(df, _SWEEP, ticks=df).toPandas())
     table = pd.DataFrame(rows).merge(got.astype({"run": "int64"}), on="run")
     table = table.astype({"peak_bytes": "int64", "processed_records": "int64"})
     return table.drop(columns="run").sort_values(["policy", "value_bytes"], ignore_index=True)

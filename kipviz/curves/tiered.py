@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import _part_table, _sql, _union_all, to_spark
+from kipviz.curves import to_spark
+from kipviz.curves.sql import part_table, run_sql, union_all
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -117,13 +118,13 @@ def tiered_curves(spark: SparkSession, traces: Mapping[str, Any], *,
     fetches_df = to_spark(spark, pd.concat(fetches, ignore_index=True)).coalesce(1)
     parts = [(_THROUGHPUT.format(window_ms=window_ms), TIERED_THROUGHPUT),
              (_LATENCY, TIERED_LATENCY), (_SUMMARY, TIERED_SUMMARY)]
-    got = cast(pd.DataFrame, _sql(deliveries_df, _union_all(parts), deliveries=deliveries_df,
+    got = cast(pd.DataFrame, run_sql(deliveries_df, union_all(parts), deliveries=deliveries_df,
                                   fetches=fetches_df).toPandas())
     return TieredCurves(
         labels=labels,
-        throughput=_part_table(got, 0, TIERED_THROUGHPUT).sort_values(
+        throughput=part_table(got, 0, TIERED_THROUGHPUT).sort_values(
             ["mode", "cls", "window"], ignore_index=True),
-        latency=_part_table(got, 1, TIERED_LATENCY).sort_values(["mode", "cls"],
+        latency=part_table(got, 1, TIERED_LATENCY).sort_values(["mode", "cls"],
                                                                 ignore_index=True),
-        summary=_part_table(got, 2, TIERED_SUMMARY).sort_values("mode", ignore_index=True),
+        summary=part_table(got, 2, TIERED_SUMMARY).sort_values("mode", ignore_index=True),
     )

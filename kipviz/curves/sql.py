@@ -1,0 +1,134 @@
+"""The Spark SQL plumbing every curve module shares: trace tables into Spark, one SQL text for
+several small results, their rows back by part, and the checks on trace tables and meta.
+
+Spark is imported inside the functions (``import kipviz`` stays light).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+__all__ = ["LOCAL_RELATION_ROWS", "part_table", "require_columns", "require_meta", "run_sql",
+           "spark_schema", "to_spark", "union_all", "window_args"]
+
+LOCAL_RELATION_ROWS = 10_000
+_ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
+_SPARK_TYPES = {
+    "int8": "ByteType", "int16": "ShortType", "int32": "IntegerType", "int64": "LongType",
+    "float32": "FloatType", "float64": "DoubleType", "bool": "BooleanType",
+    "boolean": "BooleanType", "object": "StringType", "string": "StringType",
+}  # fmt: skip
+
+# Water-filling (see fair_shares): rank each window's partitions by demand and compute every
+# candidate level; the level is the candidate of the first partition it fits (_fits). Fitting
+# is monotone in the rank, so partitions before that one keep their demand and the rest get
+# the level. Zero-demand rows sort first and change neither the level nor anyone's share.
+
+
+def require_meta(meta: dict[str, Any], keys: Iterable[str], windows: int | None = None) -> None:
+    """ValueError unless ``trace.meta`` has ``keys`` (and ``windows``, if given, is > 0)."""
+    for key in keys:
+        if key not in meta:
+            raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
+    if windows is not None and windows <= 0:
+        raise ValueError(f"'windows' must be > 0: {windows}")
+
+
+def require_columns(columns: Iterable[str], needed: Iterable[str], table: str) -> None:
+    """ValueError unless ``columns`` has every ``needed`` column of trace table ``table``."""
+    have = set(columns)
+    for name in needed:
+        if name not in have:
+            raise ValueError(f"{table} table is missing column {name!r}; it has {sorted(have)}")
+
+
+def spark_schema(pdf: pd.DataFrame) -> StructType:
+    """The Spark schema for a pandas frame's dtypes (int32 -> int, int64 -> bigint, ...)."""
+    from pyspark.sql import types as T
+
+    fields = []
+    for name, dtype in pdf.dtypes.items():
+        kind = _SPARK_TYPES.get(str(dtype).lower())
+        if kind is None:
+            raise ValueError(f"column {name!r} has dtype {dtype}: kipviz cannot send it to Spark")
+        fields.append(T.StructField(str(name), getattr(T, kind)(), nullable=True))
+    return T.StructType(fields)
+
+
+def to_spark(spark: SparkSession, pdf: pd.DataFrame) -> DataFrame:
+    """Send a pandas trace table to Spark through Arrow with a schema taken from its dtypes.
+
+    The explicit schema keeps int32 and int64 apart and lets empty tables through. A table of
+    more than ``LOCAL_RELATION_ROWS`` rows becomes an Arrow-backed RDD, decoded in the tasks,
+    rather than a ``LocalRelation`` held in the plan: the optimizer evaluates projections over a
+    LocalRelation row by row (``ConvertToLocalRelation``) and every rule that walks the plan
+    walks its rows, which on an 80k-row table cost more than running the job.
+    """
+    schema = spark_schema(pdf)
+    if len(pdf) <= LOCAL_RELATION_ROWS:
+        return spark.createDataFrame(pdf, schema=schema)
+    with _arrow_rdd(spark):
+        return spark.createDataFrame(pdf, schema=schema)
+
+
+@contextmanager
+def _arrow_rdd(spark: SparkSession) -> Iterator[None]:
+    """Make ``createDataFrame`` from pandas build an Arrow RDD (classic Spark 4 sessions; older
+    Spark always does, and Spark Connect sends its own local relation)."""
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        yield
+        return
+    old = spark.conf.get(_ARROW_LOCAL_RELATION_THRESHOLD, None)
+    spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, "0")
+    try:
+        yield
+    finally:
+        if old is None:
+            spark.conf.unset(_ARROW_LOCAL_RELATION_THRESHOLD)
+        else:
+            spark.conf.set(_ARROW_LOCAL_RELATION_THRESHOLD, old)
+
+
+def window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
+    """``window_ms`` and the ``span_ms`` a per-second rate divides by, for windowed tick queries:
+    ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window)."""
+    if window_ms <= 0:
+        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
+    if tick_ms is not None and tick_ms <= 0:
+        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
+    return {"window_ms": int(window_ms),
+            "span_ms": f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms)}
+
+
+def run_sql(df: DataFrame, query: str, **frames: Any) -> DataFrame:
+    """``query`` run in ``df``'s session, with ``frames`` as its ``{name}`` tables."""
+    return df.sparkSession.sql(query, **frames)
+
+
+def union_all(parts: Sequence[tuple[str, Iterable[str]]]) -> str:
+    """One SQL text for several small result queries, so one job computes and collects them:
+    their UNION ALL, each branch tagged ``_part`` = its place in ``parts`` and given every
+    column of the others as NULL. ``parts``: (query, its output columns). One text is analysed
+    once; a chain of ``unionByName`` re-analyses the growing plan at every step."""
+    names = [list(columns) for _, columns in parts]
+    every = list(dict.fromkeys(c for columns in names for c in columns))
+    return "\nUNION ALL\n".join(
+        f"SELECT {i} AS _part, "
+        + ", ".join(c if c in columns else f"NULL AS {c}" for c in every)
+        + f" FROM ({query})"
+        for i, ((query, _), columns) in enumerate(zip(parts, names, strict=True))
+    )
+
+
+def part_table(got: pd.DataFrame, part: int, schema: dict[str, str]) -> pd.DataFrame:
+    """The rows of one ``union_all`` branch, typed by ``schema`` and sorted by its first column."""
+    rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
+    return rows.sort_values(next(iter(schema)), ignore_index=True)
