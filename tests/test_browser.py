@@ -37,6 +37,20 @@ FIGURE_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.
         t => [t.name, Array.from(t.x || []), Array.from(t.y || [])])))"""
 
 
+def _wait_for_port(proc: subprocess.Popen, port: int, seconds: float, what: str,
+                   log: Path) -> None:
+    """Return once ``port`` on 127.0.0.1 answers; RuntimeError with ``log`` if ``proc`` exits
+    or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start:\n" + log.read_text(errors="replace"))
+        time.sleep(0.2)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -95,15 +109,7 @@ def voila(tmp_path: Path) -> Iterator[str]:
          "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
         cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("Voila did not start:\n"
-                                   + (tmp_path / "voila.log").read_text(errors="replace"))
-            time.sleep(0.2)
+        _wait_for_port(proc, port, 30, "Voila", tmp_path / "voila.log")
         yield f"http://127.0.0.1:{port}/"
     finally:
         _stop(proc)

@@ -15,16 +15,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _stop
+from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _stop, _wait_for_port
 from tests.test_widget_coverage import DASHBOARDS
 
 pytestmark = pytest.mark.browser
@@ -64,15 +62,7 @@ def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("JupyterLab did not start:\n"
-                                   + (tmp_path / "lab.log").read_text(errors="replace"))
-            time.sleep(0.2)
+        _wait_for_port(proc, port, 60, "JupyterLab", tmp_path / "lab.log")
         yield f"http://127.0.0.1:{port}/lab/tree/dashboards.ipynb?token={token}", "dashboards"
     finally:
         _stop(proc)
