@@ -53,6 +53,18 @@ _FORMULAS = (
      "see kipviz.quota.move_time_s and kipviz.planner.plan_throttle: bytes to move over the "
      "throttle left once the partitions' own traffic is counted; never when that is <= 0",
      "0.10.1 on", "KIP-73, ReassignPartitionsCommand; lesson 4"),
+    ("How many bytes does a share fetch give each partition?",
+     "fetch.max.bytes (the request's MaxBytes) split evenly over the partitions acquired, the "
+     "remainder to one of them (PartitionMaxBytesStrategy.UNIFORM); max.poll.records caps the "
+     "records", "4.1 preview, 4.2 on", "KIP-932; lesson 7"),
+    ("How many records can be in flight on a share partition?",
+     "group.share.partition.max.record.locks (2000) + the largest log batch - 1: acquisition "
+     "runs to the end of a batch", "4.1 preview, 4.2 on", "KIP-932, SharePartition; lesson 7"),
+    ("How much can one fetch read from tiered storage?",
+     "before 4.2 one remote partition per request; from 4.2 several, each charged min("
+     "max.partition.fetch.bytes, what is left of the response limit) up front; the local data "
+     "waits up to remote.fetch.max.wait.ms", "3.6 on (several from 4.2)",
+     "KIP-405, KAFKA-14915, KAFKA-19462, KIP-1018; lesson 8"),
     ("How much input does a Streams thread buffer?",
      "buffered.records.per.partition (1000) records per partition; KIP-770's byte bound "
      "input.buffer.max.bytes / threads was merged twice and reverted twice",

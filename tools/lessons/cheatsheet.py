@@ -9,7 +9,7 @@ CELLS = [
 # Cheat sheet: which limit applies, by Kafka version
 
 One page for the whole course ([the tour](00_tour.ipynb) and lessons
-[1](01_fetch_size_limit.ipynb) to [6](06_sweeps.ipynb); terms in the [glossary](glossary.ipynb)).
+[1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
 Every table below is built by the package (`kipviz.cheatsheet`), from the same declarations the
 simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
 value where Kafka's setting is in bytes; rates are in MB/s.
