@@ -29,6 +29,9 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 START_S = 600  # every dashboard's first run, Spark included, on a busy 2-core machine
+KERNEL_IDLE_JS = """() => { const w = window.jupyterapp.shell.currentWidget;
+    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+    return !!k && k.status === 'idle'; }"""
 FIGURES_JS = """() => Array.from(document.querySelectorAll('.jp-OutputArea .js-plotly-plot'))
     .map(div => JSON.stringify((div.data || []).map(t => [Array.from(t.x || []),
                                                           Array.from(t.y || [])])))"""
@@ -111,13 +114,18 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
                 if handles.count():
                     handles.first.focus()
                     handles.first.press("ArrowLeft")
-            # each moved slider redraws its figure (a move may leave the curves as they were)
+            # every move is a message the kernel handles (a simulation and a Spark job each): wait
+            # until the kernel has been idle for a while, then give the redraws a moment (a move
+            # may leave some curves as they were, so no figure is required to change)
+            for _ in range(2):
+                page.wait_for_timeout(2000)
+                page.wait_for_function(KERNEL_IDLE_JS, timeout=300_000)
             with contextlib.suppress(playwright.TimeoutError):
                 page.wait_for_function(
                     "before => { const now = (" + FIGURES_JS + ")();"
                     " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
-                    arg=before, timeout=300_000)
-            page.wait_for_timeout(5000)  # deltas from the browser, handled by the kernel
+                    arg=before, timeout=10_000)
+            page.wait_for_timeout(3000)  # deltas from the browser, handled by the kernel
             logged = _log_console_text(page)
             text = page.inner_text(".jp-Notebook")
             page.screenshot(path=str(shot), full_page=True)
