@@ -51,6 +51,7 @@ __all__ = [
     "fill_raw_bytes",
     "fill_response",
     "java_hash_order",
+    "largest_response_bytes",
     "next_order",
     "request_partitions",
 ]
@@ -174,6 +175,26 @@ def fill_response(
         complete = int(np.searchsorted(np.cumsum(s), r, side="right")) if s else 0
         out.append(PartitionData(raw_bytes=r, complete_batches=complete))
     return out
+
+
+def largest_response_bytes(partitions: int, brokers: int, response_max_bytes: int,
+                           max_partition_fetch_bytes: int, *, max_batch_bytes: int = 0,
+                           version: int = 3) -> int:
+    """The largest fetch response one broker can send a consumer of ``partitions`` on
+    ``brokers`` (partition p on broker p % brokers).
+
+    Each of the broker's partitions returns at most ``max.partition.fetch.bytes``, and KIP-74
+    (version >= 3) caps the total at the response limit; the first-batch exception can raise
+    either to one whole record batch. Versions <= 2 have no response limit.
+
+    >>> largest_response_bytes(60, 3, 4 * 2**20, 2**20) // 2**20
+    4
+    """
+    per_broker = -(-partitions // brokers)
+    if version <= 2:
+        return per_broker * max_partition_fetch_bytes
+    return min(max(response_max_bytes, max_batch_bytes),
+               per_broker * max(max_partition_fetch_bytes, max_batch_bytes))
 
 
 def consumer_memory_bound_bytes(

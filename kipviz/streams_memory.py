@@ -44,7 +44,13 @@ import pandas as pd
 
 from kipviz._checks import check_int
 from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
-from kipviz.fetch import BROKER_FETCH_MAX_BYTES, CONSUMER_FETCH_MAX_BYTES
+from kipviz.fetch import (
+    BROKER_FETCH_MAX_BYTES,
+    CONSUMER_FETCH_MAX_BYTES,
+    INT32_MAX,
+    effective_response_max_bytes,
+    largest_response_bytes,
+)
 from kipviz.streams_buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
     INPUT_BUFFER_MAX_BYTES,
@@ -55,7 +61,7 @@ from kipviz.streams_buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from kipviz.versions import check_kafka_version, has
+from kipviz.versions import check_kafka_version, fetch_request_version, has
 
 __all__ = [
     "STREAMS_MAX_POLL_RECORDS",
@@ -153,15 +159,16 @@ def _thread_consumer(s: StreamsInstance, kafka_version: str, partitions: int,
     ``fetch.max.bytes``, capped by the broker's from 2.5), and a largest response of at most that
     limit and at most the broker's partitions x ``max.partition.fetch.bytes``.
     """
-    broker = s.broker_fetch_max_bytes if has(kafka_version, "broker_fetch_max_bytes") else None
-    limit = s.fetch_max_bytes if broker is None else min(s.fetch_max_bytes, broker)
-    per_broker = -(-partitions // s.brokers)
+    broker = (s.broker_fetch_max_bytes if has(kafka_version, "broker_fetch_max_bytes")
+              else INT32_MAX)
+    limit = effective_response_max_bytes(s.fetch_max_bytes, broker)
+    largest = largest_response_bytes(partitions, s.brokers, limit, s.max_partition_fetch_bytes,
+                                     version=fetch_request_version(kafka_version))
     return memory_bounds(kafka_version=kafka_version, brokers=s.brokers, partitions=partitions,
                          fetch_max_bytes=limit,
                          max_partition_fetch_bytes=s.max_partition_fetch_bytes,
-                         largest_response_bytes=min(limit,
-                                                    per_broker * s.max_partition_fetch_bytes),
-                         lagging=True, paused_partitions=partitions if paused else 0)
+                         largest_response_bytes=largest, lagging=True,
+                         paused_partitions=partitions if paused else 0)
 
 
 def streams_memory(instance: StreamsInstance, kafka_version: str) -> StreamsMemory:

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,6 +36,14 @@ NOTEBOOK_CELLS = [
 FIGURE_DATA_JS = """() => JSON.stringify(Array.from(document.querySelectorAll('.js-plotly-plot'))
     .map(div => (div.data || []).map(
         t => [t.name, Array.from(t.x || []), Array.from(t.y || [])])))"""
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's headless Chromium through Playwright, with the flags a sandboxed CI needs."""
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run"])
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, seconds: float, what: str,
@@ -127,10 +136,7 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
     shot = ARTIFACTS / f"{request.node.name}.png"
     errors: list[str] = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.on("pageerror", lambda err: errors.append(f"page error: {err}"))

@@ -22,7 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _stop, _wait_for_port
+from tests.test_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    _free_port,
+    _stop,
+    _wait_for_port,
+    launch_chromium,
+)
 from tests.test_widget_coverage import DASHBOARDS
 
 pytestmark = pytest.mark.browser
@@ -90,10 +97,7 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
     shot = ARTIFACTS / f"{request.node.name}.png"
     errors: list[str] = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1200})
             page.on("pageerror", lambda err: errors.append(f"page error: {err}"))

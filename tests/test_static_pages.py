@@ -24,10 +24,9 @@ from kipviz.static.grids import SliderGrid, dashboard_grids
 from kipviz.static.html import html_page
 from kipviz.static.sliders import fill_grid, grid_payload, slider_section
 from kipviz.workload import Workload
+from tests.test_browser import ARTIFACTS, CHROMIUM, launch_chromium
 
 MiB = 1024 * 1024
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 FETCHED = re.compile(r"""<(?:script|link|img)[^>]+(?:src|href)=["']?(?:https?:)?//""")
 SMALL = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=MiB, ticks=200, windows=5,
                          consume_bytes_per_s=1e9,
@@ -147,9 +146,7 @@ def test_moving_a_slider_on_a_page_from_disk_redraws_the_figure_with_no_kernel(
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                                          "--disable-background-networking"])
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 1400})
             page.on("pageerror", lambda err: errors.append(str(err)))

@@ -22,6 +22,7 @@ from kipviz.fetch import (
     Ordering,
     consumer_memory_bound_bytes,
     effective_response_max_bytes,
+    largest_response_bytes,
 )
 from kipviz.scenarios import limits
 from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
@@ -153,17 +154,11 @@ class ConsumerScenario:
         return "today" if self.max_in_flight_fetches is None else "in_flight_cap"
 
     def largest_response_bytes(self, max_batch_bytes: int = 0) -> int:
-        """The largest fetch response a broker can send this consumer.
-
-        Each of the broker's partitions returns at most ``max.partition.fetch.bytes``, and KIP-74
-        (version >= 3) caps the total at the response limit; the first-batch exception can raise
-        either to one whole record batch. Versions <= 2 have no response limit.
-        """
-        per_broker = -(-self.partitions // self.brokers)
-        if self.fetch_version <= 2:
-            return per_broker * self.max_partition_fetch_bytes
-        return min(max(self.response_max_bytes, max_batch_bytes),
-                   per_broker * max(self.max_partition_fetch_bytes, max_batch_bytes))
+        """The largest fetch response a broker can send this consumer
+        (:func:`kipviz.fetch.largest_response_bytes`)."""
+        return largest_response_bytes(self.partitions, self.brokers, self.response_max_bytes,
+                                      self.max_partition_fetch_bytes,
+                                      max_batch_bytes=max_batch_bytes, version=self.fetch_version)
 
     @classmethod
     def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
