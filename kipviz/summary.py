@@ -34,7 +34,7 @@ SUMMARY = {
     "kip74_bound_bytes": "float64", "min_jain_index": "float64", "mean_jain_index": "float64",
     "longest_starvation_fetches": "float64", "throughput_bytes_per_s": "float64",
     "move_time_s": "float64",
-}  # fmt: skip
+}
 CURVES = ("curve_window_ms", "curve_memory_bytes", "curve_throughput_bytes_per_s",
           "curve_jain_index")
 

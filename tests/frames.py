@@ -15,7 +15,7 @@ def assert_frames_close(actual: pd.DataFrame, expected: pd.DataFrame, by: Sequen
         actual.sort_values(list(by), ignore_index=True),
         expected.sort_values(list(by), ignore_index=True),
         check_dtype=False, rtol=1e-9,
-    )  # fmt: skip
+    )
 
 
 def assert_curves_match(got: Any, expected: Mapping[str, tuple[Any, Mapping[str, str]]]) -> None:

@@ -42,7 +42,7 @@ def ticks_table(rows: Sequence[tuple[int, int, int, int, int]], tick_ms: int = 1
         "pool_used_bytes": used.astype(np.int64), "pool_available_bytes": avail.astype(np.int64),
         "requests_in_queue": queue.astype(np.int32), "muted_for_memory": muted.astype(np.int32),
         "bytes_read": read.astype(np.int64), "shuffled": np.zeros(len(rows), dtype=bool),
-    })  # fmt: skip
+    })
 
 
 def requests_table(rows: Sequence[tuple[int, int, int, int]]) -> pd.DataFrame:
@@ -53,7 +53,7 @@ def requests_table(rows: Sequence[tuple[int, int, int, int]]) -> pd.DataFrame:
         "size_bytes": size.astype(np.int64), "arrival_ms": arrival.astype(np.int64),
         "read_ms": read.astype(np.int64),
         "done_ms": np.where(read >= 0, read + 10, -1).astype(np.int64),
-    })  # fmt: skip
+    })
 
 
 # Worked ticks (tick 10 ms, windows of 20 ms): used, available, in queue, muted, bytes read.
@@ -61,7 +61,7 @@ TICKS = [(100, 50, 1, 0, 100), (160, -10, 2, 3, 60), (150, 0, 0, 1, 0), (40, 110
 # Worked requests: connection 0 waits 0, 20, 40; connection 1 waits 10 and has one unread;
 # connection 2 never gets its request read.
 REQUESTS = [(0, 10, 0, 0), (0, 10, 0, 20), (0, 100, 10, 50), (1, 10, 0, 10), (1, 100, 20, -1),
-            (2, 100, 30, -1)]  # fmt: skip
+            (2, 100, 30, -1)]
 
 
 
@@ -85,7 +85,7 @@ def test_pool_memory_curve_summarises_each_window(spark):
         "pool_available_min_bytes": [-10, 0], "depleted_ticks": [1, 1],
         "depleted_share": [0.5, 0.5], "muted_max": [3, 1], "queue_max": [2, 1],
         "bytes_read_per_s": [8000.0, 2000.0],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
 
 
 def test_request_waits_per_connection_and_overall(spark):
@@ -98,13 +98,13 @@ def test_request_waits_per_connection_and_overall(spark):
         "unread_requests": [0, 1, 1], "read_bytes": [120, 10, 0],
         "wait_p50_ms": [20.0, 10.0, NaN], "wait_p99_ms": [39.6, 10.0, NaN],
         "wait_max_ms": [40.0, 10.0, NaN], "wait_mean_ms": [20.0, 10.0, NaN],
-    }), by=["connection"])  # fmt: skip
+    }), by=["connection"])
     assert np.percentile([0, 20, 40], 99) == pytest.approx(39.6)
     assert_frames_close(wait_summary(df).toPandas(), pd.DataFrame({
         "connections": [3], "requests": [6], "read_requests": [4], "unread_requests": [2],
         "read_bytes": [130], "wait_p50_ms": [15.0], "wait_p99_ms": [39.4],
         "wait_max_ms": [40.0], "wait_mean_ms": [17.5],
-    }), by=["connections"])  # fmt: skip
+    }), by=["connections"])
 
 
 def test_large_requests_are_compared_with_small_ones(spark):
@@ -115,7 +115,7 @@ def test_large_requests_are_compared_with_small_ones(spark):
         "large": [False, True], "requests": [3, 3], "read_requests": [3, 1],
         "unread_requests": [0, 2], "read_bytes": [30, 100], "wait_p50_ms": [10.0, 40.0],
         "wait_p99_ms": [19.8, 40.0], "wait_max_ms": [20.0, 40.0], "wait_mean_ms": [10.0, 40.0],
-    }), by=["large"])  # fmt: skip
+    }), by=["large"])
 
 
 def test_wait_fairness_is_jain_over_inverse_mean_waits(spark):
@@ -137,14 +137,14 @@ def test_wait_fairness_is_jain_over_inverse_mean_waits(spark):
 
 META = {"tick_ms": 10, "ticks": 4, "queued_max_request_bytes": 150,
         "socket_request_max_bytes": 100, "outstanding_bound_bytes": 249,
-        "per_connection_bound_bytes": 300}  # fmt: skip
+        "per_connection_bound_bytes": 300}
 
 
 def test_broker_curves_match_the_separate_curves_and_their_schemas(spark):
     """The one-job path returns the tables of the separate functions, sorted, typed by the
     module's schemas, and the settings and bounds of the trace's meta."""
     trace = SimpleNamespace(ticks=ticks_table(TICKS), requests=requests_table(REQUESTS),
-                            meta=META)  # fmt: skip
+                            meta=META)
     got = broker_curves(spark, trace, windows=2, large_bytes=100)
     ticks, requests = to_spark(spark, trace.ticks), to_spark(spark, trace.requests)
     expected = {
@@ -166,17 +166,17 @@ SCENARIO = BrokerScenario(
     socket_request_max_bytes=1024 * 1024, small_request_bytes=16 * 1024,
     large_request_bytes=512 * 1024, large_share=0.3, spike_start_ms=500, spike_duration_ms=1000,
     requests_per_s_per_connection=50.0, handler_bytes_per_s=20e6, num_io_threads=2,
-)  # fmt: skip
+)
 
 
 @pytest.fixture(scope="module")
 def simulated(spark):
     """No pool, non-strict and strict runs of the same spike, through broker_curves."""
     runs = {"no pool": replace(SCENARIO, queued_max_request_bytes=-1),
-            "non-strict": SCENARIO, "strict": replace(SCENARIO, strict=True)}  # fmt: skip
+            "non-strict": SCENARIO, "strict": replace(SCENARIO, strict=True)}
     traces = {label: simulate(s, seed=7) for label, s in runs.items()}
     curves = {label: broker_curves(spark, t, windows=30, large_bytes=512 * 1024)
-              for label, t in traces.items()}  # fmt: skip
+              for label, t in traces.items()}
     return traces, curves
 
 
@@ -205,7 +205,7 @@ def test_simulated_runs_keep_the_pool_invariants(simulated):
         assert 0 < c.wait_jain_index <= 1, label
     assert curves["strict"].outstanding_bound_bytes == SCENARIO.queued_max_request_bytes
     assert curves["non-strict"].nonstrict_bound_bytes == curves["non-strict"] \
-        .outstanding_bound_bytes == 3 * 1024 * 1024 - 1  # fmt: skip
+        .outstanding_bound_bytes == 3 * 1024 * 1024 - 1
 
 
 def test_figures_have_fixed_traces_and_update_in_place(simulated):
@@ -220,7 +220,7 @@ def test_figures_have_fixed_traces_and_update_in_place(simulated):
     update_broker_figure(fig, curves["no pool"])
     assert len(fig.data) == 7 and fig.data[0] is first
     assert list(fig.data[0].y) == pytest.approx(
-        curves["no pool"].memory["pool_used_max_bytes"] / 1024**2)  # fmt: skip
+        curves["no pool"].memory["pool_used_max_bytes"] / 1024**2)
     assert len(fig.data[1].y) == len(fig.data[2].y) == 0
     assert len(compare_pools_figure(curves).data) == 4 * len(curves)
 
@@ -235,14 +235,14 @@ def test_a_missing_column_is_named_in_the_error(spark):
         request_waits(to_spark(spark, requests.drop(columns="read_ms")))
     with pytest.raises(ValueError, match="ticks table is missing column 'muted_for_memory'"):
         pool_memory_curve(to_spark(spark, ticks_table(TICKS).drop(columns="muted_for_memory")),
-                          20)  # fmt: skip
+                          20)
     with pytest.raises(ValueError, match="requests table is missing column 'size_bytes'"):
         broker_curves(spark, SimpleNamespace(ticks=ticks_table(TICKS), meta=META,
                                              requests=requests.drop(columns="size_bytes")))
     meta = {k: v for k, v in META.items() if k != "outstanding_bound_bytes"}
     with pytest.raises(ValueError, match=r"trace\.meta is missing 'outstanding_bound_bytes'"):
         broker_curves(spark, SimpleNamespace(ticks=ticks_table(TICKS), requests=requests,
-                                             meta=meta))  # fmt: skip
+                                             meta=meta))
     with pytest.raises(ValueError, match="'window_ms' must be > 0: 0"):
         pool_memory_curve(to_spark(spark, ticks_table(TICKS)), 0)
 

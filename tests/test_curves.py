@@ -35,7 +35,7 @@ WINDOWS_DTYPES = {
     "partition": "int32", "demand_bytes": "int64", "delivered_bytes": "int64",
     "lag_end_bytes": "int64", "fetches": "int32", "starved_fetches": "int32",
     "max_starvation_streak": "int32",
-}  # fmt: skip
+}
 
 
 def windows_table(rows: Sequence[tuple[int, ...]]) -> pd.DataFrame:
@@ -43,7 +43,7 @@ def windows_table(rows: Sequence[tuple[int, ...]]) -> pd.DataFrame:
     delivered[, lag_end[, max_starvation_streak]]) tuples; lag_end defaults to what is left."""
     full = [(*r[:4], r[4] if len(r) > 4 else r[2] - r[3], r[5] if len(r) > 5 else 0) for r in rows]
     columns = ["window", "partition", "demand_bytes", "delivered_bytes", "lag_end_bytes",
-               "max_starvation_streak"]  # fmt: skip
+               "max_starvation_streak"]
     table = pd.DataFrame(full, columns=columns)
     table["window_start_ms"] = table["window"] * WINDOW_MS
     table["window_end_ms"] = table["window_start_ms"] + WINDOW_MS
@@ -60,18 +60,18 @@ def fetches_table(rows: Sequence[tuple[int, int, int, int]]) -> pd.DataFrame:
         "position": np.zeros(len(rows), dtype=np.int32), "lag_bytes": lag.astype(np.int64),
         "raw_bytes": complete.astype(np.int64), "complete_batches": (complete > 0).astype(np.int32),
         "complete_bytes": complete.astype(np.int64),
-    })  # fmt: skip
+    })
 
 
 def memory_table(held: Sequence[int], in_flight: Sequence[int], consumed: Sequence[int],
-                 tick_ms: int = 10) -> pd.DataFrame:  # fmt: skip
+                 tick_ms: int = 10) -> pd.DataFrame:
     """A ``memory`` trace table with one row per tick of ``tick_ms``."""
     return pd.DataFrame({
         "time_ms": np.arange(len(held), dtype=np.int64) * tick_ms,
         "held_bytes": np.asarray(held, dtype=np.int64),
         "in_flight_bytes": np.asarray(in_flight, dtype=np.int64),
         "consumed_bytes": np.asarray(consumed, dtype=np.int64),
-    })  # fmt: skip
+    })
 
 
 
@@ -114,12 +114,12 @@ def test_the_worked_example_gives_jain_0_6914(spark):
     assert_frames_close(shares, pd.DataFrame({
         "window": [0, 0, 0], "partition": [0, 1, 2], "demand_bytes": [10, 10, 1],
         "delivered_bytes": [10, 1, 1], "fair_share_bytes": [5.5, 5.5, 1.0], "x": x,
-    }), by=["partition"])  # fmt: skip
+    }), by=["partition"])
     assert_frames_close(fairness(df).toPandas(), pd.DataFrame({
         "window": [0], "window_start_ms": [0], "partitions_with_data": [3],
         "delivered_bytes": [12], "demand_bytes": [21], "jain_index": [expected_j],
         "starved_partitions": [0], "max_starvation_streak": [0],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
 
 
 def test_equal_deliveries_are_perfectly_fair(spark):
@@ -135,7 +135,7 @@ def test_windows_without_data_have_no_jain_index_and_empty_deliveries_count_as_f
     Partitions without demand never enter the index."""
     rows = [(0, 0, 0, 0), (0, 1, 0, 0),
             (1, 0, 50, 0), (1, 1, 70, 0), (1, 2, 0, 0),
-            (2, 0, 10, 10), (2, 1, 10, 10), (2, 2, 0, 0)]  # fmt: skip
+            (2, 0, 10, 10), (2, 1, 10, 10), (2, 2, 0, 0)]
     got = fairness(to_spark(spark, windows_table(rows))).toPandas().sort_values("window")
     assert np.isnan(got["jain_index"].iloc[0])
     assert got["jain_index"].iloc[1:].tolist() == pytest.approx([1.0, 1.0])
@@ -173,7 +173,7 @@ def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
     """Up to 30 windows of 1 to 8 partitions, each with delivered <= demand."""
     windows = draw(st.lists(st.lists(demands, min_size=1, max_size=8), min_size=1, max_size=30))
     return [(w, p, d, draw(st.integers(min_value=0, max_value=d)))
-            for w, ds in enumerate(windows) for p, d in enumerate(ds)]  # fmt: skip
+            for w, ds in enumerate(windows) for p, d in enumerate(ds)]
 
 
 @settings(max_examples=8)  # each example is one Spark job over a batch of windows
@@ -188,7 +188,7 @@ def test_spark_water_filling_matches_the_reference(spark, rows):
         share = water_fill_levels(group["demand_bytes"], group["delivered_bytes"].sum())
         x = np.divide(group["delivered_bytes"], share, out=np.ones(len(share)), where=share > 0)
         expected_shares.append(group[["window", "partition", "demand_bytes", "delivered_bytes"]]
-                               .assign(fair_share_bytes=share, x=x))  # fmt: skip
+                               .assign(fair_share_bytes=share, x=x))
         expected_jain.append((window, jain(x) if len(x) else np.nan))
     df = to_spark(spark, table)
 
@@ -198,7 +198,7 @@ def test_spark_water_filling_matches_the_reference(spark, rows):
     np.testing.assert_allclose(totals["fair_share_bytes"], totals["delivered_bytes"], rtol=1e-9)
     got = fairness(df).toPandas()[["window", "jain_index"]]
     assert_frames_close(got, pd.DataFrame(expected_jain, columns=["window", "jain_index"]),
-                        by=["window"])  # fmt: skip
+                        by=["window"])
 
 
 # ----------------------------------------------------------------------------- streaks
@@ -209,12 +209,12 @@ def test_the_longest_starvation_streak_counts_consecutive_starved_fetches(spark)
     fetches 1-3. Partition 1 is starved in fetch 1, has no data in fetch 2 (which ends the
     run) and is starved again in 3 and 4. Rows arrive out of order."""
     rows = [(4, 0, 300, 100), (1, 0, 100, 0), (5, 0, 500, 0), (3, 0, 300, 0), (2, 0, 200, 0),
-            (3, 1, 40, 0), (1, 1, 10, 0), (4, 1, 60, 0), (2, 1, 0, 0)]  # fmt: skip
+            (3, 1, 40, 0), (1, 1, 10, 0), (4, 1, 60, 0), (2, 1, 0, 0)]
     got = starvation_streaks(to_spark(spark, fetches_table(rows))).toPandas()
     assert_frames_close(got, pd.DataFrame({
         "partition": [0, 1], "longest_starvation_fetches": [3, 2], "starved_fetches": [4, 3],
         "fetches": [5, 4],
-    }), by=["partition"])  # fmt: skip
+    }), by=["partition"])
 
 
 # ----------------------------------------------------------------------------- lag
@@ -230,18 +230,18 @@ def test_lag_over_time_gives_percentiles_max_and_total_per_window(spark):
         "lag_p50_bytes": [np.percentile(ls, 50) for ls in lags.values()],
         "lag_p99_bytes": [np.percentile(ls, 99) for ls in lags.values()],
         "lag_max_bytes": [1000, 5], "lag_total_bytes": [1060, 25],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
 
 
 def test_lag_by_partition_takes_the_final_lag_from_the_last_window(spark):
     """Final lag is the lag at the end of the last window, whatever the row order."""
     rows = [(2, 0, 9, 1, 8), (0, 0, 50, 20, 30), (1, 0, 40, 0, 40),
-            (1, 1, 5, 5, 0), (0, 1, 7, 2, 5)]  # fmt: skip
+            (1, 1, 5, 5, 0), (0, 1, 7, 2, 5)]
     got = lag_by_partition(to_spark(spark, windows_table(rows))).toPandas()
     assert_frames_close(got, pd.DataFrame({
         "partition": [0, 1], "final_lag_bytes": [8, 0], "max_lag_bytes": [40, 5],
         "delivered_bytes": [21, 7],
-    }), by=["partition"])  # fmt: skip
+    }), by=["partition"])
 
 
 # ----------------------------------------------------------------------------- memory
@@ -251,14 +251,14 @@ def test_memory_curve_summarises_each_window_and_counts_ticks_over_the_bound(spa
     """Windows of 20 ms over 10 ms ticks: two ticks per window, one in the partial last one;
     the consumed rate is over the ticks present."""
     mem = memory_table(held=[5, 15, 30, 10, 40], in_flight=[1, 0, 5, 30, 0],
-                       consumed=[100, 300, 0, 0, 50])  # fmt: skip
+                       consumed=[100, 300, 0, 0, 50])
     got = memory_curve(to_spark(spark, mem), 20, tick_ms=10, bound_bytes=12).toPandas()
     assert_frames_close(got, pd.DataFrame({
         "window": [0, 1, 2], "window_start_ms": [0, 20, 40], "ticks": [2, 2, 1],
         "held_max_bytes": [15, 30, 40], "held_mean_bytes": [10.0, 20.0, 40.0],
         "held_in_flight_max_bytes": [15, 40, 40],
         "consumed_bytes_per_s": [400 / 0.02, 0.0, 50 / 0.01], "ticks_above_bound": [1, 1, 1],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
     assert bound_exceedance(to_spark(spark, mem), 12) == pytest.approx(3 / 5)
     assert bound_exceedance(to_spark(spark, mem), 40) == 0.0
 
@@ -277,11 +277,11 @@ def test_an_empty_trace_gives_empty_curves(spark):
 
 def small_trace() -> SimpleNamespace:
     rows = [(w, p, 100 * (p + 1), (100 * (p + 1)) // (w + 1), 0, w + p)
-            for w in range(3) for p in range(4)]  # fmt: skip
+            for w in range(3) for p in range(4)]
     mem = memory_table(held=[0, 300, 900, 200, 50, 0], in_flight=[100] * 6,
-                       consumed=[0, 100, 200, 300, 0, 0], tick_ms=500)  # fmt: skip
+                       consumed=[0, 100, 200, 300, 0, 0], tick_ms=500)
     meta = {"partitions": 4, "brokers": 1, "tick_ms": 500, "window_ms": WINDOW_MS, "ticks": 6,
-            "pre_kip74_bound_bytes": 4000, "kip74_bound_bytes": 250}  # fmt: skip
+            "pre_kip74_bound_bytes": 4000, "kip74_bound_bytes": 250}
     return SimpleNamespace(windows=windows_table(rows), memory=mem, meta=meta)
 
 
@@ -297,7 +297,7 @@ def test_consumer_curves_match_the_separate_curves_and_their_schemas(spark):
         "lag_by_partition": (lag_by_partition(windows), curves.LAG_BY_PARTITION),
         "memory": (memory_curve(memory, WINDOW_MS, tick_ms=500, bound_bytes=250),
                    curves.MEMORY),
-    }  # fmt: skip
+    }
     assert_curves_match(got, expected)
     assert (got.pre_kip74_bound_bytes, got.kip74_bound_bytes) == (4000, 250)
     assert got.kip74_exceedance == pytest.approx(2 / 6)
@@ -318,11 +318,11 @@ def test_a_missing_column_is_named_in_the_error(spark):
     with pytest.raises(ValueError, match="memory table is missing column 'held_bytes'"):
         consumer_curves(spark, SimpleNamespace(
             windows=trace.windows, memory=trace.memory.drop(columns="held_bytes"),
-            meta=trace.meta))  # fmt: skip
+            meta=trace.meta))
     meta = {k: v for k, v in trace.meta.items() if k != "kip74_bound_bytes"}
     with pytest.raises(ValueError, match=r"trace\.meta is missing 'kip74_bound_bytes'"):
         consumer_curves(spark, SimpleNamespace(windows=trace.windows, memory=trace.memory,
-                                               meta=meta))  # fmt: skip
+                                               meta=meta))
 
 
 def test_bad_windows_and_dtypes_are_rejected(spark):

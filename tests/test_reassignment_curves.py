@@ -42,7 +42,7 @@ MIXED = replace(ONE, sizes=(2 * MB, 9 * MB, 5 * MB, 14 * MB, 1 * MB, 7 * MB), by
 # T = 1 MB/s below IN = 2 MB/s: KIP-73 Q&A 1 says the move never finishes.
 BELOW_IN = replace(ONE, partitions=4, log_bytes=5 * MB, bytes_in_per_s=2 * MB,
                    leader_throttle_bytes_per_s=MB, follower_throttle_bytes_per_s=None,
-                   tick_ms=100, ticks=600)  # fmt: skip
+                   tick_ms=100, ticks=600)
 
 
 # ----------------------------------------------------------------------------- references
@@ -71,7 +71,7 @@ def reference_windows(trace, window_ms: int) -> pd.DataFrame:
         "moved_end_bytes": g["moved_bytes"].last(),
         "client_left_min_bytes_per_s": client.min(),
         "client_left_mean_bytes_per_s": client.mean(),
-    }).reset_index(drop=True)  # fmt: skip
+    }).reset_index(drop=True)
 
 
 def reference_catch_up(trace) -> pd.DataFrame:
@@ -91,7 +91,7 @@ def reference_catch_up(trace) -> pd.DataFrame:
         "partition": p["partition"], "size_bytes": size, "caught_up_ms": at,
         "caught_up_s": np.where(at >= 0, at / 1000.0, np.nan), "caught_up_bytes": cum,
         "kip_move_time_s": kip, "planned_move_time_s": planned,
-    })  # fmt: skip
+    })
 
 
 def reference_move(trace, quota_window_s: float = 1.0) -> pd.DataFrame:
@@ -113,7 +113,7 @@ def reference_move(trace, quota_window_s: float = 1.0) -> pd.DataFrame:
         "first_window_overshoot": [meta["first_window_throttled_bytes"] / quota_bytes],
         "client_left_moving_mean_bytes_per_s": [moving.mean()],
         "client_left_moving_min_bytes_per_s": [moving.min()],
-    })  # fmt: skip
+    })
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_the_slider_path_matches_the_separate_curves_and_their_schemas(spark, ru
         "windows": (throttle_curve(ticks, 1000, tick_ms=10), rc.THROTTLE),
         "catch_up": (catch_up_curve(partitions, **rates), rc.CATCH_UP),
         "move": (move_summary(ticks, partitions, **rates), rc.MOVE),
-    })  # fmt: skip
+    })
     assert (got.leader_quota_bytes_per_s, got.follower_quota_bytes_per_s) == (8 * MB, 12 * MB)
     assert (got.throttle_bytes_per_s, got.bytes_in_per_s) == (8 * MB, 2 * MB)
     assert got.planned_client_bytes_per_s == pytest.approx(125 * MB - 2 * MB / 3 - 8 * MB)
@@ -219,7 +219,7 @@ def test_clients_keep_what_replication_leaves_of_the_network(runs):
     c = runs[1]["one"]
     w = c.windows
     np.testing.assert_allclose(w["client_left_mean_bytes_per_s"], 125 * MB - w["sent_bytes_per_s"],
-                               rtol=1e-12)  # fmt: skip
+                               rtol=1e-12)
     assert w["client_left_min_bytes_per_s"].iloc[0] == 125 * MB - MIB * 100
     assert c.planned_client_bytes_per_s == 115 * MB
     assert c.move["client_left_moving_min_bytes_per_s"].iloc[0] == 20_142_400
@@ -281,7 +281,7 @@ def test_the_figure_has_fixed_traces_and_updates_in_place(runs):
     update_reassignment_figure(fig, curves["below IN"])
     assert len(fig.data) == 16 and fig.data[0] is first
     assert list(trace["throttled bytes sent per s"].y) == pytest.approx(
-        curves["below IN"].windows["throttled_bytes_per_s"] / MB)  # fmt: skip
+        curves["below IN"].windows["throttled_bytes_per_s"] / MB)
     assert list(trace["leader.replication.throttled.rate"].y) == [1.0, 1.0]
     assert len(trace["follower.replication.throttled.rate"].y) == 0  # unlimited
     assert len(trace["simulated completion"].x) == 0
@@ -309,7 +309,7 @@ def test_the_throttle_comparison_shows_move_time_against_client_bandwidth(runs):
 
 META = {"tick_ms": 10, "ticks": 2, "leader_throttle_bytes_per_s": 10.0,
         "follower_throttle_bytes_per_s": None, "throttle_bytes_per_s": 10.0, "bytes_in_per_s": 0.0,
-        "network_bytes_per_s": 100.0, "replication_factor": 3}  # fmt: skip
+        "network_bytes_per_s": 100.0, "replication_factor": 3}
 
 
 def tiny_trace(**meta):
@@ -319,7 +319,7 @@ def tiny_trace(**meta):
         "follower_rate_bytes_per_s": [5.0, 10.0], "throttled_bytes": np.array([5, 5]),
         "unthrottled_bytes": np.array([0, 0]), "replica_lag_bytes": np.array([5, 0]),
         "moved_bytes": np.array([5, 10]), "client_bandwidth_left_bytes_per_s": [-400.0, -400.0],
-    })  # fmt: skip
+    })
     partitions = pd.DataFrame({"partition": np.array([0], dtype=np.int32),
                                "size_bytes": np.array([10]), "caught_up_ms": np.array([10])})
     return SimpleNamespace(ticks=ticks, partitions=partitions, meta={**META, **meta})
@@ -355,7 +355,7 @@ def test_bad_input_is_named_in_the_error(spark):
         catch_up_curve(to_spark(spark, good.partitions), throttle_bytes_per_s=-1)
     with pytest.raises(ValueError, match="ticks table is missing column 'moved_bytes'"):
         move_summary(to_spark(spark, good.ticks.drop(columns="moved_bytes")),
-                     to_spark(spark, good.partitions), throttle_bytes_per_s=10)  # fmt: skip
+                     to_spark(spark, good.partitions), throttle_bytes_per_s=10)
 
 
 def test_a_zero_throttle_is_an_infinite_overshoot(spark):

@@ -41,7 +41,7 @@ ROWS = {
         (60, 0, 5, 5, 0, 0)],
     1: [(50, 40, 0, 10, 1, 7), (40, 40, 0, 10, 1, 7), (40, 40, 0, 10, 1, 7),
         (40, 40, 0, 10, 1, 7)],
-}  # fmt: skip
+}
 
 
 def threads_table() -> pd.DataFrame:
@@ -73,7 +73,7 @@ def test_thread_memory_is_summarised_per_window_and_thread(spark):
         "buffered_max_bytes": [150, 50, 80, 40], "buffered_mean_bytes": [95.0, 40.0, 30.0, 40.0],
         "share_bytes": [100] * 4, "over_share_ticks": [2, 0, 0, 0], "paused_max": [2, 1, 0, 1],
         "processed_records": [20, 0, 10, 0], "stalled": [False, True, False, True],
-    }), by=["window", "thread"])  # fmt: skip
+    }), by=["window", "thread"])
 
 
 def test_instance_memory_sums_the_threads_per_tick(spark):
@@ -87,7 +87,7 @@ def test_instance_memory_sums_the_threads_per_tick(spark):
         "threads_max": [2, 2], "paused_max": [3, 1], "paused_mean": [3.0, 1.0],
         "processed_records_per_s": [1000.0, 500.0], "processed_bytes_per_s": [10000.0, 5000.0],
         "stalled_ticks": [0, 0], "lag_end_records": [7, 7],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
 
 
 def test_fairness_across_threads_is_jain_over_max_min_fair_shares(spark):
@@ -99,7 +99,7 @@ def test_fairness_across_threads_is_jain_over_max_min_fair_shares(spark):
         "window": [0, 1], "window_start_ms": [0, 20], "threads_with_work": [2, 2],
         "processed_records": [20, 10], "demand_records": [40, 30], "starved_threads": [1, 1],
         "jain_index": [0.5, 0.5],
-    }), by=["window"])  # fmt: skip
+    }), by=["window"])
     even = threads_table().assign(processed_records=5, demand_records=5)
     assert thread_fairness(to_spark(spark, even), 20).toPandas()["jain_index"].tolist() \
         == [1.0, 1.0]
@@ -113,13 +113,13 @@ def test_partition_memory_names_the_partitions_that_hold_the_bytes(spark):
         "topic": [0, 1, 0, 1], "buffered_records": [5, 3, 0, 1],
         "buffered_bytes": [50, 3000, 0, 1000], "lag_records": [9, 2, 4, 2],
         "paused": [False, True, False, False], "processed_records": [0, 0, 5, 2],
-    }).astype({"partition": "int32", "task": "int32", "topic": "int32"})  # fmt: skip
+    }).astype({"partition": "int32", "task": "int32", "topic": "int32"})
     got = partition_memory(to_spark(spark, pa)).toPandas()
     assert_frames_close(got, pd.DataFrame({
         "partition": [0, 1], "task": [0, 0], "topic": [0, 1], "record_bytes": [10, 1000],
         "buffered_max_bytes": [50, 3000], "buffered_max_records": [5, 3],
         "paused_share": [0.0, 0.5], "processed_records": [5, 2], "lag_end_records": [4, 2],
-    }), by=["partition"])  # fmt: skip
+    }), by=["partition"])
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +138,7 @@ def test_streams_curves_match_the_separate_curves_and_their_schemas(spark, lesso
         "instance_memory": (instance_memory_curve(ticks, window_ms, tick_ms=10), INSTANCE_MEMORY),
         "fairness": (thread_fairness(th, window_ms), THREAD_FAIRNESS),
         "partitions": (partition_memory(to_spark(spark, trace.partitions)), PARTITION_MEMORY),
-    })  # fmt: skip
+    })
     assert got.thread_memory.dtypes.astype(str).to_dict() == THREAD_MEMORY
     assert_frames_close(got.thread_memory,
                         thread_memory_curve(th, window_ms).toPandas()[list(THREAD_MEMORY)],

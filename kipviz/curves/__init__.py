@@ -74,16 +74,16 @@ SMALL_ROWS = 200_000  # windows rows up to which consumer_curves runs in one tas
 LAG_BY_PARTITION = {
     "partition": "int32", "final_lag_bytes": "int64", "max_lag_bytes": "int64",
     "delivered_bytes": "int64",
-}  # fmt: skip
+}
 MEMORY = {
     "window": "int32", "window_start_ms": "int64", "ticks": "int64", "held_max_bytes": "int64",
     "held_mean_bytes": "float64", "held_in_flight_max_bytes": "int64",
     "consumed_bytes_per_s": "float64", "ticks_above_bound": "int64",
-}  # fmt: skip
+}
 STREAKS = {
     "partition": "int32", "longest_starvation_fetches": "int64", "starved_fetches": "int64",
     "fetches": "int64",
-}  # fmt: skip
+}
 
 def fair_shares(windows_df: DataFrame) -> DataFrame:
     """Each partition's max-min fair share of the bytes the consumer received in a window.

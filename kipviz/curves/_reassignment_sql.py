@@ -8,11 +8,11 @@ import math
 
 TICKS_INPUT = ("time_ms", "leader_rate_bytes_per_s", "follower_rate_bytes_per_s",
                "throttled_bytes", "unthrottled_bytes", "replica_lag_bytes", "moved_bytes",
-               "client_bandwidth_left_bytes_per_s")  # fmt: skip
+               "client_bandwidth_left_bytes_per_s")
 PARTITIONS_INPUT = ("partition", "size_bytes", "caught_up_ms")
 META_KEYS = ("tick_ms", "ticks", "leader_throttle_bytes_per_s", "follower_throttle_bytes_per_s",
              "throttle_bytes_per_s", "bytes_in_per_s", "network_bytes_per_s",
-             "replication_factor")  # fmt: skip
+             "replication_factor")
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
 THROTTLE = {
@@ -24,22 +24,22 @@ THROTTLE = {
     "replica_lag_end_bytes": "int64", "replica_lag_max_bytes": "int64",
     "moved_end_bytes": "int64", "client_left_min_bytes_per_s": "float64",
     "client_left_mean_bytes_per_s": "float64",
-}  # fmt: skip
+}
 CATCH_UP = {
     "partition": "int32", "size_bytes": "int64", "caught_up_ms": "int64",
     "caught_up_s": "float64", "caught_up_bytes": "float64", "kip_move_time_s": "float64",
     "planned_move_time_s": "float64",
-}  # fmt: skip
+}
 _TICKS_MOVE = {
     "moved_bytes": "int64", "replica_lag_end_bytes": "int64",
     "first_window_throttled_bytes": "int64", "first_window_quota_bytes": "float64",
     "first_window_overshoot": "float64", "client_left_moving_mean_bytes_per_s": "float64",
     "client_left_moving_min_bytes_per_s": "float64",
-}  # fmt: skip
+}
 _PARTITIONS_MOVE = {
     "partitions": "int64", "caught_up_partitions": "int64", "bytes_to_move": "int64",
     "completed_s": "float64", "kip_move_time_s": "float64",
-}  # fmt: skip
+}
 MOVE = {**_PARTITIONS_MOVE, **_TICKS_MOVE}
 
 _THROTTLE = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
@@ -110,7 +110,7 @@ def _kip_time(cum: str, throttle_bytes_per_s: float, bytes_in_per_s: float) -> s
 def _check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
     if not throttle_bytes_per_s >= 0:
         raise ValueError(f"'throttle_bytes_per_s' must be >= 0 (math.inf if unlimited): "
-                         f"{throttle_bytes_per_s}")  # fmt: skip
+                         f"{throttle_bytes_per_s}")
     if not 0 <= bytes_in_per_s < math.inf:
         raise ValueError(f"'bytes_in_per_s' must be >= 0 and finite: {bytes_in_per_s}")
 
@@ -118,7 +118,7 @@ def _check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
 def _quota_window_ms(quota_window_s: float) -> int:
     if not 0 < quota_window_s < math.inf:
         raise ValueError(f"'quota_window_s' (replication.quota.window.size.seconds) must be > 0: "
-                         f"{quota_window_s}")  # fmt: skip
+                         f"{quota_window_s}")
     return max(1, round(quota_window_s * 1000))
 
 
@@ -131,7 +131,7 @@ def _catch_up_query(throttle_bytes_per_s: float, bytes_in_per_s: float,
 
 def _partitions_summary_query(throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
     return _PARTITIONS_SUMMARY.format(kip=_kip_time("_cum", throttle_bytes_per_s,
-                                                    bytes_in_per_s))  # fmt: skip
+                                                    bytes_in_per_s))
 
 
 def _ticks_summary_query(quota_window_ms: int, throttle_bytes_per_s: float) -> str:
@@ -142,4 +142,4 @@ def _ticks_summary_query(quota_window_ms: int, throttle_bytes_per_s: float) -> s
     else:  # a zero throttle: any byte is an infinite overshoot
         overshoot = f"IF({first} > 0, {_double(math.inf)}, {_double(math.nan)})"
     return _TICKS_SUMMARY.format(quota_bytes=_double(quota_bytes), overshoot=overshoot,
-                                 quota_window_ms=quota_window_ms)  # fmt: skip
+                                 quota_window_ms=quota_window_ms)

@@ -54,10 +54,10 @@ __all__ = [
 ]
 
 TICKS_INPUT = ("time_ms", "pool_used_bytes", "pool_available_bytes", "requests_in_queue",
-               "muted_for_memory", "bytes_read")  # fmt: skip
+               "muted_for_memory", "bytes_read")
 REQUESTS_INPUT = ("connection", "size_bytes", "arrival_ms", "read_ms")
 META_KEYS = ("tick_ms", "ticks", "queued_max_request_bytes", "socket_request_max_bytes",
-             "outstanding_bound_bytes", "per_connection_bound_bytes")  # fmt: skip
+             "outstanding_bound_bytes", "per_connection_bound_bytes")
 LARGE_BYTES = 1024 * 1024  # default "large": at least the producer's max.request.size default
 SMALL_ROWS = 200_000  # requests rows up to which broker_curves runs in one task, unshuffled
 
@@ -67,12 +67,12 @@ POOL_MEMORY = {
     "pool_used_max_bytes": "int64", "pool_used_mean_bytes": "float64",
     "pool_available_min_bytes": "int64", "depleted_ticks": "int64", "depleted_share": "float64",
     "muted_max": "int32", "queue_max": "int32", "bytes_read_per_s": "float64",
-}  # fmt: skip
+}
 _WAIT_STATS = {
     "requests": "int64", "read_requests": "int64", "unread_requests": "int64",
     "read_bytes": "int64", "wait_p50_ms": "float64", "wait_p99_ms": "float64",
     "wait_max_ms": "float64", "wait_mean_ms": "float64",
-}  # fmt: skip
+}
 REQUEST_WAITS = {"connection": "int32", **_WAIT_STATS}
 WAIT_SUMMARY = {"connections": "int64", **_WAIT_STATS}
 LARGE_STARVATION = {"large": "bool", **_WAIT_STATS}
@@ -117,7 +117,7 @@ FROM (SELECT 1.0D / (avg(wait) + {tick_ms}) AS x
 
 
 def pool_memory_curve(ticks_df: DataFrame, window_ms: int, *,
-                      tick_ms: int | None = None) -> DataFrame:  # fmt: skip
+                      tick_ms: int | None = None) -> DataFrame:
     """The broker's pool memory per window of ``window_ms`` (window = time_ms // window_ms).
 
     pool_used_max_bytes / pool_used_mean_bytes: bytes of requests read and not yet released
@@ -162,7 +162,7 @@ def _fairness_query(tick_ms: int, end_ms: int | None) -> str:
 
 
 def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
-                  end_ms: int | None = None) -> DataFrame:  # fmt: skip
+                  end_ms: int | None = None) -> DataFrame:
     """One row: Jain's index of how evenly the connections were served by the network thread.
 
     x_i = 1 / (mean wait_i + ``tick_ms``), connection i's service rate (the time until a request
@@ -245,7 +245,7 @@ class BrokerCurves:
 
 
 def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
-                  large_bytes: int | None = None) -> BrokerCurves:  # fmt: skip
+                  large_bytes: int | None = None) -> BrokerCurves:
     """Pool memory, wait and fairness curves of a broker trace, computed by Spark in one job.
 
     ``trace`` has pandas tables ``.ticks`` and ``.requests`` and a ``.meta`` dict as in
@@ -263,7 +263,7 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
     large = int(large_bytes if large_bytes is not None
-                else meta.get("large_request_bytes") or LARGE_BYTES)  # fmt: skip
+                else meta.get("large_request_bytes") or LARGE_BYTES)
     ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
     requests = to_spark(spark, trace.requests[list(REQUESTS_INPUT)])
     if len(trace.requests) <= SMALL_ROWS:

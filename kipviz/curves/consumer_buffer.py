@@ -33,19 +33,19 @@ if TYPE_CHECKING:
 __all__ = ["BUFFER_MEMORY", "BUFFER_SUMMARY", "MODE_FAIRNESS", "BufferCurves", "buffer_curves"]
 
 TICKS_INPUT = ("time_ms", "retained_bytes", "held_bytes", "waiting_bytes", "pool_dry",
-               "consumed_bytes")  # fmt: skip
+               "consumed_bytes")
 
 BUFFER_MEMORY = {
     "mode": "int32", "window": "int32", "window_start_ms": "int64", "ticks": "int64",
     "retained_max_bytes": "int64", "retained_mean_bytes": "float64", "held_max_bytes": "int64",
     "waiting_max_bytes": "int64", "dry_share": "float64", "consumed_bytes_per_s": "float64",
-}  # fmt: skip
+}
 MODE_FAIRNESS = {"mode": "int32", **FAIRNESS}
 BUFFER_SUMMARY = {
     "mode": "int32", "peak_retained_bytes": "int64", "p99_retained_bytes": "float64",
     "consumed_bytes_per_s": "float64", "dry_share": "float64", "heartbeats": "int64",
     "max_heartbeat_delay_ms": "int64", "min_jain_index": "float64", "mean_jain_index": "float64",
-}  # fmt: skip
+}
 
 _MEMORY = """SELECT CAST(mode AS INT) AS mode, window,
   CAST(window AS BIGINT) * {window_ms} AS window_start_ms, count(1) AS ticks,

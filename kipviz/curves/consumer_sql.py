@@ -14,11 +14,11 @@ FAIRNESS = {
     "window": "int32", "window_start_ms": "int64", "partitions_with_data": "int32",
     "delivered_bytes": "int64", "demand_bytes": "int64", "jain_index": "float64",
     "starved_partitions": "int32", "max_starvation_streak": "int32",
-}  # fmt: skip
+}
 LAG_OVER_TIME = {
     "window": "int32", "window_start_ms": "int64", "lag_p50_bytes": "float64",
     "lag_p99_bytes": "float64", "lag_max_bytes": "int64", "lag_total_bytes": "int64",
-}  # fmt: skip
+}
 
 RANKED = """ranked AS (
   SELECT *, _cand <= demand_bytes AS _fits

@@ -236,7 +236,7 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     query = union_all(parts)
     got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, partitions=partitions).toPandas())
     move = pd.concat([part_table(got, 2, _PARTITIONS_MOVE),
-                      part_table(got, 3, _TICKS_MOVE)], axis=1)  # fmt: skip
+                      part_table(got, 3, _TICKS_MOVE)], axis=1)
 
     def rate(key: str) -> float | None:
         return None if meta[key] is None else float(meta[key])

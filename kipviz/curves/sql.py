@@ -25,7 +25,7 @@ _SPARK_TYPES = {
     "int8": "ByteType", "int16": "ShortType", "int32": "IntegerType", "int64": "LongType",
     "float32": "FloatType", "float64": "DoubleType", "bool": "BooleanType",
     "boolean": "BooleanType", "object": "StringType", "string": "StringType",
-}  # fmt: skip
+}
 
 # Water-filling (see fair_shares): rank each window's partitions by demand and compute every
 # candidate level; the level is the candidate of the first partition it fits (_fits). Fitting

@@ -52,14 +52,14 @@ __all__ = [
 
 THREADS_INPUT = ("time_ms", "thread", "threads", "share_bytes", "buffered_bytes_after_poll",
                  "buffered_bytes", "processed_records", "processed_bytes", "demand_records",
-                 "paused_partitions", "lag_records", "buffered_records")  # fmt: skip
+                 "paused_partitions", "lag_records", "buffered_records")
 PARTITIONS_INPUT = ("time_ms", "partition", "task", "topic", "buffered_records",
-                    "buffered_bytes", "lag_records", "paused", "processed_records")  # fmt: skip
+                    "buffered_bytes", "lag_records", "paused", "processed_records")
 TICKS_INPUT = ("time_ms", "threads", "buffered_bytes_after_poll", "buffered_bytes",
                "buffered_records", "processed_records", "processed_bytes", "paused_partitions",
-               "lag_records")  # fmt: skip
+               "lag_records")
 META_KEYS = ("tick_ms", "ticks", "input_buffer_max_bytes", "bytes_bound_bytes",
-             "records_bound_bytes", "policy")  # fmt: skip
+             "records_bound_bytes", "policy")
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
 THREAD_MEMORY = {
@@ -67,23 +67,23 @@ THREAD_MEMORY = {
     "buffered_max_bytes": "int64", "buffered_mean_bytes": "float64", "share_bytes": "int64",
     "over_share_ticks": "int64", "paused_max": "int32", "processed_records": "int64",
     "stalled": "bool",
-}  # fmt: skip
+}
 INSTANCE_MEMORY = {
     "window": "int32", "window_start_ms": "int64", "ticks": "int64",
     "buffered_max_bytes": "int64", "buffered_mean_bytes": "float64", "threads_max": "int32",
     "paused_max": "int32", "paused_mean": "float64", "processed_records_per_s": "float64",
     "processed_bytes_per_s": "float64", "stalled_ticks": "int64", "lag_end_records": "int64",
-}  # fmt: skip
+}
 THREAD_FAIRNESS = {
     "window": "int32", "window_start_ms": "int64", "threads_with_work": "int32",
     "processed_records": "int64", "demand_records": "int64", "starved_threads": "int32",
     "jain_index": "float64",
-}  # fmt: skip
+}
 PARTITION_MEMORY = {
     "partition": "int32", "task": "int32", "topic": "int32", "record_bytes": "int64",
     "buffered_max_bytes": "int64", "buffered_max_records": "int64", "paused_share": "float64",
     "processed_records": "int64", "lag_end_records": "int64",
-}  # fmt: skip
+}
 
 _WINDOWED = "(SELECT *, CAST(time_ms div {window_ms} AS INT) AS window FROM {{threads}})"
 _THREAD_MEMORY = f"""SELECT window, CAST(thread AS INT) AS thread,
@@ -150,7 +150,7 @@ def thread_memory_curve(threads_df: DataFrame, window_ms: int) -> DataFrame:
 
 
 def instance_memory_curve(ticks_df: DataFrame, window_ms: int, *,
-                          tick_ms: int | None = None) -> DataFrame:  # fmt: skip
+                          tick_ms: int | None = None) -> DataFrame:
     """Per window, the whole instance (the ``ticks`` table: its threads summed per tick):
     buffered bytes (peak after the polls of a tick, mean at the ends), most threads alive,
     paused partitions (most and mean),

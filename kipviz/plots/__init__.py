@@ -105,7 +105,7 @@ def add_fixed_traces(fig: go.Figure, specs: list[tuple[Any, ...]], colors: Mappi
     for row, col, name, mode, colour, dash in specs:
         fig.add_trace(go.Scatter(name=name, mode=mode, line={"color": colors[colour], "dash": dash},
                                  marker={"color": colors[colour], "size": marker_size}),
-                      row=row, col=col)  # fmt: skip
+                      row=row, col=col)
 
 
 def finish_grid(fig: go.Figure, x_titles: list[tuple[int, int, str]], *, height: int,

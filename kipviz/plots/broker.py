@@ -22,7 +22,7 @@ __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_wa
 
 _MiB = 1024 * 1024
 _COLORS = {"used": "#2ca02c", "pool": "#1f77b4", "true": "#d62728", "depleted": "#9467bd",
-           "p50": "#7f7f7f", "p99": "#ff7f0e", "muted": "#8c564b"}  # fmt: skip
+           "p50": "#7f7f7f", "p99": "#ff7f0e", "muted": "#8c564b"}
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
 BROKER_TRACES = [
@@ -65,7 +65,7 @@ def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.
                         "Time the pool was out of memory (%)",
                         "Wait before the request is read (ms), per connection",
                         "Channels muted for memory"),
-    )  # fmt: skip
+    )
     add_fixed_traces(fig, BROKER_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
@@ -81,34 +81,34 @@ def update_broker_figure(fig: go.Figure, curves: BrokerCurves) -> None:
 
 
 def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
-                         title: str = "") -> go.Figure:  # fmt: skip
+                         title: str = "") -> go.Figure:
     """Several runs side by side (e.g. no pool / non-strict / strict): pool used over time with
     each run's outstanding bound dashed, depleted time, and the p99 wait of small against large
     requests."""
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("Pool used (MiB)", "Out of memory (% of ticks)",
-                                        "p99 wait (ms): small vs large requests"))  # fmt: skip
+                                        "p99 wait (ms): small vs large requests"))
     palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
     for i, (label, c) in enumerate(curves_by_label.items()):
         colour = palette[i % len(palette)]
         t = c.memory["window_start_ms"].to_numpy() / 1000.0
         fig.add_trace(go.Scatter(x=t, y=c.memory["pool_used_max_bytes"] / _MiB, name=label,
                                  mode="lines", line={"color": colour}, legendgroup=label),
-                      row=1, col=1)  # fmt: skip
+                      row=1, col=1)
         bound = c.outstanding_bound_bytes
         span = [0.0, float(t[-1]) if len(t) else 1.0]
         fig.add_trace(go.Scatter(x=span if bound is not None else [],
                                  y=[bound / _MiB] * 2 if bound is not None else [],
                                  name=f"{label}: bound", mode="lines", showlegend=False,
                                  line={"color": colour, "dash": "dash"}, legendgroup=label),
-                      row=1, col=1)  # fmt: skip
+                      row=1, col=1)
         fig.add_trace(go.Scatter(x=t, y=100.0 * c.memory["depleted_share"], name=label,
                                  mode="lines", line={"color": colour}, legendgroup=label,
-                                 showlegend=False), row=1, col=2)  # fmt: skip
+                                 showlegend=False), row=1, col=2)
         sizes = c.large_vs_small
         fig.add_trace(go.Bar(x=np.where(sizes["large"], "large", "small"),
                              y=sizes["wait_p99_ms"], name=label, marker_color=colour,
-                             legendgroup=label, showlegend=False), row=1, col=3)  # fmt: skip
+                             legendgroup=label, showlegend=False), row=1, col=3)
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     for col in (1, 2):
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
@@ -118,7 +118,7 @@ def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
 
 
 def compare_waits_figure(curves_by_label: Mapping[str, BrokerCurves], *,
-                         title: str = "") -> go.Figure:  # fmt: skip
+                         title: str = "") -> go.Figure:
     """Mean wait before a request is read, per connection in key order, for several runs (e.g.
     key shuffling on and off): without shuffling the last keys wait behind the first ones."""
     fig = go.Figure()

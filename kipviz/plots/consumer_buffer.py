@@ -25,7 +25,7 @@ MODE_NAMES = {"today": "today's consumer (no pool)", "kip81_pool": "KIP-81 buffe
               "in_flight_cap": "in-flight cap (rejected)"}
 _MODES = tuple(MODE_NAMES)
 _COLORS = {"today": "#d62728", "kip81_pool": "#1f77b4", "in_flight_cap": "#ff7f0e",
-           "kip74": "#7f7f7f", "memory": "#2ca02c", "pooled": "#9467bd"}  # fmt: skip
+           "kip74": "#7f7f7f", "memory": "#2ca02c", "pooled": "#9467bd"}
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
 BUFFER_TRACES = [

@@ -34,7 +34,7 @@ __all__ = [
 _MB = 1e6
 _COLORS = {"leader": "#1f77b4", "follower": "#9467bd", "sent": "#2ca02c", "lag": "#ff7f0e",
            "kip": "#d62728", "done": "#2ca02c", "client": "#17becf", "min": "#8c564b",
-           "plan": "#7f7f7f", "planned": "#000000"}  # fmt: skip
+           "plan": "#7f7f7f", "planned": "#000000"}
 _LAG = "replica lag (KIP-73's SumReplicaLag, never shipped)"
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
@@ -85,7 +85,7 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
 
     def line(times: np.ndarray) -> dict[str, Any]:
         return ({"x": np.concatenate([[0.0], cum]), "y": np.concatenate([[0.0], times])}
-                if len(done) and np.isfinite(times).all() else _EMPTY)  # fmt: skip
+                if len(done) and np.isfinite(times).all() else _EMPTY)
 
     return [
         {"x": t, "y": w["leader_rate_mean_bytes_per_s"].to_numpy() / _MB},
@@ -108,7 +108,7 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
 
 
 def reassignment_figure(curves: ReassignmentCurves | None = None, *,
-                        title: str = "") -> go.Figure:  # fmt: skip
+                        title: str = "") -> go.Figure:
     """The measured rates and the bytes sent per s (throttled, and all that the quotas count:
     in-sync replicas too, KAFKA-4313) against the leader and follower quotas, the replica lag
     with the planned move time (followers counted), KIP-73's and the simulated completion, the
@@ -120,7 +120,7 @@ def reassignment_figure(curves: ReassignmentCurves | None = None, *,
                         "Replica lag (MB): planned and KIP-73 move time vs simulated",
                         "Client bandwidth left (MB/s)",
                         "Catch-up time (s) by MB caught up: simulated vs planned"),
-    )  # fmt: skip
+    )
     add_fixed_traces(fig, REASSIGNMENT_TRACES, _COLORS, marker_size=6)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
                       (2, 2, "MB of partitions caught up")], height=640, title=title)
@@ -148,14 +148,14 @@ def _simulated(c: ReassignmentCurves) -> tuple[float, str]:
 
 
 def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
-                             title: str = "") -> go.Figure:  # fmt: skip
+                             title: str = "") -> go.Figure:
     """The trade-off of several throttles (labels, e.g. ``"10 MB/s"``): move time simulated
     ("never", or "not within this run" with the projected time), planned with the followers
     counted and by KIP-73's formula ("never" when T is too low); the client bandwidth left while
     the move runs, with Q&A 4's N - IN/R - T; and the replica lag over time."""
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("Move time (s)", "Client bandwidth left (MB/s)",
-                                        "Replica lag (MB)"))  # fmt: skip
+                                        "Replica lag (MB)"))
     labels = list(runs)
     done = [_simulated(c) for c in runs.values()]
     planned = [_seconds_or_note(c.planned_move_time_s, "never") for c in runs.values()]
@@ -165,13 +165,13 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
                                  ("KIP-73 formula", kip, "kip")):
         fig.add_trace(go.Bar(x=labels, y=[v for v, _ in values], text=[s for _, s in values],
                              textposition="outside", name=name,
-                             marker_color=_COLORS[colour]), row=1, col=1)  # fmt: skip
+                             marker_color=_COLORS[colour]), row=1, col=1)
     left = [float(c.move["client_left_moving_mean_bytes_per_s"].iloc[0]) / _MB
-            if len(c.move) else math.nan for c in runs.values()]  # fmt: skip
+            if len(c.move) else math.nan for c in runs.values()]
     plan = [c.planned_client_bytes_per_s / _MB if _finite(c.planned_client_bytes_per_s)
-            else None for c in runs.values()]  # fmt: skip
+            else None for c in runs.values()]
     fig.add_trace(go.Bar(x=labels, y=left, name="left while moving (mean)",
-                         marker_color=_COLORS["client"]), row=1, col=2)  # fmt: skip
+                         marker_color=_COLORS["client"]), row=1, col=2)
     fig.add_trace(go.Scatter(x=labels, y=plan, mode="markers", name="N - IN/R - T (Q&A 4)",
                              marker={"color": _COLORS["plan"], "symbol": "line-ew-open",
                                      "size": 24, "line": {"width": 3}}), row=1, col=2)
@@ -180,11 +180,11 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
         fig.add_trace(go.Scatter(x=c.windows["window_start_ms"] / 1000.0,
                                  y=c.windows["replica_lag_end_bytes"] / _MB, name=label,
                                  mode="lines", line={"color": palette[i % len(palette)]}),
-                      row=1, col=3)  # fmt: skip
+                      row=1, col=3)
     fig.update_xaxes(title_text="throttle", row=1, col=1)
     fig.update_xaxes(title_text="throttle", row=1, col=2)
     fig.update_xaxes(title_text="time (s)", row=1, col=3)
     fig.update_layout(height=420, title=title or None, barmode="group",
                       margin={"t": 70, "b": 40, "l": 50, "r": 20},
-                      legend={"orientation": "h", "y": -0.2})  # fmt: skip
+                      legend={"orientation": "h", "y": -0.2})
     return fig

@@ -25,7 +25,7 @@ __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_polic
 MAX_THREADS = 8  # thread lines the dashboard figure keeps; more threads are drawn up to this
 _MiB = 1024 * 1024
 _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22"]  # fmt: skip
+            "#bcbd22"]
 _COLORS = {f"t{i}": c for i, c in enumerate(_PALETTE)} | {
     "share": "#d62728", "instance": "#17becf", "total": "#d62728", "bytes": "#2ca02c",
     "records": "#9467bd", "paused": "#8c564b", "tput": "#1f77b4", "jain": "#1f77b4",
@@ -82,13 +82,13 @@ def streams_figure(curves: StreamsCurves | None = None, *, title: str = "") -> g
                         "Paused partitions", "Throughput (records / s)",
                         "Fairness across threads (Jain, 1 = fair)",
                         "Peak buffered (MiB) per partition, by record size"),
-    )  # fmt: skip
+    )
     add_fixed_traces(fig, STREAMS_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 1.05], row=3, col=1)
     fig.update_xaxes(type="log", row=3, col=2)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
                       (2, 2, "time (s)"), (3, 1, "time (s)"), (3, 2, "record bytes")],
-                height=900, title=title)  # fmt: skip
+                height=900, title=title)
     if curves is not None:
         update_streams_figure(fig, curves)
     return fig
@@ -100,12 +100,12 @@ def update_streams_figure(fig: go.Figure, curves: StreamsCurves) -> None:
 
 
 def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
-                            title: str = "") -> go.Figure:  # fmt: skip
+                            title: str = "") -> go.Figure:
     """Several runs side by side (e.g. one per policy): instance memory, throughput and Jain's
     index across threads over time."""
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("Instance buffer (MiB)", "Records processed / s",
-                                        "Jain across threads"))  # fmt: skip
+                                        "Jain across threads"))
     for i, (label, c) in enumerate(curves_by_label.items()):
         colour = _PALETTE[i % len(_PALETTE)]
         m = c.instance_memory
@@ -117,7 +117,7 @@ def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
                                  showlegend=False, **common), row=1, col=2)
         fig.add_trace(go.Scatter(x=c.fairness["window_start_ms"] / 1000.0,
                                  y=c.fairness["jain_index"], name=label, showlegend=False,
-                                 **common), row=1, col=3)  # fmt: skip
+                                 **common), row=1, col=3)
     fig.update_yaxes(range=[0, 1.05], row=1, col=3)
     for col in (1, 2, 3):
         fig.update_xaxes(title_text="time (s)", row=1, col=col)

@@ -25,7 +25,7 @@ __all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
 _MiB, _MB = 1024 * 1024, 1e6
 _COLORS = {"today": "#d62728", "pool": "#1f77b4", "bound": "#7f7f7f", "memory": "#2ca02c",
            "used": "#2ca02c", "queued": "#1f77b4", "true": "#d62728", "sent": "#2ca02c",
-           "quota": "#1f77b4", "lag": "#ff7f0e"}  # fmt: skip
+           "quota": "#1f77b4", "lag": "#ff7f0e"}
 _EMPTY: dict[str, Any] = {"x": [], "y": []}
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.

@@ -75,7 +75,7 @@ _SETTINGS = {
     "tasks": ("tasks", 1), "topics": ("topics", 1), "key_bytes": ("key_bytes", 0),
     "value_bytes": ("value_bytes", 0), "initial_lag_records": ("initial_lag_records", 0),
     "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1),
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -205,20 +205,20 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
         values = partition_value_bytes(s, np.random.default_rng(seed))
     else:
         values = np.array([check_int(f"value_bytes[{p}]", v, 0) for p, v in
-                           enumerate(value_bytes)], dtype=np.int64)  # fmt: skip
+                           enumerate(value_bytes)], dtype=np.int64)
         if len(values) != s.partitions:
             raise ValueError(f"value_bytes needs one size per partition ({s.partitions}): "
                              f"{len(values)}")
     size = np.array([record_size_bytes(s.key_bytes, int(v), s.topic_name(p % s.topics))
-                     for p, v in enumerate(values)], dtype=np.int64)  # fmt: skip
+                     for p, v in enumerate(values)], dtype=np.int64)
     fetch_records = np.array([fetch_bytes(int(r), s.max_partition_fetch_bytes) // int(r)
-                              for r in size], dtype=np.int64)  # fmt: skip
+                              for r in size], dtype=np.int64)
     change_tick = np.array([-(-ms // s.tick_ms) for ms, _ in s.thread_changes], np.int64)
     change_threads = np.array([n for _, n in s.thread_changes], np.int64)
     n_parts, n_threads = s.partitions, s.max_threads
     t_out = np.zeros((s.ticks, n_threads, THREAD_COLUMNS), np.int64)
     p_out = {name: np.zeros((s.ticks, n_parts), np.int64) for name in
-             ("buffered", "lag", "polled", "processed")}  # fmt: skip
+             ("buffered", "lag", "polled", "processed")}
     p_out["thread"] = np.zeros((s.ticks, n_parts), np.int32)
     p_paused = np.zeros((s.ticks, n_parts), np.bool_)
     kernel = compiled_kernel() if compiled else streams_kernel

@@ -91,7 +91,7 @@ class GridDashboard(Dashboard):
                     options=[(self._option_label(name, v), v) for v in values],
                     value=getattr(s, name) if getattr(s, name) in values else values[0],
                     description=name.replace("_", "."))
-                for name, values in self._slider_values.items()}  # fmt: skip
+                for name, values in self._slider_values.items()}
 
     def _option_label(self, name: str, value: Any) -> str:
         on_grid = name not in self.grid.axes or value in self.grid.axes[name]
