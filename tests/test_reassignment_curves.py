@@ -38,7 +38,7 @@ ONE = ReassignmentScenario(partitions=1, log_bytes=100 * MB, leader_throttle_byt
 # Six partitions of different sizes under produce traffic: they catch up one by one.
 MIXED = replace(ONE, sizes=(2 * MB, 9 * MB, 5 * MB, 14 * MB, 1 * MB, 7 * MB), bytes_in_per_s=2 * MB,
                 leader_throttle_bytes_per_s=8 * MB, follower_throttle_bytes_per_s=12 * MB,
-                ticks=1500, in_sync_followers=0)  # fmt: skip  (the KIP's F = 0)
+                ticks=1500, in_sync_followers=0)  # (the KIP's F = 0)
 # T = 1 MB/s below IN = 2 MB/s: KIP-73 Q&A 1 says the move never finishes.
 BELOW_IN = replace(ONE, partitions=4, log_bytes=5 * MB, bytes_in_per_s=2 * MB,
                    leader_throttle_bytes_per_s=MB, follower_throttle_bytes_per_s=None,
