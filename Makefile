@@ -59,11 +59,16 @@ test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser or cluster
 	$(BIN)/python -m pytest tests -m "not spark and not browser and not cluster" -q
 
-notebooks: $(JAVA_STAMP) ## rebuild the lessons from tools/build_notebooks.py and execute them
-	$(BIN)/python tools/build_notebooks.py
-	for nb in notebooks/*.ipynb; do \
-	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.store_widget_state=False "$$nb" || exit 1; done
+# Lesson sources are tools/lessons/NAME.py (jupytext percent files) paired with notebooks/NAME.ipynb
+# (pyproject's [tool.jupytext]): --sync carries the newer side's cells to the other and keeps the
+# notebook's outputs; the notebook is then executed in place. NB=01_fetch_size_limit for one lesson.
+NB ?= $(basename $(notdir $(wildcard tools/lessons/*.py)))
+
+notebooks: $(JAVA_STAMP) ## sync the notebooks with tools/lessons/*.py (jupytext) and execute them (NB=name)
+	for nb in $(NB); do \
+	  $(BIN)/jupytext --sync "tools/lessons/$$nb.py" || exit 1; \
+	  KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.store_widget_state=False "notebooks/$$nb.ipynb" || exit 1; done
 
 bench: $(JAVA_STAMP) ## benchmarks, one JSON line per figure
 	$(BIN)/python -m benchmarks $(NAME)

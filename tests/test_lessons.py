@@ -1,4 +1,5 @@
-"""Lesson cells call the package; the package computes (issue 18's "no logic in a cell").
+"""Lesson cells call the package; the package computes (issue 18's "no logic in a cell"); each
+notebook has the same cells as its jupytext source ``tools/lessons/NAME.py``.
 
 A cell may import, call, read attributes, write literals and arithmetic on literals (``2 * MiB``),
 and assign those. It may not loop, build comprehensions, define functions or classes, use
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SOURCES = ROOT / "tools" / "lessons"  # jupytext percent files paired with the notebooks
 FORBIDDEN = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
              ast.GeneratorExp, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 CHAINS = ("groupby", "apply")
@@ -117,3 +120,43 @@ def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
                   and any(call in "".join(c["source"]) for call in calls)
                   and c["metadata"].get("jupyter", {}).get("source_hidden")]
         assert hidden, (path.name, number)
+
+
+def test_every_notebook_has_a_paired_source_and_every_source_a_notebook():
+    """``tools/lessons/NAME.py`` and ``notebooks/NAME.ipynb`` come in pairs (pyproject's
+    ``[tool.jupytext]``), so a lesson is edited as a linted .py file."""
+    notebooks = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+    sources = {p.stem for p in SOURCES.glob("*.py")}
+    assert notebooks == sources, {"no source": notebooks - sources,
+                                  "no notebook": sources - notebooks}
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SOURCES.glob("*.py")))
+def test_a_notebook_has_the_cells_of_its_source(name):
+    """Same cells, types, sources and hidden-answer metadata: after editing a lesson's .py, run
+    ``jupytext --sync tools/lessons/NAME.py`` (``make notebooks NB=NAME`` also executes it)."""
+    jupytext = pytest.importorskip("jupytext")
+    source = jupytext.read(SOURCES / f"{name}.py")
+    notebook = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+
+    def cells(nb_cells):
+        return [(c["cell_type"], "".join(c["source"]),
+                 bool(c["metadata"].get("jupyter", {}).get("source_hidden"))) for c in nb_cells]
+
+    assert cells(notebook["cells"]) == cells(source.cells), (
+        f"notebooks/{name}.ipynb is out of sync: jupytext --sync tools/lessons/{name}.py")
+
+
+def test_every_exercise_question_is_asked_in_its_lesson():
+    """The questions a lesson asks are kipviz.exercises' own: written word for word in its text,
+    or printed by a cell calling ``question(lesson, number)`` or ``check(lesson, number, None)``."""
+    from kipviz.exercises import EXERCISES
+
+    for (lesson, number), exercise in EXERCISES.items():
+        (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
+        calls = [f"{name}({ref}, {number}" for name in ("question", "check")
+                 for ref in (f'"{lesson}"', str(int(lesson)))]
+        asked = (f"{number}. {exercise.question}" in text
+                 or any(f"{call})" in text or f"{call}, None)" in text for call in calls))
+        assert asked, (path.name, number)

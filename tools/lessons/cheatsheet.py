@@ -1,45 +1,50 @@
-"""The cheat sheet: formulas, defaults and which limit applies when, per Kafka version."""
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
 
-from __future__ import annotations
+# %% [markdown]
+# # Cheat sheet: which limit applies, by Kafka version
+#
+# One page for the whole course ([the tour](00_tour.ipynb) and lessons
+# [1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
+# Every table below is built by the package (`kipviz.cheatsheet`), from the same declarations the
+# simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
+# value where Kafka's setting is in bytes; rates are in MB/s.
+#
+# ## Which limit applies when
 
-from lessons import code, md
-
-CELLS = [
-    md("""
-# Cheat sheet: which limit applies, by Kafka version
-
-One page for the whole course ([the tour](00_tour.ipynb) and lessons
-[1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
-Every table below is built by the package (`kipviz.cheatsheet`), from the same declarations the
-simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
-value where Kafka's setting is in bytes; rates are in MB/s.
-
-## Which limit applies when
-"""),
-    code("""
+# %%
 import pandas as pd
 
 from kipviz import cheatsheet
 
 pd.set_option("display.max_colwidth", None)
 cheatsheet.formulas()
-"""),
-    md("""
-## What changed in which release (the consumer's fetch rules)
 
-`ConsumerScenario(kafka_version=...)`, the dashboards' version control and
-`kipviz run --kafka-version` look these up; the default is the newest release the model knows.
-"""),
-    code("""
+# %% [markdown]
+# ## What changed in which release (the consumer's fetch rules)
+#
+# `ConsumerScenario(kafka_version=...)`, the dashboards' version control and
+# `kipviz run --kafka-version` look these up; the default is the newest release the model knows.
+
+# %%
 cheatsheet.version_table()
-"""),
-    md("""
-## The Kafka settings kipviz models: defaults and rules
 
-`ConsumerConfig.from_properties(...)` / `BrokerConfig.from_properties(...)` read them from your
-`.properties` files and refuse a value Kafka would refuse, naming the setting and the rule.
-"""),
-    code("""
+# %% [markdown]
+# ## The Kafka settings kipviz models: defaults and rules
+#
+# `ConsumerConfig.from_properties(...)` / `BrokerConfig.from_properties(...)` read them from your
+# `.properties` files and refuse a value Kafka would refuse, naming the setting and the rule.
+
+# %%
 cheatsheet.defaults_table()
-"""),
-]

@@ -1,22 +1,27 @@
-"""The glossary: the terms the lessons use, defined once."""
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
 
-from __future__ import annotations
+# %% [markdown]
+# # Glossary
+#
+# The terms the course uses ([the tour](00_tour.ipynb), the [cheat sheet](cheatsheet.ipynb)),
+# defined once in `kipviz.cheatsheet.GLOSSARY`.
 
-from lessons import code, md
-
-CELLS = [
-    md("""
-# Glossary
-
-The terms the course uses ([the tour](00_tour.ipynb), the [cheat sheet](cheatsheet.ipynb)),
-defined once in `kipviz.cheatsheet.GLOSSARY`.
-"""),
-    code("""
+# %%
 import pandas as pd
 
 from kipviz.cheatsheet import glossary_table
 
 pd.set_option("display.max_colwidth", None)
 glossary_table()
-"""),
-]

@@ -1,0 +1,288 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 1 · Which limit applies to a fetch? (KIP-74)
+#
+# **The question.** A consumer reads many partitions from a few brokers. How many bytes can one
+# fetch bring back, how much memory can the consumer hold, and which partitions get the bandwidth
+# when a limit bites?
+#
+# **The mechanism in a sentence.** Since Kafka 0.10.1 ([KIP-74](https://cwiki.apache.org/confluence/display/KAFKA/KIP-74%3A+Add+Fetch+Response+Size+Limit+in+Bytes))
+# a fetch response has a size limit, `fetch.max.bytes`, beside the per-partition
+# `max.partition.fetch.bytes`: the broker fills partitions *in request order* until the limit is
+# reached, but always returns the first record batch so that the consumer makes progress.
+#
+# Everything below runs kipviz's model of Kafka's code (`ReplicaManager.readFromLog`, the consumer's
+# `fetchablePartitions`); Spark turns the simulated traces into the curves.
+
+# %% [markdown]
+# **Course:** ← [the tour](00_tour.ipynb) · [2 · memory pool](02_memory_pool.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+
+# %%
+from dataclasses import replace
+
+from kipviz import curves, plots
+from kipviz.curves.consumer_compare import (
+    bounds_table,
+    fill_cases_table,
+    order_fairness_table,
+    response_sizes,
+    starvation_table,
+)
+from kipviz.fetch import Ordering, fill_response
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.scenarios.consumer_versions import memory_by_version
+from kipviz.widgets import LESSON_SCENARIO, FetchDashboard
+from kipviz.workload import Workload
+
+MiB = 1024 * 1024
+
+# %% [markdown]
+# ## 1. The response rules, on numbers
+#
+# `fill_response` takes, per partition in request order, the sizes of the record batches from the
+# fetch offset, and returns the raw bytes the broker sends and the whole batches inside them:
+#
+# * a budget per partition of `min(max.partition.fetch.bytes, what is left of the response limit)`;
+# * the **first-batch exception**: until some partition has returned bytes, the budget is raised
+#   to the size of the batch at the fetch offset (only the first *non-empty* partition benefits);
+# * raw bytes may end in a **partial batch**, which the consumer drops and fetches again;
+# * a partition whose budget cannot hold its whole first batch is **emptied** and uses no budget.
+#
+# > **Kafka's code, not the KIP text.** KIP-74 says the broker returns the first message of *the
+# > first partition* even when it is larger than the limits. `ReplicaManager.readFromLog` keeps its
+# > `minOneMessage` flag until some partition has returned bytes, so the exception goes to the
+# > first *non-empty* partition: an empty partition at the front does not use it up. kipviz models
+# > the code.
+
+# %%
+cases = [
+    ("a 2 MiB batch, 1 MiB partition limit", [[2 * MiB]], 50 * MiB, MiB),
+    ("exception for the first non-empty partition only", [[], [2 * MiB], [2 * MiB]], 50 * MiB, MiB),
+    ("partial tail batch", [[400, 400, 400]], 10_000, 1000),
+    ("oversized batch later: emptied, budget kept", [[100], [5000], [100]], 1000, 1000),
+    ("response limit reached", [[600], [600], [600]], 1000, 1000),
+]
+fill_cases_table(cases)
+
+# %% [markdown]
+# Before KIP-74 (fetch version 2 and older) there was no exception: the broker cut the batch at
+# `max.partition.fetch.bytes`, and a consumer that got only part of a batch was stuck with
+# `RecordTooLargeException` until someone raised the limit.
+
+# %%
+(v2,) = fill_response([[2 * MiB]], response_max_bytes=50 * MiB, partition_max_bytes=MiB, version=2)
+(v3,) = fill_response([[2 * MiB]], response_max_bytes=50 * MiB, partition_max_bytes=MiB, version=3)
+print(f"version 2: {v2.raw_bytes:,} bytes, whole batches {v2.complete_batches}, "
+      f"RecordTooLargeException: {v2.record_too_large}")
+print(f"version 3: {v3.raw_bytes:,} bytes, whole batches {v3.complete_batches}")
+
+# %% [markdown]
+# ## 2. The KIP's example: A and B fast, C and D slow
+#
+# KIP-74 warns: *"if client is always fetching partitions in order A,B,C,D then it is possible
+# that response limit is hit before any messages were fetched from C and D."* Here A and B produce
+# 50 times faster than C and D, `fetch.max.bytes` is 64 KiB and `max.partition.fetch.bytes`
+# 32 KiB, and the application keeps up, so the consumer asks again as soon as a response is
+# handled. We run the same workload with a fixed order and with KIP-74's round-robin (partitions
+# that returned data move to the end).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+from kipviz.spark import get_spark
+
+spark = get_spark()  # embedded local[*]; set SPARK_REMOTE or KIPVIZ_SPARK_MASTER for a cluster
+spark.version
+
+# %%
+abcd = ConsumerScenario(
+    partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=32 * 1024,
+    consume_bytes_per_s=1e9, ticks=300, windows=10, workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
+)
+runs = {"fixed": simulate(replace(abcd, ordering=Ordering.FIXED), seed=1),
+        "round_robin": simulate(replace(abcd, ordering=Ordering.ROUND_ROBIN), seed=1)}
+abcd_curves = {"fixed": curves.consumer_curves(spark, runs["fixed"]),
+               "round_robin": curves.consumer_curves(spark, runs["round_robin"])}
+starvation_table(spark, runs, names=["A", "B", "C", "D"])
+
+# %%
+plots.compare_fairness_figure(abcd_curves, title="A, B fast; C, D slow; 64 KiB responses")
+
+# %% [markdown]
+# With a fixed order, C and D starve in **every** fetch of the run: A and B always fill the
+# response.
+# Round-robin serves each partition within P = 4 fetches, and Jain's index (over each
+# partition's max-min fair share of the bytes delivered) stays near 1.
+#
+# The same happens at scale. The default scenario of this lesson: 100 partitions on 3 brokers,
+# each with an 8 MiB backlog, Zipf-skewed producers, `fetch.max.bytes` = 2 MiB, and every order
+# kipviz models:
+
+# %%
+order_fairness_table(spark, LESSON_SCENARIO)
+
+# %% [markdown]
+# Fixed and hash orders are static, so the partitions at the front win; round-robin and
+# fetch-session rotation share the bandwidth best. The random shuffle helps (no partition starves
+# for long) but is less even than the rotations. Which order does your consumer use? It depends on
+# the version (see "What Kafka does today" below): Kafka 3.7 to 4.1 send requests in Java hash
+# order, every other release in assignment order with KIP-74's move-to-end.
+#
+# ## 3. Memory: the bound before and after KIP-74
+#
+# Before KIP-74 a consumer could hold `partitions x max.partition.fetch.bytes` of responses: with
+# thousands of partitions, gigabytes. With one fetch in flight per broker, KIP-74 bounds a round of
+# responses by `brokers x fetch.max.bytes`, so the bound becomes the smaller of the two.
+
+# %%
+bounds_table([(3, 10), (3, 100), (3, 1000), (3, 5000)])
+
+# %% [markdown]
+# What does the simulated consumer actually hold? Three runs at Kafka's defaults
+# (`fetch.max.bytes` 50 MiB, `max.partition.fetch.bytes` 1 MiB): two where the application keeps up,
+# and one where it handles only 50 MB/s. Each runs on the same record batches under Kafka 3.9's
+# rules and under 4.3's (`memory_by_version`).
+
+# %%
+defaults = replace(LESSON_SCENARIO, fetch_max_bytes=52428800, ordering=None)
+memory = memory_by_version({
+    "100 partitions": defaults,
+    "1000 partitions": replace(defaults, partitions=1000),
+    "1000 partitions, app at 50 MB/s": replace(defaults, partitions=1000, consume_bytes_per_s=50e6),
+}, versions=("3.9", "4.3"))
+memory[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib", "pre_kip74_bound_mib"]]
+
+# %%
+plots.memory_bounds_figure(memory, title="Peak consumer memory against the bounds (MiB, log scale)")
+
+# %%
+print(memory.sentence.iloc[4])
+print(memory.sentence.iloc[5])
+
+# %% [markdown]
+# While the application keeps up, both releases stay at KIP-74's figure. When it falls behind, the
+# two part ways:
+#
+# * **Kafka 3.9 and earlier** keep fetching every partition that has nothing buffered
+#   (`AbstractFetch.fetchablePartitions`), so completed fetches pile up towards `partitions x
+#   max.partition.fetch.bytes`: here 1,000 MiB. KIP-74's figure is per round of fetches, not for
+#   the consumer as a whole. That gap is what KIP-81's `buffer.memory` set out to close (lesson 3).
+# * **Kafka 4.0 and later** ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
+#   apache/kafka#18795) send no fetch to a broker while any fetchable partition it serves still has
+#   buffered data, so a lagging consumer holds at most one response per broker: here 3 x 50 MiB =
+#   150 MiB. Kafka did not do this to save memory: a request that left out the buffered partitions
+#   dropped them from the broker's incremental fetch session (KIP-227), and in some cases the whole
+#   session was evicted. The memory bound came with the fix.
+#
+# For sizing a heap: on 4.x, budget `brokers x fetch.max.bytes` (capped by `partitions x
+# max.partition.fetch.bytes`) plus one record batch per broker, whatever the lag; on 3.9 and
+# earlier, budget `partitions x max.partition.fetch.bytes` if the application can fall behind.
+# `consumer_memory_bounds(scenario)` gives the figure and the rule for any scenario, and the
+# dashboards, the tour and `kipviz run` print the same sentence.
+#
+# ## 4. The response-size guarantee
+#
+# KIP-74 promises a response is never bigger than `max(fetch.max.bytes, size of the first batch)`.
+# Here one partition writes 5 MiB records while `fetch.max.bytes` is 1 MiB: the responses that
+# carry one of them exceed the limit, by exactly that one batch.
+
+# %%
+big = replace(LESSON_SCENARIO, fetch_max_bytes=MiB, ordering=Ordering.ROUND_ROBIN, ticks=500, windows=5,
+              workload=replace(LESSON_SCENARIO.workload, large_record_bytes=5 * MiB))
+print(response_sizes(big, simulate(big)))
+
+# %% [markdown]
+# ## 5. Try it
+#
+# Move the sliders: each change re-runs the simulation and has Spark recompute the curves (with a
+# warm session this takes well under a second). Things to try:
+#
+# * switch the order from *fixed* to *round-robin* or *session*: the fairness dips disappear;
+# * set the Kafka version to 3.7 and the order to *as this Kafka version does*: hash order;
+# * raise `fetch.max.bytes` to 50 MiB: the limit stops binding and the order no longer matters;
+# * set `max.partition.fetch.bytes` above `fetch.max.bytes`: the response limit applies first;
+# * raise the skew: the hot partitions at the front of a fixed order take even more.
+
+# %%
+FetchDashboard(spark=spark)
+
+# %% [markdown]
+# ## Conclusion
+#
+# * A fetch response holds at most `min(consumer fetch.max.bytes, broker fetch.max.bytes)`, except
+#   for the first record batch, which always comes back whole (so a large record never blocks a
+#   consumer since Kafka 0.10.1; it is not skipped either).
+# * Because partitions are filled in request order, a fixed order starves partitions at the back;
+#   rotating the order restores fairness.
+# * Consumer memory is bounded per round by `min(brokers x fetch.max.bytes, partitions x
+#   max.partition.fetch.bytes)`. When the application lags, Kafka 4.0 and later still hold one
+#   response per broker (KAFKA-17182); 3.9 and earlier grow towards `partitions x
+#   max.partition.fetch.bytes`.
+#
+# ## What Kafka does today
+#
+# * **Request order, by version** (read on each release branch): the consumer keeps its assignment
+#   in `PartitionStates` and `CompletedFetch.drain` moves a partition that returned bytes to the
+#   end (KIP-74's round-robin). Kafka 0.10.1 to 3.6 list partitions in that order. Kafka 3.7 to
+#   4.1 copy the list into a `HashSet` in `AbstractFetch.fetchablePartitions` (KAFKA-14274,
+#   apache/kafka#14359), so requests go in Java's hash order: static, like *hash* above. Kafka 4.2
+#   went back to the list (KAFKA-19820, apache/kafka#20745). `ConsumerCoordinator` assigns in sorted
+#   order. (0.10.0, before KIP-74, iterated a `HashMap`.) kipviz's `ordering=None` follows this.
+# * **Fetch sessions** (KIP-227, Kafka 1.1): the broker moves each partition that returned records
+#   to the end of the session order (*session* above), and the consumer never re-requests a
+#   partition that still has buffered data.
+# * **Kafka 4.0** (KAFKA-17182): no fetch to a broker while any fetchable partition it serves has
+#   buffered data; paused partitions keep their data without blocking their broker. The classic
+#   consumer (`Fetcher`) and the new one (KIP-848's `AsyncKafkaConsumer`) share this code.
+# * **Broker caps**: the broker's own `fetch.max.bytes` (KIP-541, Kafka 2.5) and, for a consumer
+#   with a fetch quota, `quota x (quota.window.num - 1) x quota.window.size.seconds` per response
+#   (KAFKA-9677, Kafka 2.4); a fetch over its quota comes back empty with a throttle time
+#   (KIP-219, Kafka 2.0). `ConsumerScenario(fetch_quota_bytes_per_s=...)` models both.
+# * Defaults: consumer `fetch.max.bytes` 52428800 (50 MiB), `max.partition.fetch.bytes` 1048576,
+#   broker `fetch.max.bytes` 57671680 (55 MiB), `replica.fetch.response.max.bytes` 10485760 for
+#   followers, which use the same response limit.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. fetch.max.bytes = 1 MiB, max.partition.fetch.bytes = 1 MiB. Partition A has two 600 KiB batches, partition B one 300 KiB batch, in that request order. How many bytes does B get?
+# 2. A lagging Kafka 4.3 consumer reads 1,000 partitions from 3 brokers with the defaults. At most how many MiB of fetch responses does it hold?
+#
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("01", 1, 0))  # exercise 1
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("01", 2, 150))  # exercise 2
+
+# %% [markdown]
+# ## Your cluster
+#
+# The lesson's formula with your own settings, the metric to watch and the knob to turn. Replace the sample files with your `consumer.properties` and `server.properties` (paths, or mappings of Kafka keys) and the numbers with your cluster's; settings Kafka would refuse are reported as notes.
+
+# %%
+from kipviz import data_file
+from kipviz.your_cluster import your_cluster
+
+print(your_cluster("01", data_file("consumer.properties"), data_file("server.properties"),
+                   brokers=6, partitions=120))
+
+# %% [markdown]
+# **Course:** ← [the tour](00_tour.ipynb) · [2 · memory pool](02_memory_pool.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)

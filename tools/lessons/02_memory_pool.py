@@ -1,0 +1,227 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 2 · How does a broker bound the memory of requests it has not handled yet? (KIP-72)
+#
+# **The question.** A broker reads a request off a socket into memory before a handler thread
+# processes it. When a burst of large produce requests arrives (the KIP's example: a Hadoop job
+# starts writing big batches), how much memory can those waiting requests take, and who waits?
+#
+# **The mechanism in a sentence.** With [KIP-72](https://cwiki.apache.org/confluence/display/KAFKA/KIP-72%3A+Allow+putting+a+bound+on+memory+consumed+by+Incoming+requests)
+# (Kafka 1.0) the network threads allocate every request from one memory pool of
+# `queued.max.request.bytes`; a channel that cannot get memory is *muted* until memory comes back,
+# and while memory is short the ready sockets are served in *shuffled* order.
+#
+# kipviz models Kafka's `SimpleMemoryPool`, `Selector`/`KafkaChannel` muting and the request
+# handlers; Spark turns the simulated traces into the curves.
+
+# %% [markdown]
+# **Course:** ← [1 · fetch size limit](01_fetch_size_limit.ipynb) · [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+
+# %% [markdown]
+# > **Kafka's code, not the KIP text:** the KIP calls the setting `queued.max.bytes` and says it
+# > must be larger than `socket.request.max.bytes`, or <= 0 to disable it; Kafka shipped it as
+# > **`queued.max.request.bytes`** (`SocketServerConfigs`, whose Java constant is still named
+# > `QUEUED_MAX_BYTES_CONFIG`), default -1, and `KafkaConfig` accepts any value <= 0 or one *at
+# > least* `socket.request.max.bytes` (equal is allowed). This lesson uses the shipped name and rule.
+
+# %%
+from dataclasses import replace
+
+from kipviz.curves.broker_compare import (
+    allocation_table,
+    overshoot_table,
+    pool_curves,
+    pools_table,
+    waits_table,
+)
+from kipviz.plots.broker import broker_figure, compare_pools_figure, compare_waits_figure
+from kipviz.pool import max_outstanding_bytes
+from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
+
+MiB = 1024 * 1024
+
+# %% [markdown]
+# ## 1. The pool's rules, on numbers
+#
+# A pool of 100 bytes whose largest single allocation is 60 bytes (on a broker:
+# `queued.max.request.bytes` and `socket.request.max.bytes`). Kafka's pool is **non-strict**: it
+# grants a request whenever *any* memory is left, so available memory can go negative. A strict
+# pool would grant only what fits.
+
+# %%
+print(allocation_table(100, 60, asks=(50, 60, 5)).to_string(index=False))
+print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
+      "| strict", max_outstanding_bytes(100, 60, strict=True))
+
+# %% [markdown]
+# The non-strict pool granted 60 bytes with only 50 left and dropped to -10; only then was it out of
+# memory (`available <= 0`), and the next request (5 bytes) had to wait. The strict pool refused the
+# 60 bytes and still served the small one. A request larger than `socket.request.max.bytes` is never
+# allocated at all (the broker closes that connection). So the real bound on what is outstanding is
+# `queued.max.request.bytes + socket.request.max.bytes - 1` (159 bytes here: 1 byte left, then a
+# 60-byte request), not `queued.max.request.bytes`.
+#
+# ## 2. A spike of large requests, with and without a pool
+#
+# The lesson broker: 100 clients each send 20 small (16 KiB) produce requests a second; from 4 s to
+# 8 s one request in ten is a 4 MiB batch. Eight handler threads process 100 MB/s each. We run it
+# three ways: no pool (Kafka's default, `queued.max.request.bytes = -1`), Kafka's non-strict pool of
+# 40 MiB, and a strict pool of the same size (a what-if).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
+from kipviz.spark import get_spark
+
+spark = get_spark()
+
+# %%
+runs = {
+    "no pool": replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=-1),
+    "non-strict pool (Kafka)": BROKER_LESSON_SCENARIO,
+    "strict pool (what-if)": replace(BROKER_LESSON_SCENARIO, strict=True),
+}
+curves = pool_curves(spark, runs, seed=0)
+print(pools_table(curves).round(2).to_string())
+
+# %%
+compare_pools_figure(curves, title="The same spike: no pool, Kafka's pool, a strict pool")
+
+# %% [markdown]
+# **What the picture says.**
+#
+# * **No pool**: the broker held over 100 MiB of requests that no handler had reached yet. The only
+#   bound is one request per connection, `connections x largest request` (400 MiB here, and with
+#   `socket.request.max.bytes` at its 100 MiB default, 100 clients could pin 10 GB). This is what
+#   ran brokers out of heap before KIP-72.
+# * **Non-strict pool**: memory stays at `queued.max.request.bytes` plus at most one request, and
+#   the spike is paid for in waiting: channels are muted while the pool is empty and served again
+#   as handlers release memory. Every waiting request is read once the spike passes (the few unread
+#   ones arrived in the last tick of the run).
+# * **Strict pool**: it never passes 40 MiB (nor reaches 0 available, so it is never "out of
+#   memory"; its channels are muted all the same), but a 4 MiB request must wait until 4 MiB are free at
+#   once while a stream of 16 KiB requests keeps taking whatever is released. Large requests wait
+#   far longer (compare the p99 waits). That starvation is why Kafka's pool is non-strict.
+#
+# ## 3. What the true bound is
+#
+# How far past `queued.max.request.bytes` can memory go? One request at most, granted while a single
+# byte was left. The bigger the large requests, the bigger the overshoot, up to
+# `queued.max.request.bytes + socket.request.max.bytes - 1`:
+
+# %%
+print(overshoot_table(spark, BROKER_LESSON_SCENARIO, large_request_mib=(1, 4, 10)).to_string(index=False))
+broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool through the spike")
+
+# %% [markdown]
+# Size the heap for the true bound. With Kafka's default `socket.request.max.bytes` of 100 MiB, a
+# 100 MiB pool can hold up to 200 MiB - 1 byte of requests; lowering `socket.request.max.bytes`
+# (the largest request a client may send) lowers the overshoot too.
+#
+# ## 4. Why shuffle the sockets under pressure
+#
+# A selector returns ready sockets in an order that may be the same on every poll. When memory is
+# short, whoever comes first takes what a handler just released, and the sockets at the end of the
+# order wait longest. Kafka shuffles the ready keys, but only when memory is low: available memory
+# below 10% of the pool and no channel muted for lack of memory (`Selector.determineHandlingOrder`).
+# Here with a 20 MiB pool, 1 MiB large requests (one in five during a 5 s spike) and slower handlers,
+# so that memory comes back in small pieces:
+
+# %% [markdown]
+# > **Kafka's code, not the KIP text:** KIP-72 says the keys are shuffled "ONLY IF MEMORY IS TIGHT
+# > (so if the previous allocation call failed)". Kafka's `Selector` does something else: it
+# > shuffles while `!outOfMemory && memoryPool.availableMemory() < lowMemThreshold`, where
+# > `lowMemThreshold` is 10% of the pool and `outOfMemory` is set when a channel has muted itself
+# > because its allocation failed (and cleared once the pool has memory again). So there is *no*
+# > shuffle right after a failed allocation, and there is one while memory is merely low. kipviz
+# > follows the code (`kipviz.pool.should_shuffle_keys`).
+
+# %%
+pressure = replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=20 * MiB,
+                   large_request_bytes=1 * MiB, large_share=0.2, handler_bytes_per_s=25e6,
+                   spike_start_ms=5000, spike_duration_ms=5000)
+waits = pool_curves(spark, {"shuffle on (Kafka)": pressure,
+                            "shuffle off (what-if)": replace(pressure, shuffle=False)}, seed=0)
+print(waits_table(waits, edge=10).to_string(index=False))
+compare_waits_figure(waits, title="Who waits for memory: connections in key order")
+
+# %% [markdown]
+# Without shuffling, the last connections in key order wait several times longer than the first
+# ones. Shuffling narrows the gap and raises Jain's index, but does not close it: it applies only
+# while memory is low *and* nobody is muted, and right after channels are unmuted (memory came
+# back, often more than 10% of the pool at once) the fixed order still decides who reads first.
+#
+# ## 5. Try it
+#
+# Move the sliders: `queued.max.request.bytes` below `socket.request.max.bytes` is rejected with
+# Kafka's rule; `-1` turns the pool off. Each move re-runs the broker and Spark redraws the curves.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (the widget's model ids change on every run)
+BrokerDashboard(spark=spark)
+
+# %% [markdown]
+# ## Conclusion
+#
+# * Without a pool, memory for queued requests is bounded only by `connections x
+#   socket.request.max.bytes`: a burst of large requests can exhaust the heap.
+# * `queued.max.request.bytes` bounds it at `queued.max.request.bytes + socket.request.max.bytes - 1`
+#   (the pool is non-strict so that large requests are not starved); size the heap for that.
+# * Under memory pressure waits grow and shift onto the sockets served last; shuffling spreads them.
+#
+# ## What Kafka does today
+#
+# * KIP-72 shipped in Kafka 1.0 (KAFKA-4602) as `queued.max.request.bytes` (the KIP's
+#   `queued.max.bytes`), default **-1**: the pool
+#   is off unless you set it. When set, it must be at least `socket.request.max.bytes` (default
+#   104857600), which `KafkaConfig` checks at start-up.
+# * `queued.max.requests` (default 500) still bounds the number of requests in the queue beside it.
+# * The broker reports `MemoryPoolAvgDepletedPercent` and `MemoryPoolDepletedTimeTotal`
+#   (`socket-server-metrics`): the share and total time the pool had no memory to give.
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. queued.max.request.bytes = 200 MiB, socket.request.max.bytes = 100 MiB. At most how many MiB of requests can the broker's pool have handed out?
+# 2. The same pool made strict (the what-if): at most how many MiB?
+#
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("02", 1, 300 - 1 / 1048576))  # exercise 1
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("02", 2, 200))  # exercise 2
+
+# %% [markdown]
+# ## Your cluster
+#
+# The lesson's formula with your own settings, the metric to watch and the knob to turn. Replace the sample files with your `consumer.properties` and `server.properties` (paths, or mappings of Kafka keys) and the numbers with your cluster's; settings Kafka would refuse are reported as notes.
+
+# %%
+from kipviz import data_file
+from kipviz.your_cluster import your_cluster
+
+print(your_cluster("02", data_file("consumer.properties"), data_file("server.properties"),
+                   brokers=6, partitions=120))
+
+# %% [markdown]
+# **Course:** ← [1 · fetch size limit](01_fetch_size_limit.ipynb) · [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)

@@ -1,0 +1,270 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 3 · Why does my consumer use so much more memory than `max.partition.fetch.bytes`? (KIP-81)
+#
+# **The question.** `max.partition.fetch.bytes` is 1 MiB, yet the consumer's heap holds a hundred
+# times that. Where does the memory go, what bounds it today, and what would a real bound cost?
+#
+# **The mechanism in a sentence.** [KIP-81](https://cwiki.apache.org/confluence/display/KAFKA/KIP-81%3A+Bound+Fetch+memory+usage+in+the+consumer)
+# proposed a consumer setting `buffer.memory` (default 100 MiB): every fetch response is read from
+# the socket into one memory pool (KIP-72's `SimpleMemoryPool`), a socket is read only while the pool
+# has memory, heartbeats from the group coordinator bypass the pool, and the memory goes back once
+# the records are handed to the application.
+#
+# > **Status: accepted, never merged.** Its pull requests (apache/kafka #3684, #4934, #6193) were
+# > closed unmerged; Apache Kafka has no consumer `buffer.memory` today. kipviz models KIP-81
+# > *as proposed*, beside today's consumer and the alternative the KIP rejected.
+
+# %% [markdown]
+# **Course:** ← [2 · memory pool](02_memory_pool.ipynb) · [4 · replication quotas](04_replication_quotas.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+
+# %%
+from dataclasses import replace
+
+from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.curves.consumer_compare import bounds_table, heap_table
+from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
+from kipviz.scenarios.consumer_buffer import simulate_modes
+from kipviz.scenarios.consumer_versions import memory_by_version
+from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
+
+MiB = 1024 * 1024
+
+# %% [markdown]
+# ## 1. The bound today, on numbers
+#
+# A consumer sends one fetch request to every broker that leads a partition it reads, in parallel.
+# Each response is limited by `fetch.max.bytes` (50 MiB) and each partition in it by
+# `max.partition.fetch.bytes` (1 MiB). So the worst case is not 1 MiB but, as KIP-74 and KIP-81 put
+# it, **min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**:
+
+# %%
+print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_string(index=False))
+
+# %% [markdown]
+# With the defaults, a consumer of 1,000 partitions on 3 brokers may hold 150 MiB of fetched data,
+# and on 30 brokers 1,000 MiB. Nothing in the consumer's settings names that number. And it is the
+# figure for *one round* of fetches: whether it also bounds a consumer whose application falls
+# behind depends on the Kafka version (section 3).
+#
+# ## 2. One lagging consumer, three ways
+#
+# The lesson consumer reads 120 partitions led by 10 brokers. Each partition has a 64 MiB backlog
+# and producers keep adding 20 MB/s; the application processes 50 MB/s, slower than the network, so
+# fetched data piles up. `fetch.max.bytes` is 20 MiB (each broker's response holds its 12
+# partitions, 12 MiB), `max.partition.fetch.bytes` its 1 MiB default. The same record batches go to:
+#
+# * **today's consumer**, as KIP-81 knew it: Kafka 3.9's rules, no pool (Kafka 4.x follows in
+#   section 3);
+# * **KIP-81**: a pool of `buffer.memory` = 30 MB (it must be at least `fetch.max.bytes`);
+# * **the rejected alternative**: no more fetch requests in flight, or not yet consumed, than whole
+#   responses fit in the same 30 MB (two).
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
+from kipviz.spark import get_spark
+
+spark = get_spark()
+
+# %%
+traces = simulate_modes(BUFFER_LESSON_SCENARIO, seed=0)
+curves = buffer_curves(spark, traces)
+print(curves.summary_table().to_string(index=False))
+print("KIP-74 bound:", curves.bounds["today"]["kip74_bound_bytes"] / MiB, "MiB; pool bound "
+      "buffer.memory + largest response - 1:",
+      round(curves.bounds["kip81_pool"]["pooled_bound_bytes"] / MiB, 1), "MiB")
+
+# %%
+buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, the in-flight cap")
+
+# %% [markdown]
+# **What the picture says.**
+#
+# * **Today's consumer** keeps 120 completed fetches of 1 MiB waiting for the application, the
+#   KIP-74 bound, and a little more: a response's buffer is one allocation, so it stays on the heap
+#   until the *last* of its partitions has been consumed, while partitions already consumed are
+#   fetched again. `max.partition.fetch.bytes` bounds one partition in one response, nothing more.
+# * **KIP-81's pool** holds about 30 MB plus one response: like the broker's pool (lesson 2) it is
+#   non-strict, reading a whole response while a single byte is free, so its bound is
+#   `buffer.memory + largest response - 1`. Responses that do not fit stay in the sockets; the
+#   application gets the same 50 MB/s, because it was the bottleneck all along.
+# * **The cap** holds two responses and loses nothing *here*: the application is slow.
+# * **Fairness** (bottom right) dips for the pool second by second (its "min Jain"): responses are
+#   read in bursts as memory frees, so in some seconds only a few brokers' partitions advance. Over
+#   the whole run every partition advances alike: each response has room for all 12 of its
+#   broker's partitions, so no partition order can starve one (KIP-81 relies on KIP-74's
+#   partition order, lesson 1, instead of a fairness rule of its own).
+#
+# ## 3. The same workload on Kafka 4.x
+#
+# Kafka 4.0 changed the consumer itself ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
+# apache/kafka#18795): `AbstractFetch.prepareFetchRequests` sends no fetch to a broker while any
+# fetchable partition it serves still has buffered data. It was a fix for fetch sessions (a request
+# that left the buffered partitions out dropped them from the broker's session cache, and could get
+# the session evicted), and it bounds a lagging consumer at one response per broker. Without a
+# pool, on the same record batches, under 3.9's rules and 4.3's, and once more with
+# `fetch.max.bytes` at 4 MiB:
+
+# %%
+versions = memory_by_version({
+    "fetch.max.bytes 20 MiB": replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None),
+    "fetch.max.bytes 4 MiB": replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None,
+                                     fetch_max_bytes=4 * MiB),
+}, versions=("3.9", "4.3"))
+print(versions[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib"]].to_string(index=False))
+print(versions.sentence.iloc[2])
+print(versions.sentence.iloc[3])
+
+# %% [markdown]
+# With 20 MiB responses both releases hold 120 MiB: one response per broker already carries all 12
+# of its partitions' 1 MiB, so KIP-74's figure and 4.x's bound coincide. With 4 MiB responses they
+# part: 3.9 keeps fetching the partitions it has consumed while the others wait, and holds every
+# partition's 1 MiB (120 MiB); 4.3 waits until a broker's whole response is consumed and holds
+# 10 x 4 MiB = 40 MiB. On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the
+# heap for `brokers x fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes`) plus one
+# record batch per broker, however far the application falls behind.
+#
+# ## 4. Why capping in-flight requests was rejected
+#
+# KIP-81 explains that a cap "will result in a loss of performance": when memory frees up, the
+# consumer must first send a fetch and wait for its response, while a pool's next response is
+# already waiting in the socket. Give the application 300 MB/s and put the brokers 50 ms away:
+
+# %%
+fast = replace(BUFFER_LESSON_SCENARIO, consume_bytes_per_s=300e6, rtt_ms=50)
+fast_curves = buffer_curves(spark, simulate_modes(fast, seed=0))
+print(fast_curves.summary_table().to_string(index=False))
+
+# %% [markdown]
+# Within the same 30 MB budget (plus one response of overshoot) the pool keeps the application fed
+# at the pace it can process; the cap leaves it idle for a round trip after every pair of responses
+# it finishes, and delivers less than half as much. That is the throughput
+# the KIP refused to give up.
+#
+# ## 5. Why coordinator traffic bypasses the pool
+#
+# With the pool full, nothing is read from the sockets, including the coordinator's heartbeat
+# responses. The consumer then stops sending heartbeats (one is in flight at a time), and after
+# `session.timeout.ms` the group evicts it. KIP-81 therefore reads coordinator responses even when
+# the pool is dry and allocates them outside it. Without that bypass (a what-if):
+
+# %%
+no_bypass = replace(BUFFER_LESSON_SCENARIO, coordinator_bypass=False)
+bypass = simulate_modes(BUFFER_LESSON_SCENARIO, seed=0)["kip81_pool"].meta
+starved = simulate_modes(no_bypass, seed=0)["kip81_pool"].meta
+print(f"with the bypass (KIP-81)   longest heartbeat delay {bypass['max_heartbeat_delay_ms']:>5,} ms, "
+      f"longest gap between heartbeats {bypass['max_heartbeat_gap_ms']:,} ms")
+print(f"without the bypass         longest heartbeat delay {starved['max_heartbeat_delay_ms']:>5,} ms, "
+      f"longest gap between heartbeats {starved['max_heartbeat_gap_ms']:,} ms")
+
+# %% [markdown]
+# Here the delay stays short of the 45 s `session.timeout.ms` default because the application keeps
+# freeing memory; a consumer stuck in a long `poll()` gap would stop heartbeating altogether.
+#
+# ## 6. Calibration: the measurement published with the pull request
+#
+# The KIP-81 pull request reported a consumer that needed about a **200 MB heap without the pool**
+# and ran in **120 MB with `buffer.memory` = 30 MB**. A heap is more than fetch buffers, so kipviz
+# estimates it as a baseline plus the peak bytes of fetch responses retained. Assumptions that give
+# the published shape: the lesson workload above (120 partitions with a backlog on 10 brokers,
+# responses of 12 MiB, an application slower than the network) and an **80 MB baseline** for the
+# JVM, the client's other objects and the application.
+
+# %%
+baseline = 80_000_000
+heaps = heap_table(traces, baseline, {"today": 200e6, "kip81_pool": 120e6}, MODE_NAMES)
+print(heaps[["consumer", "simulated heap (MB)", "published (MB)"]].to_string(index=False))
+heap_figure(["no pool", "buffer.memory = 30 MB"], heaps.heap_bytes.tolist(),
+            heaps.published_bytes.tolist(),
+            title="Heap needed: kipviz estimate against the KIP-81 measurement")
+
+# %% [markdown]
+# The estimate lands within about 10% of both published figures. The shape is what matters: the pool
+# removes the fetch buffers' share of the heap above `buffer.memory` plus one response.
+#
+# ## 7. Try it
+#
+# Move `buffer.memory`, `fetch.max.bytes`, `max.partition.fetch.bytes`, brokers, partitions and the
+# processing rate; each move runs all three consumers and Spark redraws their curves. Put
+# `fetch.max.bytes` above `buffer.memory` to see KIP-81's rule, and turn the bypass off. Switch the
+# Kafka version to 4.3 and lower `fetch.max.bytes`: today's consumer (red) drops to one response per
+# broker.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live dashboard: its widgets have no stable text output)
+BufferDashboard(spark=spark)
+
+# %% [markdown]
+# ## Conclusion
+#
+# Up to Kafka 3.9 a consumer's fetch memory is bounded per round by **min(brokers x
+# `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**, and a lagging application lets it
+# grow towards `partitions x max.partition.fetch.bytes`; whole responses stay on the heap until
+# their last partition is consumed. KIP-81's `buffer.memory` would have made it one number, at the
+# price of one response of overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no
+# throughput lost, which a cap on in-flight requests could not do. Kafka 4.0 bounded it another way:
+# one response per broker (KAFKA-17182).
+#
+# ## What Kafka does today
+#
+# * There is **no consumer `buffer.memory`**: KIP-81 was accepted in 2016 and its pull requests were
+#   closed unmerged (the consumer reads into `MemoryPool.NONE`). Later work (KAFKA-13188) added
+#   reference counting so a pool could be plugged in; it is not in Apache Kafka either.
+# * **Kafka 4.0 and later** hold at most one response per broker (KAFKA-17182; the classic
+#   and the new consumer alike): size the heap for min(brokers x `fetch.max.bytes`, partitions x
+#   `max.partition.fetch.bytes`) plus one record batch per broker and the decompressed records of
+#   `max.poll.records`, and lower `fetch.max.bytes` to bound it.
+# * **Kafka 3.9 and earlier**: the same while the application keeps up, but a lagging one can hold
+#   `partitions x max.partition.fetch.bytes`; lower `max.partition.fetch.bytes` to bound that.
+# * `consumer_memory_bounds(scenario)` prints the figure for your version, as every kipviz
+#   dashboard, the tour and `kipviz run` do.
+# * Fairness between partitions, which KIP-81 relied on instead of a rule of its own, is KIP-74's
+#   round-robin partition order (lesson 1).
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. Kafka 3.9, 120 partitions on 10 brokers, fetch.max.bytes 4 MiB, the application lagging: at most how many MiB of fetch responses?
+# 2. The same consumer on Kafka 4.3?
+#
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("03", 1, 120))  # exercise 1
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("03", 2, 40))  # exercise 2
+
+# %% [markdown]
+# ## Your cluster
+#
+# The lesson's formula with your own settings, the metric to watch and the knob to turn. Replace the sample files with your `consumer.properties` and `server.properties` (paths, or mappings of Kafka keys) and the numbers with your cluster's; settings Kafka would refuse are reported as notes.
+
+# %%
+from kipviz import data_file
+from kipviz.your_cluster import your_cluster
+
+print(your_cluster("03", data_file("consumer.properties"), data_file("server.properties"),
+                   brokers=6, partitions=120, kafka_version="4.3"))
+
+# %% [markdown]
+# **Course:** ← [2 · memory pool](02_memory_pool.ipynb) · [4 · replication quotas](04_replication_quotas.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)

@@ -1,0 +1,303 @@
+# ---
+# jupyter:
+#   jupytext:
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 4 · If I set this throttle, when does my reassignment finish? (KIP-73)
+#
+# **The question.** Moving partitions to a new broker copies whole logs over the network, beside
+# the traffic of producers and consumers. A replication throttle protects the clients; set it too
+# low and the move never ends, too high and the clients starve. Which value, and when is it done?
+#
+# **The mechanism in a sentence.** With [KIP-73](https://cwiki.apache.org/confluence/display/KAFKA/KIP-73+Replication+Quotas)
+# (Kafka 0.10.1) a broker measures the bytes it replicates for *throttled* replicas over a window
+# of `replication.quota.window.num` x `replication.quota.window.size.seconds` (11 x 1 s); while the
+# measured rate is above `leader.replication.throttled.rate` the leader leaves those partitions out
+# of its fetch responses, and while it is above `follower.replication.throttled.rate` the follower
+# leaves them out of its requests.
+#
+# **What `--throttle` really throttles.** `kafka-reassign-partitions --execute --throttle T` lists
+# every *current* replica of a moving partition in `leader.replication.throttled.replicas` and only
+# the new ones in `follower.replication.throttled.replicas` (`ReassignPartitionsCommand`). The
+# leader records the bytes of every throttled partition it sends (`KafkaApis`:
+# `quotas.leader.record(sizeOfThrottledPartitions(...))`), so the R - 1 in-sync followers' keep-up
+# fetches count against its quota, though they are never throttled (KAFKA-4313). With producers
+# writing IN, the new replica nets **T - R x IN**, not the KIP's T - IN.
+#
+# kipviz models Kafka's `ReplicationQuotaManager` on its windowed `SimpleRate` (as since Kafka 3.8),
+# the leader's omission, the follower's exclusion, KAFKA-4313 and the followers `--throttle` counts;
+# Spark turns the simulated traces into the curves.
+
+# %% [markdown]
+# **Course:** ← [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) · [5 · streams input buffer](05_streams_input_buffer.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+
+# %%
+from kipviz import data_file
+from kipviz.curves.reassignment import reassignment_curves
+from kipviz.curves.reassignment_compare import (
+    followers_table,
+    response_size_table,
+    throttle_runs,
+    throttle_table,
+)
+from kipviz.planner import (
+    load_partition_sizes,
+    load_reassignment,
+    log_bytes_to_copy,
+    plan_log_dir_move,
+    plan_throttle,
+)
+from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
+from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
+from kipviz.scenarios.reassignment import simulate
+from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets.reassignment import METRICS_TEXT
+
+MB = 1_000_000
+
+# %% [markdown]
+# ## 1. Plan a real reassignment
+#
+# `kafka-reassign-partitions --generate` prints the current and the proposed assignment;
+# `kafka-log-dirs --describe` gives the partition sizes (the planner skips the two status lines it
+# prints before its JSON). The planner finds the bytes each new replica must copy and picks the
+# smallest throttle that finishes within a target (one hour here), counting the replicas
+# `--throttle` puts under the quota, and writes the commands that set it:
+
+# %%
+plan = load_reassignment(data_file("reassignment.json"), current=data_file("current-assignment.json"))
+sizes = load_partition_sizes(data_file("log-dirs.json"))
+print("bytes each destination broker copies:", plan.bytes_per_broker(sizes))
+throttle = plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * MB,
+                         bytes_in_per_s=10 * MB, replication_factor=3,
+                         bytes_to_move=plan.bytes_to_move(sizes), target_completion_s=3600)
+print(throttle.to_text(plan))
+
+# %% [markdown]
+# 90 GB in an hour needs T = 3 x 10 + 90 000 / 3600 = 55 MB/s. KIP-73's own arithmetic (no
+# follower counted) would have picked 35 MB/s, and at 35 MB/s the move really takes five hours:
+
+# %%
+kip_plan = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                         replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
+                         target_completion_s=3600, in_sync_followers=0)
+real = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                     replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
+                     throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
+print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, {kip_plan.move_time_s / 3600:.1f} h")
+print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
+      f"(the new replica nets {(real.throttle_bytes_per_s - 3 * 10 * MB) / MB:g} MB/s)")
+
+# %% [markdown]
+# ## 2. The KIP's arithmetic, and the followers it leaves out
+#
+# The KIP's Q&A gives three answers per broker, with IN the bytes producers write into it, N its
+# network, R the replication factor and T the throttle. Each is the special case F = 0 of the rule
+# with the F in-sync followers the leader's quota counts (F = R - 1 under `--throttle`):
+#
+# * **Q&A 4, the workable range:** `(F + 1) x IN < T < N - IN/R` (the KIP: `IN < T`). At or below
+#   the lower end the new replica never catches up; above `N - IN/R` replication eats the clients'
+#   share (the followers' keep-up bytes are inside T, so the upper end does not move).
+# * **Q&A 1, the move time:** `MoveRatio x TotalLogSizePerBroker x #Brokers / (T - (F + 1) x IN)`.
+# * **Q&A 5, the response size:** the first throttled responses must fit the quota window:
+#   `replica.fetch.response.max.bytes < min(T x window, window x N / #brokers)`.
+
+# %%
+low, high = throttle_bounds(bytes_in_per_s=10 * MB, network_bytes_per_s=125 * MB, replication_factor=3,
+                            in_sync_followers=2)
+print(f"1 Gbit/s brokers taking 10 MB/s, R = 3: {low / MB:g} MB/s < T < {high / MB:.2f} MB/s "
+      f"(the KIP says {throttle_bounds(10 * MB, 125 * MB, 3)[0] / MB:g} MB/s < T)")
+print(f"moving 20% of 1 TB per broker on 5 brokers at T = 50 MB/s: "
+      f"{move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB, in_sync_followers=2) / 3600:.1f} h "
+      f"(the KIP's formula: {move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB) / 3600:.1f} h)")
+print(f"replica.fetch.response.max.bytes < {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 5) / MB:g} MB "
+      f"(5 brokers), {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 500) / MB:g} MB (500 brokers)")
+
+# %% [markdown]
+# The last line is the KIP's own example: 10 MB for 5 brokers (the leader's quota dominates) and
+# 2 MB for 500 (the follower's network does).
+#
+# ## 3. Watching a throttled move
+#
+# The lesson cluster: 5 brokers on 1 Gbit/s (125 MB/s), producers writing IN = 10 MB/s into the
+# moving partitions, R = 3, ten partitions of 200 MB (2 GB) moving to a new broker, both throttles
+# at 50 MB/s. The plan: 2 GB / (50 - 3 x 10) MB/s = 100 s; the KIP's formula says 50 s.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (starting Spark prints Java log lines that differ between runs)
+from kipviz.spark import get_spark
+
+spark = get_spark()
+
+# %%
+lesson = reassignment_curves(spark, simulate(REASSIGNMENT_LESSON_SCENARIO))
+print(f"simulated: {lesson.move_text}; planned (followers counted) {lesson.planned_move_time_s:.1f} s; "
+      f"KIP-73 formula {lesson.kip_move_time_s:.1f} s")
+print(f"first quota window: {lesson.first_window_overshoot:.3f} x the quota")
+reassignment_figure(lesson, title="Ten partitions moving at a 50 MB/s throttle, R = 3")
+
+# %% [markdown]
+# The leader's measured rate (blue) climbs to the quota and stays there: it counts the two in-sync
+# followers' 20 MB/s and the new replica's 30 MB/s. The throttled bytes sent per second (green) run
+# at T - 2 x IN while the replica lag falls, and the move ends within a second of the planned
+# 100 s: twice as late as the KIP's formula. Clients keep `N - IN/R - T` while it runs and get everything back after it.
+#
+# ## 4. The trade-off, and throttles that never finish
+
+# %%
+runs = throttle_runs(spark, REASSIGNMENT_LESSON_SCENARIO, [20 * MB, 30 * MB, 40 * MB, 50 * MB, 80 * MB])
+print(throttle_table(runs).to_string())
+compare_throttles_figure(runs, title="Throttle against move time and client bandwidth")
+
+# %% [markdown]
+# At 20 MB/s, below R x IN, the replica lag *grows*: the move **never** finishes, although the
+# KIP's formula promises 200 s. At exactly 30 MB/s = 3 x IN the rule says never too (the KIP: 100 s);
+# the simulation shows the lag only creeping down, by the quota's optimism (about one response per
+# quota window gets through above T, 0.6 MB/s here): most of an hour for these 2 GB, so do not
+# count on it. Kafka accepts either value without complaint. At 40 MB/s the move takes about 200 s,
+# just inside the run; in a shorter run it would read "not within this run (projected 200 s)",
+# which is not "never". Above that every extra MB/s of throttle shortens the move and takes the
+# same MB/s from the clients.
+#
+# ## 5. The KIP's formula is the case of no followers
+#
+# Set the followers the leader's quota counts to 0 and the simulation gives the KIP's numbers; set
+# them to R - 1, as `--throttle` does, and it gives the planner's:
+
+# %%
+print(followers_table(REASSIGNMENT_LESSON_SCENARIO, [30 * MB, 50 * MB]).to_string(index=False))
+
+# %% [markdown]
+# ## 6. Changing the throttle mid-move
+#
+# Operators (and Cruise Control) change the rates while a move runs: `kafka-configs --alter`, or
+# `kafka-reassign-partitions --execute --additional --throttle` with the same JSON. Kafka's
+# `ReplicationQuotaManager.updateQuota` keeps the bytes already recorded. Start at 20 MB/s (which
+# never finishes), raise it to 80 MB/s after a minute:
+
+# %%
+from dataclasses import replace
+
+scheduled = simulate(replace(REASSIGNMENT_LESSON_SCENARIO, leader_throttle_bytes_per_s=20 * MB,
+                             follower_throttle_bytes_per_s=20 * MB,
+                             throttle_schedule=((60, 80 * MB),))).meta
+print(f"planned {scheduled['planned_move_time_s']:.0f} s (2.6 GB left at 60 s, at 50 MB/s net), "
+      f"simulated {scheduled['completed_ms'] / 1000:.1f} s")
+
+# %% [markdown]
+# ## 7. The mechanism is optimistic
+#
+# The quota acts only *after* the measured rate has gone over it, so the first window can carry more
+# than T x window: up to one more fetch response. Bigger responses, bigger overshoot; Q&A 5's bound
+# on `replica.fetch.response.max.bytes` keeps it within the window. The rejected design (KIP-73's
+# first proposal) delayed responses instead of omitting partitions; it overshoots the same way:
+
+# %%
+print(response_size_table(REASSIGNMENT_LESSON_SCENARIO, [10 * 2**20, 50 * 2**20],
+                          replica_fetch_max_bytes=5 * 2**20).to_string(index=False))
+
+# %% [markdown]
+# ## 8. Moves between disks, and tiered storage
+#
+# A move between log dirs of one broker (`kafka-reassign-partitions --replica-alter-log-dirs-throttle`,
+# which sets `replica.alter.log.dirs.io.max.bytes.per.second`) is copied by the
+# `ReplicaAlterLogDirsThread`: no leader quota and no followers, so it nets T - IN. With tiered
+# storage and KIP-1023 (Kafka 4.3, opt-in `follower.fetch.last.tiered.offset.enable`, default
+# false) a new replica starts at the last tiered offset and copies only the local part of the log:
+
+# %%
+print(f"1 GB between two disks at 60 MB/s with 10 MB/s in: "
+      f"{plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB, bytes_in_per_s=10 * MB):.0f} s")
+print(f"a 500 GB tiered log with 20 GB local copies "
+      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9) / 1e9:g} GB by default, "
+      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9, follower_fetch_last_tiered_offset_enable=True) / 1e9:g} GB "
+      f"with follower.fetch.last.tiered.offset.enable=true")
+
+# %% [markdown]
+# ## 9. What to watch in Kafka
+#
+# KIP-73 proposed a `SumReplicaLag` metric to follow a move; Kafka never shipped it (the lag the
+# figures draw is what it would have shown). These are the metrics a broker really has:
+
+# %%
+print(METRICS_TEXT)
+
+# %% [markdown]
+# ## 10. Try it
+#
+# Move the throttles, a mid-move throttle change, IN, the followers the leader's quota counts, the
+# brokers and the quota window; each move re-runs the reassignment and Spark redraws the curves. A
+# throttle at or below R x IN runs, with a warning, as it would in Kafka.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (the widget's model ids change on every run)
+ReassignmentDashboard(spark=spark)
+
+# %% [markdown]
+# ## Conclusion
+#
+# * Under `--throttle` the leader's quota counts the R - 1 in-sync followers: pick T inside
+#   `R x IN < T < N - IN/R`; the move takes `bytes / (T - R x IN)`. The KIP's `bytes / (T - IN)`
+#   is the case of no followers counted. At or below R x IN it never finishes.
+# * "Not finished in this run" is not "never": the plan gives the projected time.
+# * The throttle is optimistic: a window can pass the quota by one response; keep
+#   `replica.fetch.response.max.bytes` within Q&A 5's bound.
+#
+# ## What Kafka does today
+#
+# * KIP-73 shipped in Kafka 0.10.1. `kafka-reassign-partitions --execute --throttle <bytes/s>` sets
+#   both rates on the brokers involved and the throttled-replica lists on the topics (current
+#   replicas as leader-throttled, new ones as follower-throttled). `--additional` submits a move
+#   beside one in progress (or re-submits one to change the throttle) and keeps the ongoing moves in
+#   the lists; `--verify` removes every throttle once all moves are done, unless
+#   `--preserve-throttles` is given (run it, or the throttle stays).
+# * `--replica-alter-log-dirs-throttle` (KIP-113) throttles moves between disks of one broker.
+# * KIP-1023 (4.3, tiered storage, opt-in) lets a new follower skip the tiered part of the log.
+# * The rate behind the quota is Kafka's `SimpleRate` over 11 windows of 1 s by default; Kafka 3.8
+#   (apache/kafka#15889) changed when old samples are purged, which kipviz follows (`legacy=True`
+#   in `kipviz.quota` gives the earlier rule).
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. R = 3, IN = 10 MB/s, a throttle T = 40 MB/s set with --throttle, 1 GB to move. How many seconds?
+# 2. R = 3, IN = 10 MB/s: at or below which throttle (MB/s) does the move never finish?
+#
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("04", 1, 100))  # exercise 1
+
+# %% jupyter={"source_hidden": true}
+from kipviz.exercises import check
+
+print(check("04", 2, 30))  # exercise 2
+
+# %% [markdown]
+# ## Your cluster
+#
+# The lesson's formula with your own settings, the metric to watch and the knob to turn. Replace the sample files with your `consumer.properties` and `server.properties` (paths, or mappings of Kafka keys) and the numbers with your cluster's; settings Kafka would refuse are reported as notes.
+
+# %%
+from kipviz import data_file
+from kipviz.your_cluster import your_cluster
+
+print(your_cluster("04", data_file("consumer.properties"), data_file("server.properties"),
+                   replication_factor=3, bytes_in_per_s=10e6, bytes_to_move=200e9))
+
+# %% [markdown]
+# **Course:** ← [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) · [5 · streams input buffer](05_streams_input_buffer.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
