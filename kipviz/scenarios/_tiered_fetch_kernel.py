@@ -26,6 +26,7 @@ the plain-Python path; :func:`compiled` gives them compiled by numba.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -274,7 +275,9 @@ _compiled: dict[str, Any] = {}
 def compiled() -> Any:
     """``tiered_kernel`` compiled by numba (once per process; the plain functions stay plain)."""
     if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, globals()))
+        # java_round and the rate functions come from _reassignment_kernel and are rebuilt over
+        # this module's globals: they need its math (a cold numba cache raised NameError)
+        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), "math": math}))
     return _compiled["tiered_kernel"]
 
 
