@@ -1,0 +1,288 @@
+"""Static diagrams of each lesson's mechanism, drawn from a tiny worked example.
+
+``diagram("01")`` ... ``diagram("08")`` return a small plotly figure (one panel, readable at
+JupyterLab's default width and in the static report). Every number in a diagram comes from the
+package's mechanism functions run on the example (:func:`kipviz.fetch.fill_response`,
+:class:`kipviz.pool.SimpleMemoryPool`, :func:`kipviz.consumer_memory.memory_bounds`,
+:class:`kipviz.quota.ReplicationQuotaManager`, :mod:`kipviz.streams_buffer`'s record-queue rules,
+:class:`kipviz.share.SharePartition`, :class:`kipviz.token_bucket.TokenBucket`), never typed in.
+:func:`example` returns the example's numbers as a table, which the tests check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["DIAGRAMS", "diagram", "example"]
+
+_KiB, _MiB, _MB = 1024, 1024 * 1024, 1e6
+_BLUE, _RED, _GREEN, _GREY, _ORANGE = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f", "#ff7f0e"
+
+
+def _fetch() -> pd.DataFrame:
+    """KIP-74: A, B, C in request order, 1 MiB response, 512 KiB per partition."""
+    from kipviz.fetch import fill_response
+
+    batches = {"A": [400 * _KiB, 400 * _KiB], "B": [300 * _KiB, 300 * _KiB], "C": [200 * _KiB]}
+    parts = fill_response(list(batches.values()), response_max_bytes=_MiB,
+                          partition_max_bytes=512 * _KiB)
+    whole = [sum(b[: p.complete_batches]) for b, p in zip(batches.values(), parts, strict=True)]
+    return pd.DataFrame({"partition": list(batches), "raw_kib": [p.raw_bytes / _KiB for p in parts],
+                         "whole_batches_kib": [w / _KiB for w in whole],
+                         "fetch_max_kib": 1024, "partition_max_kib": 512})
+
+
+def _pool() -> pd.DataFrame:
+    """KIP-72: a non-strict 10 MiB pool takes 4 MiB requests while any byte is free."""
+    from kipviz.pool import SimpleMemoryPool, max_outstanding_bytes
+
+    pool = SimpleMemoryPool(10 * _MiB, 4 * _MiB, strict=False)
+    rows: list[dict[str, Any]] = []
+    for step in ("read 4 MiB", "read 4 MiB", "read 4 MiB", "read 4 MiB", "release 4 MiB",
+                 "read 4 MiB"):
+        if step.startswith("release"):
+            pool.release(4 * _MiB)
+            done = True
+        else:
+            done = pool.try_allocate(4 * _MiB)
+        rows.append({"step": f"{len(rows) + 1}. {step}" + ("" if done else " (refused)"),
+                     "available_mib": pool.available_bytes / _MiB, "done": done})
+    table = pd.DataFrame(rows)
+    table["lowest_mib"] = (10 * _MiB - max_outstanding_bytes(10 * _MiB, 4 * _MiB)) / _MiB
+    return table
+
+
+def _buffer() -> pd.DataFrame:
+    """A lagging consumer of 100 partitions on 3 brokers, fetch.max.bytes 10 MiB: what bounds it."""
+    from kipviz.consumer_memory import memory_bounds
+    from kipviz.fetch import largest_response_bytes
+    from kipviz.versions import NEWEST_KAFKA_VERSION
+
+    settings: dict[str, Any] = {"brokers": 3, "partitions": 100, "fetch_max_bytes": 10 * _MiB,
+                "max_partition_fetch_bytes": _MiB, "lagging": True}
+    largest = largest_response_bytes(100, 3, 10 * _MiB, _MiB)
+    cases: dict[str, dict[str, Any]] = {
+        "Kafka 3.9: one completed fetch per partition": {"kafka_version": "3.9"},
+        "KIP-81 (proposed): buffer.memory 16 MiB": {"kafka_version": "3.9",
+                                                    "buffer_memory_bytes": 16 * _MiB},
+        f"Kafka {NEWEST_KAFKA_VERSION}: one response per broker":
+            {"kafka_version": NEWEST_KAFKA_VERSION}}
+    rows = [{"case": name, "bound_mib": memory_bounds(**settings, **extra,
+                                                       largest_response_bytes=largest)
+             .bound_bytes / _MiB} for name, extra in cases.items()]
+    return pd.DataFrame(rows)
+
+
+def _quota() -> pd.DataFrame:
+    """KIP-73: a 10 MB/s throttle, the leader sending 2 MB each 100 ms while within the quota."""
+    from kipviz.quota import ReplicationQuotaManager
+
+    quota = ReplicationQuotaManager(10 * _MB)
+    rows: list[dict[str, Any]] = []
+    for now_ms in range(0, 5000, 100):
+        before = quota.measure(now_ms) / _MB
+        sent = not quota.is_quota_exceeded(now_ms)
+        if sent:
+            quota.record(int(2 * _MB), now_ms)
+        rows.append({"t_s": now_ms / 1000, "sent_mb": 2.0 if sent else 0.0,
+                     "rate_before_mb_per_s": before,
+                     "measured_mb_per_s": quota.measure(now_ms) / _MB, "quota_mb_per_s": 10.0})
+    return pd.DataFrame(rows)
+
+
+def _streams() -> pd.DataFrame:
+    """buffered.records.per.partition = 5: a poll adds 4 records, a round processes 1."""
+    from kipviz.streams_buffer import record_queue_pauses, record_queue_resumes
+
+    queue, paused, rows = 0, False, list[dict[str, Any]]()
+    for step in range(16):
+        if not paused:
+            queue += 4
+            paused = record_queue_pauses(queue, 5)
+        queue -= 1
+        if paused and record_queue_resumes(queue, 5):
+            paused = False
+        rows.append({"round": step + 1, "queue_records": queue, "paused": paused,
+                     "buffered_records_per_partition": 5})
+    return pd.DataFrame(rows)
+
+
+def _sweep() -> pd.DataFrame:
+    """A lagging consumer's bound (MiB) over fetch.max.bytes x partitions: 3 brokers, 4.x."""
+    from kipviz.consumer_memory import memory_bounds
+    from kipviz.fetch import largest_response_bytes
+    from kipviz.versions import NEWEST_KAFKA_VERSION
+
+    rows = [{"fetch_max_mib": f, "partitions": p, "bound_mib": memory_bounds(
+        kafka_version=NEWEST_KAFKA_VERSION, brokers=3, partitions=p, fetch_max_bytes=f * _MiB,
+        max_partition_fetch_bytes=_MiB, lagging=True,
+        largest_response_bytes=largest_response_bytes(p, 3, f * _MiB, _MiB)).bound_bytes / _MiB}
+        for f in (1, 5, 10, 50) for p in (3, 30, 300)]
+    return pd.DataFrame(rows)
+
+
+def _share() -> pd.DataFrame:
+    """KIP-932: 3 consumers share one partition of four 5-record batches (locks 100 ms)."""
+    from kipviz.share import SharePartition
+    from kipviz.share_partition import ACQUIRED
+
+    sp = SharePartition([5, 5, 5, 5], lock_duration_ms=100)
+    rows: list[dict[str, Any]] = []
+    for label, member, now_ms in (("consumer 1 fetches", 1, 0), ("consumer 2 fetches", 2, 10),
+                                  ("consumer 3 fetches", 3, 20), ("locks expire", None, 150),
+                                  ("consumer 2 fetches", 2, 160)):
+        if member is None:
+            sp.expire_locks(now_ms)
+        else:
+            sp.acquire(member, max_fetch_records=5, now_ms=now_ms)
+        for offset in range(20):
+            held = sp.state(offset) == ACQUIRED
+            rows.append({"step": f"{len(rows) // 20 + 1}. {label}", "offset": offset,
+                         "owner": int(sp.owner[offset]) if held else 0,
+                         "delivery_count": sp.delivery_count(offset)})
+    return pd.DataFrame(rows)
+
+
+def _token_bucket() -> pd.DataFrame:
+    """KIP-599's TokenBucket (the RLM quotas from 4.2): 5 units/s, 100 credits, 60 taken twice."""
+    from kipviz.token_bucket import TokenBucket
+
+    t0, bucket = 1_764_000_000_000, TokenBucket(quota=5, samples=10, window_s=2)
+    rows: list[dict[str, Any]] = []
+    for ms in range(0, 20_001, 500):
+        if ms in (0, 4000, 4500):
+            bucket.record(60, t0 + ms)
+        rows.append({"t_s": ms / 1000, "credits": bucket.measure(t0 + ms),
+                     "throttle_ms": bucket.throttle_time_ms(t0 + ms), "burst": bucket.burst})
+    return pd.DataFrame(rows)
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, **extra: Any) -> go.Figure:
+    fig.update_layout(title={"text": title, "font": {"size": 14}}, height=320,
+                      margin={"l": 60, "r": 20, "t": 50, "b": 50}, template="plotly_white",
+                      legend={"orientation": "h", "y": -0.25}, xaxis_title=x, yaxis_title=y,
+                      **extra)
+    return fig
+
+
+def _draw_fetch(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure([go.Bar(y=t.partition, x=t.whole_batches_kib, orientation="h",
+                            name="whole batches", marker_color=_GREEN),
+                     go.Bar(y=t.partition, x=t.raw_kib - t.whole_batches_kib, orientation="h",
+                            name="partial batch (dropped, fetched again)", marker_color=_ORANGE)])
+    fig.add_vline(x=float(t.partition_max_kib[0]), line_dash="dash", line_color=_GREY,
+                  annotation_text="max.partition.fetch.bytes")
+    fig.add_annotation(x=float(t.raw_kib.sum()), y="C", text=f"response full at "
+                       f"{t.raw_kib.sum():,.0f} KiB = fetch.max.bytes: C gets nothing",
+                       showarrow=False, xanchor="right")
+    return _layout(fig, "A response fills partitions in request order", "KiB returned",
+                   "partition (request order)", barmode="stack",
+                   yaxis={"autorange": "reversed"})
+
+
+def _draw_pool(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure(go.Bar(x=t.step, y=t.available_mib, name="available after the step",
+                           marker_color=[_BLUE if d else _GREY for d in t.done],
+                           text=[f"{v:g}" for v in t.available_mib], textposition="outside"))
+    fig.add_hline(y=float(t.lowest_mib[0]), line_dash="dash", line_color=_RED,
+                  annotation_text="lowest possible: -(max single request - 1 byte)")
+    fig.add_hline(y=0, line_color="black")
+    return _layout(fig, "queued.max.request.bytes = 10 MiB: a read while any byte is free",
+                   "", "available (MiB)")
+
+
+def _draw_buffer(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure(go.Bar(y=t.case, x=t.bound_mib, orientation="h", marker_color=_BLUE,
+                           text=[f"{v:,.0f} MiB" for v in t.bound_mib], textposition="auto"))
+    return _layout(fig, "A lagging consumer: 100 partitions, 3 brokers, fetch.max.bytes 10 MiB",
+                   "most fetched bytes held (MiB)", "", yaxis={"autorange": "reversed"})
+
+
+def _draw_quota(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure([go.Bar(x=t.t_s, y=t.sent_mb, name="MB sent in the 100 ms",
+                            marker_color=_GREEN),
+                     go.Scatter(x=t.t_s, y=t.measured_mb_per_s, name="measured rate (MB/s)",
+                                line_color=_BLUE),
+                     go.Scatter(x=t.t_s, y=t.quota_mb_per_s, name="throttle (MB/s)",
+                                line={"color": _RED, "dash": "dash"})])
+    return _layout(fig, "Replication quota: send while the 11 x 1 s window's rate is within it",
+                   "time (s)", "MB, MB/s")
+
+
+def _draw_streams(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure([go.Scatter(x=t["round"], y=t.queue_records, mode="lines+markers",
+                                name="records queued",
+                                marker={"color": [_RED if p else _GREEN for p in t.paused],
+                                        "size": 9}),
+                     go.Scatter(x=t["round"], y=t.buffered_records_per_partition,
+                                name="buffered.records.per.partition", mode="lines",
+                                line={"color": _GREY, "dash": "dash"})])
+    return _layout(fig, "Pause above the threshold (red), resume when back at it", "round",
+                   "records in the partition's queue")
+
+
+def _draw_sweep(t: pd.DataFrame) -> go.Figure:
+    grid = t.pivot(index="fetch_max_mib", columns="partitions", values="bound_mib")
+    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=[str(c) for c in grid.columns],
+                               y=[str(i) for i in grid.index], colorscale="Blues",
+                               text=grid.to_numpy(), texttemplate="%{text:,.0f}",
+                               colorbar={"title": "MiB"}))
+    return _layout(fig, "A lagging consumer's bound (MiB): 3 brokers, 1 MiB per partition",
+                   "partitions", "fetch.max.bytes (MiB)")
+
+
+def _draw_share(t: pd.DataFrame) -> go.Figure:
+    grid = t.pivot(index="step", columns="offset", values="owner")
+    counts = t.pivot(index="step", columns="offset", values="delivery_count")
+    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index),
+                               text=counts.to_numpy(), texttemplate="%{text}", zmin=-0.5,
+                               zmax=3.5, colorscale=[[0, "#eeeeee"], [0.25, "#eeeeee"],
+                                                     [0.25, _BLUE], [0.5, _BLUE], [0.5, _ORANGE],
+                                                     [0.75, _ORANGE], [0.75, _GREEN], [1, _GREEN]],
+                               showscale=False, xgap=1, ygap=1))
+    return _layout(fig, "Acquired by consumer 1 / 2 / 3 (colour); delivery count in each cell",
+                   "offset", "", yaxis={"autorange": "reversed"})
+
+
+def _draw_token_bucket(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure([go.Scatter(x=t.t_s, y=t.credits, name="credits", line_color=_BLUE),
+                     go.Scatter(x=t.t_s, y=t.burst, name="burst (full bucket)",
+                                line={"color": _GREY, "dash": "dash"})])
+    fig.add_hline(y=0, line_color=_RED, annotation_text="below 0: throttled until refilled")
+    return _layout(fig, "TokenBucket: 5 units/s refill, 60 taken at 0, 4 and 4.5 s", "time (s)",
+                   "credits")
+
+
+DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], go.Figure]]] = {
+    "01": (_fetch, _draw_fetch),
+    "02": (_pool, _draw_pool),
+    "03": (_buffer, _draw_buffer),
+    "04": (_quota, _draw_quota),
+    "05": (_streams, _draw_streams),
+    "06": (_sweep, _draw_sweep),
+    "07": (_share, _draw_share),
+    "08": (_token_bucket, _draw_token_bucket),
+}
+"""Lesson -> (its worked example, the figure drawn from it)."""
+
+
+def _lesson(lesson: str | int) -> str:
+    key = f"{int(lesson):02d}" if isinstance(lesson, int) or str(lesson).isdigit() else lesson
+    if key not in DIAGRAMS:
+        raise ValueError(f"no diagram for lesson {lesson!r}; there are {sorted(DIAGRAMS)}")
+    return key
+
+
+def example(lesson: str | int) -> pd.DataFrame:
+    """The worked example behind ``diagram(lesson)``, computed by the mechanism functions."""
+    return DIAGRAMS[_lesson(lesson)][0]()
+
+
+def diagram(lesson: str | int) -> go.Figure:
+    """A small static figure of lesson ``lesson``'s mechanism ("01" ... "08")."""
+    build, draw = DIAGRAMS[_lesson(lesson)]
+    return draw(build())

@@ -1,0 +1,94 @@
+"""Each lesson's static diagram is drawn from the package's mechanisms on a tiny example."""
+
+from __future__ import annotations
+
+import pytest
+
+from kipviz.plots.diagrams import DIAGRAMS, diagram, example
+
+MiB = 1024 * 1024
+
+
+def test_every_numbered_lesson_has_a_diagram_with_data_and_a_title():
+    """Lessons 01 to 08 each draw a one-panel figure whose traces all carry data."""
+    assert sorted(DIAGRAMS) == [f"{n:02d}" for n in range(1, 9)]
+    for lesson in DIAGRAMS:
+        fig = diagram(lesson)
+        assert fig.layout.title.text, lesson
+        assert fig.data and all(len(t.z if t.type == "heatmap" else t.x) for t in fig.data), lesson
+        assert fig.layout.height <= 360 and fig.layout.width is None, lesson  # the cell's width
+
+
+def test_lesson_1_fills_in_request_order_and_c_gets_nothing():
+    """1 MiB response, 512 KiB per partition: A and B take 512 KiB each (400 and 300 KiB of whole
+    batches, the rest a partial batch), which fills the response, so C gets nothing."""
+    t = example("01")
+    assert t.raw_kib.tolist() == [512, 512, 0]
+    assert t.whole_batches_kib.tolist() == [400, 300, 0]
+    assert t.raw_kib.sum() == t.fetch_max_kib[0]
+
+
+def test_lesson_2_the_non_strict_pool_goes_negative_by_less_than_one_request():
+    """A 10 MiB pool takes a third 4 MiB request with 2 MiB free (available -2 MiB), refuses the
+    next while nothing is free, and can never go below -(4 MiB - 1 byte)."""
+    t = example("02")
+    assert t.available_mib.tolist() == [6, 2, -2, -2, 2, -2]
+    assert t.done.tolist() == [True, True, True, False, True, True]
+    assert t.lowest_mib[0] == pytest.approx(-(4 * MiB - 1) / MiB)
+    assert (t.available_mib > t.lowest_mib).all()
+
+
+def test_lesson_3_bounds_a_lagging_consumer_by_version_and_by_kip_81():
+    """100 partitions x 1 MiB on 3.9, buffer.memory + one response - 1 byte, 3 x 10 MiB on 4.x."""
+    bounds = example("03").bound_mib.tolist()
+    assert bounds == pytest.approx([100, (26 * MiB - 1) / MiB, 30])
+
+
+def test_lesson_4_sends_only_while_the_measured_rate_is_within_the_throttle():
+    """The leader sends a chunk exactly when the rate measured before it is within 10 MB/s, and
+    over the run the rate settles within one 2 MB chunk per window of the throttle."""
+    t = example("04")
+    sent = t.sent_mb > 0
+    assert sent.iloc[0] and not sent.all()
+    assert (sent == (t.rate_before_mb_per_s <= 10)).all()
+    assert t.measured_mb_per_s.iloc[-10:].between(10, 12).all()
+
+
+def test_lesson_5_pauses_above_the_threshold_and_resumes_back_at_it():
+    """buffered.records.per.partition = 5: paused whenever the queue holds more than 5 records,
+    resumed in the round it is back at exactly 5 (StreamTask.process)."""
+    t = example("05")
+    assert (t.paused == (t.queue_records > 5)).all()
+    assert t.queue_records.max() == 8
+
+
+def test_lesson_6_heatmap_is_the_4x_bound_over_the_grid():
+    """min(3 brokers x fetch.max.bytes, partitions x 1 MiB) in every cell."""
+    t = example("06")
+    expected = [min(3 * f, p) for f, p in zip(t.fetch_max_mib, t.partitions, strict=True)]
+    assert t.bound_mib.tolist() == expected
+
+
+def test_lesson_7_expired_locks_are_acquired_again_with_a_higher_delivery_count():
+    """Three consumers take one batch each; after the locks expire consumer 2 takes offsets 0-4
+    again, delivered twice."""
+    t = example("07")
+    last = t[t.step.str.startswith("5.")]
+    assert last.owner.tolist()[:6] == [2, 2, 2, 2, 2, 0]
+    assert last.delivery_count.tolist()[:6] == [2, 2, 2, 2, 2, 1]
+    third = t[t.step.str.startswith("3.")]
+    assert third.owner.tolist()[:16] == [1] * 5 + [2] * 5 + [3] * 5 + [0]
+
+
+def test_lesson_8_bucket_throttles_until_its_credits_are_back_at_zero():
+    """Down to -57.5 credits at 4.5 s: throttled 11.5 s at 5 units/s, back at 0 at 16 s."""
+    t = example("08").set_index("t_s")
+    assert t.credits[4.5] == -57.5 and t.throttle_ms[4.5] == 11_500
+    assert t.credits[16.0] == 0 and t.throttle_ms[16.0] == 0
+
+
+@pytest.mark.parametrize("lesson", [0, "09", "tour"])
+def test_an_unknown_lesson_is_named(lesson):
+    """Only lessons 01 to 08 have a diagram; the error lists them."""
+    with pytest.raises(ValueError, match=r"no diagram for lesson .*; there are"):
+        diagram(lesson)
