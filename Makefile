@@ -56,8 +56,10 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
 	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
+# HYPOTHESIS_PROFILE: dev (few examples, the edit loop's default), ci (make test's), thorough (many)
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser or cluster
-	$(BIN)/python -m pytest tests -m "not spark and not browser and not cluster" -q
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest tests \
+	  -m "not spark and not browser and not cluster" -q
 
 # Lesson sources are tools/lessons/NAME.py (jupytext percent files) paired with notebooks/NAME.ipynb
 # (pyproject's [tool.jupytext]): --sync carries the newer side's cells to the other and keeps the

@@ -10,9 +10,14 @@ largest scenario.
   JVM).
 * ``curve_rows_per_s_100k`` / ``_1m``: :func:`kipviz.curves.consumer_curves` on traces whose
   ``windows`` table has about 100,000 and 1,000,000 rows (5,000 and 50,000 partitions x 20).
-* ``largest_partition_fetches_60s`` and ``peak_rss_gib``: a consumer of 10,000 partitions on 10
-  brokers fetching for 10,000 rounds (simulate + Spark curves, end to end) if it finishes in 60 s,
-  with the peak resident memory of this process and the Spark JVM.
+* ``largest_partition_rounds_60s``, ``largest_partition_fetches_60s`` and ``peak_rss_gib``: a
+  consumer of 10,000 partitions on 10 brokers for 10,000 ticks (simulate + Spark curves, end to
+  end), if it finishes in 60 s (0 if not): its size in partitions x ticks (the 10^8 the target
+  asks for), the partition-fetches it really made (the sum of the windows' ``fetches``, the
+  fetch requests that included each partition: fewer, since not every partition is in a request
+  every tick; 91.9 million when last measured), and the peak resident memory of this process
+  and the Spark JVM (each process's high-water mark, ``VmHWM``, summed: at least their peak
+  together).
 
 * ``grid_update_p95_s``: slider moves on a :class:`kipviz.widgets.GridDashboard` over a 10 x 10
   grid of the two fetch limits (sweep done once, before timing), each a full ``update`` (lookup,
@@ -46,13 +51,26 @@ FETCH_MAX = [(k + 1) * 512 * 1024 for k in range(10)]
 PARTITION_MAX = [(k + 1) * 64 * 1024 for k in range(10)]
 
 
-def _rss_gib() -> float:
-    """Resident memory of this process and its children (the Spark JVM), in GiB."""
+def _peak_rss_bytes(process: psutil.Process) -> int:
+    """The most resident memory ``process`` has held (Linux ``VmHWM``); its current resident
+    memory where the kernel does not report a high-water mark."""
+    try:
+        with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return int(process.memory_info().rss)
+
+
+def _peak_rss_gib() -> float:
+    """Peak resident memory of this process plus that of each child (the Spark JVM), in GiB."""
     me = psutil.Process()
-    total = me.memory_info().rss
+    total = _peak_rss_bytes(me)
     for child in me.children(recursive=True):
         try:
-            total += child.memory_info().rss
+            total += _peak_rss_bytes(child)
         except psutil.Error:
             continue
     return total / 2**30
@@ -96,12 +114,13 @@ def run() -> None:
     consumer_curves(spark, trace)
     took = time.perf_counter() - start
     fetches = int(trace.windows["fetches"].sum())
-    note(NAME, f"10,000 partitions x 10,000 ticks end to end in {took:.1f} s "
+    note(NAME, f"{big.partitions:,} partitions x {big.ticks:,} ticks end to end in {took:.1f} s "
                f"({fetches:,} partition-fetches)")
-    size = big.partitions * big.ticks  # the scenario's partitions x fetch rounds
-    emit(NAME, "largest_partition_fetches_60s", size if took <= 60 else 0,
-         "partitions x fetches", ">= 100000000")
-    emit(NAME, "peak_rss_gib", _rss_gib(), "GiB", "<= 4")
+    in_time = took <= 60
+    emit(NAME, "largest_partition_rounds_60s", big.partitions * big.ticks if in_time else 0,
+         "partitions x ticks", ">= 100000000")
+    emit(NAME, "largest_partition_fetches_60s", fetches if in_time else 0, "partition-fetches")
+    emit(NAME, "peak_rss_gib", _peak_rss_gib(), "GiB", "<= 4")
 
 
 def _instant_sliders(spark: object) -> None:

@@ -1,6 +1,10 @@
 """Test-wide fixtures: one SparkSession for the whole run, and the Hypothesis profiles.
 
-``HYPOTHESIS_PROFILE=dev pytest`` runs fewer examples while iterating; the default is ``ci``.
+The profiles set how many examples every property test runs; a test that needs more or fewer
+than the others asks for a multiple of the profile's count (``tests.strategies.examples``), so
+all counts scale together. ``HYPOTHESIS_PROFILE`` picks one: ``dev`` (few examples, what
+``make test-fast`` runs while iterating), ``ci`` (the default, what ``make test`` and CI run) or
+``thorough`` (ten times CI's, on request: ``HYPOTHESIS_PROFILE=thorough make test-fast``).
 Tests that take the ``spark`` fixture are marked ``spark`` automatically, so
 ``pytest -m "not spark"`` runs everything that needs no JVM.
 """
@@ -17,8 +21,12 @@ from hypothesis import settings
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-settings.register_profile("ci", deadline=None, max_examples=50, print_blob=True)
-settings.register_profile("dev", deadline=None, max_examples=10)
+PROFILE_EXAMPLES = {"dev": 10, "ci": 50, "thorough": 500}
+"""``max_examples`` of each Hypothesis profile (the count that ``examples(1)`` means)."""
+
+for _name, _count in PROFILE_EXAMPLES.items():
+    settings.register_profile(_name, deadline=None, max_examples=_count,
+                              print_blob=_name != "dev")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+from hypothesis import settings
 from hypothesis import strategies as st
+
+
+def examples(times: float) -> int:
+    """``max_examples`` for a property test: ``times`` the loaded profile's count (see
+    ``tests/conftest.py``), at least 1, so a test that needs more examples than the others (or
+    fewer, each being costly) still scales with ``HYPOTHESIS_PROFILE``.
+
+    Read when the test module is imported, after conftest has loaded the profile: under ``ci``
+    (50 examples) ``examples(1.2)`` is 60, under ``dev`` (10) it is 12.
+    """
+    if times <= 0:
+        raise ValueError(f"times must be > 0: {times}")
+    return max(1, round(settings.default.max_examples * times))
+
 
 batch_sizes = st.integers(min_value=1, max_value=5_000)
 partition_logs = st.lists(st.lists(batch_sizes, max_size=6), min_size=1, max_size=12)

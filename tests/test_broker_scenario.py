@@ -14,7 +14,7 @@ from kipviz.config import BrokerConfig
 from kipviz.pool import NO_POOL, SimpleMemoryPool, should_shuffle_keys
 from kipviz.scenarios import _broker_kernel as kernel
 from kipviz.scenarios.broker import BrokerScenario, generate_requests, request_wait_ms, simulate
-from tests.strategies import pool_workloads
+from tests.strategies import examples, pool_workloads
 
 # Three connections, a 1000-byte pool whose largest single allocation is 1000 bytes, one I/O
 # thread that processes 600 bytes in exactly one 10 ms tick.
@@ -166,7 +166,7 @@ def recovering_scenarios(draw, strict: bool | None = None):
         ticks=(spike_start + spike) // 10 + 600)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(1.2))
 @given(recovering_scenarios(), st.integers(0, 2**16))
 def test_the_pool_never_holds_more_than_kafkas_bound(scenario, seed):
     """Used <= size + max_single - 1 (non-strict) or size (strict); available + used = size;
@@ -191,7 +191,7 @@ def test_the_pool_never_holds_more_than_kafkas_bound(scenario, seed):
         assert own.arrival_ms.is_monotonic_increasing  # each socket is read in order
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(1.2))
 @given(recovering_scenarios(strict=False), st.integers(0, 2**16))
 def test_every_request_of_the_spike_is_served_once_the_spike_ends(scenario, seed):
     """Muted channels are unmuted when memory returns, and a non-strict pool (Kafka's) lets any
@@ -290,7 +290,7 @@ def test_the_compiled_kernel_gives_the_plain_python_kernels_trace(scenario):
     assert a.ticks.equals(b.ticks) and a.requests.equals(b.requests) and a.meta == b.meta
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(0.4))
 @given(recovering_scenarios(), st.integers(0, 2**16))
 def test_the_compiled_and_plain_kernels_agree_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; compiled or not, the trace is the same."""

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload
-from tests.strategies import buffered_consumer_scenarios
+from tests.strategies import buffered_consumer_scenarios, examples
 
 MiB = 2**20
 # The calibration workload: 10 brokers, 120 partitions with a backlog, an application slower
@@ -79,7 +79,7 @@ def test_heartbeats_go_out_every_heartbeat_interval_ms():
 scenarios = buffered_consumer_scenarios()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(scenarios, st.integers(0, 2**16))
 def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, seed):
     """Invariants: the pool holds at most buffer.memory + largest response - 1 (strict: at most
@@ -98,7 +98,7 @@ def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, see
         assert not trace.buffer.pool_dry.any()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(0.3))
 @given(scenarios, st.integers(0, 2**16))
 def test_the_compiled_kernel_and_the_plain_python_kernel_agree_with_a_pool(scenario, seed):
     """Same trace compiled or not, pool, cap and heartbeats included."""

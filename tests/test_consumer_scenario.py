@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload
-from tests.strategies import consumer_scenarios
+from tests.strategies import consumer_scenarios, examples
 
 # KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
 # the network allows, so every response is full.
@@ -57,7 +57,7 @@ def test_the_same_seed_gives_the_same_trace():
 scenarios = consumer_scenarios()
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(0.5))
 @given(scenarios, st.integers(0, 2**16))
 def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
     """numba compiles the very loops the plain-Python reference runs: same trace."""
@@ -67,7 +67,7 @@ def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
     assert a.memory.equals(b.memory)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(1.2))
 @given(scenarios, st.integers(0, 2**16))
 def test_memory_and_delivery_stay_within_kafkas_bounds(scenario, seed):
     """In flight <= brokers * max(limit, batch); buffered <= partitions * max(mpfb, batch);

@@ -22,7 +22,7 @@ from kipviz.versions import (
     request_ordering,
 )
 from kipviz.workload import Workload
-from tests.strategies import consumer_scenarios
+from tests.strategies import consumer_scenarios, examples
 
 MiB = 1024 * 1024
 
@@ -210,7 +210,7 @@ def test_paused_partitions_keep_their_data_without_blocking_their_broker():
     assert after.broker.eq(0).any()  # partitions 0 and 3 are led by broker 0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(consumer_scenarios(quotas=False), st.integers(0, 2**16))
 def test_held_memory_never_exceeds_the_versions_bound(scenario, seed):
     """Under 4.x rules held memory never exceeds one response per broker (plus paused

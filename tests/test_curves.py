@@ -26,6 +26,7 @@ from kipviz.curves import (
     to_spark,
 )
 from tests.frames import assert_curves_match, assert_frames_close
+from tests.strategies import examples
 
 WINDOW_MS = 1000
 
@@ -176,7 +177,7 @@ def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
             for w, ds in enumerate(windows) for p, d in enumerate(ds)]
 
 
-@settings(max_examples=8)  # each example is one Spark job over a batch of windows
+@settings(max_examples=examples(0.16))  # each example is one Spark job over a batch of windows
 @given(window_batches())
 def test_spark_water_filling_matches_the_reference(spark, rows):
     """Per-partition shares and per-window Jain indexes from Spark equal the numpy reference

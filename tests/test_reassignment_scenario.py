@@ -25,6 +25,7 @@ from kipviz.scenarios import _reassignment_kernel as kernel
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
 from tests.reassignment_reference import simulate_reference
 from tests.strategies import (
+    examples,
     quota_samples,
     quota_windows_ms,
     rate_steps,
@@ -154,7 +155,7 @@ scenarios = st.builds(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(scenarios)
 def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_per_window(s):
     """In any span of one full quota window (samples x window), the leader sends at most
@@ -171,7 +172,7 @@ def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_pe
     assert windows.max() <= bound + response
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(0.6))
 @given(scenarios, st.integers(1, 4 * MB))
 def test_a_higher_throttle_never_makes_the_move_slower(s, more):
     s = replace(s, mode="quota", ticks=600)
@@ -181,7 +182,7 @@ def test_a_higher_throttle_never_makes_the_move_slower(s, more):
         assert fast is not None and fast <= slow
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(0.3))
 @given(scenarios)
 def test_deterministic(s):
     a, b = simulate(s), simulate(s)
@@ -283,14 +284,14 @@ def test_the_kernel_gives_the_traces_of_the_loop_it_replaced(name, compiled):
     _same_run(EDGES[name], compiled)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(4))
 @given(reassignment_scenarios())
 def test_the_compiled_kernel_gives_the_old_loops_trace_on_any_small_scenario(s):
     """Hypothesis varies every setting, edges included; the traces stay identical."""
     _same_run(s, compiled=True)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(0.5))
 @given(reassignment_scenarios(ticks=(1, 120)))
 def test_the_plain_python_kernel_gives_the_old_loops_trace_too(s):
     """``compiled=False`` runs the same function un-jitted: the same trace."""
@@ -335,7 +336,7 @@ def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-@settings(max_examples=100)
+@settings(max_examples=examples(2))
 @given(rate_steps, quota_samples, quota_windows_ms, st.booleans())
 def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
         compiled, steps, samples, window_ms, simple):
@@ -362,7 +363,7 @@ def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
 # numpy scalars warn where Python floats silently overflow to inf (a quota of 5e-324 B/s)
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-@settings(max_examples=100)
+@settings(max_examples=examples(2))
 @given(rate_steps, quota_samples, st.sampled_from([0.1, 0.25, 1, 1.5, 2]),
        st.none() | st.integers(0, 2_000_000) | st.floats(0, 2e6))
 def test_the_kernels_quota_is_the_replication_quota_managers(

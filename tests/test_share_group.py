@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group import ShareGroupScenario, range_assign, simulate
 from kipviz.share_assign import simple_assign
-from tests.strategies import share_seeds, small_share_group_scenarios
+from tests.strategies import examples, share_seeds, small_share_group_scenarios
 
 SMALL = {
     "8 consumers on 2 partitions, 2 stalled": ShareGroupScenario(
@@ -51,7 +51,7 @@ def test_the_compiled_kernel_gives_the_plain_kernels_tables(name):
     _assert_same(simulate(scenario, seed=5), simulate(scenario, seed=5, compiled=False))
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(0.3))
 @given(s=small_share_group_scenarios(), seed=share_seeds)
 def test_simpy_and_kernel_agree_on_random_small_scenarios(s, seed):
     """Any small scenario: the same tables, and in-flight records within cap + batch - 1."""

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from benchmarks.simpy_broker import JavaRandom, simulate_simpy
 from kipviz.scenarios.broker import BrokerScenario, simulate
+from tests.strategies import examples
 
 SMALL = {
     # no pool (Kafka's default); queued.max.requests = 3 and two slow handlers: the network
@@ -102,14 +103,14 @@ def small_scenarios(draw: st.DrawFn) -> BrokerScenario:
         tick_ms=tick_ms, ticks=ticks)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(1.2))
 @given(small_scenarios(), st.integers(0, 2**16))
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; the tables stay identical."""
     assert_same_tables(scenario, seed)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(0.4))
 @given(small_scenarios(), st.integers(0, 2**16), st.data())
 def test_the_simpy_program_agrees_on_requests_arriving_between_ticks(scenario, seed, data):
     """Given requests may arrive at any ms; both read them from the first tick at or after."""

@@ -24,7 +24,7 @@ from benchmarks.simpy_consumer import (
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.workload import Workload, produce
-from tests.strategies import buffered_consumer_scenarios
+from tests.strategies import buffered_consumer_scenarios, examples
 
 TABLES = ("windows", "memory", "buffer", "heartbeats")
 
@@ -130,7 +130,7 @@ def test_a_pool_smaller_than_a_heartbeat_response_without_the_bypass_is_rejected
                          heartbeat_interval_ms=20, ticks=10, windows=1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(4))
 @given(buffered_consumer_scenarios(), st.integers(0, 2**16))
 def test_the_simpy_program_agrees_with_the_kernel_on_any_buffered_scenario(scenario, seed):
     """Hypothesis varies every setting, the pool (strict or not, with or without the bypass)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 from benchmarks.simpy_reassignment import simulate_simpy
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
-from tests.strategies import reassignment_scenarios
+from tests.strategies import examples, reassignment_scenarios
 
 MB = 1_000_000
 MIB = 1_048_576
@@ -83,7 +83,7 @@ def test_the_scenarios_exercise_what_they_are_named_for():
     assert simulate(SMALL["throttle below IN"]).meta["completed_ms"] is None
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(reassignment_scenarios(ticks=(1, 150), in_sync_followers=(0, 3)))
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(scenario):
     """Hypothesis varies every setting, edges included; the tables stay identical."""

@@ -17,7 +17,7 @@ from benchmarks.simpy_consumer import fill, simulate_simpy
 from kipviz.fetch import Ordering, fill_raw_bytes
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload, produce
-from tests.strategies import byte_limits, consumer_scenarios, partition_logs
+from tests.strategies import byte_limits, consumer_scenarios, examples, partition_logs
 
 # Orders whose tables the reference reproduces exactly (random uses another generator).
 DETERMINISTIC = [Ordering.FIXED, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.SESSION,
@@ -90,7 +90,7 @@ small_scenarios = consumer_scenarios(partitions=(4, 12), ticks=(30, 100), window
                                      network_bytes_per_s=(1e5, 1e9))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(small_scenarios, st.integers(0, 2**16))
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; the tables stay identical."""

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kipviz.buffer import STREAMS_POLICIES, fetch_bytes, thread_share_bytes
 from kipviz.scenarios.streams import StreamsScenario, simulate
+from tests.strategies import examples
 
 # One thread, one task reading one topic "t-0": a record of value 77 costs 77 + 3 + 20 = 100
 # bytes; a fetch brings 3 of them (300 bytes); the thread processes 2 records a tick.
@@ -149,7 +150,7 @@ def small_scenarios(draw: st.DrawFn, policies=STREAMS_POLICIES, changes: bool = 
     return s, values
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(0.5))
 @given(small_scenarios())
 def test_the_compiled_kernel_gives_the_plain_pythons_trace(case):
     """compiled=True and compiled=False give identical tables and meta."""
@@ -160,7 +161,7 @@ def test_the_compiled_kernel_gives_the_plain_pythons_trace(case):
     assert a.meta == b.meta
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(1.2))
 @given(small_scenarios(policies=("thread_bytes", "thread_bytes_as_merged"), changes=False))
 def test_a_thread_never_holds_more_than_its_share_plus_one_fetch_per_partition(case):
     """Under the byte bound a thread is over its share only by one poll: after a poll that took
@@ -180,7 +181,7 @@ def test_a_thread_never_holds_more_than_its_share_plus_one_fetch_per_partition(c
         assert (over.paused_after_poll == over.nonempty_after_poll).all()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(small_scenarios(policies=("records_per_partition",)))
 def test_a_partition_never_holds_more_than_n_records_and_one_fetch(case):
     """buffered.records.per.partition: a partition fetches only while at or below N."""
@@ -192,7 +193,7 @@ def test_a_partition_never_holds_more_than_n_records_and_one_fetch(case):
             <= s.buffered_records_per_partition + np.array(fetch)[pa.partition]).all()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(1.2))
 @given(small_scenarios(policies=tuple(p for p in STREAMS_POLICIES
                                       if p != "thread_bytes_as_merged")))
 def test_no_policy_but_the_merged_code_deadlocks_every_record_is_processed(case):

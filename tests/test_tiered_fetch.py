@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios._tiered_fetch_kernel import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate, simulate_versions
+from tests.strategies import examples
 
 MiB = 1024 * 1024
 # odd times, so no two events of the reference fall on the same instant
@@ -123,7 +124,7 @@ tiered_scenarios = st.builds(
 
 
 @given(tiered_scenarios)
-@settings(max_examples=40)
+@settings(max_examples=examples(0.8))
 def test_any_scenario_keeps_kafkas_limits_and_the_compiled_kernel_equals_the_plain_one(s):
     """For any settings: before 4.2 a request starts at most one remote read, from 4.2 a
     response stays within max(fetch.max.bytes, one batch) (KAFKA-19462); a read is served only
