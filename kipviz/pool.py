@@ -17,10 +17,23 @@ A pool is a small mutable object, like Kafka's; :data:`NO_POOL` is stateless and
 from __future__ import annotations
 
 import math
-import numbers
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 from kipviz._checks import check_int as _check_int
+from kipviz.pool_state import (
+    AVAILABLE,
+    MAX_SINGLE,
+    SIZE,
+    STRICT,
+    DepletionTracker,
+    new_pool_row,
+    pool_out_of_memory,
+    pool_release,
+    pool_should_shuffle,
+    pool_try_allocate,
+)
 
 __all__ = [
     "LONG_MAX_VALUE",
@@ -32,6 +45,11 @@ __all__ = [
     "SimpleMemoryPool",
     "broker_pool",
     "max_outstanding_bytes",
+    "pool_out_of_memory",
+    "pool_release",
+    "pool_should_shuffle",
+    "pool_state",
+    "pool_try_allocate",
     "should_shuffle_keys",
 ]
 
@@ -59,123 +77,59 @@ class MemoryPool(Protocol):
     def avg_depleted_percent(self, now_ms: float, window_ms: float = 30000) -> float: ...
 
 
-class DepletionTracker:
-    """Dry spells of one pool, timed as ``SimpleMemoryPool`` times them for its sensor.
-
-    Followed from Kafka: ``tryAllocate`` sets ``startOfNoMemPeriod`` on a refusal when no spell is
-    open; a granted allocation and every release call ``maybeRecordEndOfDrySpell``, which closes
-    the spell and records its ms into ``oomTimeSensor``, a ``Meter(MILLISECONDS, ...)`` made by
-    ``SocketServer``: a windowed ``Rate`` and a ``CumulativeSum`` of the spell lengths.
-
-    So a spell counts only when it ends, all at once; a release that leaves the pool out of memory
-    still ends it (the next refusal opens another); a strict pool opens one on any refusal.
-    """
-
-    __slots__ = ("_last_ms", "_spells", "_start_ms")
-
-    def __init__(self) -> None:
-        self._start_ms: float | None = None
-        self._spells: list[tuple[float, float]] = []
-        self._last_ms = -math.inf
-
-    def _tick(self, now_ms: object) -> float:
-        now = float(now_ms) if isinstance(now_ms, numbers.Real) else math.nan
-        if isinstance(now_ms, bool) or not self._last_ms <= now < math.inf:
-            raise ValueError(f"now_ms must be a finite time, never going back: {now_ms!r} "
-                             f"after {self._last_ms}")
-        return now
-
-    def refused(self, now_ms: float) -> None:
-        """An allocation was refused at ``now_ms``: open a dry spell unless one is open."""
-        self._last_ms = now = self._tick(now_ms)
-        if self._start_ms is None:
-            self._start_ms = now
-
-    def served(self, now_ms: float) -> None:
-        """An allocation was granted or bytes released at ``now_ms``: close the open spell."""
-        self._last_ms = now = self._tick(now_ms)
-        if self._start_ms is not None:
-            self._spells.append((self._start_ms, now))
-            self._start_ms = None
-
-    @property
-    def dry_spell_start_ms(self) -> float | None:
-        """When the open dry spell began, or ``None`` when allocations are not being refused."""
-        return self._start_ms
-
-    @property
-    def spells(self) -> tuple[tuple[float, float], ...]:
-        """Closed dry spells as ``(start_ms, end_ms)``, in time order."""
-        return tuple(self._spells)
-
-    @property
-    def depleted_time_total_ms(self) -> float:
-        """``MemoryPoolDepletedTimeTotal``: the summed length of all closed dry spells."""
-        return sum(end - start for start, end in self._spells)
-
-    def avg_depleted_percent(self, now_ms: float, window_ms: float = 30000) -> float:
-        """``MemoryPoolAvgDepletedPercent`` x 100: spell ms recorded in the last window / window.
-
-        Spells that ended in ``(now_ms - window_ms, now_ms]``. Kafka reports the ratio without the
-        factor 100 (a ms-per-ms ``Rate``) over 2 samples (``metrics.num.samples``) of 30000 ms
-        (``metrics.sample.window.ms``), i.e. 30 to 60 s; the default here is one sample window.
-        As in Kafka, a long spell recorded at once can push the value above 100.
-        """
-        now = self._tick(now_ms)
-        if isinstance(window_ms, bool) or not 0 < window_ms < math.inf:
-            raise ValueError(f"window_ms (metrics.sample.window.ms) must be > 0: {window_ms!r}")
-        recent = sum(end - start for start, end in self._spells if now - window_ms < end <= now)
-        return 100.0 * recent / float(window_ms)
-
-
 class SimpleMemoryPool:
     """Kafka's ``SimpleMemoryPool``: a byte budget, strict or not (the broker's is not).
 
     0 < max single allocation <= size. Pass ``now_ms`` to every call to account depletion
     (:class:`DepletionTracker`); a call without it is untimed, like a Kafka pool with no sensor.
+    The state is a row of :mod:`kipviz.pool_state` (``row``), changed only by its rules.
     """
 
-    __slots__ = ("_available", "_max_single", "_size", "_strict", "depletion")
+    __slots__ = ("_row", "depletion")
 
     def __init__(self, size_bytes: int, max_single_allocation_bytes: int,
                  strict: bool = False) -> None:
-        self._size = _check_int(_SIZE, size_bytes, 1)
-        self._max_single = _check_int(_MAX_SINGLE, max_single_allocation_bytes, 1)
-        if self._max_single > self._size:
-            raise ValueError(f"{_MAX_SINGLE} must be <= {_SIZE}: {self._max_single} > {self._size}")
-        self._strict = bool(strict)
-        self._available = self._size
-        self.depletion = DepletionTracker()
+        size = _check_int(_SIZE, size_bytes, 1)
+        max_single = _check_int(_MAX_SINGLE, max_single_allocation_bytes, 1)
+        if max_single > size:
+            raise ValueError(f"{_MAX_SINGLE} must be <= {_SIZE}: {max_single} > {size}")
+        self._row = new_pool_row(size, max_single, bool(strict), True)
+        self.depletion = DepletionTracker(self._row)
+
+    @property
+    def row(self) -> tuple[Any, ...]:
+        """The state row (:data:`kipviz.pool_state.POOL_FIELDS` values), a copy."""
+        return tuple(self._row)
 
     @property
     def size_bytes(self) -> int:
         """The pool size (``queued.max.request.bytes`` on a broker)."""
-        return self._size
+        return self._row[SIZE]
 
     @property
     def max_single_allocation_bytes(self) -> int:
         """The largest single allocation (``socket.request.max.bytes`` on a broker)."""
-        return self._max_single
+        return self._row[MAX_SINGLE]
 
     @property
     def strict(self) -> bool:
         """True when allocations need ``available >= n``, False when ``available >= 1`` will do."""
-        return self._strict
+        return self._row[STRICT]
 
     @property
     def available_bytes(self) -> int:
         """Bytes left (``availableMemory()``); negative after a non-strict overdraft."""
-        return self._available
+        return self._row[AVAILABLE]
 
     @property
     def used_bytes(self) -> int:
         """Bytes outstanding: size - available (``MemoryPoolUsed``); may exceed the size."""
-        return self._size - self._available
+        return self._row[SIZE] - self._row[AVAILABLE]
 
     @property
     def is_out_of_memory(self) -> bool:
         """``isOutOfMemory()``: available <= 0."""
-        return self._available <= 0
+        return pool_out_of_memory(self._row)
 
     def try_allocate(self, n_bytes: int, now_ms: float | None = None) -> bool:
         """``tryAllocate``: granted while available >= n (strict) or >= 1; False changes nothing.
@@ -183,14 +137,11 @@ class SimpleMemoryPool:
         n outside 1..max single is a ``ValueError`` (Kafka: ``IllegalArgumentException``).
         """
         n = _check_int("n_bytes", n_bytes, 1)
-        if n > self._max_single:
-            raise ValueError(f"n_bytes must be <= {_MAX_SINGLE}: {n} > {self._max_single}")
-        granted = self._available >= (n if self._strict else 1)
-        if now_ms is not None:
-            (self.depletion.served if granted else self.depletion.refused)(now_ms)
-        if granted:
-            self._available -= n
-        return granted
+        if n > self._row[MAX_SINGLE]:
+            raise ValueError(f"n_bytes must be <= {_MAX_SINGLE}: {n} > {self._row[MAX_SINGLE]}")
+        if now_ms is None:
+            return pool_try_allocate(self._row, n, math.nan)
+        return self.depletion.timed(lambda now: pool_try_allocate(self._row, n, now), now_ms)
 
     def release(self, n_bytes: int, now_ms: float | None = None) -> None:
         """``release``: give ``n_bytes`` back, ending any dry spell.
@@ -202,9 +153,10 @@ class SimpleMemoryPool:
         if n > self.used_bytes:
             raise ValueError(f"n_bytes must be <= the bytes outstanding (used_bytes): {n} > "
                              f"{self.used_bytes}; Kafka would silently corrupt its accounting")
-        if now_ms is not None:
-            self.depletion.served(now_ms)
-        self._available += n
+        if now_ms is None:
+            pool_release(self._row, n, math.nan)
+        else:
+            self.depletion.timed(lambda now: pool_release(self._row, n, now), now_ms)
 
     @property
     def depleted_time_total_ms(self) -> float:
@@ -244,6 +196,11 @@ class NoPool:
     def avg_depleted_percent(self, now_ms: float, window_ms: float = 30000) -> float:
         """Always 0."""
         return 0.0
+
+    @property
+    def row(self) -> tuple[Any, ...]:
+        """The state row of ``MemoryPool.NONE``: no pool, Long.MAX available."""
+        return tuple(new_pool_row(LONG_MAX_VALUE, 0, False, False))
 
 
 NO_POOL = NoPool()
@@ -289,5 +246,18 @@ def should_shuffle_keys(pool: MemoryPool, *, muted_for_memory: bool = False) -> 
     ``lowMemThreshold = (long) (0.1 * memoryPool.size())``. ``muted_for_memory`` is that
     ``outOfMemory`` flag: no shuffle while channels are muted for memory. Never for :data:`NO_POOL`.
     """
-    low_mem_threshold = int(0.1 * pool.size_bytes)
-    return not muted_for_memory and pool.available_bytes < low_mem_threshold
+    row = new_pool_row(pool.size_bytes, 0, False, True)
+    row[AVAILABLE] = pool.available_bytes
+    return pool_should_shuffle(row, muted_for_memory)
+
+
+def pool_state(pool: MemoryPool) -> np.ndarray:
+    """The int64 state row a kernel runs :mod:`kipviz.pool_state`'s rules on, for a fresh pool:
+    a ``SimpleMemoryPool`` not yet used, or ``NO_POOL``."""
+    if not isinstance(pool, SimpleMemoryPool | NoPool):
+        raise ValueError(f"pool must be a SimpleMemoryPool or NO_POOL: {pool!r}")
+    if isinstance(pool, SimpleMemoryPool) and (
+            pool.used_bytes or pool.depletion.dry_spell_start_ms is not None
+            or pool.depletion.spells):
+        raise ValueError("pool_state needs a pool that has not been used")
+    return np.array(pool.row, np.int64)

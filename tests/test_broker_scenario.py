@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kipviz import pool_state as rules
 from kipviz.config import BrokerConfig
-from kipviz.pool import NO_POOL, SimpleMemoryPool, should_shuffle_keys
+from kipviz.pool import NO_POOL, SimpleMemoryPool, pool_state, should_shuffle_keys
 from kipviz.scenarios import _broker_kernel as kernel
 from kipviz.scenarios.broker import BrokerScenario, generate_requests, request_wait_ms, simulate
 from tests.strategies import examples, pool_workloads
@@ -375,12 +376,13 @@ def test_nearby_seeds_give_unrelated_shuffles():
 
 @KERNEL_HELPERS
 @given(pool_workloads())
-def test_the_kernels_inline_pool_follows_simple_memory_pool(compiled, workload):
-    """The same allocations and releases on SimpleMemoryPool and on the kernel's state row give
-    the same grants, available bytes, out-of-memory flag, shuffle decision and dry spells."""
+def test_the_kernels_pool_row_follows_simple_memory_pool(compiled, workload):
+    """The same allocations and releases on SimpleMemoryPool and on the kernel's int64 state row
+    (the shared rules, compiled or not) give the same grants, available bytes, out-of-memory
+    flag, shuffle decision and dry spells."""
     size, max_single, strict, steps = workload
     pool, held, now = SimpleMemoryPool(size, max_single, strict), [], 0
-    row = kernel.pool_state(pool)
+    row = pool_state(pool)
     allocate, release = helper("pool_try_allocate", compiled), helper("pool_release", compiled)
     out_of_memory = helper("pool_out_of_memory", compiled)
     should_shuffle = helper("pool_should_shuffle", compiled)
@@ -395,27 +397,27 @@ def test_the_kernels_inline_pool_follows_simple_memory_pool(compiled, workload):
             n = held.pop(value % len(held))
             pool.release(n, now_ms=now)
             release(row, n, now)
-        assert row[kernel.AVAILABLE] == pool.available_bytes
+        assert row[rules.AVAILABLE] == pool.available_bytes
         assert bool(out_of_memory(row)) is pool.is_out_of_memory
         for muted in (False, True):
             assert bool(should_shuffle(row, muted)) is should_shuffle_keys(
                 pool, muted_for_memory=muted)
         start = pool.depletion.dry_spell_start_ms
-        assert row[kernel.DRY_START] == (-1 if start is None else start)
-        assert row[kernel.DEPLETED] == pool.depleted_time_total_ms
+        assert (row[rules.DRY_START] if row[rules.DRY] else None) == start
+        assert row[rules.DEPLETED] == pool.depleted_time_total_ms
 
 
 @KERNEL_HELPERS
 def test_the_kernels_no_pool_always_allocates_and_never_runs_out(compiled):
     """NO_POOL's row: every allocation granted, available stays Long.MAX, never shuffles."""
-    row = kernel.pool_state(NO_POOL)
+    row = pool_state(NO_POOL)
     allocate, release = helper("pool_try_allocate", compiled), helper("pool_release", compiled)
     assert all(allocate(row, 10 * 2**40, t) for t in range(3))
     release(row, 10 * 2**40, 3)
-    assert row[kernel.AVAILABLE] == NO_POOL.available_bytes == 2**63 - 1
+    assert row[rules.AVAILABLE] == NO_POOL.available_bytes == 2**63 - 1
     assert not helper("pool_out_of_memory", compiled)(row)
     assert not helper("pool_should_shuffle", compiled)(row, False)
-    assert row[kernel.DEPLETED] == 0
+    assert row[rules.DEPLETED] == 0
 
 
 def test_the_kernels_pool_row_starts_from_a_fresh_pool():
@@ -423,6 +425,6 @@ def test_the_kernels_pool_row_starts_from_a_fresh_pool():
     used = SimpleMemoryPool(100, 60)
     used.try_allocate(10)
     with pytest.raises(ValueError, match="pool_state needs a pool that has not been used"):
-        kernel.pool_state(used)
+        pool_state(used)
     with pytest.raises(ValueError, match="pool must be a SimpleMemoryPool or NO_POOL"):
-        kernel.pool_state(object())  # type: ignore[arg-type]
+        pool_state(object())  # type: ignore[arg-type]

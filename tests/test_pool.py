@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,14 @@ from kipviz.pool import (
     broker_pool,
     max_outstanding_bytes,
     should_shuffle_keys,
+)
+from kipviz.pool_state import (
+    AVAILABLE,
+    DEPLETED,
+    DRY,
+    new_pool_row,
+    pool_release,
+    pool_try_allocate,
 )
 from tests.strategies import pool_workloads
 
@@ -342,3 +351,13 @@ def test_depleted_time_is_the_time_from_each_first_refusal_to_the_next_grant_or_
         start = None
     assert pool.depleted_time_total_ms == tracker.depleted_time_total_ms == total
     assert pool.depletion.dry_spell_start_ms == start
+
+
+def test_an_untimed_call_runs_the_same_rule_on_the_row_without_touching_dry_spells():
+    """``pool_try_allocate`` with a NaN time is a pool with no sensor: bytes move, no spell."""
+    row = new_pool_row(100, 60, False, True)
+    assert pool_try_allocate(row, 60, math.nan) and pool_try_allocate(row, 60, math.nan)
+    assert not pool_try_allocate(row, 1, math.nan)
+    assert row[AVAILABLE] == -20 and row[DRY] == 0 and row[DEPLETED] == 0
+    pool_release(row, 60, math.nan)
+    assert row[AVAILABLE] == 40 and row[DRY] == 0

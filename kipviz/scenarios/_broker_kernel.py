@@ -4,10 +4,9 @@
 the plain-Python reference; :func:`compiled_kernel` is the same function compiled by numba (numba
 is imported only then). What it needs from the mechanisms is written here in numba's terms:
 
-* the pool (``kipviz.pool.SimpleMemoryPool`` or ``NO_POOL``, with the depletion time of its
-  ``DepletionTracker`` and ``should_shuffle_keys``) as an int64 state row, :func:`pool_state`,
-  changed only by the ``pool_*`` functions, which follow :mod:`kipviz.pool` rule for rule (the
-  tests run both on the same sequences);
+* the pool (``kipviz.pool.SimpleMemoryPool`` or ``NO_POOL``) as the int64 state row of
+  :func:`kipviz.pool.pool_state`, changed only by :mod:`kipviz.pool_state`'s ``pool_*`` rules,
+  the very functions the pool class runs on its own row;
 * the key shuffle as Kafka's ``Selector`` does it, ``Collections.shuffle`` with a
   ``java.util.Random`` (:func:`java_shuffle`), here seeded instead of Java's unseeded one. Its
   48-bit state fits an int64 and its arithmetic gives the same bits compiled or not.
@@ -19,71 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.pool import NO_POOL, MemoryPool, SimpleMemoryPool
+from kipviz import pool_state as rules
+from kipviz.pool_state import (
+    AVAILABLE,
+    pool_out_of_memory,
+    pool_release,
+    pool_should_shuffle,
+    pool_try_allocate,
+)
 from kipviz.scenarios._jit import jit_functions
 
-__all__ = ["broker_kernel", "compiled_kernel", "java_random", "java_shuffle", "pool_state",
-           "shuffle_seed"]
+__all__ = ["broker_kernel", "compiled_kernel", "java_random", "java_shuffle", "shuffle_seed"]
 
-# Fields of the pool's state row. DRY_START is the open dry spell's start (-1: none), DEPLETED the
-# summed length of the closed ones (MemoryPoolDepletedTimeTotal), LOW_MEM Selector's threshold.
-SIZE, MAX_SINGLE, STRICT, AVAILABLE, DRY_START, DEPLETED, LOW_MEM, HAS_POOL = range(8)
 _NEVER = np.iinfo(np.int64).max
 _MULTIPLIER, _ADDEND, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1  # java.util.Random's LCG
-
-
-def pool_state(pool: MemoryPool) -> np.ndarray:
-    """The state row of a fresh pool: a ``SimpleMemoryPool`` not yet used, or ``NO_POOL``."""
-    if not (isinstance(pool, SimpleMemoryPool) or pool is NO_POOL):
-        raise ValueError(f"pool must be a SimpleMemoryPool or NO_POOL: {pool!r}")
-    state = np.zeros(8, np.int64)
-    state[SIZE] = pool.size_bytes
-    state[AVAILABLE] = pool.available_bytes
-    state[DRY_START] = -1
-    state[LOW_MEM] = int(0.1 * pool.size_bytes)  # Selector's lowMemThreshold
-    if isinstance(pool, SimpleMemoryPool):
-        if pool.used_bytes or pool.depletion.dry_spell_start_ms is not None \
-                or pool.depletion.spells:
-            raise ValueError("pool_state needs a pool that has not been used")
-        state[MAX_SINGLE] = pool.max_single_allocation_bytes
-        state[STRICT] = pool.strict
-        state[HAS_POOL] = 1
-    return state
-
-
-def pool_try_allocate(pool, n, now):
-    """``try_allocate(n, now_ms=now)`` for 1 <= n <= max single (the caller checks n)."""
-    if pool[HAS_POOL] == 0:
-        return True
-    granted = pool[AVAILABLE] >= (n if pool[STRICT] else 1)
-    if granted:
-        if pool[DRY_START] >= 0:  # DepletionTracker.served: close the open dry spell
-            pool[DEPLETED] += now - pool[DRY_START]
-            pool[DRY_START] = -1
-        pool[AVAILABLE] -= n
-    elif pool[DRY_START] < 0:  # DepletionTracker.refused: open one unless one is open
-        pool[DRY_START] = now
-    return granted
-
-
-def pool_release(pool, n, now):
-    """``release(n, now_ms=now)`` of bytes that are outstanding (the caller's promise)."""
-    if pool[HAS_POOL] == 0:
-        return
-    if pool[DRY_START] >= 0:
-        pool[DEPLETED] += now - pool[DRY_START]
-        pool[DRY_START] = -1
-    pool[AVAILABLE] += n
-
-
-def pool_out_of_memory(pool):
-    """``is_out_of_memory``: available <= 0 (never without a pool: available is Long.MAX)."""
-    return pool[AVAILABLE] <= 0
-
-
-def pool_should_shuffle(pool, muted_for_memory):
-    """``should_shuffle_keys``: nothing muted for memory and available < 10% of the pool."""
-    return not muted_for_memory and pool[AVAILABLE] < pool[LOW_MEM]
 
 
 def java_random(seed: int) -> int:
@@ -242,8 +190,9 @@ def broker_kernel(
     return rand
 
 
-_FUNCTIONS = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
-              "java_shuffle", "take_requests", "broker_kernel")
+_POOL_RULES = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
+               "dry_spell_refused", "dry_spell_served")
+_FUNCTIONS = ("java_shuffle", "take_requests", "broker_kernel")
 _compiled: dict[str, Any] = {}
 
 
@@ -251,5 +200,7 @@ def compiled_kernel(name: str = "broker_kernel") -> Any:
     """``broker_kernel`` (or one of its helpers, by name) compiled by numba, once per process
     (:func:`kipviz.scenarios._jit.jit_functions`: the plain functions stay plain)."""
     if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, globals()))
+        pool = jit_functions(_POOL_RULES, vars(rules))  # compiled over their own module
+        _compiled.update(pool)
+        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **pool}))
     return _compiled[name]

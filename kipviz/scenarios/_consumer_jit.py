@@ -2,12 +2,14 @@
 
 :func:`kipviz.scenarios._jit.jit_functions` rebuilds :func:`~kipviz.scenarios._consumer_kernel.
 consumer_kernel` over a namespace whose mechanisms are compiled too: KIP-74's ``fill_raw_bytes``,
-``next_order`` and ``request_partitions``, KIP-81's ``pool_*`` functions, and the fetch quota's
-``throttle_fetch`` over the ``Rate`` slot functions. The plain functions stay plain.
+``next_order`` and ``request_partitions``, KIP-81's pool (:mod:`kipviz.pool_state`'s rules),
+and the fetch quota's ``throttle_fetch`` over the ``Rate`` slot functions. The plain functions
+stay plain.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["compiled_kernel"]
@@ -31,10 +33,12 @@ def compiled_kernel() -> Any:
         rates = _reassignment_kernel.compiled()  # the Rate slot functions, compiled together
         quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                               {**vars(_fetch_quota), **rates})
-        foreign = {"fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
-                   "request_partitions": request_partitions,
-                   **{name: getattr(_broker_kernel, name) for name in (
-                       "pool_try_allocate", "pool_release", "pool_out_of_memory")}}
+        foreign: dict[str, Callable[..., Any]] = {
+            "fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
+            "request_partitions": request_partitions}
+        pool = {name: _broker_kernel.compiled_kernel(name) for name in (  # kipviz.pool_state's
+            "pool_try_allocate", "pool_release", "pool_out_of_memory")}
         _compiled.update(jit_functions(["consumer_kernel"],
-                                       {**vars(_consumer_kernel), **quota}, foreign=foreign))
+                                       {**vars(_consumer_kernel), **quota, **pool},
+                                       foreign=foreign))
     return _compiled["consumer_kernel"]

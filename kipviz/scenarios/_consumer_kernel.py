@@ -4,8 +4,8 @@
 it is the plain-Python reference; :mod:`kipviz.scenarios._consumer_jit` compiles the same function
 with numba. It calls the mechanisms in numba's terms: KIP-74's
 ``fill_raw_bytes`` and ``next_order`` from :mod:`kipviz.fetch`, and KIP-81's pool as the state row
-and ``pool_*`` functions of :mod:`kipviz.scenarios._broker_kernel`, which follow
-:mod:`kipviz.pool` rule for rule.
+of :func:`kipviz.pool.pool_state` and the ``pool_*`` rules of :mod:`kipviz.pool_state`, the ones
+the pool class runs.
 
 Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
 them in the socket, coordinator responses bypass it), the heartbeat thread sends its next
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from kipviz.fetch import fill_raw_bytes, next_order, request_partitions
-from kipviz.scenarios._broker_kernel import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.scenarios._fetch_quota import throttle_fetch
 
 __all__ = ["HEARTBEAT_RESPONSE_BYTES", "consumer_kernel"]

@@ -43,14 +43,19 @@ import pandas as pd
 
 from kipviz._checks import check_int, check_number
 from kipviz.config import BrokerConfig
-from kipviz.pool import NO_POOL, SOCKET_REQUEST_MAX_BYTES, broker_pool, max_outstanding_bytes
+from kipviz.pool import (
+    NO_POOL,
+    SOCKET_REQUEST_MAX_BYTES,
+    broker_pool,
+    max_outstanding_bytes,
+    pool_state,
+)
+from kipviz.pool_state import DEPLETED
 from kipviz.scenarios import limits
 from kipviz.scenarios._broker_kernel import (
-    DEPLETED,
     broker_kernel,
     compiled_kernel,
     java_random,
-    pool_state,
     shuffle_seed,
 )
 

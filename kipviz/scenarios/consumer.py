@@ -39,8 +39,9 @@ import pandas as pd
 from kipviz.buffer import consumer_pool
 from kipviz.consumer_memory import ConsumerMemoryBounds, consumer_memory_bounds
 from kipviz.fetch import Ordering, TopicPartition, java_hash_order
+from kipviz.pool import pool_state
+from kipviz.pool_state import DEPLETED
 from kipviz.scenarios import limits
-from kipviz.scenarios._broker_kernel import DEPLETED, pool_state
 from kipviz.scenarios._consumer_jit import compiled_kernel
 from kipviz.scenarios._consumer_kernel import consumer_kernel
 from kipviz.scenarios._fetch_quota import new_quota_rates
