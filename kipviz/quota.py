@@ -103,9 +103,9 @@ class Rate:
         self.samples = _check_int("samples (metrics.num.samples)", samples, 1)
         self.window_ms = _check_int("window_ms (metrics.sample.window.ms)", window_ms, 1)
         self.legacy = legacy
-        # the state of kipviz.rate as lists: [start_ms, last_event_ms, value] per slot, and
-        # [slots used, current slot, samples, the column slots are purged by]
-        self._slots = [[0.0, 0.0, 0.0] for _ in range(samples if legacy else samples + 1)]
+        # the state of kipviz.rate as lists: start_ms, last_event_ms, value of each slot, flat,
+        # and [slots used, current slot, samples, the field slots are purged by]
+        self._slots = [0.0] * (rate.FIELDS * (samples if legacy else samples + 1))
         self._pos = [0, 0, samples, rate.START if legacy else rate.LAST]
 
     def record(self, value: float, now_ms: float) -> None:
@@ -124,7 +124,8 @@ class Rate:
 
     def slots(self) -> tuple[Sample, ...]:
         """The slots as stored, in slot order (no purge)."""
-        return tuple(Sample(*slot) for slot in self._slots[: self._pos[rate.USED]])
+        f = rate.FIELDS
+        return tuple(Sample(*self._slots[f * j: f * j + f]) for j in range(self._pos[rate.USED]))
 
     @property
     def current_slot(self) -> int:

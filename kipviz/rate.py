@@ -5,12 +5,13 @@
 ``Rate.windowSize`` and ``SimpleRate.windowSize``; ``Quota.acceptable`` (an upper bound) and
 ``QuotaUtils.throttleTime`` with Java's ``Math.round``.
 
-A rate's state is ``slots`` (one row per slot: start ms, last event ms, value; ``samples + 1``
-rows, ``samples`` for the rule before #15889) and ``pos`` (slots in use, current slot, samples,
-the column a slot is purged by: ``LAST`` since #15889, ``START`` before). Rows are read as
-``slots[j][col]``, so the state may be a numpy array (the kernels, which numba compiles) or
-Python lists (:class:`kipviz.quota.Rate`, fast in plain Python): the class, the kernels and the
-SimPy references all run these functions.
+A rate's state is ``slots``, flat: slot j's start ms, last event ms and value at
+``FIELDS * j + START / LAST / VALUE`` (``samples + 1`` slots; ``samples`` for the rule before
+#15889), and ``pos`` (slots in use, current slot, samples, the field a slot is purged by:
+``LAST`` since #15889, ``START`` before). Flat and indexed by number, the state may be numpy
+arrays (the kernels, which numba compiles without making views) or Python lists
+(:class:`kipviz.quota.Rate`, fast in plain Python): the class, the kernels and the SimPy
+references all run these functions.
 
 * ``rate_record``: into the current slot (made at ``now`` if there is none); when ``now - its
   start >= window`` the next slot, cyclically, is reset to start at ``now`` and takes the value.
@@ -38,6 +39,7 @@ import numpy as np
 
 __all__ = [
     "CURRENT",
+    "FIELDS",
     "LAST",
     "LONG_MAX",
     "PURGE_BY",
@@ -59,7 +61,8 @@ __all__ = [
     "throttle_time",
 ]
 
-START, LAST, VALUE = 0, 1, 2  # columns of a slot
+START, LAST, VALUE = 0, 1, 2  # fields of a slot
+FIELDS = 3  # values per slot in the flat slots
 USED, CURRENT, SAMPLES, PURGE_BY = 0, 1, 2, 3  # entries of pos
 UNLIMITED = -1.0  # the bound of no quota (never exceeded, never measured)
 LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE
@@ -93,37 +96,38 @@ def throttle_time(observed, bound, window_size_ms):
 
 def new_rate(samples, legacy=False):
     """The empty state ``(slots, pos)`` of a rate of ``samples`` windows: ``samples + 1``
-    slots (``samples``, purged by start, with ``legacy``: the rule before Kafka 3.8). Compiled
-    callers pass ``legacy`` (a rebuilt function has no defaults)."""
+    slots of ``FIELDS`` values (``samples``, purged by start, with ``legacy``: the rule before
+    Kafka 3.8). Compiled callers pass ``legacy`` (a rebuilt function has no defaults)."""
     pos = np.zeros(4, np.int64)
     pos[SAMPLES] = samples
     pos[PURGE_BY] = START if legacy else LAST
-    return np.zeros((samples if legacy else samples + 1, 3), np.float64), pos
+    return np.zeros((samples if legacy else samples + 1) * FIELDS, np.float64), pos
 
 
-def rate_reset_slot(slot, now):
-    """``Sample.reset``: the slot starts at ``now`` with value 0."""
-    slot[START] = now
-    slot[LAST] = now
-    slot[VALUE] = 0.0
+def rate_reset_slot(slots, j, now):
+    """``Sample.reset``: slot ``j`` starts at ``now`` with value 0."""
+    at = FIELDS * j
+    slots[at + START] = now
+    slots[at + LAST] = now
+    slots[at + VALUE] = 0.0
 
 
 def rate_record(slots, pos, window_ms, value, now):
     """``SampledStat.record``: add ``value`` at ``now``, opening the next slot a window after
     the current one started."""
     if pos[USED] == 0:
-        rate_reset_slot(slots[0], now)
+        rate_reset_slot(slots, 0, now)
         pos[USED] = 1
     c = pos[CURRENT]
-    if now - slots[c][START] >= window_ms:
-        c = (c + 1) % len(slots)
+    if now - slots[FIELDS * c + START] >= window_ms:
+        c = (c + 1) % (len(slots) // FIELDS)
         pos[CURRENT] = c
         if c == pos[USED]:
             pos[USED] += 1
-        rate_reset_slot(slots[c], now)
-    slot = slots[c]
-    slot[LAST] = now
-    slot[VALUE] += value
+        rate_reset_slot(slots, c, now)
+    at = FIELDS * c
+    slots[at + LAST] = now
+    slots[at + VALUE] += value
 
 
 def rate_purge(slots, pos, window_ms, now):
@@ -132,9 +136,8 @@ def rate_purge(slots, pos, window_ms, now):
     expire = pos[SAMPLES] * window_ms
     by = pos[PURGE_BY]
     for j in range(pos[USED]):
-        slot = slots[j]
-        if now - slot[by] >= expire:
-            rate_reset_slot(slot, now)
+        if now - slots[FIELDS * j + by] >= expire:
+            rate_reset_slot(slots, j, now)
 
 
 def rate_window_size_ms(slots, pos, window_ms, now, simple):
@@ -142,11 +145,11 @@ def rate_window_size_ms(slots, pos, window_ms, now, simple):
     stat gets a slot starting ``now`` (``SampledStat.oldest``)."""
     rate_purge(slots, pos, window_ms, now)
     if pos[USED] == 0:
-        rate_reset_slot(slots[0], now)
+        rate_reset_slot(slots, 0, now)
         pos[USED] = 1
-    oldest = slots[0][START]
+    oldest = slots[START]
     for j in range(1, pos[USED]):
-        oldest = min(oldest, slots[j][START])
+        oldest = min(oldest, slots[FIELDS * j + START])
     elapsed = now - oldest
     if simple:
         return max(elapsed, window_ms)
@@ -163,7 +166,7 @@ def rate_measure(slots, pos, window_ms, now, simple):
     rate_purge(slots, pos, window_ms, now)
     total = 0.0
     for j in range(pos[USED]):
-        total += slots[j][VALUE]
+        total += slots[FIELDS * j + VALUE]
     return total / (rate_window_size_ms(slots, pos, window_ms, now, simple) / 1000.0)
 
 

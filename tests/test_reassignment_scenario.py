@@ -329,7 +329,7 @@ def _functions(compiled: bool) -> dict[str, Any]:
 
 
 def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
-    return [Sample(*row) for row in slots[: pos[rate.USED]].tolist()]
+    return [Sample(*row) for row in slots.reshape(-1, rate.FIELDS)[: pos[rate.USED]].tolist()]
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kipviz.rate import LAST, PURGE_BY, SAMPLES, quota_throttle_time_ms, rate_record
+from kipviz.rate import FIELDS, LAST, PURGE_BY, SAMPLES, quota_throttle_time_ms, rate_record
 
 __all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates",
            "throttle_fetch"]
@@ -28,11 +28,11 @@ QUOTA_WINDOW_MS = 1000.0  # quota.window.size.seconds = 1
 
 def new_quota_rates(brokers: int) -> tuple[np.ndarray, np.ndarray]:
     """One empty client-quota ``Rate`` per broker (:func:`kipviz.rate.new_rate` stacked):
-    slots ``(brokers, 12, 3)`` and positions ``(brokers, 4)``."""
+    slots ``(brokers, 12 x 3)`` and positions ``(brokers, 4)``."""
     pos = np.zeros((brokers, 4), np.int64)
     pos[:, SAMPLES] = QUOTA_WINDOW_NUM
     pos[:, PURGE_BY] = LAST
-    return np.zeros((brokers, QUOTA_WINDOW_NUM + 1, 3), np.float64), pos
+    return np.zeros((brokers, (QUOTA_WINDOW_NUM + 1) * FIELDS), np.float64), pos
 
 
 def fetch_quota_throttle_ms(slots, pos, bound, response_bytes, now_ms, unrecord):
