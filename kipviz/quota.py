@@ -14,6 +14,9 @@ Kafka's rate metric (``org.apache.kafka.common.metrics.stats``: ``SampledStat``,
   rate = sum of slot values / (window size in s).
 * ``legacy=True`` is the rule before #15889: ``samples`` slots, purged by their *start*.
 
+The rules themselves are the plain functions of :mod:`kipviz.rate` (one copy, which the numba
+kernels compile); :class:`Rate` and :class:`SimpleRate` keep their state as lists for them.
+
 ``ReplicationQuotaManager`` (KIP-73 "The Throttle Mechanism"): a ``SimpleRate`` of
 ``replication.quota.window.num`` x ``replication.quota.window.size.seconds`` against
 ``leader.``/``follower.replication.throttled.rate``; throttled partitions per topic, ``*`` for all.
@@ -26,10 +29,12 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from kipviz import rate
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
+from kipviz.consumer_fetch import TopicPartition
 from kipviz.quota_planning import (  # re-exported: the planning arithmetic lives there
     catch_up_bytes_per_s,
     in_sync_follower_bytes,
@@ -39,9 +44,7 @@ from kipviz.quota_planning import (  # re-exported: the planning arithmetic live
     scheduled_move_time_s,
     throttle_bounds,
 )
-
-if TYPE_CHECKING:  # type hints only, so kipviz.fetch may import this module without a cycle
-    from kipviz.fetch import TopicPartition
+from kipviz.rate import java_round  # re-exported: defined once, in kipviz.rate
 
 __all__ = [
     "METRICS_NUM_SAMPLES",
@@ -71,26 +74,9 @@ METRICS_SAMPLE_WINDOW_MS = 30000  # metrics.sample.window.ms / MetricConfig defa
 REPLICATION_QUOTA_WINDOW_NUM = 11  # replication.quota.window.num: 10 whole windows + the current
 REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = 1  # replication.quota.window.size.seconds
 
-_LONG_MAX = 2**63 - 1
 _INT_MAX = 2**31 - 1
 _REPLICA = re.compile(r"[0-9]+:[0-9]+")
 _THROTTLED_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
-
-
-def java_round(x: float) -> int:
-    """Java's ``Math.round(double)``: nearest long, ties towards +inf (2.5 -> 3, -2.5 -> -2).
-
-    Not Python's ``round`` (ties to even) and not ``floor(x + 0.5)``, which gives 1 for
-    0.49999999999999994. NaN gives 0; values beyond the long range are clamped as in Java.
-    """
-    if math.isnan(x):
-        return 0
-    if x >= 2.0**63:
-        return _LONG_MAX
-    if x <= -(2.0**63):
-        return -(2**63)
-    whole = math.floor(x)
-    return whole + 1 if x - whole >= 0.5 else whole  # x - floor(x) is exact for doubles
 
 
 @dataclass(frozen=True)
@@ -106,75 +92,51 @@ class Rate:
     """Kafka's ``Rate`` over a ``WindowedSum``: ``record``, ``measure`` (per second), window size.
 
     ``samples`` and ``window_ms`` are the ``MetricConfig`` (``metrics.num.samples`` 2,
-    ``metrics.sample.window.ms`` 30000 by default). Times are Kafka's wall clock in ms.
+    ``metrics.sample.window.ms`` 30000 by default). Times are Kafka's wall clock in ms. The
+    rules are :mod:`kipviz.rate`'s functions, run on this object's slots (Python lists).
     """
+
+    simple = False  # Rate.windowSize; SimpleRate's is max(elapsed, one window)
 
     def __init__(self, samples: int = METRICS_NUM_SAMPLES,
                  window_ms: int = METRICS_SAMPLE_WINDOW_MS, *, legacy: bool = False) -> None:
         self.samples = _check_int("samples (metrics.num.samples)", samples, 1)
         self.window_ms = _check_int("window_ms (metrics.sample.window.ms)", window_ms, 1)
         self.legacy = legacy
-        self._max_slots = samples if legacy else samples + 1
-        self._slots: list[list[float]] = []  # [start_ms, last_event_ms, value] per slot
-        self._current = 0
+        # the state of kipviz.rate as lists: start_ms, last_event_ms, value of each slot, flat,
+        # and [slots used, current slot, samples, the field slots are purged by]
+        self._slots = [0.0] * (rate.FIELDS * (samples if legacy else samples + 1))
+        self._pos = [0, 0, samples, rate.START if legacy else rate.LAST]
 
     def record(self, value: float, now_ms: float) -> None:
         """Add ``value`` at ``now_ms`` (``SampledStat.record``), advancing to a new slot if due."""
-        slots = self._slots
-        if not slots:
-            slots.append([now_ms, now_ms, 0.0])
-        slot = slots[self._current]
-        if now_ms - slot[0] >= self.window_ms:
-            self._current = (self._current + 1) % self._max_slots
-            if self._current == len(slots):
-                slots.append([now_ms, now_ms, 0.0])
-            slot = slots[self._current]
-            slot[:] = (now_ms, now_ms, 0.0)
-        slot[1] = now_ms
-        slot[2] += value
-
-    def _purge(self, now_ms: float) -> None:
-        """``purgeObsoleteSamples``: by last event since #15889, by start before (legacy)."""
-        expire = self.samples * self.window_ms
-        mark = 0 if self.legacy else 1
-        for slot in self._slots:
-            if now_ms - slot[mark] >= expire:
-                slot[:] = (now_ms, now_ms, 0.0)
-
-    def _oldest_start(self, now_ms: float) -> float:
-        if not self._slots:  # SampledStat.oldest: measuring an empty stat creates a sample
-            self._slots.append([now_ms, now_ms, 0.0])
-        return min(slot[0] for slot in self._slots)
+        rate.rate_record(self._slots, self._pos, self.window_ms, value, now_ms)
 
     def window_size_ms(self, now_ms: float) -> float:
-        """``Rate.windowSize``: elapsed since the oldest slot plus any missing whole windows."""
-        self._purge(now_ms)
-        elapsed = now_ms - self._oldest_start(now_ms)
-        full = math.trunc(elapsed / self.window_ms)  # Java's (int) (long / long)
-        if full < self.samples - 1:
-            elapsed += (self.samples - 1 - full) * self.window_ms
-        return max(elapsed, 1)
+        """``Rate.windowSize``: elapsed since the oldest slot plus any missing whole windows
+        (``SimpleRate``: at least one whole window)."""
+        return rate.rate_window_size_ms(self._slots, self._pos, self.window_ms, now_ms,
+                                        self.simple)
 
     def measure(self, now_ms: float) -> float:
         """The rate per second at ``now_ms``: purged sum / (window size / 1000.0)."""
-        self._purge(now_ms)
-        total = 0.0
-        for slot in self._slots:  # WindowedSum.combine: a plain double sum in slot order
-            total += slot[2]
-        return total / (self.window_size_ms(now_ms) / 1000.0)
+        return rate.rate_measure(self._slots, self._pos, self.window_ms, now_ms, self.simple)
 
     def slots(self) -> tuple[Sample, ...]:
         """The slots as stored, in slot order (no purge)."""
-        return tuple(Sample(*slot) for slot in self._slots)
+        f = rate.FIELDS
+        return tuple(Sample(*self._slots[f * j: f * j + f]) for j in range(self._pos[rate.USED]))
+
+    @property
+    def current_slot(self) -> int:
+        """The slot the next record goes to unless a window has passed (``SampledStat.current``)."""
+        return self._pos[rate.CURRENT]
 
 
 class SimpleRate(Rate):
     """Kafka's ``SimpleRate``: window size = ``max(now - oldest start, one window)``."""
 
-    def window_size_ms(self, now_ms: float) -> float:
-        """``SimpleRate.windowSize``: the elapsed time, but at least one whole window."""
-        self._purge(now_ms)
-        return max(now_ms - self._oldest_start(now_ms), self.window_ms)
+    simple = True
 
 
 @dataclass(frozen=True)
@@ -196,7 +158,7 @@ def throttle_time_ms(observed: float, bound: float, window_size_ms: float) -> in
     """
     _check_number("bound (quota)", bound, 0, strict=True)
     _check_number("window_size_ms", window_size_ms, 0, strict=True)
-    return java_round((observed - bound) / bound * window_size_ms)
+    return rate.throttle_time(observed, bound, window_size_ms)
 
 
 def max_value_in_quota_window(quota_bytes_per_s: float, samples: int, window_s: float) -> float:
@@ -249,7 +211,10 @@ class ReplicationQuotaManager:
 
     def is_quota_exceeded(self, now_ms: float) -> bool:
         """``isQuotaExceeded``: the rate is above the bound (measured only if there is a quota)."""
-        return self.quota is not None and not self.quota.acceptable(self.rate.measure(now_ms))
+        if self.quota is None:
+            return False
+        r = self.rate
+        return rate.quota_exceeded(r._slots, r._pos, r.window_ms, self.quota.bound, now_ms)
 
     def mark_throttled(self, topic: str, partitions: Iterable[int] | Literal["*"] = "*") -> None:
         """Throttle these partitions of ``topic`` (``*``: all), replacing the topic's list."""

@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kipviz import rate
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
-from kipviz.quota import SimpleRate, java_round
+from kipviz.quota import SimpleRate
 
 __all__ = [
     "RLM_QUOTA_TIMEOUT_MS",
@@ -55,15 +56,14 @@ def rlm_throttle_time_ms(rate_bytes_per_s: float, quota_bytes_per_s: float,
                          window_size_ms: float) -> int:
     """``RLMQuotaManager.getThrottleTimeMs`` from a measured rate: 0 while the rate is within the
     quota (``<=``), else ``QuotaUtils.throttleTime``'s ``Math.round((O - T) / T * W)``.
-    Plain arithmetic: numba compiles it for kernels.
+    (:func:`kipviz.rate.throttle_time`; :func:`kipviz.rate.quota_throttle_time_ms` measures too.)
 
     >>> rlm_throttle_time_ms(500.0, 50.0, 1000.0), rlm_throttle_time_ms(50.0, 50.0, 10_000.0)
     (9000, 0)
     """
     if rate_bytes_per_s <= quota_bytes_per_s:
         return 0
-    return java_round((rate_bytes_per_s - quota_bytes_per_s) / quota_bytes_per_s
-                      * window_size_ms)
+    return rate.throttle_time(rate_bytes_per_s, quota_bytes_per_s, window_size_ms)
 
 
 class RemoteLogQuota:
@@ -103,9 +103,10 @@ class RemoteLogQuota:
 
     def throttle_time_ms(self, now_ms: float) -> int:
         """``getThrottleTimeMs``: how long until the rate is back within the quota, if nothing
-        more is recorded; 0 when it is within."""
-        rate = self.rate.measure(now_ms)
-        return rlm_throttle_time_ms(rate, self.bytes_per_s, self.rate.window_size_ms(now_ms))
+        more is recorded; 0 when it is within (:func:`kipviz.rate.quota_throttle_time_ms`)."""
+        r = self.rate
+        return rate.quota_throttle_time_ms(r._slots, r._pos, r.window_ms, self.bytes_per_s,
+                                           now_ms, True)
 
 
 @dataclass(frozen=True)

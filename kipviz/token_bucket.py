@@ -38,7 +38,7 @@ import numpy as np
 
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
-from kipviz.quota import java_round
+from kipviz.rate import java_round
 
 __all__ = [
     "CONTROLLER_QUOTA_WINDOW_NUM",

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kipviz import rate
 from kipviz.planner import plan_throttle
 from kipviz.quota import (
     Rate,
@@ -320,19 +321,16 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
         replace(base, in_sync_followers=-1)
 
 
-# --- the kernel's windowed rate is kipviz.quota's ---------------------------------------------
+# --- the kernel's windowed rate (kipviz.rate on arrays, compiled) is kipviz.quota's ------------
 
 
 def _functions(compiled: bool) -> dict[str, Any]:
-    return kernel.compiled() if compiled else {name: getattr(kernel, name)
-                                                for name in ("rate_record", "rate_measure",
-                                                             "rate_window_size_ms",
-                                                             "quota_exceeded", "java_round",
-                                                             "throttle_ms")}
+    return kernel.compiled() if compiled else {name: getattr(rate, name)
+                                                for name in rate.RATE_FUNCTIONS}
 
 
 def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
-    return [Sample(*row) for row in slots[: pos[kernel.USED]].tolist()]
+    return [Sample(*row) for row in slots.reshape(-1, rate.FIELDS)[: pos[rate.USED]].tolist()]
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
@@ -345,7 +343,7 @@ def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
     (padded for Rate, at least one window for SimpleRate, never below 1 ms) and rate."""
     f = _functions(compiled)
     stat = (SimpleRate if simple else Rate)(samples, window_ms)
-    slots, pos = kernel.new_rate(samples)
+    slots, pos = rate.new_rate(samples)
     now = 0
     for dt, value, measure in steps:
         now += dt
@@ -357,7 +355,7 @@ def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
             f["rate_record"](slots, pos, window_ms, value, now)
             stat.record(value, now)
         assert _slots(slots, pos) == list(stat.slots())
-        assert pos[kernel.CURRENT] == stat._current
+        assert pos[rate.CURRENT] == stat.current_slot
 
 
 # numpy scalars warn where Python floats silently overflow to inf (a quota of 5e-324 B/s)
@@ -367,14 +365,15 @@ def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
 @given(rate_steps, quota_samples, st.sampled_from([0.1, 0.25, 1, 1.5, 2]),
        st.none() | st.integers(0, 2_000_000) | st.floats(0, 2e6))
 def test_the_kernels_quota_is_the_replication_quota_managers(
-        compiled, steps, samples, window_s, rate):
+        compiled, steps, samples, window_s, bytes_per_s):
     """``quota_exceeded`` is ``is_quota_exceeded`` (fractional windows included; an unlimited
-    quota measures nothing, so no slot appears) and ``throttle_ms`` is ``throttle_time_ms``."""
+    quota measures nothing, so no slot appears) and ``quota_throttle_time_ms`` is
+    ``throttle_time_ms`` of the measured rate."""
     f = _functions(compiled)
-    manager = ReplicationQuotaManager(rate, samples, window_s)
+    manager = ReplicationQuotaManager(bytes_per_s, samples, window_s)
     window_ms = manager.rate.window_ms
-    bound = kernel.UNLIMITED if rate is None else float(rate)
-    slots, pos = kernel.new_rate(samples)
+    bound = rate.UNLIMITED if bytes_per_s is None else float(bytes_per_s)
+    slots, pos = rate.new_rate(samples)
     now = 0
     for dt, value, check in steps:
         now += dt
@@ -384,7 +383,8 @@ def test_the_kernels_quota_is_the_replication_quota_managers(
             if exceeded and bound > 0:
                 expected = max(0, throttle_time_ms(manager.measure(now), bound,
                                                    manager.rate.window_size_ms(now)))
-                assert f["throttle_ms"](slots, pos, window_ms, bound, now) == expected
+                assert f["quota_throttle_time_ms"](slots, pos, window_ms, bound, now,
+                                                   True) == expected
         else:
             f["rate_record"](slots, pos, window_ms, value, now)
             manager.record(value, now)
@@ -395,7 +395,7 @@ def test_the_kernels_quota_is_the_replication_quota_managers(
 def test_the_kernels_quota_accepts_a_rate_equal_to_its_bound(compiled):
     """1000 bytes over one whole 1 s window is 1000/s: a 1000 B/s quota is not exceeded."""
     f = _functions(compiled)
-    slots, pos = kernel.new_rate(2)
+    slots, pos = rate.new_rate(2)
     f["rate_record"](slots, pos, 1000, 1000, 0)
     assert not f["quota_exceeded"](slots, pos, 1000, 1000.0, 500)
     assert f["quota_exceeded"](slots, pos, 1000, 999.0, 500)

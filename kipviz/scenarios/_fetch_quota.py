@@ -8,20 +8,16 @@ KIP-219 (Kafka 2.0) a throttled fetch is "unrecorded" and answered at once with 
 response and that throttle time; the client then sends nothing to that broker until the time has
 passed. Before 2.0 the broker kept the response, data included, for the throttle time.
 
-The rate is the slot array of :mod:`kipviz.scenarios._reassignment_kernel` (``Rate`` rule for
-rule); the consumer kernel and the SimPy reference both call :func:`fetch_quota_throttle_ms`.
+The rate is :mod:`kipviz.rate`'s state arrays and functions (``Rate``, the ones
+:class:`kipviz.quota.Rate` runs); the consumer kernel and the SimPy reference both call
+:func:`fetch_quota_throttle_ms`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kipviz.scenarios._reassignment_kernel import (
-    java_round,
-    rate_measure,
-    rate_record,
-    rate_window_size_ms,
-)
+from kipviz.rate import FIELDS, LAST, PURGE_BY, SAMPLES, quota_throttle_time_ms, rate_record
 
 __all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates",
            "throttle_fetch"]
@@ -31,9 +27,12 @@ QUOTA_WINDOW_MS = 1000.0  # quota.window.size.seconds = 1
 
 
 def new_quota_rates(brokers: int) -> tuple[np.ndarray, np.ndarray]:
-    """One empty client-quota ``Rate`` per broker: slots ``(brokers, 12, 3)`` and positions."""
-    return (np.zeros((brokers, QUOTA_WINDOW_NUM + 1, 3), np.float64),
-            np.zeros((brokers, 2), np.int64))
+    """One empty client-quota ``Rate`` per broker (:func:`kipviz.rate.new_rate` stacked):
+    slots ``(brokers, 12 x 3)`` and positions ``(brokers, 4)``."""
+    pos = np.zeros((brokers, 4), np.int64)
+    pos[:, SAMPLES] = QUOTA_WINDOW_NUM
+    pos[:, PURGE_BY] = LAST
+    return np.zeros((brokers, (QUOTA_WINDOW_NUM + 1) * FIELDS), np.float64), pos
 
 
 def fetch_quota_throttle_ms(slots, pos, bound, response_bytes, now_ms, unrecord):
@@ -41,11 +40,7 @@ def fetch_quota_throttle_ms(slots, pos, bound, response_bytes, now_ms, unrecord)
     the throttle time in ms (0: within the quota). With ``unrecord`` (KIP-219) a throttled
     response's bytes are taken back out of the rate, as ``unrecordQuotaSensor`` does."""
     rate_record(slots, pos, QUOTA_WINDOW_MS, response_bytes, now_ms)
-    observed = rate_measure(slots, pos, QUOTA_WINDOW_MS, now_ms, False)
-    if observed <= bound:
-        return 0
-    window = rate_window_size_ms(slots, pos, QUOTA_WINDOW_MS, now_ms, False)
-    throttle = java_round((observed - bound) / bound * window)
+    throttle = quota_throttle_time_ms(slots, pos, QUOTA_WINDOW_MS, bound, now_ms, False)
     if throttle > 0 and unrecord:
         rate_record(slots, pos, QUOTA_WINDOW_MS, -response_bytes, now_ms)
     return throttle

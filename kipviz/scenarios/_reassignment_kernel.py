@@ -1,12 +1,10 @@
-"""The loop of :mod:`kipviz.scenarios.reassignment` and Kafka's windowed rate, on numpy arrays.
+"""The loop of :mod:`kipviz.scenarios.reassignment`, on numpy arrays.
 
 numba compiles these functions for the dashboards (:func:`compiled`); run as they are, they are
 the plain-Python path (``simulate(..., compiled=False)``) the benchmark compares against.
 
-A rate is two arrays: ``slots`` (``samples + 1`` rows of start ms, last event ms, value) and
-``pos`` (slots in use, current slot). The functions follow :mod:`kipviz.quota` step for step
-(``SampledStat.record`` / ``purgeObsoleteSamples`` / ``oldest``, ``Rate`` and ``SimpleRate``
-``windowSize``, ``Quota.acceptable``, ``QuotaUtils.throttleTime``), including when the rate is
+Each quota is a rate's state arrays (``slots``, ``pos``) run by :mod:`kipviz.rate`'s functions,
+the ones :class:`kipviz.quota.ReplicationQuotaManager` runs, including when the rate is
 *measured*: measuring purges slots and may create one, so the loop measures exactly where
 :class:`kipviz.quota.ReplicationQuotaManager` would (``should_throttle`` short-circuits).
 """
@@ -19,106 +17,21 @@ from typing import Any
 import numpy as np
 
 from kipviz.quota_planning import in_sync_follower_bytes
+from kipviz.rate import (
+    UNLIMITED,
+    new_rate,
+    quota_exceeded,
+    quota_throttle_time_ms,
+    rate_measure,
+    rate_record,
+)
 from kipviz.scenarios._jit import jit_functions
+from kipviz.scenarios._rate_jit import compiled_rates
 
-START, LAST, VALUE = range(3)  # columns of a rate's slots
-USED, CURRENT = range(2)  # entries of a rate's pos
-UNLIMITED = -1.0  # the bound of a quota of None (never exceeded, never measured)
+__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer", "compiled",
+           "insert_sorted", "run"]
+
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
-_LONG_MAX = 2**63 - 1
-
-
-def new_rate(samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """The empty arrays of a rate of ``samples`` windows (``samples + 1`` slots)."""
-    return np.zeros((samples + 1, 3), np.float64), np.zeros(2, np.int64)
-
-
-def rate_record(slots, pos, window_ms, value, now):
-    """``Rate.record``: add ``value`` at ``now``, opening the next slot a window after the
-    current one started."""
-    if pos[USED] == 0:
-        slots[0, START] = now
-        slots[0, LAST] = now
-        slots[0, VALUE] = 0.0
-        pos[USED] = 1
-    c = pos[CURRENT]
-    if now - slots[c, START] >= window_ms:
-        c = (c + 1) % slots.shape[0]
-        pos[CURRENT] = c
-        if c == pos[USED]:
-            pos[USED] += 1
-        slots[c, START] = now
-        slots[c, LAST] = now
-        slots[c, VALUE] = 0.0
-    slots[c, LAST] = now
-    slots[c, VALUE] += value
-
-
-def rate_purge(slots, pos, window_ms, now):
-    """``purgeObsoleteSamples``: reset slots whose last event is ``samples`` windows old."""
-    expire = (slots.shape[0] - 1) * window_ms
-    for j in range(pos[USED]):
-        if now - slots[j, LAST] >= expire:
-            slots[j, START] = now
-            slots[j, LAST] = now
-            slots[j, VALUE] = 0.0
-
-
-def rate_window_size_ms(slots, pos, window_ms, now, simple):
-    """``SimpleRate.windowSize`` (``simple``) or ``Rate.windowSize``, after a purge; an empty
-    stat gets a slot starting ``now``."""
-    rate_purge(slots, pos, window_ms, now)
-    if pos[USED] == 0:
-        slots[0, START] = now
-        slots[0, LAST] = now
-        slots[0, VALUE] = 0.0
-        pos[USED] = 1
-    oldest = slots[0, START]
-    for j in range(1, pos[USED]):
-        oldest = min(oldest, slots[j, START])
-    elapsed = now - oldest
-    if simple:
-        return max(elapsed, window_ms)
-    samples = slots.shape[0] - 1
-    full = int(elapsed / window_ms)  # Java's (int) of a long division: truncation
-    if full < samples - 1:
-        elapsed += (samples - 1 - full) * window_ms
-    return max(elapsed, 1.0)
-
-
-def rate_measure(slots, pos, window_ms, now, simple):
-    """``Rate.measure``: the purged sum of the slots (in slot order) per second."""
-    rate_purge(slots, pos, window_ms, now)
-    total = 0.0
-    for j in range(pos[USED]):
-        total += slots[j, VALUE]
-    return total / (rate_window_size_ms(slots, pos, window_ms, now, simple) / 1000.0)
-
-
-def quota_exceeded(slots, pos, window_ms, bound, now):
-    """``ReplicationQuotaManager.isQuotaExceeded``: not measured at all when unlimited."""
-    if bound == UNLIMITED:
-        return False
-    return not rate_measure(slots, pos, window_ms, now, True) <= bound
-
-
-def java_round(x):
-    """``Math.round(double)`` as :func:`kipviz.quota.java_round`, within the long range."""
-    if x != x:
-        return 0
-    if x >= 9.223372036854775808e18:
-        return _LONG_MAX
-    if x <= -9.223372036854775808e18:
-        return -_LONG_MAX - 1
-    whole = math.floor(x)
-    return whole + 1 if x - whole >= 0.5 else whole
-
-
-def throttle_ms(slots, pos, window_ms, bound, now):
-    """``throttle_time_ms(measure, bound, window size)`` of an exceeded quota, at least 0."""
-    observed = rate_measure(slots, pos, window_ms, now, True)
-    window = rate_window_size_ms(slots, pos, window_ms, now, True)
-    return max(0, java_round((observed - bound) / bound * window))
 
 
 def answer(sizes, grown, fetched, in_sync, synced, start, only_in_sync, fetch_max, budget,
@@ -174,8 +87,8 @@ def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, 
     ``sched_ms`` / ``sched_bounds``: the throttle schedule; from each time on both quotas have
     that bound (``updateQuota``: the recorded bytes stay)."""
     n = sizes.shape[0]
-    l_slots, l_pos = new_rate(samples)  # the leader's quota
-    f_slots, f_pos = new_rate(samples)  # the follower's quota
+    l_slots, l_pos = new_rate(samples, False)  # the leader's quota
+    f_slots, f_pos = new_rate(samples, False)  # the follower's quota
     fetched = np.zeros(n, np.int64)  # the destination replica's log end offset, in bytes
     in_sync = np.zeros(n, np.bool_)
     synced = np.zeros(n, np.int64)  # in-sync partitions, ascending, the first n_synced
@@ -230,7 +143,8 @@ def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, 
             if delay_mode and quota_exceeded(l_slots, l_pos, window_ms, leader_bound, now):
                 if leader_bound <= 0.0:
                     return LEADER_QUOTA_ZERO
-                delay = min(throttle_ms(l_slots, l_pos, window_ms, leader_bound, now), end_ms)
+                delay = min(quota_throttle_time_ms(l_slots, l_pos, window_ms, leader_bound, now,
+                                                   True), end_ms)
             pending = True
             deliver_ms = now + delay
         if pending and deliver_ms <= now:
@@ -252,8 +166,8 @@ def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, 
             if delay_mode and quota_exceeded(f_slots, f_pos, window_ms, follower_bound, now):
                 if follower_bound <= 0.0:
                     return FOLLOWER_QUOTA_ZERO
-                next_request_ms += min(throttle_ms(f_slots, f_pos, window_ms, follower_bound,
-                                                   now), end_ms)
+                next_request_ms += min(quota_throttle_time_ms(f_slots, f_pos, window_ms,
+                                                              follower_bound, now, True), end_ms)
             pending = False
         leader_rate[k] = rate_measure(l_slots, l_pos, window_ms, now, True)
         follower_rate[k] = rate_measure(f_slots, f_pos, window_ms, now, True)
@@ -265,14 +179,17 @@ def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, 
     return OK
 
 
-_FUNCTIONS = ("new_rate", "rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
-              "quota_exceeded", "java_round", "throttle_ms", "answer", "insert_sorted", "run")
+_FUNCTIONS = ("answer", "insert_sorted", "run")
 _compiled: dict[str, Any] = {}
 
 
 def compiled() -> dict[str, Any]:
-    """These functions compiled by numba (once per process), by name; numba is imported here."""
+    """These functions compiled by numba (once per process) with :mod:`kipviz.rate`'s, by name;
+    numba is imported here."""
     if not _compiled:
+        rates = compiled_rates()
+        _compiled.update(rates)
         _compiled.update(jit_functions(
-            _FUNCTIONS, globals(), foreign={"in_sync_follower_bytes": in_sync_follower_bytes}))
+            _FUNCTIONS, {**globals(), **rates},
+            foreign={"in_sync_follower_bytes": in_sync_follower_bytes}))
     return _compiled

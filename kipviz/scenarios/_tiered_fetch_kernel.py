@@ -19,8 +19,9 @@ next; the earliest send is processed first. A send at ``t``:
 6. the consumer has it ``rtt_ms`` later and moves the partitions that returned data to the end
    of its order (KIP-74's round robin); a remote read's whole batches advance its partition.
 
-The rate functions are :mod:`kipviz.scenarios._reassignment_kernel`'s (``SimpleRate`` rule for
-rule); the fetch rules are :mod:`kipviz.remote_fetch`'s. Run as they are, these functions are
+The quota is :mod:`kipviz.rate`'s state arrays and functions (``SimpleRate``, the ones
+:class:`kipviz.remote_quota.RemoteLogQuota` runs); the fetch rules are
+:mod:`kipviz.remote_fetch`'s. Run as they are, these functions are
 the plain-Python path; :func:`compiled` gives them compiled by numba.
 """
 
@@ -31,27 +32,16 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.rate import UNLIMITED, new_rate, quota_throttle_time_ms, rate_record
 from kipviz.remote_fetch import delayed_remote_fetch_complete_ms, read_from_log, remote_read_bytes
 from kipviz.scenarios._jit import jit_functions
-from kipviz.scenarios._reassignment_kernel import (  # the rate's names, compiled here
-    _LONG_MAX,
-    CURRENT,
-    LAST,
-    START,
-    UNLIMITED,
-    USED,
-    VALUE,
-    java_round,
-    rate_measure,
-    rate_purge,
-    rate_record,
-    rate_window_size_ms,
-)
+from kipviz.scenarios._rate_jit import compiled_rates
 
 __all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "compiled",
            "tiered_kernel"]
 
 OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
+QUOTA_WINDOW_NUM = 11  # remote.log.manager.fetch.quota.window.num
 QUOTA_WINDOW_MS = 1000.0  # remote.log.manager.fetch.quota.window.size.seconds = 1
 # columns of the float64 output tables
 FETCH_COLUMNS = ("consumer", "sent_ms", "answered_ms", "local_bytes", "remote_bytes",
@@ -91,8 +81,7 @@ def new_state(consumers, threads, width, partitions):
     free time, the fetch quota's rate (slots, pos), pending reads to record (done ms, bytes),
     and ``[clock, pending count]``."""
     return (np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
-            np.zeros(threads, np.float64),
-            np.zeros((12, 3), np.float64), np.zeros(2, np.int64),
+            np.zeros(threads, np.float64), *new_rate(QUOTA_WINDOW_NUM),
             np.zeros((threads + consumers * width + 16, 2), np.float64), np.zeros(2, np.float64))
 
 
@@ -150,12 +139,7 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
         n_pend = flush_records(pend, n_pend, slots, pos, t)
         # ReplicaManager.readFromLog (3.9+): getFetchThrottleTimeMs() > 0; 3.8 asked
         # isRemoteLogFetchQuotaExceeded, which differs only when the throttle rounds to 0
-        throttled = False
-        if quota_bound != UNLIMITED:
-            observed = rate_measure(slots, pos, QUOTA_WINDOW_MS, t, True)
-            if not observed <= quota_bound:  # Quota.acceptable, then QuotaUtils.throttleTime
-                window = rate_window_size_ms(slots, pos, QUOTA_WINDOW_MS, t, True)
-                throttled = java_round((observed - quota_bound) / quota_bound * window) > 0
+        throttled = quota_throttle_time_ms(slots, pos, QUOTA_WINDOW_MS, quota_bound, t, True) > 0
         for i in range(n):
             p = order[c, i]
             remote[i] = behind[p] > 0
@@ -265,22 +249,14 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     return OK
 
 
-_FUNCTIONS = ("rate_record", "rate_purge", "rate_window_size_ms", "rate_measure",
-              "java_round", "read_from_log", "remote_read_bytes",
-              "delayed_remote_fetch_complete_ms", "flush_records", "add_pending",
-              "tiered_kernel")
+_FUNCTIONS = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms",
+              "flush_records", "add_pending", "tiered_kernel")
 _compiled: dict[str, Any] = {}
 
 
 def compiled() -> Any:
-    """``tiered_kernel`` compiled by numba (once per process; the plain functions stay plain)."""
+    """``tiered_kernel`` compiled by numba with :mod:`kipviz.rate`'s functions (once per
+    process; the plain functions stay plain)."""
     if not _compiled:
-        # java_round and the rate functions come from _reassignment_kernel and are rebuilt over
-        # this module's globals: they need its math (a cold numba cache raised NameError)
-        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), "math": math}))
+        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **compiled_rates()}))
     return _compiled["tiered_kernel"]
-
-
-# compiled by name, over this module's globals
-_ = (_LONG_MAX, CURRENT, LAST, START, USED, VALUE, UNLIMITED, java_round, rate_measure,
-     rate_purge, rate_window_size_ms)

@@ -1,0 +1,25 @@
+"""Kafka's windowed rate (:mod:`kipviz.rate`) compiled by numba, once per process.
+
+Every kernel that measures a rate (reassignment, tiered fetch, the consumer's fetch quota)
+compiles its own functions over a namespace holding these, so the compiled kernels call the very
+functions :class:`kipviz.quota.Rate` and the SimPy references run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kipviz import rate
+
+__all__ = ["compiled_rates"]
+
+_compiled: dict[str, Any] = {}
+
+
+def compiled_rates() -> dict[str, Any]:
+    """:data:`kipviz.rate.RATE_FUNCTIONS` compiled (numba imported on first use), by name."""
+    if not _compiled:
+        from kipviz.scenarios._jit import jit_functions
+
+        _compiled.update(jit_functions(rate.RATE_FUNCTIONS, vars(rate)))
+    return dict(_compiled)
