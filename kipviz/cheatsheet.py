@@ -17,7 +17,7 @@ import dataclasses
 
 import pandas as pd
 
-from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.config import BrokerConfig, ConsumerConfig, Setting
 from kipviz.versions import BEHAVIOURS, KAFKA_VERSIONS
 
 __all__ = ["GLOSSARY", "defaults_table", "formulas", "glossary_table", "version_table"]
@@ -95,27 +95,23 @@ def _default_text(value: object) -> str:
     return str(value)
 
 
-def _rule_text(meta: dict[str, object]) -> str:
-    if meta.get("above") is not None:
-        return f"> {meta['above']}"
-    if meta.get("at_least") is not None:
-        return f">= {meta['at_least']}"
-    return ""
+def _rule_text(setting: Setting) -> str:
+    return "" if setting.at_least is None else f">= {setting.at_least}"
 
 
 def defaults_table() -> pd.DataFrame:
     """Every Kafka setting kipviz models: ``setting`` (with its role), ``default`` and ``rule``,
-    read from the declarations of :class:`~kipviz.config.ConsumerConfig` and
-    :class:`~kipviz.config.BrokerConfig`."""
+    read from the declarations (:mod:`kipviz.config.declarations`) of the fields of
+    :class:`~kipviz.config.ConsumerConfig` and :class:`~kipviz.config.BrokerConfig`."""
     rows = []
     for role, cls in (("consumer", ConsumerConfig), ("broker", BrokerConfig)):
         for f in dataclasses.fields(cls):
-            meta = dict(f.metadata)
-            if "kafka" not in meta:
+            setting = f.metadata.get("setting")
+            if not isinstance(setting, Setting):
                 continue
-            rows.append({"setting": f"{meta['kafka']} ({role})",
-                         "default": _default_text(f.default), "rule": _rule_text(meta),
-                         "field": f.name})
+            rows.append({"setting": f"{setting.key} ({role})",
+                         "default": _default_text(setting.default),
+                         "rule": _rule_text(setting), "field": f.name})
     return pd.DataFrame(rows)
 
 

@@ -229,11 +229,13 @@ def test_negative_broker_byte_limits_are_rejected(field):
     "leader_replication_throttled_rate_bytes_per_s",
     "follower_replication_throttled_rate_bytes_per_s",
 ])
-def test_throttled_rate_of_zero_is_rejected(field):
-    """A set throttle must be a positive rate in bytes per second."""
+def test_throttled_rate_is_at_least_zero_as_in_kafka(field):
+    """QuotaConfig defines the throttled rates with atLeast(0): 0 (replication stopped) is
+    accepted and a negative rate is rejected, naming the key."""
+    assert getattr(BrokerConfig(**{field: 0}), field) == 0
     key = re.escape(BrokerConfig.kafka_keys()[field])
-    with pytest.raises(ValueError, match=rf"^{key} must be > 0 when set on a broker: 0$"):
-        BrokerConfig(**{field: 0})
+    with pytest.raises(ValueError, match=rf"^{key} must be >= 0 on a broker: -1$"):
+        BrokerConfig(**{field: -1})
 
 
 def test_throttled_rate_may_exceed_a_java_int():

@@ -1,9 +1,10 @@
 """What every Kafka config class shares: declared settings, validation, ``.properties`` import.
 
-Each modelled setting is a dataclass field whose metadata holds its Kafka key, its ``ConfigDef``
-bound (``atLeast``) and its Java type (``int`` / ``long``); :class:`_Settings` validates every
-field against them, maps fields to Kafka keys and reads ``.properties`` files
-(:mod:`kipviz.properties`), checking each key against Kafka's own lists (:mod:`kipviz.kafka_keys`).
+Each modelled setting is a dataclass field made by :func:`config_field` from its declaration
+(:mod:`kipviz.config.declarations`: Kafka key, Java type, ``ConfigDef`` range, default);
+:class:`KafkaSettings` validates every field against it, maps fields to Kafka keys and reads
+``.properties`` files (:mod:`kipviz.properties`), checking each key against Kafka's own lists
+(:mod:`kipviz.kafka_keys`).
 """
 
 from __future__ import annotations
@@ -17,23 +18,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from kipviz.config.declarations import Setting
+from kipviz.config.fields import FieldRule
 from kipviz.kafka_keys import KafkaConfigWarning, is_known, unknown_key_message
 from kipviz.properties import read_properties
 
-__all__ = ["LoadedConfig"]
+__all__ = ["KafkaSettings", "LoadedConfig", "config_field"]
 
-_JAVA_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+_JAVA_RANGE = {"short": (-(2**15), 2**15 - 1), "int": (-(2**31), 2**31 - 1),
+               "long": (-(2**63), 2**63 - 1)}
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # Integer.parseInt / Long.parseLong after trim()
 
 
-def _setting(key: str, default: int | None, *, at_least: int | None = None,
-             above: int | None = None, java: str = "int") -> Any:
-    """A field for Kafka setting ``key`` with its ConfigDef bound (``atLeast``) and Java type."""
-    rule = {"kafka": key, "at_least": at_least, "above": above, "java": java}
-    return field(default=default, metadata=rule)
+def config_field(setting: Setting) -> Any:
+    """A config class's field for ``setting``: its Kafka default, range and Java type."""
+    rule = FieldRule(at_least=setting.at_least, at_most=setting.at_most,
+                     optional=setting.default is None, label=setting.key)
+    return field(default=setting.default, metadata={"setting": setting, "rule": rule})
 
 
-ConfigT = TypeVar("ConfigT", bound="_Settings")
+def _setting_of(f: dataclasses.Field[Any]) -> Setting:
+    setting = f.metadata["setting"]
+    assert isinstance(setting, Setting)
+    return setting
+
+
+ConfigT = TypeVar("ConfigT", bound="KafkaSettings")
 
 
 @dataclass(frozen=True)
@@ -48,28 +58,33 @@ class LoadedConfig(Generic[ConfigT]):
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """Shared behaviour: per-field validation, Kafka key mapping and .properties import."""
+class KafkaSettings:
+    """Shared behaviour: per-field validation, Kafka key mapping and .properties import.
+
+    Messages name the Kafka key, the rule and the value (``fetch.max.bytes must be >= 1024 on a
+    broker: 1000``); a value of the wrong type is a ``TypeError``."""
 
     _ROLE: ClassVar[str] = ""
     _WHERE: ClassVar[str] = ""  # appended to every rule in an error message
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
-            value, key, rule = getattr(self, f.name), f.metadata["kafka"], f.metadata
+            value, setting = getattr(self, f.name), _setting_of(f)
+            key = setting.key
             if value is None and f.default is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"{key} must be an int, not {type(value).__name__}: {value!r}")
             value = int(value)
             object.__setattr__(self, f.name, value)  # numpy ints become plain ints
-            low, high = _JAVA_RANGE[rule["java"]]
+            low, high = _JAVA_RANGE[setting.java]
             if not low <= value <= high:
-                raise ValueError(f"{key} must fit in a Java {rule['java']}{self._WHERE}: {value}")
-            if rule["at_least"] is not None and value < rule["at_least"]:
-                raise ValueError(f"{key} must be >= {rule['at_least']}{self._WHERE}: {value}")
-            if rule["above"] is not None and value <= rule["above"]:
-                raise ValueError(f"{key} must be > {rule['above']} when set{self._WHERE}: {value}")
+                raise ValueError(f"{key} must fit in a Java {setting.java}{self._WHERE}: {value}")
+            try:
+                f.metadata["rule"].check(key, value)
+            except ValueError as err:  # the rule's words, then where the setting lives
+                head, _, tail = str(err).rpartition(":")
+                raise ValueError(f"{head}{self._WHERE}:{tail}") from None
         self._check_together()
 
     def _check_together(self) -> None:
@@ -78,7 +93,7 @@ class _Settings:
     @classmethod
     def kafka_keys(cls) -> dict[str, str]:
         """Field name -> Kafka key, e.g. ``{"fetch_max_bytes": "fetch.max.bytes", ...}``."""
-        return {f.name: f.metadata["kafka"] for f in dataclasses.fields(cls)}
+        return {f.name: _setting_of(f).key for f in dataclasses.fields(cls)}
 
     @classmethod
     def from_properties(cls, source: str | os.PathLike[str] | Mapping[str, object], *,
@@ -125,7 +140,7 @@ class _Settings:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if value is not None and (include_defaults or value != f.default):
-                out[f.metadata["kafka"]] = value
+                out[_setting_of(f).key] = value
         return out
 
     def to_properties(self, *, include_defaults: bool = False) -> str:
