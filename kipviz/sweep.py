@@ -15,7 +15,8 @@ shown (:mod:`kipviz.sweep_cache`). A ``cache_dir`` that cannot be written is rep
 
 Each configuration is reduced by :func:`kipviz.summary.summarise` (its metrics and curves are
 documented there; ``SUMMARY``, ``CURVES``, ``summarise``, ``jain_by_window`` and
-``thread_demand`` are re-exported here).
+``thread_demand`` are re-exported here), by its kind in :data:`kipviz.scenarios.SCENARIOS`:
+any registered kind with a ``summarise`` can be swept, with no change here.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 import kipviz
+from kipviz.scenarios import ScenarioKind
 from kipviz.summary import (
     CURVES,
     SUMMARY,
@@ -116,10 +118,11 @@ def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         rows = []
         for config_id, key, seed, blob in zip(batch["config_id"], batch["key"], batch["seed"],
                                               batch["scenario"], strict=True):
-            scenario = pickle.loads(blob)
+            scenario, kind = pickle.loads(blob)  # the kind as the driver's registry had it
             rows.append({"config_id": int(config_id), "key": key,
                          "kind": type(scenario).__name__, "params": canonical_params(scenario),
-                         "version": kipviz.__version__, **summarise(scenario, int(seed))})
+                         "version": kipviz.__version__,
+                         **summarise(scenario, int(seed), kind=kind)})
         yield pd.DataFrame(rows)
 
 
@@ -152,8 +155,9 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     tqdm bar of finished tasks (classic Spark sessions)."""
     if not scenarios:
         raise ValueError("scenarios must hold at least one configuration")
-    for scenario in scenarios:  # here, not as an error from inside a Spark task
-        check_sweepable(scenario)
+    # here, not as an error from inside a Spark task; the tasks get each kind with its
+    # configuration, so a kind registered in the driver only is swept all the same
+    kinds = [check_sweepable(scenario) for scenario in scenarios]
     cache = Path(cache_dir) if cache_dir is not None else None
     keys = [config_key(s, seed) for s in scenarios]
     found: dict[int, pd.DataFrame] = {}
@@ -170,8 +174,8 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
                           CacheWarning, stacklevel=2)
             cache = None
     if missing:
-        got = _run(spark, [(i, keys[i], scenarios[i]) for i in missing], seed, partitions,
-                   progress)
+        got = _run(spark, [(i, keys[i], (scenarios[i], kinds[i])) for i in missing], seed,
+                   partitions, progress)
         failed: list[str] = []
         for i in missing:
             row = got[got["config_id"] == i].reset_index(drop=True)
@@ -189,7 +193,7 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     return SweepResult(table=table, scenarios=tuple(scenarios), computed=len(missing))
 
 
-def _run(spark: SparkSession, rows: list[tuple[int, str, Any]], seed: int,
+def _run(spark: SparkSession, rows: list[tuple[int, str, tuple[Any, ScenarioKind]]], seed: int,
          partitions: int | None, progress: bool) -> pd.DataFrame:
     """One Spark job: the configurations as rows, ``mapInPandas`` over them, collected once."""
     params = pd.DataFrame({"config_id": [r[0] for r in rows], "key": [r[1] for r in rows],

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from kipviz.curves.reassignment import ReassignmentCurves, reassignment_curves
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment import ReassignmentMeta, ReassignmentScenario, simulate
 
 __all__ = ["followers_table", "response_size_table", "throttle_runs", "throttle_table"]
 
@@ -28,9 +28,9 @@ def _seconds(x: float) -> str:
     return "never" if x == math.inf else f"{x:.0f} s"
 
 
-def _outcome(meta: dict[str, Any]) -> str:
+def _outcome(meta: ReassignmentMeta) -> str:
     if meta["move_status"] == "finished":
-        return f"{meta['completed_ms'] / 1000:.1f} s"
+        return f"{meta['projected_move_time_s']:.1f} s"  # completed_ms / 1000 when finished
     if meta["move_status"] == "never":
         return "never"
     return f"not within this run (projected {meta['projected_move_time_s']:.0f} s)"

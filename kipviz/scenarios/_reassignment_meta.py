@@ -6,13 +6,16 @@ leader quota counts the F in-sync followers, the follower quota the new replica 
 by what one fetch per tick can carry, piecewise over the throttle schedule. A move that did not
 finish within the run is "not within this run" with the projected time from that rule, or
 "never" when the rule says so.
+
+It reads the scenario through :class:`MoveSettings` (what a ``ReassignmentScenario`` has), so it
+imports nothing from :mod:`kipviz.scenarios.reassignment`, which imports it: no import cycle.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from kipviz.quota_planning import (
     catch_up_bytes_per_s,
@@ -21,15 +24,53 @@ from kipviz.quota_planning import (
     resolve_in_sync_followers,
     scheduled_move_time_s,
 )
+from kipviz.scenarios.trace_meta import MoveOutcome, MovePlan
 
-if TYPE_CHECKING:
-    from kipviz.scenarios.reassignment import ReassignmentScenario
-
-__all__ = ["move_meta", "move_outcome", "resolve_in_sync_followers", "trace_size_check"]
+__all__ = ["MoveSettings", "move_meta", "move_outcome", "resolve_in_sync_followers",
+           "trace_size_check"]
 
 _RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
+
+
+class MoveSettings(Protocol):
+    """The settings of a reassignment the plan reads (a ``ReassignmentScenario`` has them)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def tick_ms(self) -> int: ...
+    @property
+    def ticks(self) -> int: ...
+    @property
+    def brokers(self) -> int: ...
+    @property
+    def network_bytes_per_s(self) -> float: ...
+    @property
+    def bytes_in_per_s(self) -> float: ...
+    @property
+    def replication_factor(self) -> int: ...
+    @property
+    def leader_throttle_bytes_per_s(self) -> float | None: ...
+    @property
+    def follower_throttle_bytes_per_s(self) -> float | None: ...
+    @property
+    def throttle_schedule(self) -> tuple[tuple[float, float | None], ...]: ...
+    @property
+    def replica_fetch_max_bytes(self) -> int: ...
+    @property
+    def replica_fetch_response_max_bytes(self) -> int: ...
+    @property
+    def replication_quota_window_num(self) -> int: ...
+    @property
+    def replication_quota_window_size_seconds(self) -> float: ...
+    @property
+    def followers(self) -> int: ...
+    @property
+    def partition_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def throttle_bytes_per_s(self) -> float: ...
 
 
 def _max_trace_bytes() -> int:
@@ -54,7 +95,7 @@ def trace_size_check(ticks: int, partitions: int) -> None:
                          f"({partitions})")
 
 
-def _net(s: ReassignmentScenario, leader: float | None, follower: float | None) -> float:
+def _net(s: MoveSettings, leader: float | None, follower: float | None) -> float:
     """What the new replica nets at these rates (None: no throttle), within one fetch a tick."""
     f, inbound = s.followers, s.bytes_in_per_s
     per_tick = min(len(s.partition_sizes) * s.replica_fetch_max_bytes,
@@ -68,7 +109,7 @@ def _net(s: ReassignmentScenario, leader: float | None, follower: float | None) 
     return min(nets)
 
 
-def move_meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
+def move_meta(s: MoveSettings, seed: int) -> MovePlan:
     """The settings and the plan of a run (``docs/traces.md``), before it runs."""
     sizes, t = s.partition_sizes, s.throttle_bytes_per_s
     window_total_s = s.replication_quota_window_num * s.replication_quota_window_size_seconds
@@ -78,7 +119,7 @@ def move_meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
     if len(steps) > 1 and steps[1][0] == 0.0:
         steps = steps[1:]
     planned = scheduled_move_time_s(moved, tuple(steps))
-    meta: dict[str, Any] = {
+    meta: MovePlan = {
         "mode": s.mode, "seed": seed, "tick_ms": s.tick_ms, "ticks": s.ticks,
         "brokers": s.brokers, "network_bytes_per_s": s.network_bytes_per_s,
         "bytes_in_per_s": s.bytes_in_per_s, "replication_factor": s.replication_factor,
@@ -118,7 +159,7 @@ def move_meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
     return meta
 
 
-def move_outcome(meta: dict[str, Any], completed_ms: int | None) -> dict[str, Any]:
+def move_outcome(meta: MovePlan, completed_ms: int | None) -> MoveOutcome:
     """``completed_ms`` (None: not within the run), ``move_status`` ("finished", "not within
     this run" or "never") and ``projected_move_time_s`` (the simulated time if it finished, else
     the planned one: ``inf`` for never)."""

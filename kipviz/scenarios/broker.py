@@ -36,7 +36,7 @@ The loop over ticks and the channels ready in each tick is the kernel in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -58,8 +58,11 @@ from kipviz.scenarios._broker_kernel import (
     java_random,
     shuffle_seed,
 )
+from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.trace_meta import BrokerMeta
 
-__all__ = ["BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms", "simulate"]
+__all__ = ["BrokerMeta", "BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms",
+           "simulate"]
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ class BrokerTrace:
 
     ticks: pd.DataFrame
     requests: pd.DataFrame
-    meta: dict[str, Any]
+    meta: BrokerMeta
 
 
 _REQUEST_COLUMNS = {"connection": np.int32, "request_id": np.int64, "size_bytes": np.int64,
@@ -224,7 +227,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     """
     s = scenario
     limits.check_broker(s)  # refuse what would not fit in memory
-    rng = np.random.default_rng(seed)
+    rng = input_rng(seed)  # SeedSequence(seed); the shuffles take their own child of it
     if requests is None:
         requests = generate_requests(s, rng)
     req = _checked_requests(s, requests)
@@ -246,7 +249,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     req["done_ms"] = done_ms
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
     largest = int(req.size_bytes.max()) if n else 0
-    meta: dict[str, Any] = {
+    meta = cast(BrokerMeta, {  # its keys are checked by tests/test_scenario_contract.py
         "connections": s.connections, "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed,
         "queued_max_request_bytes": s.queued_max_request_bytes,
         "socket_request_max_bytes": s.socket_request_max_bytes,
@@ -258,7 +261,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
         "depleted_time_total_ms": float(state[DEPLETED]),
         "max_request_bytes": largest,
         **s.bounds(largest),
-    }
+    })
     return BrokerTrace(ticks=pd.DataFrame(tk), requests=req, meta=meta)
 
 

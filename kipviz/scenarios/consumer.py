@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -46,10 +46,12 @@ from kipviz.scenarios._consumer_jit import compiled_kernel
 from kipviz.scenarios._consumer_kernel import consumer_kernel
 from kipviz.scenarios._fetch_quota import new_quota_rates
 from kipviz.scenarios.consumer_scenario import TOPIC, ConsumerScenario
+from kipviz.scenarios.trace_meta import ConsumerMeta
 from kipviz.versions import has, version_key
 from kipviz.workload import Batches, produce
 
-__all__ = ["TOPIC", "ConsumerScenario", "ConsumerTrace", "initial_orders", "simulate"]
+__all__ = ["TOPIC", "ConsumerMeta", "ConsumerScenario", "ConsumerTrace", "initial_orders",
+           "simulate"]
 
 @dataclass(frozen=True)
 class ConsumerTrace:
@@ -67,7 +69,7 @@ class ConsumerTrace:
     fetches: pd.DataFrame
     windows: pd.DataFrame
     memory: pd.DataFrame
-    meta: dict[str, Any]
+    meta: ConsumerMeta
     buffer: pd.DataFrame = field(default_factory=pd.DataFrame)
     heartbeats: pd.DataFrame = field(default_factory=pd.DataFrame)
 
@@ -153,7 +155,8 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     memory = pd.DataFrame({"time_ms": time_ms, **m})
     buffer = pd.DataFrame({"time_ms": time_ms, **buf})
     heartbeats = _heartbeats(hb, s)
-    meta = {"partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
+    meta = cast(ConsumerMeta, {  # its keys are checked by tests/test_scenario_contract.py
+            "partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
             "window_ms": math.ceil(s.ticks / n_windows) * s.tick_ms, "ticks": s.ticks, "seed": seed,
             "max_batch_bytes": max_batch, **s.bounds(max_batch), "mode": s.mode,
             "coordinator_bypass": s.coordinator_bypass,
@@ -165,7 +168,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
             "depleted_time_total_ms": float(state[DEPLETED]),
             "dry_ms": int(buffer.pool_dry.sum()) * s.tick_ms,
-            **_heartbeat_summary(heartbeats, s)}
+            **_heartbeat_summary(heartbeats, s)})
     return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta,
                          buffer=buffer, heartbeats=heartbeats)
 

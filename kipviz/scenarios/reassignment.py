@@ -63,8 +63,11 @@ from kipviz.quota import (
 from kipviz.scenarios import _reassignment_kernel as _kernel
 from kipviz.scenarios._reassignment_meta import move_meta, move_outcome, trace_size_check
 from kipviz.scenarios._reassignment_meta import resolve_in_sync_followers as _followers
+from kipviz.scenarios.limits import check_seed
+from kipviz.scenarios.trace_meta import ReassignmentMeta
 
-__all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate"]
+__all__ = ["MOVE_STATUS", "ReassignmentMeta", "ReassignmentScenario", "ReassignmentTrace",
+           "simulate"]
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
 _JAVA_INT_MAX = 2**31 - 1
@@ -187,7 +190,7 @@ class ReassignmentTrace:
 
     ticks: pd.DataFrame
     partitions: pd.DataFrame
-    meta: dict[str, Any]
+    meta: ReassignmentMeta
 
 
 def _check_rate(label: str, rate: float | None) -> None:
@@ -223,6 +226,7 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     ``compiled=False`` runs the same kernel as plain Python (slow; a reference).
     """
     s = scenario
+    seed = check_seed(seed)
     sizes = np.array(s.partition_sizes, dtype=np.int64)
     n = len(sizes)
     window_s = s.replication_quota_window_size_seconds
@@ -252,9 +256,10 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     ticks = pd.DataFrame(tk)
     partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": sizes,
                                "caught_up_ms": caught_up})
-    meta = move_meta(s, seed)
+    plan = move_meta(s, seed)
     done = bool((caught_up >= 0).all())
-    meta.update(move_outcome(meta, int(caught_up.max()) if done else None))
     first = ticks.time_ms < window_s * 1000
-    meta["first_window_throttled_bytes"] = int(ticks.throttled_bytes[first].sum())
+    meta: ReassignmentMeta = {
+        **plan, **move_outcome(plan, int(caught_up.max()) if done else None),
+        "first_window_throttled_bytes": int(ticks.throttled_bytes[first].sum())}
     return ReassignmentTrace(ticks=ticks, partitions=partitions, meta=meta)

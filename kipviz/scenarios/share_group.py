@@ -25,8 +25,7 @@ same processing rate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -35,6 +34,8 @@ from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.fetch import CONSUMER_FETCH_MAX_BYTES
+from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.trace_meta import ShareGroupMeta
 from kipviz.share import (
     DELIVERY_COUNT_LIMIT,
     MAX_POLL_RECORDS,
@@ -124,11 +125,11 @@ class ShareGroupTrace:
     deliveries: pd.DataFrame
     consumers: pd.DataFrame
     partitions: pd.DataFrame
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: ShareGroupMeta
 
 
-def share_group_meta(s: ShareGroupScenario) -> dict[str, Any]:
-    """The settings and bounds the curves draw beside the trace.
+def share_group_meta(s: ShareGroupScenario, seed: int = 0) -> ShareGroupMeta:
+    """The settings (and the run's ``seed``) and bounds the curves draw beside the trace.
 
     * ``in_flight_bound_records``: ``max.record.locks + batch_records - 1``. Kafka's cap is soft
       by up to one log batch (``SharePartition.lastOffsetAndMaxRecordsToAcquire`` acquires to the
@@ -148,7 +149,7 @@ def share_group_meta(s: ShareGroupScenario) -> dict[str, Any]:
     response = share_fetch_max_bytes(s.fetch_max_bytes)
     batch_bytes = s.batch_records * s.record_bytes
     return {
-        "tick_ms": s.tick_ms, "ticks": s.ticks, "partitions": s.partitions,
+        "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed, "partitions": s.partitions,
         "brokers": s.brokers, "share_consumers": s.share_consumers,
         "classic_consumers": s.classic_consumers, "stalled_consumers": s.stalled_consumers,
         "record_bytes": s.record_bytes, "batch_records": s.batch_records,
@@ -177,7 +178,7 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
     return {
         "assign": assign, "stalled": stalled, "classic_owner": range_assign(
             s.classic_consumers, p), "batch_last": batch_last,
-        "draws": np.random.default_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers
+        "draws": input_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers
                                                       + 1),
         "response_max_bytes": share_fetch_max_bytes(s.fetch_max_bytes),
         "produce_batches_per_tick": s.produce_records_per_s * s.tick_ms / 1000.0
@@ -189,8 +190,10 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
 
 def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
            acknowledged: np.ndarray, held: np.ndarray, processed: np.ndarray,
-           classic_consumed: np.ndarray, part: dict[str, np.ndarray]) -> ShareGroupTrace:
-    """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs)."""
+           classic_consumed: np.ndarray, part: dict[str, np.ndarray], *,
+           seed: int = 0) -> ShareGroupTrace:
+    """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs), and
+    ``meta`` with the run's ``seed``."""
     t, c, p = acquired.shape
     time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
     ti, ci, pi = np.nonzero((acquired != 0) | (redelivered != 0) | (acknowledged != 0))
@@ -210,7 +213,7 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
         **{name: values.ravel() for name, values in part.items()}})
-    return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s))
+    return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s, seed))
 
 
 def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
@@ -241,7 +244,8 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
            redelivered, acknowledged, held, processed,
            part["in_flight_records"], part["start_offset"], part["archived_records"],
            part["log_end_offset"], classic)
-    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
+    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part,
+                  seed=seed)
 
 
 def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),

@@ -40,7 +40,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,6 +61,8 @@ from kipviz.scenarios._streams_kernel import (
     compiled_kernel,
     streams_kernel,
 )
+from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.trace_meta import StreamsMeta
 
 __all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
@@ -157,7 +158,7 @@ class StreamsTrace:
     threads: pd.DataFrame
     partitions: pd.DataFrame
     ticks: pd.DataFrame
-    meta: dict[str, Any]
+    meta: StreamsMeta
 
 
 THREADS = {"time_ms": np.int64, "thread": np.int32, "threads": np.int32,
@@ -202,7 +203,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     s = scenario
     limits.check_streams(s, THREAD_COLUMNS)  # refuse what would not fit in memory
     if value_bytes is None:
-        values = partition_value_bytes(s, np.random.default_rng(seed))
+        values = partition_value_bytes(s, input_rng(seed))  # SeedSequence(seed)
     else:
         values = np.array([check_int(f"value_bytes[{p}]", v, 0) for p, v in
                            enumerate(value_bytes)], dtype=np.int64)
@@ -257,7 +258,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     shares = {n: thread_share_bytes(s.input_buffer_max_bytes, n, bool(s.global_thread))
               for n in counts}
     one_poll = int(sum(fetch_bytes(int(r), s.max_partition_fetch_bytes) for r in size))
-    meta: dict[str, Any] = {
+    meta: StreamsMeta = {
         "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed, "policy": s.policy,
         "input_buffer_max_bytes": s.input_buffer_max_bytes,
         "buffered_records_per_partition": s.buffered_records_per_partition,

@@ -34,6 +34,8 @@ from kipviz.remote_fetch import (
     remote_fetch_wait_ms,
 )
 from kipviz.scenarios import _tiered_fetch_kernel as _k
+from kipviz.scenarios.limits import check_seed
+from kipviz.scenarios.trace_meta import TieredFetchMeta
 from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
 
 __all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions",
@@ -122,7 +124,7 @@ class TieredFetchTrace:
     reads: pd.DataFrame
     deliveries: pd.DataFrame
     partitions: pd.DataFrame
-    meta: dict[str, Any]
+    meta: TieredFetchMeta
 
 
 _KINDS = ["catch_up", "tail"]  # consumer kinds, categorical: big traces stay cheap to build
@@ -160,10 +162,12 @@ def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
     return out
 
 
-def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredFetchTrace:
-    """Run the scenario (deterministic: no randomness); ``compiled=False`` runs the kernel as
-    plain Python (slow; a reference)."""
+def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
+             compiled: bool = True) -> TieredFetchTrace:
+    """Run the scenario (deterministic: ``seed`` is checked and recorded only, as every kind's
+    is); ``compiled=False`` runs the kernel as plain Python (slow; a reference)."""
     s = scenario
+    seed = check_seed(seed)
     order, n_parts, parts = _layout(s)
     behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
     avail = np.zeros(len(parts), np.float64)
@@ -192,11 +196,11 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
                   for t, ok in zip(tables, room, strict=True)]
         if all(room):  # the pending reads
             state = (*state[:5], np.concatenate([state[5], np.zeros_like(state[5])]), state[6])
-    return _trace(s, parts, tables, counts)
+    return _trace(s, parts, tables, counts, seed)
 
 
 def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray],
-           counts: np.ndarray) -> TieredFetchTrace:
+           counts: np.ndarray, seed: int = 0) -> TieredFetchTrace:
     f = _columns(tables[0][:counts[0]], _k.FETCH_COLUMNS,
                  ("consumer", "local_bytes", "remote_bytes", "reads_scheduled", "reads_served"),
                  ("quota_throttled",))
@@ -216,8 +220,8 @@ def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray]
     fetches = pd.DataFrame({"fetch": np.arange(len(f["consumer"]), dtype=np.int64), **f},
                            copy=False)
     reads, deliveries = pd.DataFrame(r, copy=False), pd.DataFrame(d, copy=False)
-    meta: dict[str, Any] = {
-        "kafka_version": s.kafka_version, "duration_ms": s.duration_ms,
+    meta: TieredFetchMeta = {
+        "kafka_version": s.kafka_version, "seed": seed, "duration_ms": s.duration_ms,
         "consumers": s.consumers, "catch_up_consumers": s.catch_up_consumers,
         "fetch_max_bytes": s.fetch_max_bytes,
         "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
@@ -233,9 +237,10 @@ def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray]
 
 
 def simulate_versions(scenario: TieredFetchScenario,
-                      versions: tuple[str, ...] = ("4.1", "4.2")) -> dict[str, TieredFetchTrace]:
+                      versions: tuple[str, ...] = ("4.1", "4.2"), *,
+                      seed: int = 0) -> dict[str, TieredFetchTrace]:
     """The scenario under each Kafka version (the same consumers and settings), by version."""
-    return {v: simulate(replace(scenario, kafka_version=v)) for v in versions}
+    return {v: simulate(replace(scenario, kafka_version=v), seed=seed) for v in versions}
 
 
 def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:

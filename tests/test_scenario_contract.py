@@ -1,0 +1,189 @@
+"""One contract for every scenario kind in ``kipviz.scenarios.SCENARIOS``, and a registry that
+makes a new kind work in the summaries and sweeps without editing them (issue 16, item 3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kipviz import summary
+from kipviz.scenarios import SCENARIOS, Reduction, ScenarioKind, kind_of
+from kipviz.scenarios.broker import BrokerScenario
+from kipviz.scenarios.consumer import ConsumerScenario
+from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.reassignment import ReassignmentScenario
+from kipviz.scenarios.share_group import ShareGroupScenario
+from kipviz.scenarios.streams import StreamsScenario
+from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "traces.md"
+
+# a small run of each kind; a kind registered later adds its line here
+SMALL: dict[str, Any] = {
+    "consumer": ConsumerScenario(partitions=12, ticks=200, windows=5),
+    "broker": BrokerScenario(connections=20, ticks=300),
+    "reassignment": ReassignmentScenario(partitions=4, log_bytes=25_000_000, ticks=300),
+    "streams": StreamsScenario(ticks=100, initial_lag_records=1000),
+    "share_group": ShareGroupScenario(ticks=100, initial_lag_records=2000),
+    "tiered_fetch": TieredFetchScenario(duration_ms=2_000),
+}
+
+
+def test_every_registered_kind_has_a_small_run_here():
+    """The table below covers the registry, in its order: consumer, broker, reassignment,
+    Streams, share group, tiered fetch."""
+    assert list(SCENARIOS) == list(SMALL)
+    assert [SCENARIOS[name].kip for name in ("consumer", "broker", "reassignment")] == [
+        "KIP-74, KIP-81", "KIP-72", "KIP-73"]
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_every_kind_simulates_with_a_keyword_seed_that_defaults_to_zero(name):
+    """``simulate(scenario, *, seed=0, ...)``, a frozen scenario dataclass, a trace whose
+    ``meta`` is the kind's TypedDict."""
+    kind = SCENARIOS[name]
+    seed = inspect.signature(kind.simulate).parameters["seed"]
+    assert seed.kind is inspect.Parameter.KEYWORD_ONLY and seed.default == 0
+    assert dataclasses.is_dataclass(kind.scenario)
+    assert kind.scenario.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    hints = typing.get_type_hints(kind.trace)
+    assert hints["meta"] is kind.meta and typing.is_typeddict(kind.meta)
+    assert isinstance(SMALL[name], kind.scenario) and kind_of(SMALL[name]) is kind
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_every_kind_records_its_seed_and_exactly_its_typed_meta_keys(name):
+    """The trace's ``meta`` has every required key of its TypedDict, no key it does not declare,
+    and the seed given, also where nothing is random."""
+    kind = SCENARIOS[name]
+    trace = kind.simulate(SMALL[name], seed=7)
+    assert isinstance(trace, kind.trace)
+    keys = set(trace.meta)
+    assert kind.meta.__required_keys__ <= keys <= set(typing.get_type_hints(kind.meta))
+    assert trace.meta["seed"] == 7
+
+
+@pytest.mark.parametrize("name", ["tiered_fetch", "reassignment"])
+def test_a_bad_seed_is_refused_even_where_nothing_is_random(name):
+    """The seed is part of every run's identity, so it is checked everywhere alike."""
+    with pytest.raises(ValueError, match="seed must be"):
+        SCENARIOS[name].simulate(SMALL[name], seed=-1) if name == "tiered_fetch" else \
+            SCENARIOS[name].simulate(SMALL[name], seed="x")
+
+
+def test_inputs_come_from_the_runs_seed_sequence_as_default_rng_draws_them():
+    """``input_rng(seed)`` is ``Generator(PCG64(SeedSequence(seed)))``: numpy's
+    ``default_rng(seed)`` stream, so traces made before the contract keep their numbers."""
+    assert np.array_equal(input_rng(5).integers(0, 2**31 - 1, 8),
+                          np.random.default_rng(5).integers(0, 2**31 - 1, 8))
+    with pytest.raises(ValueError, match="seed must be between 0 and"):
+        input_rng(2**32)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name):
+    """``docs/traces.md`` has a section per registered kind naming its ``simulate`` and trace
+    class, and documents every key of its meta."""
+    kind = SCENARIOS[name]
+    text = DOCS.read_text()
+    assert f"`{kind.simulate.__module__}.simulate`" in text
+    assert f"`{kind.trace.__name__}`" in text
+    missing = [key for key in typing.get_type_hints(kind.meta) if f"`{key}`" not in text]
+    assert not missing, f"{kind.trace.__name__}.meta keys not in docs/traces.md: {missing}"
+
+
+# --- a toy kind, registered for one test only -------------------------------------------
+
+class ToyMeta(TypedDict):
+    seed: int
+    tick_ms: int
+
+
+@dataclass(frozen=True)
+class ToyScenario:
+    """A queue that holds ``level_bytes`` and drains ``rate_bytes_per_tick``."""
+
+    level_bytes: int = 1000
+    rate_bytes_per_tick: int = 10
+    ticks: int = 40
+
+
+@dataclass(frozen=True)
+class ToyTrace:
+    ticks: pd.DataFrame
+    meta: ToyMeta
+
+
+def toy_simulate(scenario: ToyScenario, *, seed: int = 0) -> ToyTrace:
+    held = np.maximum(scenario.level_bytes - scenario.rate_bytes_per_tick
+                      * np.arange(scenario.ticks), 0)
+    return ToyTrace(pd.DataFrame({"held_bytes": held}), {"seed": seed, "tick_ms": 10})
+
+
+def toy_summarise(scenario: ToyScenario, seed: int) -> Reduction:
+    t = toy_simulate(scenario, seed=seed)
+    held = t.ticks["held_bytes"].to_numpy()
+    return Reduction(memory_bytes=held, consumed_bytes=-np.diff(held, prepend=held[0]),
+                     tick_ms=t.meta["tick_ms"], windows=4,
+                     metrics={"bound_bytes": float(scenario.level_bytes)})
+
+
+TOY = ScenarioKind("toy", "none", ToyScenario, toy_simulate, ToyTrace, ToyMeta, toy_summarise)
+
+
+@pytest.fixture
+def toy_registered(monkeypatch):
+    monkeypatch.setitem(SCENARIOS, "toy", TOY)
+    return TOY
+
+
+def test_a_kind_added_to_the_registry_is_summarised_with_no_other_edit(toy_registered):
+    """Registering a kind is all ``summarise`` and ``check_sweepable`` need: the row has the
+    kind's metrics, NaN for those it lacks, and curves over its own windows."""
+    assert summary.check_sweepable(ToyScenario()) is TOY
+    row = summary.summarise(ToyScenario(), seed=3)
+    assert row["peak_memory_bytes"] == 1000.0 and row["bound_bytes"] == 1000.0
+    assert math.isnan(row["move_time_s"]) and math.isnan(row["min_jain_index"])
+    assert row["throughput_bytes_per_s"] == pytest.approx(390 / 40 * 100)
+    assert list(row["curve_window_ms"]) == [0, 100, 200, 300]
+
+
+def test_a_kind_that_is_not_registered_is_refused_naming_the_kinds_that_are():
+    """The message lists the sweepable kinds from the registry, in its order."""
+    with pytest.raises(ValueError, match=r"cannot sweep a ToyScenario: a ConsumerScenario, "
+                                          r"BrokerScenario, .* or ShareGroupScenario is needed"):
+        summary.check_sweepable(ToyScenario())
+    with pytest.raises(ValueError, match="cannot sweep a TieredFetchScenario"):
+        summary.summarise(SMALL["tiered_fetch"])
+
+
+def test_only_scenario_kinds_can_be_registered():
+    """A registry entry is a ScenarioKind under its own name."""
+    with pytest.raises(ValueError, match="must be a ScenarioKind named 'toy'"):
+        SCENARIOS["toy"] = dataclasses.replace(TOY, name="other")
+    assert "toy" not in SCENARIOS
+
+
+def test_a_kind_added_to_the_registry_is_swept_and_cached_with_no_other_edit(
+        toy_registered, spark, tmp_path):
+    """The Spark tasks get the kind with each configuration, so a kind registered in the
+    driver only is swept; its rows are cached and read back like any other kind's."""
+    from kipviz.sweep import grid, sweep
+
+    configs = grid(ToyScenario(), rate_bytes_per_tick=[10, 50])
+    first = sweep(spark, configs, cache_dir=tmp_path)
+    assert first.computed == 2 and list(first.table["kind"]) == ["ToyScenario"] * 2
+    assert list(first.table["bound_bytes"]) == [1000.0, 1000.0]
+    again = sweep(spark, configs, cache_dir=tmp_path)
+    assert again.computed == 0
+    pd.testing.assert_frame_equal(first.table.drop(columns=list(summary.CURVES)),
+                                  again.table.drop(columns=list(summary.CURVES)))
