@@ -27,7 +27,6 @@ the plain-Python path; :func:`compiled` gives them compiled by numba.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
