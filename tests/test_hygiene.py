@@ -58,3 +58,17 @@ def test_examples_scales_the_loaded_profiles_count_and_keeps_at_least_one():
     assert examples(1e-9) == 1
     with pytest.raises(ValueError, match="times must be > 0: 0"):
         examples(0)
+
+
+def test_the_reference_implementations_live_under_benchmarks_only():
+    """The oracles the kernels are checked against (SimPy programs and the plain-Python loops)
+    are in ``benchmarks/``: ``tests/`` holds test modules and shared test helpers, and no test
+    module runs SimPy itself."""
+    helpers = {p.name for p in TESTS.glob("*.py") if not p.name.startswith("test_")}
+    assert helpers == {"__init__.py", "conftest.py", "frames.py", "strategies.py"}
+    for path in TEST_MODULES:
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "simpy" for a in node.names), path.name
+            if isinstance(node, ast.ImportFrom):
+                assert (node.module or "").split(".")[0] != "simpy", path.name

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from benchmarks.reassignment_reference import simulate_reference
 from kipviz.planner import plan_throttle
 from kipviz.quota import (
     Rate,
@@ -22,7 +23,6 @@ from kipviz.quota import (
 )
 from kipviz.scenarios import _reassignment_kernel as kernel
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
-from tests.reassignment_reference import simulate_reference
 from tests.strategies import (
     booleans,
     examples,
