@@ -54,7 +54,7 @@ lint: $(STAMP) ## ruff and mypy
 TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
-	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
+	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg --durations=25
 
 # HYPOTHESIS_PROFILE: dev (few examples, the edit loop's default), ci (make test's), thorough (many)
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser or cluster

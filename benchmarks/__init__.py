@@ -4,6 +4,11 @@ Each benchmark is a module with a ``run()`` that prints one JSON line per figure
 (:func:`benchmarks.harness.emit`). Register a new one with one line in :data:`BENCHMARKS`:
 its name and the module that holds its ``run``. Modules are imported only when run, so one
 benchmark's heavy or missing imports never stop the others.
+
+The package is also the one home of the reference implementations that the benchmarks time and
+the tests check the compiled kernels against, value for value: the SimPy programs
+(``simpy_*.py``) and the plain-Python KIP-73 loop (``reassignment_reference.py``). They are not
+benchmarks (not in :data:`BENCHMARKS`).
 """
 
 from __future__ import annotations

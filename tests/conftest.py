@@ -40,6 +40,19 @@ def spark() -> Iterator[SparkSession]:
     stop_spark()
 
 
+@pytest.fixture(scope="session")
+def compiled_kernels() -> None:
+    """The consumer and broker kernels compiled (or loaded from numba's cache) once, before any
+    test that times a simulation: it then times the simulation, not numba's first compile (up to
+    20 s in a fresh clone on a busy machine)."""
+    from kipviz.scenarios.broker import BrokerScenario
+    from kipviz.scenarios.broker import simulate as broker_simulate
+    from kipviz.scenarios.consumer import ConsumerScenario, simulate
+
+    simulate(ConsumerScenario(partitions=2, ticks=5, windows=1), record_fetches=False)
+    broker_simulate(BrokerScenario(connections=2, ticks=5))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses the ``spark`` fixture (directly or through another fixture)."""
     for item in items:

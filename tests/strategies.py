@@ -224,3 +224,287 @@ def small_share_group_scenarios():
         st.sampled_from([1, 3, 999, 10_000, 52428800]),
         st.sampled_from(["batch_optimized", "record_limit"]), st.integers(5, 60))
 share_seeds = st.integers(0, 3)  # seeds for the share-group scenario's random byte split
+
+
+# --- shared scalars ---------------------------------------------------------------------------
+
+seeds = st.integers(0, 2**16)
+"""A simulation's seed."""
+booleans = st.booleans()
+"""A flag (include defaults, SimpleRate or Rate, legacy or not)."""
+draws = st.data()
+"""Draws made inside the test, from strategies that depend on other drawn values."""
+JAVA_INT_MAX = 2**31 - 1
+JAVA_LONG_MAX = 2**63 - 1
+
+
+# --- kipviz.config ----------------------------------------------------------------------------
+
+java_ints = st.integers(min_value=0, max_value=JAVA_INT_MAX)
+
+
+@st.composite
+def consumer_configs(draw: st.DrawFn):
+    """Valid consumer configs, with and without a KIP-81 pool."""
+    from kipviz.config import ConsumerConfig
+
+    fetch_max = draw(java_ints)
+    memory = draw(st.none() | st.integers(min_value=fetch_max, max_value=JAVA_LONG_MAX))
+    return ConsumerConfig(
+        fetch_max_bytes=fetch_max,
+        max_partition_fetch_bytes=draw(java_ints),
+        fetch_min_bytes=draw(java_ints),
+        fetch_max_wait_ms=draw(java_ints),
+        max_poll_records=draw(st.integers(1, JAVA_INT_MAX)),
+        heartbeat_interval_ms=draw(java_ints),
+        request_timeout_ms=draw(java_ints),
+        receive_buffer_bytes=draw(st.integers(-1, JAVA_INT_MAX)),
+        buffer_memory_bytes=memory,
+    )
+
+
+@st.composite
+def broker_configs(draw: st.DrawFn):
+    """Valid broker configs, with and without a request pool and throttles."""
+    from kipviz.config import BrokerConfig
+
+    socket_max = draw(st.integers(1, JAVA_INT_MAX))
+    queued = draw(st.integers(-(2**63), 0) | st.integers(socket_max, JAVA_LONG_MAX))
+    rates = st.none() | st.integers(1, JAVA_LONG_MAX)
+    return BrokerConfig(
+        fetch_max_bytes=draw(st.integers(1024, JAVA_INT_MAX)),
+        replica_fetch_max_bytes=draw(java_ints),
+        replica_fetch_response_max_bytes=draw(java_ints),
+        message_max_bytes=draw(java_ints),
+        queued_max_request_bytes=queued,
+        socket_request_max_bytes=socket_max,
+        queued_max_requests=draw(st.integers(1, JAVA_INT_MAX)),
+        num_network_threads=draw(st.integers(1, 64)),
+        num_io_threads=draw(st.integers(1, 64)),
+        replication_quota_window_num=draw(st.integers(1, 100)),
+        replication_quota_window_size_seconds=draw(st.integers(1, 60)),
+        quota_window_num=draw(st.integers(1, 100)),
+        quota_window_size_seconds=draw(st.integers(1, 60)),
+        leader_replication_throttled_rate_bytes_per_s=draw(rates),
+        follower_replication_throttled_rate_bytes_per_s=draw(rates),
+    )
+
+
+_properties_keys = st.from_regex(r"[a-z][a-z0-9.]{0,30}", fullmatch=True)
+_properties_values = (st.from_regex(r"[^ \t\f=:\\\r\n][^\\\r\n]{0,40}", fullmatch=True)
+                      | st.just(""))
+properties_entries = st.dictionaries(_properties_keys, _properties_values)
+"""``.properties`` keys and values that need no escaping."""
+properties_separators = st.sampled_from(["=", ": ", " ", " = ", "\t"])
+
+
+# --- kipviz.fetch, kipviz.curves, kipviz.buffer, kipviz.workload ------------------------------
+
+round_robin_logs = st.lists(st.lists(st.integers(1, 3000), min_size=1, max_size=4), min_size=1,
+                            max_size=10)
+"""Partition logs that all hold data (1 to 4 batches each)."""
+fetch_limits = st.integers(0, 5000)
+
+demands = st.integers(min_value=0, max_value=10_000)
+"""A partition's demand in a window, in bytes."""
+window_demands = st.lists(demands, min_size=1, max_size=12)
+fractions = st.floats(min_value=0, max_value=1)
+
+
+@st.composite
+def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
+    """Up to 30 windows of 1 to 8 partitions, each with delivered <= demand."""
+    windows = draw(st.lists(st.lists(demands, min_size=1, max_size=8), min_size=1, max_size=30))
+    return [(w, p, d, draw(st.integers(min_value=0, max_value=d)))
+            for w, ds in enumerate(windows) for p, d in enumerate(ds)]
+
+
+partition_sizes = st.lists(st.integers(0, 1000), max_size=12)
+"""Bytes buffered per partition (KIP-770's biggest-partitions rule)."""
+thread_shares = st.integers(0, 5000)
+
+streams_splits = {"partitions": st.integers(1, 5000), "threads": st.integers(1, 64)}
+"""Partitions and stream threads for ``thread_partitions`` (keyword strategies for ``given``)."""
+
+workload_shapes = (st.integers(1, 8), st.integers(1, 50), st.floats(0, 5e6), st.integers(0, 3))
+"""(partitions, ticks, produce rate in bytes/s, seed) for ``produce``."""
+
+
+# --- kipviz.quota, kipviz.planner ---------------------------------------------------------------
+
+optimistic_throttles = {
+    "quota_bytes_per_s": st.integers(1_000, 1_000_000), "samples": quota_samples,
+    "window_ms": quota_windows_ms,
+    "responses": st.lists(st.integers(1, 3_000_000), min_size=1, max_size=8),
+    "poll_ms": st.integers(1, 400), "windows": st.integers(3, 25)}
+"""A quota, responses sent while it is not exceeded, a poll interval and a horizon in windows."""
+
+move_times = {"ratio": st.floats(0.01, 1), "log_bytes": st.integers(1, 10**12),
+              "brokers": st.integers(1, 1000), "inbound": st.floats(0, 1e9),
+              "above": st.floats(1, 1e9), "more": st.floats(1, 1e9)}
+"""KIP-73's move-time inputs with two throttles above the inbound rate."""
+
+throttle_ranges = {"inbound": st.integers(0, 10**9), "extra": st.integers(1, 10**9),
+                   "r": st.integers(1, 5), "moved": st.integers(0, 10**12),
+                   "a": st.floats(0, 1), "b": st.floats(0, 1)}
+"""A cluster and two points of the throttle range IN < T <= N - IN/R (``plan_throttle``)."""
+
+quota_windows_s = st.sampled_from([0.1, 0.25, 1, 1.5, 2])
+replication_quotas = st.none() | st.integers(0, 2_000_000) | st.floats(0, 2e6)
+"""A replication throttle: none, int or float bytes/s, 0 included."""
+java_round_inputs = (st.floats(allow_nan=True, allow_infinity=True)
+                     | st.sampled_from([0.49999999999999994, 2.5, -2.5, -0.5, 2.0**63,
+                                        -(2.0**63)]))
+"""Any double, with the ties and the long range's edges."""
+
+
+# --- scenarios ----------------------------------------------------------------------------------
+
+@st.composite
+def recovering_broker_scenarios(draw: st.DrawFn, strict: bool | None = None):
+    """Small KIP-72 scenarios with spare capacity after the spike: traffic uses at most a
+    quarter of the handlers, the largest request takes at most five ticks, and every
+    connection's small request fits in the pool at once, four times over. So every backlog can
+    drain within the run."""
+    from kipviz.scenarios.broker import BrokerScenario
+
+    connections = draw(st.integers(1, 8))
+    largest = draw(st.integers(50, 3000))
+    pooled = draw(st.booleans())
+    size = largest * draw(st.integers(1, 3))
+    small = draw(st.integers(1, max(1, size // (4 * connections))))
+    large = draw(st.integers(1, largest))
+    rate = draw(st.floats(0.0, 20.0))  # per connection; <= 0.2 per 10 ms tick
+    threads = draw(st.integers(1, 4))
+    per_thread = max(20 * large, 4 * connections * rate * small / threads) * draw(
+        st.floats(1.0, 4.0))
+    spike_start = draw(st.integers(0, 20)) * 10
+    spike = draw(st.integers(0, 30)) * 10
+    return BrokerScenario(
+        connections=connections, queued_max_request_bytes=size if pooled else -1,
+        socket_request_max_bytes=largest,
+        strict=draw(st.booleans()) if strict is None else strict, shuffle=draw(st.booleans()),
+        queued_max_requests=draw(st.integers(1, 10)), small_request_bytes=small,
+        large_request_bytes=large, large_share=draw(st.floats(0.0, 1.0)),
+        spike_start_ms=spike_start, spike_duration_ms=spike, requests_per_s_per_connection=rate,
+        num_io_threads=threads, handler_bytes_per_s=per_thread, tick_ms=10,
+        ticks=(spike_start + spike) // 10 + 600)
+
+
+@st.composite
+def small_broker_scenarios(draw: st.DrawFn):
+    """Small KIP-72 scenarios of any kind: with or without a pool, under pressure or not,
+    handlers from very slow to so fast a request takes less than a float's step of time."""
+    from kipviz.scenarios.broker import BrokerScenario
+
+    largest = draw(st.integers(100, 5_000))
+    pooled = draw(st.booleans())
+    ticks = draw(st.integers(20, 200))
+    tick_ms = draw(st.sampled_from([1, 7, 10]))
+    return BrokerScenario(
+        connections=draw(st.integers(1, 10)),
+        queued_max_request_bytes=largest * draw(st.integers(1, 4)) if pooled else -1,
+        socket_request_max_bytes=largest, strict=draw(st.booleans()),
+        shuffle=draw(st.booleans()), queued_max_requests=draw(st.integers(1, 8)),
+        small_request_bytes=draw(st.integers(1, largest)),
+        large_request_bytes=draw(st.integers(1, largest)),
+        large_share=draw(st.floats(0.0, 1.0)),
+        spike_start_ms=draw(st.integers(0, ticks * tick_ms)),
+        spike_duration_ms=draw(st.integers(0, ticks * tick_ms)),
+        requests_per_s_per_connection=draw(st.floats(0.0, 300.0)),
+        num_io_threads=draw(st.integers(1, 4)),
+        handler_bytes_per_s=draw(st.sampled_from([1e4, 3e5, 1e6, 1e7, 1e9, 1e20])),
+        tick_ms=tick_ms, ticks=ticks)
+
+
+def broker_arrivals(s):
+    """Up to 60 ``(connection, arrival_ms, size_bytes)`` requests for broker scenario ``s``,
+    arriving at any ms of the run (not only on ticks)."""
+    return st.lists(st.tuples(st.integers(0, s.connections - 1),
+                              st.integers(0, s.ticks * s.tick_ms),
+                              st.integers(1, s.socket_request_max_bytes)),
+                    max_size=60)
+
+
+def simpy_consumer_scenarios(orderings):
+    """Consumer scenarios small enough for the SimPy program, in one of ``orderings`` (or the
+    release's own order)."""
+    return consumer_scenarios(partitions=(4, 12), ticks=(30, 100), windows=(1, 6),
+                              orderings=orderings, network_bytes_per_s=(1e5, 1e9))
+
+
+fetch_versions = st.sampled_from([2, 3, 12])
+"""Fetch request versions either side of KIP-74 (v3) and a recent one."""
+
+
+def throttled_reassignments():
+    """Small KIP-73 reassignments of 300 ticks, always throttled on the leader."""
+    from kipviz.scenarios.reassignment import ReassignmentScenario
+
+    mb, mib = 1_000_000, 1024 * 1024
+    return st.builds(
+        ReassignmentScenario,
+        partitions=st.integers(1, 6),
+        log_bytes=st.integers(0, 20 * mb),
+        bytes_in_per_s=st.sampled_from([0.0, 100_000.0, 500_000.0]),
+        leader_throttle_bytes_per_s=st.integers(mb // 2, 8 * mb).map(float),
+        follower_throttle_bytes_per_s=st.none() | st.integers(mb // 2, 8 * mb).map(float),
+        replica_fetch_max_bytes=st.sampled_from([65536, mib, 4 * mib]),
+        replica_fetch_response_max_bytes=st.sampled_from([mib, 10 * mib]),
+        replication_quota_window_num=st.integers(2, 11),
+        tick_ms=st.sampled_from([10, 50, 100]),
+        ticks=st.just(300),
+        mode=st.sampled_from(["quota", "delay"]),
+    )
+
+
+throttle_raises = st.integers(1, 4_000_000)
+"""Bytes/s added to a throttle."""
+
+
+@st.composite
+def small_streams_scenarios(draw: st.DrawFn, policies=None, changes: bool = True):
+    """Small KIP-770 instances over every setting the kernel reads (``policies``: all of
+    ``STREAMS_POLICIES`` by default; ``changes``: thread count changes), with their value
+    sizes: ``(scenario, values)``."""
+    from kipviz.buffer import STREAMS_POLICIES
+    from kipviz.scenarios.streams import StreamsScenario
+
+    tasks, topics = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    threads = draw(st.integers(1, 3))
+    steps = draw(st.lists(st.integers(1, 3), max_size=2)) if changes else []
+    s = StreamsScenario(
+        input_buffer_max_bytes=draw(st.integers(0, 40_000)),
+        buffered_records_per_partition=draw(st.integers(1, 30)),
+        policy=draw(st.sampled_from(STREAMS_POLICIES if policies is None else policies)),
+        threads=threads,
+        global_thread=draw(st.booleans()),
+        thread_changes=tuple((70 * (j + 1), n) for j, n in enumerate(steps)),
+        tasks=tasks, topics=topics, key_bytes=draw(st.integers(0, 20)),
+        produce_records_per_s=draw(st.sampled_from([0.0, 150.0, 1000.0])),
+        initial_lag_records=draw(st.integers(0, 60)),
+        process_records_per_s=draw(st.sampled_from([50.0, 100.0, 250.0, 1000.0, 4000.0])),
+        max_partition_fetch_bytes=draw(st.sampled_from([0, 500, 3000, 100_000])),
+        tick_ms=10, ticks=draw(st.integers(1, 40)))
+    values = draw(st.lists(st.integers(0, 3000), min_size=s.partitions,
+                           max_size=s.partitions))
+    return s, values
+
+
+def tiered_scenarios():
+    """Small KIP-405 tiered-fetch scenarios over the settings the kernel reads."""
+    from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+
+    return st.builds(
+        TieredFetchScenario,
+        kafka_version=st.sampled_from(["3.6", "3.7", "3.8", "4.1", "4.2", "4.3"]),
+        catch_up_consumers=st.integers(0, 3), tail_consumers=st.integers(1, 2),
+        remote_partitions=st.integers(0, 6), local_partitions=st.integers(0, 3),
+        backlog_bytes=st.sampled_from([0, 16_384, 1_048_576, 8_388_608, 5_000_000]),
+        fetch_max_bytes=st.sampled_from([0, 10_000, 1_048_576, 3_000_000, 52_428_800]),
+        max_partition_fetch_bytes=st.sampled_from([0, 1_000, 65_536, 1_048_576]),
+        remote_log_reader_threads=st.integers(1, 4),
+        remote_fetch_max_wait_ms=st.integers(1, 400), fetch_max_wait_ms=st.integers(0, 500),
+        remote_read_latency_ms=st.floats(0, 300), rtt_ms=st.floats(0.5, 5),
+        remote_fetch_max_bytes_per_s=st.none() | st.sampled_from([1e5, 2e6, 5e7]),
+        duration_ms=st.integers(1, 1_500))

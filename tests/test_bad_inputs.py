@@ -29,6 +29,9 @@ from kipviz.scenarios.streams import simulate as streams_simulate
 from kipviz.sweep_cache import canonical_params, read_cached
 from kipviz.workload import Workload
 
+# the timed reproducers run compiled kernels: compile them before the clock starts
+pytestmark = pytest.mark.usefixtures("compiled_kernels")
+
 EXIT_2 = "exit status 2"
 SMALL = "partitions=10, ticks=100, windows=5"
 

@@ -8,14 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz import pool_state as rules
 from kipviz.config import BrokerConfig
 from kipviz.pool import NO_POOL, SimpleMemoryPool, pool_state, should_shuffle_keys
 from kipviz.scenarios import _broker_kernel as kernel
 from kipviz.scenarios.broker import BrokerScenario, generate_requests, request_wait_ms, simulate
-from tests.strategies import examples, pool_workloads
+from tests.strategies import examples, pool_workloads, recovering_broker_scenarios, seeds
 
 # Three connections, a 1000-byte pool whose largest single allocation is 1000 bytes, one I/O
 # thread that processes 600 bytes in exactly one 10 ms tick.
@@ -139,36 +138,8 @@ def test_the_trace_has_the_documented_dtypes_and_meta():
     assert m["per_connection_bound_bytes"] == 3 * 600
 
 
-@st.composite
-def recovering_scenarios(draw, strict: bool | None = None):
-    """Small scenarios with spare capacity after the spike: traffic uses at most a quarter of the
-    handlers, the largest request takes at most five ticks, and every connection's small request
-    fits in the pool at once, four times over. So every backlog can drain within the run."""
-    connections = draw(st.integers(1, 8))
-    largest = draw(st.integers(50, 3000))
-    pooled = draw(st.booleans())
-    size = largest * draw(st.integers(1, 3))
-    small = draw(st.integers(1, max(1, size // (4 * connections))))
-    large = draw(st.integers(1, largest))
-    rate = draw(st.floats(0.0, 20.0))  # per connection; <= 0.2 per 10 ms tick
-    threads = draw(st.integers(1, 4))
-    per_thread = max(20 * large, 4 * connections * rate * small / threads) * draw(
-        st.floats(1.0, 4.0))
-    spike_start = draw(st.integers(0, 20)) * 10
-    spike = draw(st.integers(0, 30)) * 10
-    return BrokerScenario(
-        connections=connections, queued_max_request_bytes=size if pooled else -1,
-        socket_request_max_bytes=largest,
-        strict=draw(st.booleans()) if strict is None else strict, shuffle=draw(st.booleans()),
-        queued_max_requests=draw(st.integers(1, 10)), small_request_bytes=small,
-        large_request_bytes=large, large_share=draw(st.floats(0.0, 1.0)),
-        spike_start_ms=spike_start, spike_duration_ms=spike, requests_per_s_per_connection=rate,
-        num_io_threads=threads, handler_bytes_per_s=per_thread, tick_ms=10,
-        ticks=(spike_start + spike) // 10 + 600)
-
-
 @settings(max_examples=examples(1.2))
-@given(recovering_scenarios(), st.integers(0, 2**16))
+@given(recovering_broker_scenarios(), seeds)
 def test_the_pool_never_holds_more_than_kafkas_bound(scenario, seed):
     """Used <= size + max_single - 1 (non-strict) or size (strict); available + used = size;
     the queue never passes queued.max.requests; no channel has two requests out at once."""
@@ -193,7 +164,7 @@ def test_the_pool_never_holds_more_than_kafkas_bound(scenario, seed):
 
 
 @settings(max_examples=examples(1.2))
-@given(recovering_scenarios(strict=False), st.integers(0, 2**16))
+@given(recovering_broker_scenarios(strict=False), seeds)
 def test_every_request_of_the_spike_is_served_once_the_spike_ends(scenario, seed):
     """Muted channels are unmuted when memory returns, and a non-strict pool (Kafka's) lets any
     request in once available > 0: with spare capacity after the spike, every request that arrived
@@ -292,7 +263,7 @@ def test_the_compiled_kernel_gives_the_plain_python_kernels_trace(scenario):
 
 
 @settings(max_examples=examples(0.4))
-@given(recovering_scenarios(), st.integers(0, 2**16))
+@given(recovering_broker_scenarios(), seeds)
 def test_the_compiled_and_plain_kernels_agree_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; compiled or not, the trace is the same."""
     a, b = simulate(scenario, seed=seed), simulate(scenario, seed=seed, compiled=False)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
@@ -23,6 +22,7 @@ from kipviz.buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
+from tests.strategies import partition_sizes, thread_shares
 
 HEADERS = [("h1", b"headerVal1"), ("h2", b"headerVal2")]  # 2 + 10 bytes each
 
@@ -110,7 +110,7 @@ def test_the_bounds_of_both_rules_on_worked_numbers():
                                max_partition_fetch_bytes=0) == 11_000
 
 
-@given(st.lists(st.integers(0, 1000), max_size=12), st.integers(0, 5000))
+@given(partition_sizes, thread_shares)
 def test_the_biggest_partitions_hold_the_excess_and_no_smaller_one_is_chosen(sizes, share):
     """The chosen partitions hold at least the excess, dropping the smallest chosen one would
     not, and every partition left out is no bigger than every chosen one."""

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.config import (
     KIP81_PROPOSED_BUFFER_MEMORY_BYTES,
@@ -19,6 +18,13 @@ from kipviz.config import (
     KafkaConfigWarning,
     LoadedConfig,
     parse_properties,
+)
+from tests.strategies import (
+    booleans,
+    broker_configs,
+    consumer_configs,
+    properties_entries,
+    properties_separators,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -476,53 +482,7 @@ def test_to_kafka_dict_can_leave_out_the_defaults():
     }
 
 
-java_ints = st.integers(min_value=0, max_value=JAVA_INT_MAX)
-
-
-@st.composite
-def consumer_configs(draw: st.DrawFn) -> ConsumerConfig:
-    """Valid consumer configs, with and without a KIP-81 pool."""
-    fetch_max = draw(java_ints)
-    memory = draw(st.none() | st.integers(min_value=fetch_max, max_value=JAVA_LONG_MAX))
-    return ConsumerConfig(
-        fetch_max_bytes=fetch_max,
-        max_partition_fetch_bytes=draw(java_ints),
-        fetch_min_bytes=draw(java_ints),
-        fetch_max_wait_ms=draw(java_ints),
-        max_poll_records=draw(st.integers(1, JAVA_INT_MAX)),
-        heartbeat_interval_ms=draw(java_ints),
-        request_timeout_ms=draw(java_ints),
-        receive_buffer_bytes=draw(st.integers(-1, JAVA_INT_MAX)),
-        buffer_memory_bytes=memory,
-    )
-
-
-@st.composite
-def broker_configs(draw: st.DrawFn) -> BrokerConfig:
-    """Valid broker configs, with and without a request pool and throttles."""
-    socket_max = draw(st.integers(1, JAVA_INT_MAX))
-    queued = draw(st.integers(-(2**63), 0) | st.integers(socket_max, JAVA_LONG_MAX))
-    rates = st.none() | st.integers(1, JAVA_LONG_MAX)
-    return BrokerConfig(
-        fetch_max_bytes=draw(st.integers(1024, JAVA_INT_MAX)),
-        replica_fetch_max_bytes=draw(java_ints),
-        replica_fetch_response_max_bytes=draw(java_ints),
-        message_max_bytes=draw(java_ints),
-        queued_max_request_bytes=queued,
-        socket_request_max_bytes=socket_max,
-        queued_max_requests=draw(st.integers(1, JAVA_INT_MAX)),
-        num_network_threads=draw(st.integers(1, 64)),
-        num_io_threads=draw(st.integers(1, 64)),
-        replication_quota_window_num=draw(st.integers(1, 100)),
-        replication_quota_window_size_seconds=draw(st.integers(1, 60)),
-        quota_window_num=draw(st.integers(1, 100)),
-        quota_window_size_seconds=draw(st.integers(1, 60)),
-        leader_replication_throttled_rate_bytes_per_s=draw(rates),
-        follower_replication_throttled_rate_bytes_per_s=draw(rates),
-    )
-
-
-@given(consumer_configs(), st.booleans())
+@given(consumer_configs(), booleans)
 def test_consumer_round_trips_through_properties_text(consumer, include_defaults):
     """to_properties -> parse_properties -> from_properties gives back the same config."""
     text = consumer.to_properties(include_defaults=include_defaults)
@@ -530,7 +490,7 @@ def test_consumer_round_trips_through_properties_text(consumer, include_defaults
     assert loaded == LoadedConfig(consumer, ())
 
 
-@given(broker_configs(), st.booleans())
+@given(broker_configs(), booleans)
 def test_broker_round_trips_through_properties_text(broker, include_defaults):
     """to_properties -> parse_properties -> from_properties gives back the same config."""
     text = broker.to_properties(include_defaults=include_defaults)
@@ -621,11 +581,7 @@ def test_a_repeated_key_keeps_its_last_value():
     assert parse_properties("fetch.max.bytes=1\nfetch.max.bytes=2\n") == {"fetch.max.bytes": "2"}
 
 
-keys = st.from_regex(r"[a-z][a-z0-9.]{0,30}", fullmatch=True)
-values = st.from_regex(r"[^ \t\f=:\\\r\n][^\\\r\n]{0,40}", fullmatch=True) | st.just("")
-
-
-@given(st.dictionaries(keys, values), st.sampled_from(["=", ": ", " ", " = ", "\t"]))
+@given(properties_entries, properties_separators)
 def test_simple_key_value_lines_parse_back(entries, separator):
     """Unescaped keys and values written with any separator read back unchanged."""
     text = "".join(f"{key}{separator}{value}\n" for key, value in entries.items())

@@ -7,11 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload
-from tests.strategies import buffered_consumer_scenarios, examples
+from tests.strategies import buffered_consumer_scenarios, examples, seeds
 
 MiB = 2**20
 # The calibration workload: 10 brokers, 120 partitions with a backlog, an application slower
@@ -76,11 +75,8 @@ def test_heartbeats_go_out_every_heartbeat_interval_ms():
     assert none.heartbeats.empty and none.meta["max_heartbeat_gap_ms"] == 0
 
 
-scenarios = buffered_consumer_scenarios()
-
-
 @settings(max_examples=examples(0.8))
-@given(scenarios, st.integers(0, 2**16))
+@given(buffered_consumer_scenarios(), seeds)
 def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, seed):
     """Invariants: the pool holds at most buffer.memory + largest response - 1 (strict: at most
     buffer.memory); held completed fetches are part of the retained responses; with the bypass
@@ -99,7 +95,7 @@ def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, see
 
 
 @settings(max_examples=examples(0.3))
-@given(scenarios, st.integers(0, 2**16))
+@given(buffered_consumer_scenarios(), seeds)
 def test_the_compiled_kernel_and_the_plain_python_kernel_agree_with_a_pool(scenario, seed):
     """Same trace compiled or not, pool, cap and heartbeats included."""
     a = simulate(scenario, seed=seed)

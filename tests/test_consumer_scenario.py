@@ -7,12 +7,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload
-from tests.strategies import consumer_scenarios, examples
+from tests.strategies import consumer_scenarios, examples, seeds
 
 # KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
 # the network allows, so every response is full.
@@ -54,11 +53,8 @@ def test_the_same_seed_gives_the_same_trace():
     assert a.memory.equals(b.memory)
 
 
-scenarios = consumer_scenarios()
-
-
 @settings(max_examples=examples(0.5))
-@given(scenarios, st.integers(0, 2**16))
+@given(consumer_scenarios(), seeds)
 def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
     """numba compiles the very loops the plain-Python reference runs: same trace."""
     a = simulate(scenario, seed=seed)
@@ -68,7 +64,7 @@ def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
 
 
 @settings(max_examples=examples(1.2))
-@given(scenarios, st.integers(0, 2**16))
+@given(consumer_scenarios(), seeds)
 def test_memory_and_delivery_stay_within_kafkas_bounds(scenario, seed):
     """In flight <= brokers * max(limit, batch); buffered <= partitions * max(mpfb, batch);
     nothing is delivered that was not produced; bytes consumed never exceed bytes fetched."""

@@ -8,7 +8,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.fetch import Ordering, TopicPartition, java_hash_order, request_partitions
@@ -22,7 +21,7 @@ from kipviz.versions import (
     request_ordering,
 )
 from kipviz.workload import Workload
-from tests.strategies import consumer_scenarios, examples
+from tests.strategies import consumer_scenarios, examples, seeds
 
 MiB = 1024 * 1024
 
@@ -211,7 +210,7 @@ def test_paused_partitions_keep_their_data_without_blocking_their_broker():
 
 
 @settings(max_examples=examples(0.8))
-@given(consumer_scenarios(quotas=False), st.integers(0, 2**16))
+@given(consumer_scenarios(quotas=False), seeds)
 def test_held_memory_never_exceeds_the_versions_bound(scenario, seed):
     """Under 4.x rules held memory never exceeds one response per broker (plus paused
     partitions); under earlier rules never more than one completed fetch per partition."""

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz import curves
 from kipviz.curves import (
@@ -26,7 +25,7 @@ from kipviz.curves import (
     to_spark,
 )
 from tests.frames import assert_curves_match, assert_frames_close
-from tests.strategies import examples
+from tests.strategies import examples, fractions, window_batches, window_demands
 
 WINDOW_MS = 1000
 
@@ -152,10 +151,7 @@ def test_fairness_reports_the_window_starvation_maximum(spark):
     assert got["starved_partitions"].tolist() == [1, 0]
 
 
-demands = st.integers(min_value=0, max_value=10_000)
-
-
-@given(st.lists(demands, min_size=1, max_size=12), st.floats(min_value=0, max_value=1))
+@given(window_demands, fractions)
 def test_reference_water_filling_shares_the_delivered_total_max_min_fairly(ds, fraction):
     """Shares never exceed demands, add up to the delivered total, and whoever gets less than
     it asked for gets the largest share (nobody could gain without taking from a smaller)."""
@@ -167,14 +163,6 @@ def test_reference_water_filling_shares_the_delivered_total_max_min_fairly(ds, f
     short = shares < d - 1e-9
     if short.any():
         assert np.allclose(shares[short], shares.max(), rtol=1e-9)
-
-
-@st.composite
-def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
-    """Up to 30 windows of 1 to 8 partitions, each with delivered <= demand."""
-    windows = draw(st.lists(st.lists(demands, min_size=1, max_size=8), min_size=1, max_size=30))
-    return [(w, p, d, draw(st.integers(min_value=0, max_value=d)))
-            for w, ds in enumerate(windows) for p, d in enumerate(ds)]
 
 
 @settings(max_examples=examples(0.16))  # each example is one Spark job over a batch of windows

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.fetch import (
     Ordering,
@@ -18,7 +17,7 @@ from kipviz.fetch import (
     java_hash_order,
     next_order,
 )
-from tests.strategies import byte_limits, partition_logs
+from tests.strategies import byte_limits, fetch_limits, partition_logs, round_robin_logs
 
 MiB = 1024 * 1024
 
@@ -163,8 +162,7 @@ def test_each_partition_returns_nothing_or_at_least_its_first_whole_batch(logs, 
         assert sum(log[: part.complete_batches]) <= part.raw_bytes
 
 
-@given(st.lists(st.lists(st.integers(1, 3000), min_size=1, max_size=4), min_size=1, max_size=10),
-       st.integers(0, 5000), st.integers(0, 5000))
+@given(round_robin_logs, fetch_limits, fetch_limits)
 def test_round_robin_never_starves_a_partition_with_data_for_more_than_p_fetches(logs, limit, pmax):
     """Moving partitions that returned bytes to the end serves every backlogged one within P."""
     tps = [TopicPartition("t", i) for i in range(len(logs))]

@@ -8,21 +8,33 @@ import inspect
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 
-def _discover() -> tuple[list[str], list[str]]:
-    """Every module of the package (walked, not listed), and the public ones among them."""
-    import kipviz
-
-    names = ["kipviz", *sorted(m.name for m in pkgutil.walk_packages(kipviz.__path__, "kipviz.")
-                               if not m.name.endswith("__main__"))]  # running it is the CLI
-    public = [n for n in names if not any(part.startswith("_") for part in n.split("."))]
-    return names, public
+def _walk(package: str) -> list[str]:
+    """``package`` and every module under it, walked (not listed), ``__main__`` left out
+    (running it is the command line)."""
+    path = importlib.import_module(package).__path__
+    return [package, *sorted(m.name for m in pkgutil.walk_packages(path, f"{package}.")
+                             if not m.name.endswith("__main__"))]
 
 
-ALL_MODULES, MODULES = _discover()
+def _files(package: str) -> list[str]:
+    """The modules of ``package`` named from its ``.py`` files (``__main__`` left out)."""
+    root = Path(importlib.import_module(package).__file__).parent
+    names = []
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        if parts[-1] != "__main__":
+            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return sorted(names)
+
+
+ALL_MODULES = _walk("kipviz")
+MODULES = [n for n in ALL_MODULES if not any(part.startswith("_") for part in n.split("."))]
+BENCHMARK_MODULES = _walk("benchmarks")
 
 
 def _isort_key(name: str) -> tuple[int, str]:
@@ -51,9 +63,17 @@ def test_importing_kipviz_and_its_mechanisms_needs_neither_spark_nor_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ALL_MODULES)
+@pytest.mark.parametrize("package", ["kipviz", "benchmarks"])
+def test_discovery_finds_every_python_file(package):
+    """The walk that the tests here parametrize over sees every ``.py`` file: a folder added
+    without an ``__init__.py`` (which the walk would skip) fails here, not silently."""
+    assert _walk(package) == _files(package)
+
+
+@pytest.mark.parametrize("name", ALL_MODULES + BENCHMARK_MODULES)
 def test_docstring_examples_run(name):
-    """The examples in every module's docstrings are true (modules without any pass)."""
+    """The examples in every module's docstrings (the package's and the benchmarks') are true
+    (modules without any pass)."""
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0
 

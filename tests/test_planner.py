@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.fetch import TopicPartition
 from kipviz.planner import (
@@ -25,6 +24,7 @@ from kipviz.planner import (
     plan_throttle,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_NUM, move_time_s
+from tests.strategies import throttle_ranges
 
 MB = 1_000_000
 DATA = Path(__file__).parent / "data"
@@ -265,8 +265,7 @@ def test_bad_planner_arguments_are_rejected_naming_the_argument_and_the_rule(cha
 # --- properties ----------------------------------------------------------------------------------
 
 
-@given(st.integers(0, 10**9), st.integers(1, 10**9), st.integers(1, 5), st.integers(0, 10**12),
-       st.floats(0, 1), st.floats(0, 1))
+@given(**throttle_ranges)
 def test_within_the_range_a_higher_throttle_never_gives_a_longer_move(
         inbound, extra, r, moved, a, b):
     """For IN < T1 <= T2 < N - IN/R, the move at T2 takes no longer than at T1, and both agree

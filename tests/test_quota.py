@@ -11,7 +11,6 @@ import math
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.fetch import TopicPartition, effective_response_max_bytes
 from kipviz.quota import (
@@ -29,7 +28,14 @@ from kipviz.quota import (
     throttle_bounds,
     throttle_time_ms,
 )
-from tests.strategies import quota_samples, quota_windows_ms, rate_steps
+from tests.strategies import (
+    booleans,
+    move_times,
+    optimistic_throttles,
+    quota_samples,
+    quota_windows_ms,
+    rate_steps,
+)
 
 MB = 1_000_000
 MiB = 1024 * 1024
@@ -340,9 +346,7 @@ def test_bad_arguments_are_rejected_naming_the_setting_and_the_rule(make, messag
 # --- properties ----------------------------------------------------------------------------------
 
 
-@given(st.integers(1_000, 1_000_000), quota_samples, quota_windows_ms,
-       st.lists(st.integers(1, 3_000_000), min_size=1, max_size=8),
-       st.integers(1, 400), st.integers(3, 25))
+@given(**optimistic_throttles)
 def test_the_optimistic_throttle_stays_within_quota_plus_one_response_per_window(
         quota_bytes_per_s, samples, window_ms, responses, poll_ms, windows):
     """A sender that checks the quota and, when not exceeded, sends a response of at most R bytes
@@ -360,8 +364,7 @@ def test_the_optimistic_throttle_stays_within_quota_plus_one_response_per_window
     assert sent <= quota_bytes_per_s * (t_s + w_s) + r * (t_s / w_s + 1)
 
 
-@given(st.floats(0.01, 1), st.integers(1, 10**12), st.integers(1, 1000),
-       st.floats(0, 1e9), st.floats(1, 1e9), st.floats(1, 1e9))
+@given(**move_times)
 def test_move_time_falls_as_the_throttle_rises_above_the_inbound_rate(
         ratio, log_bytes, brokers, inbound, above, more):
     """More throttle above IN, less time; a throttle at IN never finishes."""
@@ -371,7 +374,7 @@ def test_move_time_falls_as_the_throttle_rises_above_the_inbound_rate(
     assert move_time_s(ratio, log_bytes, brokers, inbound, inbound) == math.inf
 
 
-@given(rate_steps, quota_samples, quota_windows_ms, st.booleans(), st.booleans())
+@given(rate_steps, quota_samples, quota_windows_ms, booleans, booleans)
 def test_a_rate_is_never_negative_and_its_window_never_below_one_ms(
         steps, samples, window_ms, simple, legacy):
     """Whatever the timeline of non-negative records, ``measure >= 0`` and ``window >= 1 ms``;

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from benchmarks.reassignment_reference import simulate_reference
 from kipviz import rate
 from kipviz.planner import plan_throttle
 from kipviz.quota import (
@@ -24,13 +24,18 @@ from kipviz.quota import (
 )
 from kipviz.scenarios import _reassignment_kernel as kernel
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
-from tests.reassignment_reference import simulate_reference
 from tests.strategies import (
+    booleans,
     examples,
+    java_round_inputs,
     quota_samples,
     quota_windows_ms,
+    quota_windows_s,
     rate_steps,
     reassignment_scenarios,
+    replication_quotas,
+    throttle_raises,
+    throttled_reassignments,
 )
 
 MB = 1_000_000
@@ -140,24 +145,8 @@ def test_the_network_caps_one_tick():
     assert simulate(s).ticks.throttled_bytes.iloc[0] == 50 * MB // 100
 
 
-scenarios = st.builds(
-    ReassignmentScenario,
-    partitions=st.integers(1, 6),
-    log_bytes=st.integers(0, 20 * MB),
-    bytes_in_per_s=st.sampled_from([0.0, 100_000.0, 500_000.0]),
-    leader_throttle_bytes_per_s=st.integers(MB // 2, 8 * MB).map(float),
-    follower_throttle_bytes_per_s=st.none() | st.integers(MB // 2, 8 * MB).map(float),
-    replica_fetch_max_bytes=st.sampled_from([65536, MIB, 4 * MIB]),
-    replica_fetch_response_max_bytes=st.sampled_from([MIB, 10 * MIB]),
-    replication_quota_window_num=st.integers(2, 11),
-    tick_ms=st.sampled_from([10, 50, 100]),
-    ticks=st.just(300),
-    mode=st.sampled_from(["quota", "delay"]),
-)
-
-
 @settings(max_examples=examples(0.8))
-@given(scenarios)
+@given(throttled_reassignments())
 def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_per_window(s):
     """In any span of one full quota window (samples x window), the leader sends at most
     T x (span + one window, the slot granularity) + one response."""
@@ -174,7 +163,7 @@ def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_pe
 
 
 @settings(max_examples=examples(0.6))
-@given(scenarios, st.integers(1, 4 * MB))
+@given(throttled_reassignments(), throttle_raises)
 def test_a_higher_throttle_never_makes_the_move_slower(s, more):
     s = replace(s, mode="quota", ticks=600)
     higher = replace(s, leader_throttle_bytes_per_s=s.leader_throttle_bytes_per_s + more)
@@ -184,7 +173,7 @@ def test_a_higher_throttle_never_makes_the_move_slower(s, more):
 
 
 @settings(max_examples=examples(0.3))
-@given(scenarios)
+@given(throttled_reassignments())
 def test_deterministic(s):
     a, b = simulate(s), simulate(s)
     assert a.ticks.equals(b.ticks) and a.partitions.equals(b.partitions) and a.meta == b.meta
@@ -335,7 +324,7 @@ def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @settings(max_examples=examples(2))
-@given(rate_steps, quota_samples, quota_windows_ms, st.booleans())
+@given(rate_steps, quota_samples, quota_windows_ms, booleans)
 def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
         compiled, steps, samples, window_ms, simple):
     """On any timeline of records and measurements, the arrays hold kipviz.quota's slots (samples
@@ -362,8 +351,7 @@ def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @settings(max_examples=examples(2))
-@given(rate_steps, quota_samples, st.sampled_from([0.1, 0.25, 1, 1.5, 2]),
-       st.none() | st.integers(0, 2_000_000) | st.floats(0, 2e6))
+@given(rate_steps, quota_samples, quota_windows_s, replication_quotas)
 def test_the_kernels_quota_is_the_replication_quota_managers(
         compiled, steps, samples, window_s, bytes_per_s):
     """``quota_exceeded`` is ``is_quota_exceeded`` (fractional windows included; an unlimited
@@ -402,8 +390,7 @@ def test_the_kernels_quota_accepts_a_rate_equal_to_its_bound(compiled):
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
-@given(st.floats(allow_nan=True, allow_infinity=True)
-       | st.sampled_from([0.49999999999999994, 2.5, -2.5, -0.5, 2.0**63, -(2.0**63)]))
+@given(java_round_inputs)
 def test_the_kernels_java_round_is_kipviz_quotas(compiled, x):
     """Ties towards +inf, NaN to 0, clamped to the long range."""
     assert _functions(compiled)["java_round"](x) == java_round(x)

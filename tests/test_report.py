@@ -60,7 +60,8 @@ def test_executed_notebooks_are_run_headless_and_failures_are_reported(tmp_path)
               "print('unreached'.upper())")
     (lessons_dir / "README.ipynb").write_text("{}")  # not a lesson: not NN_name
     stored = (lessons_dir / "01_ok.ipynb").read_text()
-    lessons = build_site(tmp_path / "site", notebooks=lessons_dir, timeout=120, log=_quiet)
+    lessons = build_site(tmp_path / "site", notebooks=lessons_dir, timeout=120, sliders=False,
+                         log=_quiet)  # no dashboards here: no Spark (test_static_pages has them)
     assert [(lesson.name, lesson.title) for lesson in lessons] == [
         ("01_ok", "A small lesson"), ("02_broken", "A small lesson")]
     assert lessons[0].error is None and "ZeroDivisionError" in (lessons[1].error or "")

@@ -12,11 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from benchmarks.simpy_broker import JavaRandom, simulate_simpy
 from kipviz.scenarios.broker import BrokerScenario, simulate
-from tests.strategies import examples
+from tests.strategies import broker_arrivals, draws, examples, seeds, small_broker_scenarios
 
 SMALL = {
     # no pool (Kafka's default); queued.max.requests = 3 and two slow handlers: the network
@@ -79,46 +78,19 @@ def test_the_small_scenarios_exercise_what_they_are_named_for():
     assert shuffled.shuffled.sum() > 10
 
 
-@st.composite
-def small_scenarios(draw: st.DrawFn) -> BrokerScenario:
-    """Small scenarios of any kind: with or without a pool, under pressure or not, handlers
-    from very slow to so fast a request takes less than a float's step of time."""
-    largest = draw(st.integers(100, 5_000))
-    pooled = draw(st.booleans())
-    ticks = draw(st.integers(20, 200))
-    tick_ms = draw(st.sampled_from([1, 7, 10]))
-    return BrokerScenario(
-        connections=draw(st.integers(1, 10)),
-        queued_max_request_bytes=largest * draw(st.integers(1, 4)) if pooled else -1,
-        socket_request_max_bytes=largest, strict=draw(st.booleans()),
-        shuffle=draw(st.booleans()), queued_max_requests=draw(st.integers(1, 8)),
-        small_request_bytes=draw(st.integers(1, largest)),
-        large_request_bytes=draw(st.integers(1, largest)),
-        large_share=draw(st.floats(0.0, 1.0)),
-        spike_start_ms=draw(st.integers(0, ticks * tick_ms)),
-        spike_duration_ms=draw(st.integers(0, ticks * tick_ms)),
-        requests_per_s_per_connection=draw(st.floats(0.0, 300.0)),
-        num_io_threads=draw(st.integers(1, 4)),
-        handler_bytes_per_s=draw(st.sampled_from([1e4, 3e5, 1e6, 1e7, 1e9, 1e20])),
-        tick_ms=tick_ms, ticks=ticks)
-
-
 @settings(max_examples=examples(1.2))
-@given(small_scenarios(), st.integers(0, 2**16))
+@given(small_broker_scenarios(), seeds)
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; the tables stay identical."""
     assert_same_tables(scenario, seed)
 
 
 @settings(max_examples=examples(0.4))
-@given(small_scenarios(), st.integers(0, 2**16), st.data())
+@given(small_broker_scenarios(), seeds, draws)
 def test_the_simpy_program_agrees_on_requests_arriving_between_ticks(scenario, seed, data):
     """Given requests may arrive at any ms; both read them from the first tick at or after."""
     s = scenario
-    rows = data.draw(st.lists(st.tuples(st.integers(0, s.connections - 1),
-                                        st.integers(0, s.ticks * s.tick_ms),
-                                        st.integers(1, s.socket_request_max_bytes)),
-                              max_size=60))
+    rows = data.draw(broker_arrivals(s))
     requests = pd.DataFrame(rows, columns=["connection", "arrival_ms", "size_bytes"],
                             dtype=np.int64)
     assert_same_tables(s, seed, requests=requests)

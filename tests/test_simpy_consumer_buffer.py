@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from benchmarks.simpy_consumer import (
     ConsumerModel,
@@ -24,7 +23,7 @@ from benchmarks.simpy_consumer import (
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.workload import Workload, produce
-from tests.strategies import buffered_consumer_scenarios, examples
+from tests.strategies import buffered_consumer_scenarios, examples, seeds
 
 TABLES = ("windows", "memory", "buffer", "heartbeats")
 
@@ -131,7 +130,7 @@ def test_a_pool_smaller_than_a_heartbeat_response_without_the_bypass_is_rejected
 
 
 @settings(max_examples=examples(4))
-@given(buffered_consumer_scenarios(), st.integers(0, 2**16))
+@given(buffered_consumer_scenarios(), seeds)
 def test_the_simpy_program_agrees_with_the_kernel_on_any_buffered_scenario(scenario, seed):
     """Hypothesis varies every setting, the pool (strict or not, with or without the bypass)
     or the cap, and the heartbeat interval; every table and the depleted time stay identical."""

@@ -11,13 +11,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from benchmarks.simpy_consumer import fill, simulate_simpy
 from kipviz.fetch import Ordering, fill_raw_bytes
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload, produce
-from tests.strategies import byte_limits, consumer_scenarios, examples, partition_logs
+from tests.strategies import (
+    byte_limits,
+    examples,
+    fetch_versions,
+    partition_logs,
+    seeds,
+    simpy_consumer_scenarios,
+)
 
 # Orders whose tables the reference reproduces exactly (random uses another generator).
 DETERMINISTIC = [Ordering.FIXED, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.SESSION,
@@ -85,19 +91,14 @@ def test_the_simpy_program_gives_the_kernels_windows_and_memory_tables(name, ord
     assert_same_tables(replace(SMALL[name], ordering=ordering), seed=3)
 
 
-small_scenarios = consumer_scenarios(partitions=(4, 12), ticks=(30, 100), windows=(1, 6),
-                                     orderings=DETERMINISTIC,
-                                     network_bytes_per_s=(1e5, 1e9))
-
-
 @settings(max_examples=examples(0.8))
-@given(small_scenarios, st.integers(0, 2**16))
+@given(simpy_consumer_scenarios(DETERMINISTIC), seeds)
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(scenario, seed):
     """Hypothesis varies every setting; the tables stay identical."""
     assert_same_tables(scenario, seed)
 
 
-@given(partition_logs, byte_limits, byte_limits, st.sampled_from([2, 3, 12]))
+@given(partition_logs, byte_limits, byte_limits, fetch_versions)
 def test_the_simpy_brokers_fill_is_kipvizs_fill_raw_bytes_on_python_ints(
         logs, partition_max, response_max, version):
     """The broker loop on Python ints gives fill_raw_bytes's raw bytes and total."""

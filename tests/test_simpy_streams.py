@@ -16,8 +16,7 @@ from hypothesis import given, settings
 from benchmarks.simpy_streams import simulate_simpy
 from kipviz.buffer import STREAMS_POLICIES
 from kipviz.scenarios.streams import StreamsScenario, simulate
-from tests.strategies import examples
-from tests.test_streams_scenario import small_scenarios
+from tests.strategies import examples, small_streams_scenarios
 
 # Two then three then one thread (with a global thread), five two-topic tasks, a 2 MB budget:
 # every policy pauses and resumes, tasks move, and the merged code stalls.
@@ -52,7 +51,7 @@ def test_the_small_scenario_exercises_what_it_is_for():
 
 
 @settings(max_examples=examples(0.6))
-@given(small_scenarios())
+@given(small_streams_scenarios())
 def test_the_simpy_program_agrees_with_the_kernel_on_any_small_scenario(case):
     """Hypothesis varies every setting (and the record sizes); the tables stay identical."""
     scenario, values = case

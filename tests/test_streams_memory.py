@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import kipviz.streams_memory as streams_memory_module
 from kipviz.consumer_memory import consumer_memory_bounds
@@ -21,6 +20,7 @@ from kipviz.streams_memory import (
     thread_partitions,
     thread_shares_table,
 )
+from tests.strategies import streams_splits
 
 MiB = 1024 * 1024
 APP = StreamsInstance(partitions=2000, threads=4, brokers=3, key_bytes=16, value_bytes=1000,
@@ -88,7 +88,7 @@ def test_partitions_are_split_evenly_over_the_threads_the_first_taking_the_remai
     assert m.consumer.partitions == 3 and m.consumer_bytes == 10 * MiB
 
 
-@given(partitions=st.integers(1, 5000), threads=st.integers(1, 64))
+@given(**streams_splits)
 def test_the_split_covers_every_partition_and_differs_by_at_most_one(partitions, threads):
     """Every partition goes to one thread; thread loads differ by at most one partition."""
     split = thread_partitions(partitions, threads)

@@ -7,11 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.buffer import STREAMS_POLICIES, fetch_bytes, thread_share_bytes
 from kipviz.scenarios.streams import StreamsScenario, simulate
-from tests.strategies import examples
+from tests.strategies import examples, small_streams_scenarios
 
 # One thread, one task reading one topic "t-0": a record of value 77 costs 77 + 3 + 20 = 100
 # bytes; a fetch brings 3 of them (300 bytes); the thread processes 2 records a tick.
@@ -127,31 +126,8 @@ def test_the_trace_has_the_documented_dtypes():
         "processed_records": "int64"}
 
 
-@st.composite
-def small_scenarios(draw: st.DrawFn, policies=STREAMS_POLICIES, changes: bool = True):
-    """Small instances over every setting the kernel reads, with their value sizes."""
-    tasks, topics = draw(st.integers(1, 4)), draw(st.integers(1, 3))
-    threads = draw(st.integers(1, 3))
-    steps = draw(st.lists(st.integers(1, 3), max_size=2)) if changes else []
-    s = StreamsScenario(
-        input_buffer_max_bytes=draw(st.integers(0, 40_000)),
-        buffered_records_per_partition=draw(st.integers(1, 30)),
-        policy=draw(st.sampled_from(policies)), threads=threads,
-        global_thread=draw(st.booleans()),
-        thread_changes=tuple((70 * (j + 1), n) for j, n in enumerate(steps)),
-        tasks=tasks, topics=topics, key_bytes=draw(st.integers(0, 20)),
-        produce_records_per_s=draw(st.sampled_from([0.0, 150.0, 1000.0])),
-        initial_lag_records=draw(st.integers(0, 60)),
-        process_records_per_s=draw(st.sampled_from([50.0, 100.0, 250.0, 1000.0, 4000.0])),
-        max_partition_fetch_bytes=draw(st.sampled_from([0, 500, 3000, 100_000])),
-        tick_ms=10, ticks=draw(st.integers(1, 40)))
-    values = draw(st.lists(st.integers(0, 3000), min_size=s.partitions,
-                           max_size=s.partitions))
-    return s, values
-
-
 @settings(max_examples=examples(0.5))
-@given(small_scenarios())
+@given(small_streams_scenarios())
 def test_the_compiled_kernel_gives_the_plain_pythons_trace(case):
     """compiled=True and compiled=False give identical tables and meta."""
     s, values = case
@@ -162,7 +138,7 @@ def test_the_compiled_kernel_gives_the_plain_pythons_trace(case):
 
 
 @settings(max_examples=examples(1.2))
-@given(small_scenarios(policies=("thread_bytes", "thread_bytes_as_merged"), changes=False))
+@given(small_streams_scenarios(policies=("thread_bytes", "thread_bytes_as_merged"), changes=False))
 def test_a_thread_never_holds_more_than_its_share_plus_one_fetch_per_partition(case):
     """Under the byte bound a thread is over its share only by one poll: after a poll that took
     it over, every partition holding records is paused, so later polls reach only partitions
@@ -182,7 +158,7 @@ def test_a_thread_never_holds_more_than_its_share_plus_one_fetch_per_partition(c
 
 
 @settings(max_examples=examples(0.8))
-@given(small_scenarios(policies=("records_per_partition",)))
+@given(small_streams_scenarios(policies=("records_per_partition",)))
 def test_a_partition_never_holds_more_than_n_records_and_one_fetch(case):
     """buffered.records.per.partition: a partition fetches only while at or below N."""
     s, values = case
@@ -194,7 +170,7 @@ def test_a_partition_never_holds_more_than_n_records_and_one_fetch(case):
 
 
 @settings(max_examples=examples(1.2))
-@given(small_scenarios(policies=tuple(p for p in STREAMS_POLICIES
+@given(small_streams_scenarios(policies=tuple(p for p in STREAMS_POLICIES
                                       if p != "thread_bytes_as_merged")))
 def test_no_policy_but_the_merged_code_deadlocks_every_record_is_processed(case):
     """No deadlock: with nothing more produced and processing going on, every paused partition

@@ -9,12 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios._tiered_fetch_kernel import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate, simulate_versions
-from tests.strategies import examples
+from tests.strategies import examples, tiered_scenarios
 
 MiB = 1024 * 1024
 # odd times, so no two events of the reference fall on the same instant
@@ -107,23 +106,7 @@ def test_bad_settings_name_the_kafka_setting(kwargs, match):
         TieredFetchScenario(**kwargs)
 
 
-# small tiered scenarios over the settings the kernel reads (kept here: only this file uses them)
-tiered_scenarios = st.builds(
-    TieredFetchScenario,
-    kafka_version=st.sampled_from(["3.6", "3.7", "3.8", "4.1", "4.2", "4.3"]),
-    catch_up_consumers=st.integers(0, 3), tail_consumers=st.integers(1, 2),
-    remote_partitions=st.integers(0, 6), local_partitions=st.integers(0, 3),
-    backlog_bytes=st.sampled_from([0, 16_384, 1_048_576, 8_388_608, 5_000_000]),
-    fetch_max_bytes=st.sampled_from([0, 10_000, 1_048_576, 3_000_000, 52_428_800]),
-    max_partition_fetch_bytes=st.sampled_from([0, 1_000, 65_536, 1_048_576]),
-    remote_log_reader_threads=st.integers(1, 4),
-    remote_fetch_max_wait_ms=st.integers(1, 400), fetch_max_wait_ms=st.integers(0, 500),
-    remote_read_latency_ms=st.floats(0, 300), rtt_ms=st.floats(0.5, 5),
-    remote_fetch_max_bytes_per_s=st.none() | st.sampled_from([1e5, 2e6, 5e7]),
-    duration_ms=st.integers(1, 1_500))
-
-
-@given(tiered_scenarios)
+@given(tiered_scenarios())
 @settings(max_examples=examples(0.8))
 def test_any_scenario_keeps_kafkas_limits_and_the_compiled_kernel_equals_the_plain_one(s):
     """For any settings: before 4.2 a request starts at most one remote read, from 4.2 a

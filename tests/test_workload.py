@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.workload import RECORD_BATCH_OVERHEAD_BYTES, Workload, partition_rates, produce
+from tests.strategies import workload_shapes
 
 
 @pytest.mark.parametrize("profile", ["uniform", "zipf", "fast_slow", "bursts"])
@@ -55,7 +55,7 @@ def test_a_record_larger_than_batch_size_travels_in_a_batch_of_its_own():
     assert sizes.tolist() == [2_000_000 + RECORD_BATCH_OVERHEAD_BYTES] * 4
 
 
-@given(st.integers(1, 8), st.integers(1, 50), st.floats(0, 5e6), st.integers(0, 3))
+@given(*workload_shapes)
 def test_batches_never_exceed_batch_size_and_are_in_tick_order(partitions, ticks, rate, seed):
     """Each partition's batches are appended in time order and fit batch.size plus the header."""
     batches = produce(Workload(produce_bytes_per_s=rate), partitions, ticks, 10, seed=seed)
