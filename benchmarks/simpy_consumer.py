@@ -52,7 +52,7 @@ from kipviz.buffer import ConsumerBuffer, consumer_pool
 from kipviz.fetch import Ordering, next_order, request_partitions
 from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.scenarios._fetch_quota import new_quota_rates, throttle_fetch
-from kipviz.scenarios.consumer import ConsumerScenario, initial_orders
+from kipviz.scenarios.consumer import ConsumerScenario, initial_orders, random_order_keys
 from kipviz.versions import has
 from kipviz.workload import Batches, produce
 
@@ -138,7 +138,8 @@ class ConsumerModel:
         self.consume_per_tick = s.consume_bytes_per_s * s.tick_ms / 1000.0
         self.network_per_tick = s.network_bytes_per_s * s.tick_ms / 1000.0
         self.response_max_bytes = s.response_max_bytes
-        self.rng = np.random.RandomState(seed)  # keys of the random order, as the kernel draws
+        self.keys = random_order_keys(s, seed)  # the random order's keys, read in turn as the
+        self.next_key = 0  # kernel reads them
         self.start = batches.start.tolist()
         self.size = batches.size_bytes.tolist()
         self.tick_of = batches.tick.tolist()
@@ -321,8 +322,9 @@ class ConsumerModel:
             parts, returned = self.answer(request, raw, lag)
             if self.ordering == Ordering.RANDOM:
                 reordered = np.array(order, dtype=np.int64)
-                next_order(reordered, np.zeros(len(order), np.bool_), self.ordering,
-                           self.rng.random_sample(len(order)))
+                keys = self.keys[self.next_key : self.next_key + len(order)]
+                self.next_key += len(order)
+                next_order(reordered, np.zeros(len(order), np.bool_), self.ordering, keys)
                 order[:] = reordered.tolist()
             elif self.ordering in (Ordering.ROUND_ROBIN, Ordering.SESSION):
                 order[:] = ([p for p in order if p not in returned]

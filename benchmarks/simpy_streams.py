@@ -5,9 +5,9 @@ discrete-event library) would write it: a ``simpy.Environment``; a cluster proce
 thread count changes (the rebalance) and lets the producers append to every partition; one
 process per stream thread (``StreamThread.runOnce``: poll, pause, process, resume); and a
 recorder that writes the partitions' rows. The pause and resume decisions call
-:mod:`kipviz.buffer`'s rules (``partitions_to_pause``, ``biggest_partitions_to_pause``,
-``record_queue_pauses`` and so on) on the objects' state, where the kernel re-implements them over
-arrays, so the test that the tables agree checks both.
+:mod:`kipviz.streams_buffer`'s rules (``partitions_to_pause``, ``biggest_partitions_to_pause``,
+``record_queue_pauses`` and so on, which run the same plain functions the kernel runs compiled)
+on the objects' state.
 
 Order of events. The kernel runs each tick as: thread changes, production, then each alive thread
 in id order, then the partition rows. Here one tick is ``max threads + 2`` integer time steps
@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.buffer import (
+from kipviz.scenarios.streams import PARTITIONS, THREADS, StreamsScenario, partition_value_bytes
+from kipviz.streams_buffer import (
     biggest_partitions_to_pause,
     fetch_bytes,
     partition_share_bytes,
@@ -35,7 +36,11 @@ from kipviz.buffer import (
     resume_all_after_round,
     thread_share_bytes,
 )
-from kipviz.scenarios.streams import PARTITIONS, THREADS, StreamsScenario, partition_value_bytes
+from kipviz.streams_rules import (
+    partition_over_share,
+    pause_over_share,
+    resume_emptied,
+)
 
 __all__ = ["simulate_simpy"]
 
@@ -147,12 +152,12 @@ class StreamsModel:
                 chosen = [j for j, q in enumerate(own) if record_queue_pauses(q.queued, n_max)]
             elif policy == "partition_bytes":  # a thread without tasks has nothing to split
                 limit = partition_share_bytes(share, len(own)) if own else share
-                chosen = [j for j, b in enumerate(sizes) if b > limit]
+                chosen = [j for j, b in enumerate(sizes) if partition_over_share(b, limit)]
             elif policy == "biggest_partitions":
                 chosen = biggest_partitions_to_pause(sizes, share)
             elif policy == "instance_bytes":
                 over = self.instance_bytes() > s.input_buffer_max_bytes
-                chosen = [j for j, b in enumerate(sizes) if b > 0] if over else []
+                chosen = [j for j, q in enumerate(own) if pause_over_share(over, q.queued)]
             else:
                 chosen = partitions_to_pause(sizes, share)
             for j in chosen:
@@ -188,10 +193,11 @@ class StreamsModel:
                 resume_all = resume_all_after_round(held, share, processed)
             for q in own:
                 if policy == "partition_bytes":
-                    if q.buffered_bytes <= partition_share_bytes(share, len(own)):
+                    if not partition_over_share(q.buffered_bytes,
+                                                partition_share_bytes(share, len(own))):
                         q.paused = False  # (own is not empty in this loop)
                 elif policy != "records_per_partition" and (resume_all or (
-                        policy != "thread_bytes_as_merged" and q.queued == 0)):
+                        policy != "thread_bytes_as_merged" and resume_emptied(q.queued))):
                     q.paused = False
             self.rows.append([
                 t * s.tick_ms, i, self.threads, share, polled, after_poll[0], held,

@@ -105,17 +105,19 @@ class Ordering(IntEnum):
 
 
 def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
-               random_keys: np.ndarray) -> None:
+               random_keys: np.ndarray, scratch: np.ndarray | None = None) -> None:
     """Reorder ``order`` (partition indexes of one request, in place) after its response.
 
     ``returned[i]`` is true when the partition at place i got bytes (round-robin) or records
     (session). Moving each of them to the end, in response order, is a stable partition: the rest
     keep their order and the returned ones follow. ``random_keys`` (one per place) drives the
-    random shuffle. Fixed and hash orders do not change. Plain loops: numba compiles it.
+    random shuffle. Fixed and hash orders do not change. ``scratch`` (at least as long as
+    ``order``) is working space, so a caller in a loop allocates nothing; without it one is made.
+    Plain loops: numba compiles it.
     """
     n = order.shape[0]
-    if ordering == 1 or ordering == 3:
-        moved = np.empty(n, dtype=order.dtype)
+    if ordering == Ordering.ROUND_ROBIN or ordering == Ordering.SESSION:
+        moved = np.empty(n, dtype=order.dtype) if scratch is None else scratch
         k = 0
         m = 0
         for i in range(n):  # in place: k <= i, so unread places are never overwritten
@@ -125,8 +127,9 @@ def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
             else:
                 order[k] = order[i]
                 k += 1
-        order[k:] = moved[:m]
-    elif ordering == 4:
+        for j in range(m):
+            order[k + j] = moved[j]
+    elif ordering == Ordering.RANDOM:
         perm = np.argsort(random_keys)
         tmp = order.copy()
         for i in range(n):

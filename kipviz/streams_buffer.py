@@ -14,8 +14,8 @@ replaced, ``buffered.records.per.partition`` (still Kafka's today, default 1000,
 deprecated), pauses one partition above N records and resumes it when processing
 brings it back to N (``StreamTask.addRecords`` / ``process``). The KIP's rejected alternatives
 are here as rules too: one bound for the whole instance, a byte bound per partition, pausing only
-the biggest partitions. The state machine that applies them lives in
-:mod:`kipviz.scenarios._streams_kernel`.
+the biggest partitions. The rules themselves are plain functions in
+:mod:`kipviz.streams_rules`, which these functions, the Streams kernel and the SimPy reference run.
 
 ``input.buffer.max.bytes`` is not in Kafka: it was merged twice (apache/kafka#11424, #11796) and
 reverted twice before any release (#12383); kipviz models it as the KIP and the merged code say.
@@ -27,6 +27,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kipviz._checks import check_int as _check_int
+from kipviz.streams_rules import (
+    pause_above_records,
+    pause_over_share,
+    pick_biggest_partitions,
+    resume_all_within_share,
+    resume_at_records,
+    share_per_partition,
+)
 
 __all__ = [
     "BUFFERED_RECORDS_PER_PARTITION",
@@ -126,8 +134,8 @@ def partitions_to_pause(buffered_bytes: Sequence[int], share_bytes: int) -> list
     it needs. Within the share, none.
     """
     sizes = _sizes("buffered_bytes", buffered_bytes)
-    share = _check_int("share_bytes", share_bytes, 0)
-    return [i for i, b in enumerate(sizes) if b > 0] if sum(sizes) > share else []
+    over = sum(sizes) > _check_int("share_bytes", share_bytes, 0)
+    return [i for i, b in enumerate(sizes) if pause_over_share(over, b)]
 
 
 def resume_all_after_round(buffered_total_bytes: int, share_bytes: int,
@@ -144,14 +152,15 @@ def resume_all_after_round(buffered_total_bytes: int, share_bytes: int,
     """
     total = _check_int("buffered_total_bytes", buffered_total_bytes, 0)
     share = _check_int("share_bytes", share_bytes, 0)
-    return _check_int("processed_records", processed_records, 0) > 0 and total <= share
+    return resume_all_within_share(_check_int("processed_records", processed_records, 0), total,
+                                   share)
 
 
 def record_queue_pauses(queue_records: int, buffered_records_per_partition: int = 1000) -> bool:
     """``buffered.records.per.partition`` after records are added: pause above N records."""
     n = _check_int("buffered_records_per_partition (buffered.records.per.partition)",
                    buffered_records_per_partition, 1)
-    return _check_int("queue_records", queue_records, 0) > n
+    return pause_above_records(_check_int("queue_records", queue_records, 0), n)
 
 
 def record_queue_resumes(queue_records: int, buffered_records_per_partition: int = 1000) -> bool:
@@ -159,14 +168,14 @@ def record_queue_resumes(queue_records: int, buffered_records_per_partition: int
     when its queue is back to exactly N (``StreamTask.process``)."""
     n = _check_int("buffered_records_per_partition (buffered.records.per.partition)",
                    buffered_records_per_partition, 1)
-    return _check_int("queue_records", queue_records, 0) == n
+    return resume_at_records(_check_int("queue_records", queue_records, 0), n)
 
 
 def partition_share_bytes(share_bytes: int, partitions: int) -> int:
     """Rejected alternative "fine grained allocation": a thread's share // its partitions; a
     partition above it is paused alone and resumed once back within it."""
     share = _check_int("share_bytes", share_bytes, 0)
-    return share // _check_int("partitions", partitions, 1)
+    return share_per_partition(share, _check_int("partitions", partitions, 1))
 
 
 def biggest_partitions_to_pause(buffered_bytes: Sequence[int], share_bytes: int) -> list[int]:
@@ -174,13 +183,8 @@ def biggest_partitions_to_pause(buffered_bytes: Sequence[int], share_bytes: int)
     biggest partitions, largest first (ties: lower index), until they hold the excess."""
     sizes = _sizes("buffered_bytes", buffered_bytes)
     excess = sum(sizes) - _check_int("share_bytes", share_bytes, 0)
-    chosen: list[int] = []
-    for i in sorted(range(len(sizes)), key=lambda k: (-sizes[k], k)):
-        if excess <= 0:
-            break
-        chosen.append(i)
-        excess -= sizes[i]
-    return chosen
+    chosen = [0] * len(sizes)
+    return chosen[:pick_biggest_partitions(sizes, excess, chosen)]
 
 
 def fetch_bytes(record_bytes: int, max_partition_fetch_bytes: int = 1048576) -> int:

@@ -1,11 +1,9 @@
 """The consumer scenario's kernel: plain loops over numpy arrays that numba compiles.
 
-:func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick. Run as it is,
-it is the plain-Python reference; :mod:`kipviz.scenarios._consumer_jit` compiles the same function
-with numba. It calls the mechanisms in numba's terms: KIP-74's
-``fill_raw_bytes`` and ``next_order`` from :mod:`kipviz.fetch`, and KIP-81's pool as the state row
-of :func:`kipviz.pool.pool_state` and the ``pool_*`` rules of :mod:`kipviz.pool_state`, the ones
-the pool class runs.
+:func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
+it is the plain-Python reference, and :mod:`kipviz.scenarios._consumer_jit` compiles it. It calls
+the mechanisms themselves: KIP-74's ``fill_raw_bytes`` and ``next_order`` (:mod:`kipviz.fetch`),
+KIP-81's pool rules (:mod:`kipviz.pool_state`, on the row of :func:`kipviz.pool.pool_state`).
 
 Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
 them in the socket, coordinator responses bypass it), the heartbeat thread sends its next
@@ -16,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kipviz.fetch import fill_raw_bytes, next_order, request_partitions
+from kipviz.fetch import Ordering, fill_raw_bytes, next_order, request_partitions
 from kipviz.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.scenarios._fetch_quota import throttle_fetch
 
@@ -31,21 +29,25 @@ HEARTBEAT_RESPONSE_BYTES = 16  # a v4 HeartbeatResponse: size, correlation id, t
 
 
 def consumer_kernel(
-    batch_size, batch_tick, batch_part, batch_next, batch_first, orders, order_start, limits,
-    response_max_bytes,
-    version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks, network_per_tick,
-    consume_per_tick, ticks, n_windows, seed, record_fetches,
-    pool, coordinator_bypass, max_in_flight, hb_interval_ticks, tick_ms,
-    skip_buffered_nodes, paused, pause_tick, quota_bound, quota_empty, q_slots, q_pos,
+    batches, inputs, settings, pool,
     # outputs (throttled: count and total ms of quota-throttled fetches)
-    throttled,
-    f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete,
-    w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak,
-    m_held, m_in_flight, m_consumed,
-    b_retained, b_waiting, b_dry,
-    hb_sent, hb_arrived, hb_read,
+    throttled, out_fetches, out_windows, out_memory, out_buffer, out_heartbeats,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
-    np.random.seed(seed)
+    """Run the model on ``batches`` (``TimeOrderedBatches``), ``inputs`` and ``settings``
+    (:mod:`kipviz.scenarios._consumer_columns`) and KIP-81's pool row
+    (:func:`kipviz.pool.pool_state`); fills ``throttled`` and the ``out_*`` column blocks.
+    Returns (fetch rows, heartbeats)."""
+    batch_size, batch_tick, batch_part, batch_next, batch_first = batches
+    orders, order_start, limits, paused, random_keys, q_slots, q_pos = inputs
+    (response_max_bytes, version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks,
+     network_per_tick, consume_per_tick, ticks, n_windows, record_fetches, coordinator_bypass,
+     max_in_flight, hb_interval_ticks, tick_ms, skip_buffered_nodes, pause_tick, quota_bound,
+     quota_empty) = settings
+    f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete = out_fetches
+    w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak = out_windows
+    m_held, m_in_flight, m_consumed = out_memory
+    b_retained, b_waiting, b_dry = out_buffer
+    hb_sent, hb_arrived, hb_read = out_heartbeats
     n_part = batch_first.shape[0]
     n_batches = batch_size.shape[0]
     n_brokers = order_start.shape[0] - 1
@@ -79,6 +81,8 @@ def consumer_kernel(
     sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
     place = np.zeros(n_part, np.int64)  # where each of those stands in the broker's order
     sent_n = np.zeros(n_brokers, np.int64)
+    scratch = np.zeros(n_part, np.int64)  # next_order's working space
+    next_key = 0  # the next of random_keys
     held = 0
     retained = 0
     credit = 0.0
@@ -147,7 +151,7 @@ def consumer_kernel(
                     part_slot[p] = s
                     slot_parts[s] += 1
                     queue[tail] = p
-                    tail = (tail + 1) % queue.shape[0]
+                    tail = tail + 1 if tail + 1 < queue.shape[0] else 0
             retained += total
             slot_bytes[s] = total
             if slot_parts[s] == 0:  # nothing to hand over: the slot is free at once
@@ -169,7 +173,7 @@ def consumer_kernel(
         while head != tail:
             p = queue[head]
             if not fetchable[p]:  # FetchCollector sets a paused partition's data aside, kept
-                head = (head + 1) % queue.shape[0]
+                head = head + 1 if head + 1 < queue.shape[0] else 0
                 continue
             if st[p, PART_LEFT] > credit:
                 take = int(credit)
@@ -182,7 +186,7 @@ def consumer_kernel(
             held -= st[p, PART_RAW]
             st[p, PART_RAW] = 0
             st[p, PART_LEFT] = 0
-            head = (head + 1) % queue.shape[0]
+            head = head + 1 if head + 1 < queue.shape[0] else 0
             s = part_slot[p]  # the last of a response's parts handed over releases it
             slot_parts[s] -= 1
             if slot_parts[s] == 0:
@@ -264,10 +268,14 @@ def consumer_kernel(
                 st[p, OFFSET] += got
                 st[p, PART_RAW] = r
                 st[p, PART_LEFT] = got
-                returned[place[lo + i]] = (r > 0) if ordering == 1 else (got > 0)
-            keys = np.random.random(order_start[b + 1] - lo) if ordering == 4 else raw[:0] * 0.0
-            next_order(orders[lo : order_start[b + 1]], returned[: order_start[b + 1] - lo],
-                       ordering, keys)
+                returned[place[lo + i]] = (r > 0) if ordering == Ordering.ROUND_ROBIN else (got > 0)
+            served = order_start[b + 1] - lo
+            keys = random_keys[:0]
+            if ordering == Ordering.RANDOM:
+                keys = random_keys[next_key : next_key + served]
+                next_key += served
+            next_order(orders[lo : order_start[b + 1]], returned[:served], ordering, keys,
+                       scratch)
             in_flight[b] = total
             arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
             if quota_empty:

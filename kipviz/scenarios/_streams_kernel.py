@@ -2,9 +2,10 @@
 
 :func:`streams_kernel` runs :mod:`kipviz.scenarios.streams`'s model tick by tick; run as it is,
 it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
-numba (imported only then). The pause and resume rules are :mod:`kipviz.buffer`'s, written here
-over arrays (the tests check them against each other): the policy codes are the positions of
-:data:`kipviz.buffer.STREAMS_POLICIES`.
+numba (imported only then). The pause and resume rules are :mod:`kipviz.streams_buffer`'s own
+plain functions, called here (compiled with the kernel) as the mechanism's functions and the
+SimPy reference call them; the policy codes are the positions of
+:data:`kipviz.streams_buffer.STREAMS_POLICIES`.
 
 A partition's queue is a span of offsets: ``consumed <= fetched <= end`` (``RecordQueue`` holds
 ``fetched - consumed`` records, the broker ``end - fetched`` more). Every record of a partition
@@ -18,8 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.buffer import STREAMS_POLICIES
 from kipviz.scenarios._jit import jit_functions
+from kipviz.streams_buffer import (
+    STREAMS_POLICIES,
+)
+from kipviz.streams_rules import (
+    partition_over_share,
+    pause_above_records,
+    pause_over_share,
+    pick_biggest_partitions,
+    resume_all_within_share,
+    resume_at_records,
+    resume_emptied,
+    share_per_partition,
+)
 
 __all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
 
@@ -49,6 +62,14 @@ def thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_task
         k = thread_tasks[i, j]
         for p in range(k * topics, (k + 1) * topics):
             total += (fetched[p] - consumed[p]) * size[p]
+    return total
+
+
+def instance_bytes(size, fetched, consumed):
+    """Bytes buffered by the whole instance (the rejected one-bound-per-instance alternative)."""
+    total = 0
+    for p in range(size.shape[0]):
+        total += (fetched[p] - consumed[p]) * size[p]
     return total
 
 
@@ -91,6 +112,8 @@ def streams_kernel(
     rr = np.zeros(max_threads, np.int64)  # round-robin position in each thread's task list
     carry = np.zeros(max_threads, np.float64)  # fraction of a record of processing budget
     order = np.zeros(n_parts, np.int64)
+    queued_bytes = np.zeros(n_parts, np.int64)
+    chosen = np.zeros(n_parts, np.int64)
     consumed_before = np.zeros(n_parts, np.int64)
     threads = threads0
     assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks)
@@ -135,44 +158,32 @@ def streams_kernel(
             held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
             t_out[t, i, T_AFTER_POLL] = held
             t_out[t, i, T_POLLED] = polled
-            # --- pause after the poll
+            # --- pause after the poll (kipviz.streams_buffer's rules)
             over = held > share
             if policy == INSTANCE:
-                instance = 0
-                for p in range(n_parts):
-                    instance += (fetched[p] - consumed[p]) * size[p]
-                over = instance > total_bytes
-            limit = share // max(n_own, 1)
+                over = instance_bytes(size, fetched, consumed) > total_bytes
+            limit = share_per_partition(share, max(n_own, 1))
             n_order = 0
             for j in range(nt):
                 k = thread_tasks[i, j]
                 for p in range(k * topics, (k + 1) * topics):
                     queued = fetched[p] - consumed[p]
                     if policy == RECORDS:
-                        if queued > records_per_partition:
+                        if pause_above_records(queued, records_per_partition):
                             paused[p] = True
                     elif policy == PARTITION:
-                        if queued * size[p] > limit:
+                        if partition_over_share(queued * size[p], limit):
                             paused[p] = True
                     elif policy == BIGGEST:
                         order[n_order] = p
+                        queued_bytes[n_order] = queued * size[p]
                         n_order += 1
-                    elif over and queued > 0:
+                    elif pause_over_share(over, queued):
                         paused[p] = True
             if policy == BIGGEST and over:
-                excess = held - share
-                while excess > 0:  # biggest first, ties to the lower partition
-                    best = -1
-                    for j in range(n_order):
-                        p = order[j]
-                        if p >= 0 and (best < 0 or (fetched[p] - consumed[p]) * size[p] >
-                                       (fetched[order[best]] - consumed[order[best]])
-                                       * size[order[best]]):
-                            best = j
-                    p = order[best]
-                    order[best] = -1
-                    paused[p] = True
-                    excess -= (fetched[p] - consumed[p]) * size[p]
+                n_chosen = pick_biggest_partitions(queued_bytes[:n_order], held - share, chosen)
+                for c in range(n_chosen):
+                    paused[order[chosen[c]]] = True
             n_paused = 0
             n_nonempty = 0
             lag = 0
@@ -207,28 +218,26 @@ def streams_kernel(
                 processed += 1
                 processed_bytes += size[p]
                 if (policy == RECORDS and paused[p]
-                        and fetched[p] - consumed[p] == records_per_partition):
+                        and resume_at_records(fetched[p] - consumed[p], records_per_partition)):
                     paused[p] = False  # StreamTask.process: back to N, resume
             rr[i] = pos
             # --- resume after the round
             held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
-            within = held <= share
+            total, bound = held, share
             if policy == INSTANCE:
-                instance = 0
-                for p in range(n_parts):
-                    instance += (fetched[p] - consumed[p]) * size[p]
-                within = instance <= total_bytes
+                total, bound = instance_bytes(size, fetched, consumed), total_bytes
+            resume_all = resume_all_within_share(processed, total, bound)
             for j in range(nt):
                 k = thread_tasks[i, j]
                 for p in range(k * topics, (k + 1) * topics):
                     queued = fetched[p] - consumed[p]
                     if policy == PARTITION:
-                        if queued * size[p] <= limit:
+                        if not partition_over_share(queued * size[p], limit):
                             paused[p] = False
                     elif policy != RECORDS:
-                        if processed > 0 and within:
+                        if resume_all:
                             paused[p] = False  # KIP-770's text (and the merged code): all
-                        elif policy != AS_MERGED and queued == 0:
+                        elif policy != AS_MERGED and resume_emptied(queued):
                             paused[p] = False  # beyond the KIP, #13283: resume emptied ones
             n_paused = 0
             records = 0
@@ -255,7 +264,11 @@ def streams_kernel(
     return moves
 
 
-_FUNCTIONS = ("assign_tasks", "thread_bytes", "next_partition", "streams_kernel")
+_RULES = ("partition_over_share", "pause_over_share", "resume_all_within_share", "resume_emptied",
+          "pause_above_records", "resume_at_records", "share_per_partition",
+          "pick_biggest_partitions")
+_FUNCTIONS = ("assign_tasks", "thread_bytes", "instance_bytes", "next_partition",
+              "streams_kernel")
 _compiled: dict[str, Any] = {}
 
 
@@ -263,5 +276,6 @@ def compiled_kernel(name: str = "streams_kernel") -> Any:
     """``streams_kernel`` (or one of its helpers, by name) compiled by numba, once per process
     (:func:`kipviz.scenarios._jit.jit_functions`: the plain functions stay plain)."""
     if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, globals()))
+        _compiled.update(jit_functions(_FUNCTIONS, globals(),
+                                       foreign={name: globals()[name] for name in _RULES}))
     return _compiled[name]

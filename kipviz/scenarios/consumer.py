@@ -42,6 +42,15 @@ from kipviz.fetch import Ordering, TopicPartition, java_hash_order
 from kipviz.pool import pool_state
 from kipviz.pool_state import DEPLETED
 from kipviz.scenarios import limits
+from kipviz.scenarios._consumer_columns import (
+    BufferColumns,
+    ConsumerInputs,
+    ConsumerSettings,
+    FetchColumns,
+    HeartbeatColumns,
+    MemoryColumns,
+    WindowColumns,
+)
 from kipviz.scenarios._consumer_jit import compiled_kernel
 from kipviz.scenarios._consumer_kernel import consumer_kernel
 from kipviz.scenarios._fetch_quota import new_quota_rates
@@ -51,7 +60,7 @@ from kipviz.versions import has, version_key
 from kipviz.workload import Batches, produce
 
 __all__ = ["TOPIC", "ConsumerMeta", "ConsumerScenario", "ConsumerTrace", "initial_orders",
-           "simulate"]
+           "random_order_keys", "simulate"]
 
 @dataclass(frozen=True)
 class ConsumerTrace:
@@ -89,6 +98,18 @@ def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(per_broker), order_start
 
 
+def random_order_keys(scenario: ConsumerScenario, seed: int) -> np.ndarray:
+    """The random order's keys (:attr:`Ordering.RANDOM`; empty for the other orders): one per
+    partition of every response the run can get, read in turn by the kernel and the SimPy
+    reference. Drawn from the first child of the run's ``SeedSequence``, a stream independent of
+    the workload's ``default_rng(seed)``."""
+    if scenario.request_ordering != Ordering.RANDOM:
+        return np.zeros(0)
+    rtt_ticks = max(1, math.ceil(scenario.rtt_ms / scenario.tick_ms))
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    return rng.random(scenario.partitions * (math.ceil(scenario.ticks / rtt_ticks) + 1))
+
+
 def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool = True,
              compiled: bool = True, batches: Batches | None = None) -> ConsumerTrace:
     """Run the scenario; the same scenario and seed give the same trace.
@@ -112,36 +133,35 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     n_windows = s.windows
     rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
     cap = s.partitions * (math.ceil(s.ticks / rtt_ticks) + 1) if record_fetches else 0
-    f = {name: np.zeros(cap, dtype) for name, dtype in _FETCH_COLUMNS.items()}
-    w = {name: np.zeros((n_windows, s.partitions), dtype)
-         for name, dtype in _WINDOW_COLUMNS.items()}
-    m = {name: np.zeros(s.ticks, np.int64) for name in _MEMORY_COLUMNS}
-    buf: dict[str, np.ndarray] = {name: np.zeros(s.ticks, dtype)
-                                  for name, dtype in _BUFFER_COLUMNS.items()}
+    f = FetchColumns(*(np.zeros(cap, t) for t in _FETCH_COLUMNS.values()))
+    w = WindowColumns(*(np.zeros((n_windows, s.partitions), t) for t in _WINDOW_COLUMNS.values()))
+    m = MemoryColumns(*(np.zeros(s.ticks, np.int64) for _ in MemoryColumns._fields))
+    buf = BufferColumns(*(np.zeros(s.ticks, t) for t in _BUFFER_COLUMNS.values()))
     hb_interval = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
     n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
-    hb = {name: np.full(n_hb, -1, np.int64) for name in ("sent", "arrived", "read")}
+    hb = HeartbeatColumns(*(np.full(n_hb, -1, np.int64) for _ in HeartbeatColumns._fields))
     state = pool_state(pool)
     q_slots, q_pos = new_quota_rates(order_start.shape[0] - 1)  # the brokers leading partitions
     throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
-    kernel = compiled_kernel() if compiled else consumer_kernel
-    rows, _heartbeats_read = kernel(
-        *batches.by_time, orders, order_start,
-        np.full(s.partitions, s.max_partition_fetch_bytes, np.int64), s.response_max_bytes,
-        s.fetch_version, int(s.request_ordering), s.fetch_min_bytes,
-        math.ceil(s.fetch_max_wait_ms / s.tick_ms),
-        rtt_ticks, s.network_bytes_per_s * s.tick_ms / 1000.0,
-        s.consume_bytes_per_s * s.tick_ms / 1000.0, s.ticks, n_windows, seed,
-        record_fetches, state, s.coordinator_bypass,
-        s.max_in_flight_fetches or s.partitions + s.brokers, hb_interval, s.tick_ms,
-        has(s.kafka_version, "buffered_nodes"),
-        np.array(sorted(set(s.paused_partitions)), np.int64),
+    inputs = ConsumerInputs(
+        orders, order_start, np.full(s.partitions, s.max_partition_fetch_bytes, np.int64),
+        np.array(sorted(set(s.paused_partitions)), np.int64), random_order_keys(s, seed),
+        q_slots, q_pos)
+    settings = ConsumerSettings(
+        int(s.response_max_bytes), int(s.fetch_version), int(s.request_ordering),
+        int(s.fetch_min_bytes), math.ceil(s.fetch_max_wait_ms / s.tick_ms), rtt_ticks,
+        float(s.network_bytes_per_s * s.tick_ms / 1000.0),
+        float(s.consume_bytes_per_s * s.tick_ms / 1000.0), int(s.ticks), int(n_windows),
+        bool(record_fetches), bool(s.coordinator_bypass),
+        int(s.max_in_flight_fetches or s.partitions + s.brokers), int(hb_interval),
+        int(s.tick_ms), bool(has(s.kafka_version, "buffered_nodes")),
         math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
-        float(s.fetch_quota_bytes_per_s or 0.0), has(s.kafka_version, "throttled_empty_response"),
-        q_slots, q_pos, throttled,
-        *f.values(), *w.values(), *m.values(), *buf.values(), *hb.values(),
-    )
-    fetches = pd.DataFrame({k: v[:rows] for k, v in f.items()})
+        float(s.fetch_quota_bytes_per_s or 0.0),
+        bool(has(s.kafka_version, "throttled_empty_response")))
+    kernel = compiled_kernel() if compiled else consumer_kernel
+    rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, throttled,
+                                    f, w, m, buf, hb)
+    fetches = pd.DataFrame({k: v[:rows] for k, v in f._asdict().items()})
     fetches["time_ms"] *= s.tick_ms
     bounds = -(-np.arange(n_windows + 1, dtype=np.int64) * s.ticks // n_windows) * s.tick_ms
     windows = pd.DataFrame({
@@ -149,11 +169,11 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         "window_start_ms": np.repeat(bounds[:-1], s.partitions),
         "window_end_ms": np.repeat(bounds[1:], s.partitions),
         "partition": np.tile(np.arange(s.partitions, dtype=np.int32), n_windows),
-        **{k: v.ravel() for k, v in w.items()},
+        **{k: v.ravel() for k, v in w._asdict().items()},
     })
     time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
-    memory = pd.DataFrame({"time_ms": time_ms, **m})
-    buffer = pd.DataFrame({"time_ms": time_ms, **buf})
+    memory = pd.DataFrame({"time_ms": time_ms, **m._asdict()})
+    buffer = pd.DataFrame({"time_ms": time_ms, **buf._asdict()})
     heartbeats = _heartbeats(hb, s)
     meta = cast(ConsumerMeta, {  # its keys are checked by tests/test_scenario_contract.py
             "partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
@@ -180,12 +200,12 @@ def _memory_meta(b: ConsumerMemoryBounds) -> dict[str, Any]:
             "memory_sentence": b.sentence()}
 
 
-def _heartbeats(hb: dict[str, np.ndarray], s: ConsumerScenario) -> pd.DataFrame:
-    n = int((hb["sent"] >= 0).sum())
+def _heartbeats(hb: HeartbeatColumns, s: ConsumerScenario) -> pd.DataFrame:
+    n = int((hb.sent >= 0).sum())
     end = s.ticks
-    read = hb["read"][:n]
-    arrived = hb["arrived"][:n]
-    sent = hb["sent"][:n]
+    read = hb.read[:n]
+    arrived = hb.arrived[:n]
+    sent = hb.sent[:n]
     arrived = np.where(arrived >= 0, arrived, sent + max(1, math.ceil(s.rtt_ms / s.tick_ms)))
     delay = np.where(read >= 0, read - arrived, np.maximum(end - arrived, 0))
     return pd.DataFrame({
@@ -213,5 +233,4 @@ _FETCH_COLUMNS = {"fetch_id": np.int64, "time_ms": np.int64, "broker": np.int32,
 _WINDOW_COLUMNS = {"demand_bytes": np.int64, "delivered_bytes": np.int64,
                    "lag_end_bytes": np.int64, "fetches": np.int32, "starved_fetches": np.int32,
                    "max_starvation_streak": np.int32}
-_MEMORY_COLUMNS = ("held_bytes", "in_flight_bytes", "consumed_bytes")
 _BUFFER_COLUMNS = {"retained_bytes": np.int64, "waiting_bytes": np.int64, "pool_dry": np.bool_}

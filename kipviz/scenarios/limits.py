@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.consumer_fetch import Ordering
+
 __all__ = [
     "JAVA_MAX",
     "KAFKA_SETTINGS",
@@ -145,14 +147,17 @@ def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
     """Estimated peak bytes of :func:`kipviz.scenarios.consumer.simulate` for ``scenario``."""
     s = scenario
     rtt_ticks = max(1, -(-s.rtt_ms // s.tick_ms))
-    fetch_rows = float(s.partitions) * (-(-s.ticks // rtt_ticks) + 1) if record_fetches else 0.0
+    responses = float(s.partitions) * (-(-s.ticks // rtt_ticks) + 1)  # partitions x fetches
+    fetch_rows = responses if record_fetches else 0.0
+    random_keys = responses if s.request_ordering == Ordering.RANDOM else 0.0  # float64 each
     return (workload_bytes(s.workload, s.partitions, s.ticks, s.tick_ms)
-            + 100.0 * s.windows * s.partitions + 90.0 * fetch_rows + 120.0 * s.ticks
+            + 100.0 * s.windows * s.partitions + 90.0 * fetch_rows + 8.0 * random_keys
+            + 120.0 * s.ticks
             + 256.0 * (s.partitions + leading_brokers(s.partitions, s.brokers)))
 
 
 SEED_MAX = 2**32 - 1
-"""The largest seed: the compiled kernels seed numpy's legacy generator, which takes 32 bits."""
+"""The largest seed (32 bits, as when the kernels seeded numpy's legacy generator)."""
 
 
 def check_seed(seed: object) -> int:
