@@ -193,11 +193,15 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
     """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs)."""
     t, c, p = acquired.shape
     time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
-    ti, ci, pi = np.nonzero((acquired != 0) | (redelivered != 0) | (acknowledged != 0))
+    # row-major flat positions of the non-zero cells: the rows in (tick, consumer, partition)
+    # order, as np.nonzero gives them; built without copies (copy=False: no block stacking)
+    at = np.flatnonzero(acquired | redelivered | acknowledged)
+    tc, pi = np.divmod(at, p)
+    ti, ci = np.divmod(tc, c)
     deliveries = pd.DataFrame({
         "time_ms": time_ms[ti], "consumer": ci.astype(np.int32), "partition": pi.astype(np.int32),
-        "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
-        "acknowledged": acknowledged[ti, ci, pi]})
+        "acquired": acquired.ravel()[at], "redelivered": redelivered.ravel()[at],
+        "acknowledged": acknowledged.ravel()[at]}, copy=False)
     k = classic_consumed.shape[1]
     held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
     consumers = pd.DataFrame({  # the share group's rows, then the classic group's
@@ -206,10 +210,10 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
         "consumer": np.concatenate([np.tile(np.arange(c, dtype=np.int32), t),
                                     np.tile(np.arange(k, dtype=np.int32), t)]),
         "held_records": held_all, "held_bytes": held_all * s.record_bytes,
-        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])})
+        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])}, copy=False)
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
-        **{name: values.ravel() for name, values in part.items()}})
+        **{name: values.ravel() for name, values in part.items()}}, copy=False)
     return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s))
 
 
@@ -221,8 +225,11 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     s = scenario
     inp = kernel_inputs(s, seed)
     c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
+    # one partition's empty state (spf.new_share_partition) for each of the p partitions; the
+    # all-zero arrays as fresh zeros (the OS gives zero pages: only pages the run touches cost)
     sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
-        np.stack(a) for a in zip(*(spf.new_share_partition(n) for _ in range(p)), strict=True))
+        np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
+        for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
     acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
