@@ -232,23 +232,29 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
-    acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
-    held, processed = np.zeros((t, c), np.int64), np.zeros((t, c), np.int64)
-    part = {name: np.zeros((t, p), np.int64) for name in
-            ("log_end_offset", "start_offset", "in_flight_records", "archived_records")}
-    classic = np.zeros((t, s.classic_consumers), np.int64)
+    out = k.ShareGroupOutputs(
+        *(np.zeros((t, c, p), np.int64) for _ in range(3)),  # acquired, redelivered, acked
+        np.zeros((t, c), np.int64), np.zeros((t, c), np.int64),  # held, processed
+        *(np.zeros((t, p), np.int64) for _ in range(4)),  # in flight, start, archived, end
+        np.zeros((t, s.classic_consumers), np.int64))
+    cfg = k.ShareSettings(
+        ticks=t, tick_ms=s.tick_ms, brokers=s.brokers, classic_consumers=s.classic_consumers,
+        batch_records=s.batch_records, record_bytes=s.record_bytes,
+        produce_batches_per_tick=float(inp["produce_batches_per_tick"]),  # type: ignore[arg-type]
+        initial_batches=s.initial_lag_records // s.batch_records,
+        response_max_bytes=int(inp["response_max_bytes"]),  # type: ignore[call-overload]
+        max_poll_records=s.max_poll_records, max_locks=s.max_record_locks,
+        lock_ms=s.record_lock_duration_ms, max_delivery=s.delivery_count_limit,
+        record_limit=s.acquire_mode == "record_limit", batch_size=s.max_poll_records,
+        process_per_tick=float(inp["process_per_tick"]))  # type: ignore[arg-type]
+    kernel_in = k.ShareGroupInputs(*(inp[name] for name in k.ShareGroupInputs._fields))
+    sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
-    kernel(t, s.tick_ms, s.brokers, inp["assign"], inp["classic_owner"], s.classic_consumers,
-           s.batch_records, s.record_bytes, inp["produce_batches_per_tick"],
-           s.initial_lag_records // s.batch_records, inp["response_max_bytes"],
-           s.max_poll_records, s.max_record_locks, s.record_lock_duration_ms,
-           s.delivery_count_limit, s.acquire_mode == "record_limit", s.max_poll_records,
-           inp["process_per_tick"], inp["stalled"], inp["draws"], sp, rec_state, delivery,
-           lock_exp, owner, inflight_last, split, inp["batch_last"], queue_p, queue_o, acquired,
-           redelivered, acknowledged, held, processed,
-           part["in_flight_records"], part["start_offset"], part["archived_records"],
-           part["log_end_offset"], classic)
-    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
+    kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
+    part = {"log_end_offset": out.log_end, "start_offset": out.start_offset,
+            "in_flight_records": out.in_flight, "archived_records": out.archived}
+    return tables(s, out.acquired, out.redelivered, out.acknowledged, out.held, out.processed,
+                  out.classic_consumed, part)
 
 
 def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),
