@@ -232,11 +232,12 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
-    out = k.ShareGroupOutputs(
-        *(np.zeros((t, c, p), np.int64) for _ in range(3)),  # acquired, redelivered, acked
-        np.zeros((t, c), np.int64), np.zeros((t, c), np.int64),  # held, processed
-        *(np.zeros((t, p), np.int64) for _ in range(4)),  # in flight, start, archived, end
-        np.zeros((t, s.classic_consumers), np.int64))
+    per_tick = (((t, c, p), ("acquired", "redelivered", "acknowledged")),
+                ((t, c), ("held", "processed")),
+                ((t, p), ("in_flight", "start_offset", "archived", "log_end")),
+                ((t, s.classic_consumers), ("classic_consumed",)))
+    out = k.ShareGroupOutputs(**{name: np.zeros(shape, np.int64)
+                                 for shape, names in per_tick for name in names})
     cfg = k.ShareSettings(
         ticks=t, tick_ms=s.tick_ms, brokers=s.brokers, classic_consumers=s.classic_consumers,
         batch_records=s.batch_records, record_bytes=s.record_bytes,
@@ -247,7 +248,8 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         lock_ms=s.record_lock_duration_ms, max_delivery=s.delivery_count_limit,
         record_limit=s.acquire_mode == "record_limit", batch_size=s.max_poll_records,
         process_per_tick=float(inp["process_per_tick"]))  # type: ignore[arg-type]
-    kernel_in = k.ShareGroupInputs(*(inp[name] for name in k.ShareGroupInputs._fields))
+    kernel_in = k.ShareGroupInputs(**{name: np.asarray(inp[name])
+                                      for name in k.ShareGroupInputs._fields})
     sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
     kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
