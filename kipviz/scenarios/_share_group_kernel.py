@@ -112,7 +112,8 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
     brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
     record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
     max_poll_records, max_locks = cfg.max_poll_records, cfg.max_locks
-    sp, rec_state = sps.sp, sps.rec_state
+    sp, rec_state, delivery = sps.sp, sps.rec_state, sps.delivery
+    acquired, redelivered = out_.acquired, out_.redelivered
     parts, fetch_offset, max_bytes, first, log, base, raw, out = scratch
     n_part = assign.shape[1]
     n = 0
@@ -147,7 +148,7 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = sa.acquire(sp[p], rec_state[p], sps.delivery[p], sps.lock_exp[p], sps.owner[p],
+        k = sa.acquire(sp[p], rec_state[p], delivery[p], sps.lock_exp[p], sps.owner[p],
                        sps.inflight_last[p], sps.split[p], inp.batch_last[p], c,
                        fetch_offset[i], base[i] + whole * batch_records - 1,
                        max_poll_records - got, max_locks, cfg.max_delivery, cfg.record_limit,
@@ -160,9 +161,9 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
             queue_p[c, tail] = p
             queue_o[c, tail] = out[j]
             tail += 1
-            out_.acquired[t, c, p] += 1
-            if sps.delivery[p, out[j]] > 1:
-                out_.redelivered[t, c, p] += 1
+            acquired[t, c, p] += 1
+            if delivery[p, out[j]] > 1:
+                redelivered[t, c, p] += 1
     return tail, draw_pos
 
 
@@ -185,6 +186,9 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     assign, classic_owner, stalled = inp.assign, inp.classic_owner, inp.stalled
     sp, rec_state, delivery, lock_exp, owner, inflight_last, split = sps
     acknowledged, held, processed = out.acknowledged, out.held, out.processed
+    classic_consumed, in_flight, start_offset = out.classic_consumed, out.in_flight, \
+        out.start_offset
+    archived, log_end_out = out.archived, out.log_end
     n_cons, n_part = assign.shape
     scratch = new_scratch(n_part, cfg.max_poll_records
                           + n_part * (cfg.batch_size + batch_records) + 1)
@@ -268,13 +272,13 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                     take = min(int(classic_budget[k]), log_end[p] - classic_pos[p])
                     classic_pos[p] += take
                     classic_budget[k] -= take
-                    out.classic_consumed[t, k] += take
+                    classic_consumed[t, k] += take
             if classic_budget[k] >= 1.0:
                 classic_budget[k] = 0.0  # caught up: an idle consumer banks nothing
         for p in range(n_part):
-            out.in_flight[t, p] = spf.in_flight_records(sp[p])
-            out.start_offset[t, p] = sp[p, 0]
-            out.log_end[t, p] = log_end[p]
+            in_flight[t, p] = spf.in_flight_records(sp[p])
+            start_offset[t, p] = sp[p, 0]
+            log_end_out[t, p] = log_end[p]
             while frozen_upto[p] < sp[p, 0]:
                 if rec_state[p, frozen_upto[p]] == spf.ARCHIVED:
                     frozen_archived[p] += 1
@@ -286,7 +290,7 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                         break
                     if rec_state[p, o] == spf.ARCHIVED:
                         n_archived[p] += 1
-            out.archived[t, p] = n_archived[p]
+            archived[t, p] = n_archived[p]
 
 
 _compiled: dict[str, Any] = {}
