@@ -134,10 +134,9 @@ def rate_purge(slots, pos, window_ms, now):
     """``purgeObsoleteSamples``: reset the slots whose last event (start, before #15889) is
     ``samples`` windows old."""
     expire = pos[SAMPLES] * window_ms
-    by = pos[PURGE_BY]
-    for j in range(pos[USED]):
-        if now - slots[FIELDS * j + by] >= expire:
-            rate_reset_slot(slots, j, now)
+    for i in range(pos[PURGE_BY], FIELDS * pos[USED], FIELDS):  # each slot's purge field
+        if now - slots[i] >= expire:
+            rate_reset_slot(slots, i // FIELDS, now)
 
 
 def rate_window_size_ms(slots, pos, window_ms, now, simple):
@@ -148,8 +147,9 @@ def rate_window_size_ms(slots, pos, window_ms, now, simple):
         rate_reset_slot(slots, 0, now)
         pos[USED] = 1
     oldest = slots[START]
-    for j in range(1, pos[USED]):
-        oldest = min(oldest, slots[FIELDS * j + START])
+    for i in range(FIELDS + START, FIELDS * pos[USED], FIELDS):
+        if slots[i] < oldest:  # min(oldest, start), without a call in plain Python
+            oldest = slots[i]
     elapsed = now - oldest
     if simple:
         return max(elapsed, window_ms)
@@ -165,8 +165,8 @@ def rate_measure(slots, pos, window_ms, now, simple):
     second."""
     rate_purge(slots, pos, window_ms, now)
     total = 0.0
-    for j in range(pos[USED]):
-        total += slots[FIELDS * j + VALUE]
+    for i in range(VALUE, FIELDS * pos[USED], FIELDS):
+        total += slots[i]
     return total / (rate_window_size_ms(slots, pos, window_ms, now, simple) / 1000.0)
 
 

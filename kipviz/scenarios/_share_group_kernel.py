@@ -18,7 +18,7 @@ its partitions; the classic consumers consume; the tick's numbers are recorded.
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,20 +28,94 @@ from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios._jit import jit_functions
 from kipviz.share import uniform_split_into
 
-__all__ = ["ack_run", "compiled_kernel", "share_fetch", "share_group_kernel"]
+__all__ = ["ShareGroupInputs", "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings",
+           "ack_run", "compiled_kernel", "new_scratch", "share_fetch", "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
 
 
-def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes,
-                response_max_bytes, max_poll_records, max_locks, record_limit, batch_size,
-                lock_ms, max_delivery, draws, draw_pos, sp, rec_state, delivery, lock_exp,
-                owner, inflight_last, split, batch_last, queue_p, queue_o, tail, acquired,
-                redelivered, t, next_expiry, nfo, nfo_dirty):
-    """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos."""
+class ShareSettings(NamedTuple):
+    """The run's numbers (Kafka settings in the scenario's units; per tick where said)."""
+
+    ticks: int
+    tick_ms: int
+    brokers: int
+    classic_consumers: int
+    batch_records: int
+    record_bytes: int
+    produce_batches_per_tick: float
+    initial_batches: int
+    response_max_bytes: int  # the share fetch's MaxBytes (fetch.max.bytes, capped)
+    max_poll_records: int  # MaxRecords
+    max_locks: int  # group.share.partition.max.record.locks
+    lock_ms: int  # group.share.record.lock.duration.ms
+    max_delivery: int  # group.share.delivery.count.limit
+    record_limit: bool  # share.acquire.mode=record_limit
+    batch_size: int  # the acquire batch size (max.poll.records)
+    process_per_tick: float  # records a consumer processes per tick
+
+
+class ShareGroupInputs(NamedTuple):
+    """Who reads what: share assignment ``[consumer, partition]``, each partition's classic
+    consumer, stalled share consumers, the random draws of the UNIFORM split, and the last
+    offset of the log batch holding each offset ``[partition, offset]``."""
+
+    assign: np.ndarray
+    classic_owner: np.ndarray
+    stalled: np.ndarray
+    draws: np.ndarray
+    batch_last: np.ndarray
+
+
+class SharePartitionArrays(NamedTuple):
+    """:func:`kipviz.share_partition.new_share_partition`'s arrays, one row per partition."""
+
+    sp: np.ndarray
+    rec_state: np.ndarray
+    delivery: np.ndarray
+    lock_exp: np.ndarray
+    owner: np.ndarray
+    inflight_last: np.ndarray
+    split: np.ndarray
+
+
+class ShareGroupOutputs(NamedTuple):
+    """What the kernel fills, per tick: ``[tick, consumer, partition]`` counts, ``[tick,
+    consumer]`` held and processed records, ``[tick, partition]`` partition numbers and
+    ``[tick, classic consumer]`` records the classic group consumed."""
+
+    acquired: np.ndarray
+    redelivered: np.ndarray
+    acknowledged: np.ndarray
+    held: np.ndarray
+    processed: np.ndarray
+    in_flight: np.ndarray
+    start_offset: np.ndarray
+    archived: np.ndarray
+    log_end: np.ndarray
+    classic_consumed: np.ndarray
+
+
+def new_scratch(n_part, out_len):
+    """The arrays one share fetch works in, made once per run rather than once per fetch:
+    partitions, fetch offsets, max bytes, first batch, log bytes, batch base, raw bytes (each
+    ``n_part``) and the acquired offsets (``out_len``)."""
+    return (np.empty(n_part, np.int64), np.empty(n_part, np.int64), np.empty(n_part, np.int64),
+            np.empty(n_part, np.int64), np.empty(n_part, np.int64), np.empty(n_part, np.int64),
+            np.empty(n_part, np.int64), np.empty(out_len, np.int64))
+
+
+def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, tail, out_,
+                t, next_expiry, nfo, nfo_dirty, scratch):
+    """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos.
+    ``scratch`` (:func:`new_scratch`): each partition's next fetch offset is found once."""
+    brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
+    record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
+    max_poll_records, max_locks = cfg.max_poll_records, cfg.max_locks
+    sp, rec_state, delivery = sps.sp, sps.rec_state, sps.delivery
+    acquired, redelivered = out_.acquired, out_.redelivered
+    parts, fetch_offset, max_bytes, first, log, base, raw, out = scratch
     n_part = assign.shape[1]
-    parts = np.empty(n_part, np.int64)
-    fetch_offset = np.empty(n_part, np.int64)  # each partition's next fetch offset, found once
     n = 0
     for p in range(n_part):  # fetch locks: the partitions that can acquire records
         if assign[c, p] and p % brokers == b:
@@ -56,38 +130,33 @@ def share_fetch(c, b, now, brokers, assign, log_end, batch_records, record_bytes
                 n += 1
     if n == 0:
         return tail, draw_pos
-    max_bytes = np.zeros(n, np.int64)
     rand = 0
     if response_max_bytes < n or response_max_bytes % n != 0:
-        rand = draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
+        rand = inp.draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
         draw_pos += 1
-    uniform_split_into(response_max_bytes, n, n, rand, max_bytes)
-    first = np.zeros(n, np.int64)
-    log = np.zeros(n, np.int64)
-    base = np.zeros(n, np.int64)
+    uniform_split_into(response_max_bytes, n, n, rand, max_bytes[:n])
     for i in range(n):
         p = parts[i]
         nxt = fetch_offset[i]
         base[i] = nxt - nxt % batch_records  # the log batch holding the fetch offset
         first[i] = batch_records * record_bytes
         log[i] = (log_end[p] - base[i]) * record_bytes
-    raw = np.zeros(n, np.int64)
-    fill_raw_bytes(first, log, max_bytes, response_max_bytes, 3, raw)
-    out = np.zeros(max_poll_records + n_part * (batch_size + batch_records) + 1, np.int64)
+    fill_raw_bytes(first[:n], log[:n], max_bytes[:n], response_max_bytes, 3, raw[:n])
     got = 0
     for i in range(n):
         p = parts[i]
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = sa.acquire(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
-                        inflight_last[p], split[p], batch_last[p], c, fetch_offset[i],
-                        base[i] + whole * batch_records - 1, max_poll_records - got, max_locks,
-                        max_delivery, record_limit, batch_size, lock_ms, now, out)
+        k = sa.acquire(sp[p], rec_state[p], delivery[p], sps.lock_exp[p], sps.owner[p],
+                       sps.inflight_last[p], sps.split[p], inp.batch_last[p], c,
+                       fetch_offset[i], base[i] + whole * batch_records - 1,
+                       max_poll_records - got, max_locks, cfg.max_delivery, cfg.record_limit,
+                       cfg.batch_size, cfg.lock_ms, now, out)
         nfo_dirty[p] = True
         got += k
         if k > 0:
-            next_expiry[p] = min(next_expiry[p], now + lock_ms)
+            next_expiry[p] = min(next_expiry[p], now + cfg.lock_ms)
         for j in range(k):
             queue_p[c, tail] = p
             queue_o[c, tail] = out[j]
@@ -107,17 +176,23 @@ def ack_run(c, p, first, last, max_delivery, sp, rec_state, delivery, owner, inf
     return max(n, 0)
 
 
-def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_consumers,
-                       batch_records, record_bytes, produce_batches_per_tick, initial_batches,
-                       response_max_bytes, max_poll_records, max_locks, lock_ms, max_delivery,
-                       record_limit, batch_size, process_per_tick, stalled, draws, sp,
-                       rec_state, delivery, lock_exp, owner, inflight_last, split, batch_last,
-                       queue_p, queue_o, acquired, redelivered, acknowledged, held,
-                       processed, in_flight, start_offset, archived, log_end_out,
-                       classic_consumed):
-    """Run the scenario; fills the output arrays (``[tick, consumer, partition]`` etc.)."""
+def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
+    """Run the scenario (``cfg`` a :class:`ShareSettings`, ``inp`` :class:`ShareGroupInputs`,
+    ``sps`` :class:`SharePartitionArrays`, the share consumers' record queues ``[consumer,
+    slot]``); fills ``out`` (:class:`ShareGroupOutputs`)."""
+    ticks, tick_ms, brokers = cfg.ticks, cfg.tick_ms, cfg.brokers
+    classic_consumers, batch_records = cfg.classic_consumers, cfg.batch_records
+    max_delivery, process_per_tick = cfg.max_delivery, cfg.process_per_tick
+    assign, classic_owner, stalled = inp.assign, inp.classic_owner, inp.stalled
+    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = sps
+    acknowledged, held, processed = out.acknowledged, out.held, out.processed
+    classic_consumed, in_flight, start_offset = out.classic_consumed, out.in_flight, \
+        out.start_offset
+    archived, log_end_out = out.archived, out.log_end
     n_cons, n_part = assign.shape
-    log_end = np.full(n_part, initial_batches * batch_records, np.int64)
+    scratch = new_scratch(n_part, cfg.max_poll_records
+                          + n_part * (cfg.batch_size + batch_records) + 1)
+    log_end = np.full(n_part, cfg.initial_batches * batch_records, np.int64)
     produced = np.zeros(n_part)
     head = np.zeros(n_cons, np.int64)
     tail = np.zeros(n_cons, np.int64)
@@ -135,7 +210,7 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
     for t in range(ticks):
         now = t * tick_ms
         for p in range(n_part):
-            produced[p] += produce_batches_per_tick
+            produced[p] += cfg.produce_batches_per_tick
             while produced[p] >= 1.0:
                 produced[p] -= 1.0
                 log_end[p] += batch_records
@@ -187,12 +262,8 @@ def share_group_kernel(ticks, tick_ms, brokers, assign, classic_owner, classic_c
                 budget[c] = 0.0
                 for b in range(brokers):
                     tail[c], draw_pos = share_fetch(
-                        c, b, now, brokers, assign, log_end, batch_records, record_bytes,
-                        response_max_bytes, max_poll_records, max_locks, record_limit,
-                        batch_size, lock_ms, max_delivery, draws, draw_pos, sp, rec_state,
-                        delivery, lock_exp, owner, inflight_last, split, batch_last, queue_p,
-                        queue_o, tail[c], acquired, redelivered, t, next_expiry, nfo,
-                        nfo_dirty)
+                        c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o,
+                        tail[c], out, t, next_expiry, nfo, nfo_dirty, scratch)
             held[t, c] = tail[c] - head[c]
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
@@ -241,7 +312,8 @@ def compiled_kernel() -> Any:
         compiled_sa = types.ModuleType("kipviz.share_acquire")
         compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
         namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
-        _compiled.update(jit_functions(("share_fetch", "ack_run", "share_group_kernel"),
+        _compiled.update(jit_functions(("new_scratch", "share_fetch", "ack_run",
+                                        "share_group_kernel"),
                                        namespace,
                                        foreign={"fill_raw_bytes": fill_raw_bytes,
                                                 "uniform_split_into": uniform_split_into}))

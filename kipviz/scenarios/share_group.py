@@ -196,11 +196,15 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
     ``meta`` with the run's ``seed``."""
     t, c, p = acquired.shape
     time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
-    ti, ci, pi = np.nonzero((acquired != 0) | (redelivered != 0) | (acknowledged != 0))
+    # row-major flat positions of the non-zero cells: the rows in (tick, consumer, partition)
+    # order, as np.nonzero gives them; built without copies (copy=False: no block stacking)
+    at = np.flatnonzero(acquired | redelivered | acknowledged)
+    tc, pi = np.divmod(at, p)
+    ti, ci = np.divmod(tc, c)
     deliveries = pd.DataFrame({
         "time_ms": time_ms[ti], "consumer": ci.astype(np.int32), "partition": pi.astype(np.int32),
-        "acquired": acquired[ti, ci, pi], "redelivered": redelivered[ti, ci, pi],
-        "acknowledged": acknowledged[ti, ci, pi]})
+        "acquired": acquired.ravel()[at], "redelivered": redelivered.ravel()[at],
+        "acknowledged": acknowledged.ravel()[at]}, copy=False)
     k = classic_consumed.shape[1]
     held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
     consumers = pd.DataFrame({  # the share group's rows, then the classic group's
@@ -209,10 +213,10 @@ def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
         "consumer": np.concatenate([np.tile(np.arange(c, dtype=np.int32), t),
                                     np.tile(np.arange(k, dtype=np.int32), t)]),
         "held_records": held_all, "held_bytes": held_all * s.record_bytes,
-        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])})
+        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])}, copy=False)
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
-        **{name: values.ravel() for name, values in part.items()}})
+        **{name: values.ravel() for name, values in part.items()}}, copy=False)
     return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s, seed))
 
 
@@ -224,28 +228,38 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     s = scenario
     inp = kernel_inputs(s, seed)
     c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
+    # one partition's empty state (spf.new_share_partition) for each of the p partitions; the
+    # all-zero arrays as fresh zeros (the OS gives zero pages: only pages the run touches cost)
     sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
-        np.stack(a) for a in zip(*(spf.new_share_partition(n) for _ in range(p)), strict=True))
+        np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
+        for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
-    acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
-    held, processed = np.zeros((t, c), np.int64), np.zeros((t, c), np.int64)
-    part = {name: np.zeros((t, p), np.int64) for name in
-            ("log_end_offset", "start_offset", "in_flight_records", "archived_records")}
-    classic = np.zeros((t, s.classic_consumers), np.int64)
+    per_tick = (((t, c, p), ("acquired", "redelivered", "acknowledged")),
+                ((t, c), ("held", "processed")),
+                ((t, p), ("in_flight", "start_offset", "archived", "log_end")),
+                ((t, s.classic_consumers), ("classic_consumed",)))
+    out = k.ShareGroupOutputs(**{name: np.zeros(shape, np.int64)
+                                 for shape, names in per_tick for name in names})
+    cfg = k.ShareSettings(
+        ticks=t, tick_ms=s.tick_ms, brokers=s.brokers, classic_consumers=s.classic_consumers,
+        batch_records=s.batch_records, record_bytes=s.record_bytes,
+        produce_batches_per_tick=float(inp["produce_batches_per_tick"]),  # type: ignore[arg-type]
+        initial_batches=s.initial_lag_records // s.batch_records,
+        response_max_bytes=int(inp["response_max_bytes"]),  # type: ignore[call-overload]
+        max_poll_records=s.max_poll_records, max_locks=s.max_record_locks,
+        lock_ms=s.record_lock_duration_ms, max_delivery=s.delivery_count_limit,
+        record_limit=s.acquire_mode == "record_limit", batch_size=s.max_poll_records,
+        process_per_tick=float(inp["process_per_tick"]))  # type: ignore[arg-type]
+    kernel_in = k.ShareGroupInputs(**{name: np.asarray(inp[name])
+                                      for name in k.ShareGroupInputs._fields})
+    sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
-    kernel(t, s.tick_ms, s.brokers, inp["assign"], inp["classic_owner"], s.classic_consumers,
-           s.batch_records, s.record_bytes, inp["produce_batches_per_tick"],
-           s.initial_lag_records // s.batch_records, inp["response_max_bytes"],
-           s.max_poll_records, s.max_record_locks, s.record_lock_duration_ms,
-           s.delivery_count_limit, s.acquire_mode == "record_limit", s.max_poll_records,
-           inp["process_per_tick"], inp["stalled"], inp["draws"], sp, rec_state, delivery,
-           lock_exp, owner, inflight_last, split, inp["batch_last"], queue_p, queue_o, acquired,
-           redelivered, acknowledged, held, processed,
-           part["in_flight_records"], part["start_offset"], part["archived_records"],
-           part["log_end_offset"], classic)
-    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part,
-                  seed=seed)
+    kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
+    part = {"log_end_offset": out.log_end, "start_offset": out.start_offset,
+            "in_flight_records": out.in_flight, "archived_records": out.archived}
+    return tables(s, out.acquired, out.redelivered, out.acknowledged, out.held, out.processed,
+                  out.classic_consumed, part, seed=seed)
 
 
 def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),
