@@ -28,7 +28,7 @@ working.
 from __future__ import annotations
 
 from kipviz._checks import check_int as _check_int
-from kipviz.config import KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.config.declarations import BROKER, CONSUMER, KIP81_PROPOSED_BUFFER_MEMORY_BYTES
 from kipviz.pool import NO_POOL, NoPool, SimpleMemoryPool
 from kipviz.streams_buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
@@ -77,7 +77,8 @@ __all__ = [
 _BUFFER_MEMORY = "buffer_memory_bytes (buffer.memory)"
 
 
-def consumer_pool(buffer_memory_bytes: int | None, fetch_max_bytes: int = 52428800, *,
+def consumer_pool(buffer_memory_bytes: int | None,
+                  fetch_max_bytes: int = CONSUMER.default_of("fetch.max.bytes"), *,
                   strict: bool = False) -> SimpleMemoryPool | NoPool:
     """The pool a KIP-81 consumer would build: :data:`~kipviz.pool.NO_POOL` for ``None``.
 
@@ -152,7 +153,9 @@ class ConsumerBuffer:
         """Give a response's bytes back once all of its records went to the application."""
         self.pool.release(n_bytes, now_ms)
 
-    def metrics(self, now_ms: float, window_ms: float = 30000) -> dict[str, float]:
+    def metrics(self, now_ms: float,
+                window_ms: float = BROKER.default_of("metrics.sample.window.ms")
+                ) -> dict[str, float]:
         """KIP-81's consumer metrics (the depleted percent over one sample window)."""
         pool = self.pool
         free = pool.available_bytes if isinstance(pool, SimpleMemoryPool) else pool.size_bytes

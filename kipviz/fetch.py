@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import BROKER, CONSUMER
 from kipviz.consumer_fetch import (
     Ordering,
     PartitionStates,
@@ -57,9 +58,9 @@ __all__ = [
 ]
 
 INT32_MAX = 2**31 - 1
-CONSUMER_FETCH_MAX_BYTES = 52428800  # consumer fetch.max.bytes default (50 MiB)
-MAX_PARTITION_FETCH_BYTES = 1048576  # consumer max.partition.fetch.bytes default (1 MiB)
-BROKER_FETCH_MAX_BYTES = 57671680  # broker fetch.max.bytes default (55 MiB)
+CONSUMER_FETCH_MAX_BYTES = CONSUMER.default_of("fetch.max.bytes")  # 50 MiB
+MAX_PARTITION_FETCH_BYTES = CONSUMER.default_of("max.partition.fetch.bytes")  # 1 MiB
+BROKER_FETCH_MAX_BYTES = BROKER.default_of("fetch.max.bytes")  # 55 MiB
 
 
 @dataclass(frozen=True)

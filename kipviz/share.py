@@ -25,6 +25,7 @@ import numpy as np
 from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import BROKER, CONSUMER
 from kipviz.fetch import BROKER_FETCH_MAX_BYTES, effective_response_max_bytes
 
 __all__ = [
@@ -40,10 +41,10 @@ __all__ = [
     "uniform_split_into",
 ]
 
-PARTITION_MAX_RECORD_LOCKS = 2000  # group.share.partition.max.record.locks
-RECORD_LOCK_DURATION_MS = 30000  # group.share.record.lock.duration.ms
-DELIVERY_COUNT_LIMIT = 5  # group.share.delivery.count.limit
-MAX_POLL_RECORDS = 500  # max.poll.records: a share fetch's MaxRecords
+PARTITION_MAX_RECORD_LOCKS = BROKER.default_of("group.share.partition.max.record.locks")
+RECORD_LOCK_DURATION_MS = BROKER.default_of("group.share.record.lock.duration.ms")
+DELIVERY_COUNT_LIMIT = BROKER.default_of("group.share.delivery.count.limit")
+MAX_POLL_RECORDS = CONSUMER.default_of("max.poll.records")  # a share fetch's MaxRecords
 SHARE_ACQUIRE_MODES = ("batch_optimized", "record_limit")  # share.acquire.mode (KIP-1206)
 
 P = TypeVar("P", bound=Hashable)

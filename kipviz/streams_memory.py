@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from kipviz._checks import check_int
+from kipviz.config.declarations import STREAMS
 from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
@@ -74,7 +75,7 @@ __all__ = [
     "thread_shares_table",
 ]
 
-STREAMS_MAX_POLL_RECORDS = 1000  # StreamsConfig.CONSUMER_DEFAULT_OVERRIDES' max.poll.records
+STREAMS_MAX_POLL_RECORDS = STREAMS.default_of("max.poll.records")  # CONSUMER_DEFAULT_OVERRIDES
 _MiB = 1024 * 1024
 
 
