@@ -44,6 +44,7 @@ import pandas as pd
 
 from kipviz._checks import check_int
 from kipviz.config.declarations import STREAMS
+from kipviz.config.fields import check_setting
 from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
 from kipviz.fetch import (
     BROKER_FETCH_MAX_BYTES,
@@ -148,7 +149,7 @@ def thread_partitions(partitions: int, threads: int) -> list[int]:
     ([500, 500, 500, 500], [3, 3, 2, 2])
     """
     p = check_int("partitions", partitions, 1)
-    t = check_int("threads (num.stream.threads)", threads, 1)
+    t = check_setting("threads", threads, STREAMS["num.stream.threads"], at_least=1)
     return [p // t + (1 if i < p % t else 0) for i in range(t)]
 
 
