@@ -28,7 +28,8 @@ working.
 from __future__ import annotations
 
 from kipviz._checks import check_int as _check_int
-from kipviz.config import KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.config.declarations import BROKER, CONSUMER, KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.config.fields import check_setting
 from kipviz.pool import NO_POOL, NoPool, SimpleMemoryPool
 from kipviz.streams_buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
@@ -77,7 +78,14 @@ __all__ = [
 _BUFFER_MEMORY = "buffer_memory_bytes (buffer.memory)"
 
 
-def consumer_pool(buffer_memory_bytes: int | None, fetch_max_bytes: int = 52428800, *,
+def _check_buffer_memory(buffer_memory_bytes: int) -> int:
+    # a pool of 0 bytes holds nothing: the model asks for 1 (KIP-81's LONG is atLeast(0))
+    return check_setting("buffer_memory_bytes", buffer_memory_bytes,
+                         CONSUMER["buffer.memory"], at_least=1)
+
+
+def consumer_pool(buffer_memory_bytes: int | None,
+                  fetch_max_bytes: int = CONSUMER.default_of("fetch.max.bytes"), *,
                   strict: bool = False) -> SimpleMemoryPool | NoPool:
     """The pool a KIP-81 consumer would build: :data:`~kipviz.pool.NO_POOL` for ``None``.
 
@@ -86,10 +94,10 @@ def consumer_pool(buffer_memory_bytes: int | None, fetch_max_bytes: int = 524288
     ``fetch.max.bytes`` is rejected, as the KIP says ("must be at least as big as
     max.fetch.bytes"): a whole response must fit in the pool.
     """
-    fetch_max = _check_int("fetch_max_bytes (fetch.max.bytes)", fetch_max_bytes, 0)
+    fetch_max = check_setting("fetch_max_bytes", fetch_max_bytes, CONSUMER["fetch.max.bytes"])
     if buffer_memory_bytes is None:
         return NO_POOL
-    memory = _check_int(_BUFFER_MEMORY, buffer_memory_bytes, 1)
+    memory = _check_buffer_memory(buffer_memory_bytes)
     if memory < fetch_max:
         raise ValueError(f"buffer.memory must be >= fetch.max.bytes (KIP-81: a whole fetch "
                          f"response must fit in the pool): {memory} < {fetch_max}")
@@ -104,7 +112,7 @@ def pooled_bytes_bound(buffer_memory_bytes: int, largest_response_bytes: int, *,
     Concerns"); a strict one never passes ``buffer.memory``. ``largest_response_bytes`` is
     ``max(response max bytes, largest record batch)`` (the KIP-74 first-batch exception).
     """
-    memory = _check_int(_BUFFER_MEMORY, buffer_memory_bytes, 1)
+    memory = _check_buffer_memory(buffer_memory_bytes)
     largest = _check_int("largest_response_bytes", largest_response_bytes, 0)
     if largest > memory:
         raise ValueError(f"largest_response_bytes must be <= {_BUFFER_MEMORY}, the pool's "
@@ -152,7 +160,9 @@ class ConsumerBuffer:
         """Give a response's bytes back once all of its records went to the application."""
         self.pool.release(n_bytes, now_ms)
 
-    def metrics(self, now_ms: float, window_ms: float = 30000) -> dict[str, float]:
+    def metrics(self, now_ms: float,
+                window_ms: float = BROKER.default_of("metrics.sample.window.ms")
+                ) -> dict[str, float]:
         """KIP-81's consumer metrics (the depleted percent over one sample window)."""
         pool = self.pool
         free = pool.available_bytes if isinstance(pool, SimpleMemoryPool) else pool.size_bytes

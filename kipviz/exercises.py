@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kipviz.config.declarations import CONSUMER
+
 __all__ = ["EXERCISES", "Exercise", "Verdict", "answer", "check", "exercises_for", "question"]
 
 _MiB = 1024 * 1024
@@ -41,7 +43,7 @@ def _second_partition_bytes() -> float:
 
 
 def _consumer_bound_mib(kafka_version: str, partitions: int, brokers: int,
-                        fetch_max_bytes: int = 52428800) -> float:
+                        fetch_max_bytes: int = CONSUMER.default_of("fetch.max.bytes")) -> float:
     from kipviz.consumer_memory import consumer_memory_bounds
     from kipviz.scenarios.consumer_scenario import ConsumerScenario
 
@@ -69,9 +71,9 @@ def _record_bytes() -> float:
 
 
 def _thread_share() -> float:
-    from kipviz.buffer import thread_share_bytes
+    from kipviz.buffer import INPUT_BUFFER_MAX_BYTES, thread_share_bytes
 
-    return thread_share_bytes(536870912, 4, global_thread=True)
+    return thread_share_bytes(INPUT_BUFFER_MAX_BYTES, 4, global_thread=True)
 
 
 def _largest_uniform_share() -> float:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import BROKER, CONSUMER
+from kipviz.config.fields import check_setting
 from kipviz.consumer_fetch import (
     Ordering,
     PartitionStates,
@@ -57,9 +59,10 @@ __all__ = [
 ]
 
 INT32_MAX = 2**31 - 1
-CONSUMER_FETCH_MAX_BYTES = 52428800  # consumer fetch.max.bytes default (50 MiB)
-MAX_PARTITION_FETCH_BYTES = 1048576  # consumer max.partition.fetch.bytes default (1 MiB)
-BROKER_FETCH_MAX_BYTES = 57671680  # broker fetch.max.bytes default (55 MiB)
+CONSUMER_FETCH_MAX_BYTES = CONSUMER.default_of("fetch.max.bytes")  # 50 MiB
+MAX_PARTITION_FETCH_BYTES = CONSUMER.default_of("max.partition.fetch.bytes")  # 1 MiB
+BROKER_FETCH_MAX_BYTES = BROKER.default_of("fetch.max.bytes")  # 55 MiB
+_MPFB = CONSUMER["max.partition.fetch.bytes"]
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,10 @@ def effective_response_max_bytes(
     quota.window.size.seconds)``; the last term only for a consumer with a fetch quota
     (``ClientQuotaManager.getMaxValueInQuotaWindow``, truncated to an int as Scala's ``toInt``).
     """
-    _check_int("request_max_bytes (consumer fetch.max.bytes)", request_max_bytes, 0)
-    _check_int("broker_fetch_max_bytes (broker fetch.max.bytes)", broker_fetch_max_bytes, 1024)
+    check_setting("request_max_bytes", request_max_bytes, CONSUMER["fetch.max.bytes"],
+                  label="consumer fetch.max.bytes")
+    check_setting("broker_fetch_max_bytes", broker_fetch_max_bytes, BROKER["fetch.max.bytes"],
+                  label="broker fetch.max.bytes")
     limit = min(request_max_bytes, broker_fetch_max_bytes)
     if fetch_quota_bytes_per_s is None:
         return limit
@@ -157,10 +162,9 @@ def fill_response(
     if isinstance(partition_max_bytes, int | np.integer) and not isinstance(
         partition_max_bytes, bool
     ):
-        limits = [_check_int("partition_max_bytes (max.partition.fetch.bytes)",
-                             partition_max_bytes, 0)] * n
+        limits = [check_setting("partition_max_bytes", partition_max_bytes, _MPFB)] * n
     else:
-        limits = [_check_int("partition_max_bytes (max.partition.fetch.bytes)", v, 0)
+        limits = [check_setting("partition_max_bytes", v, _MPFB)
                   for v in partition_max_bytes]  # type: ignore[union-attr]
         if len(limits) != n:
             raise ValueError(f"partition_max_bytes must have one value per partition: "
@@ -214,9 +218,8 @@ def consumer_memory_bound_bytes(
     """
     brokers = _check_int("brokers", brokers, 1)
     partitions = _check_int("partitions", partitions, 0)
-    fmb = _check_int("fetch_max_bytes (fetch.max.bytes)", fetch_max_bytes, 0)
-    mpfb = _check_int("max_partition_fetch_bytes (max.partition.fetch.bytes)",
-                      max_partition_fetch_bytes, 0)
+    fmb = check_setting("fetch_max_bytes", fetch_max_bytes, CONSUMER["fetch.max.bytes"])
+    mpfb = check_setting("max_partition_fetch_bytes", max_partition_fetch_bytes, _MPFB)
     batch = _check_int("max_batch_bytes", max_batch_bytes, 0)
     return min(brokers * max(fmb, batch), partitions * max(mpfb, batch))
 

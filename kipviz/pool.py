@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import BROKER
 from kipviz.pool_state import (
     AVAILABLE,
     MAX_SINGLE,
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 LONG_MAX_VALUE = 2**63 - 1  # Java's Long.MAX_VALUE: what MemoryPool.NONE reports as its size
-SOCKET_REQUEST_MAX_BYTES = 104857600  # broker socket.request.max.bytes default (100 MiB)
+SOCKET_REQUEST_MAX_BYTES = BROKER.default_of("socket.request.max.bytes")  # 100 MiB
 _SIZE = "size_bytes (queued.max.request.bytes on a broker)"
 _MAX_SINGLE = "max_single_allocation_bytes (socket.request.max.bytes on a broker)"
 

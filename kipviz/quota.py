@@ -34,6 +34,7 @@ from typing import Literal
 from kipviz import rate
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
+from kipviz.config.declarations import BROKER
 from kipviz.consumer_fetch import TopicPartition
 from kipviz.quota_planning import (  # re-exported: the planning arithmetic lives there
     catch_up_bytes_per_s,
@@ -69,10 +70,11 @@ __all__ = [
     "throttle_time_ms",
 ]
 
-METRICS_NUM_SAMPLES = 2  # metrics.num.samples / MetricConfig default
-METRICS_SAMPLE_WINDOW_MS = 30000  # metrics.sample.window.ms / MetricConfig default
-REPLICATION_QUOTA_WINDOW_NUM = 11  # replication.quota.window.num: 10 whole windows + the current
-REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = 1  # replication.quota.window.size.seconds
+METRICS_NUM_SAMPLES = BROKER.default_of("metrics.num.samples")  # MetricConfig: 2
+METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 30000
+# replication.quota.window.num (11): 10 whole windows + the current
+REPLICATION_QUOTA_WINDOW_NUM = BROKER.default_of("replication.quota.window.num")
+REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of("replication.quota.window.size.seconds")
 
 _INT_MAX = 2**31 - 1
 _REPLICA = re.compile(r"[0-9]+:[0-9]+")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kipviz.config.declarations import BROKER
 from kipviz.versions import has
 
 __all__ = [
@@ -42,8 +43,8 @@ __all__ = [
     "remote_read_bytes",
 ]
 
-REMOTE_FETCH_MAX_WAIT_MS = 500  # remote.fetch.max.wait.ms (KIP-1018)
-REMOTE_LOG_READER_THREADS = 10  # remote.log.reader.threads
+REMOTE_FETCH_MAX_WAIT_MS = BROKER.default_of("remote.fetch.max.wait.ms")  # 500 (KIP-1018)
+REMOTE_LOG_READER_THREADS = BROKER.default_of("remote.log.reader.threads")  # 10
 
 
 def reads_several_remote_partitions(kafka_version: str) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from kipviz import rate
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
+from kipviz.config.declarations import BROKER
 from kipviz.quota import SimpleRate
 
 __all__ = [
@@ -45,8 +46,10 @@ __all__ = [
     "rlm_throttle_time_ms",
 ]
 
-RLM_QUOTA_WINDOW_NUM = 11  # remote.log.manager.{copy,fetch}.quota.window.num
-RLM_QUOTA_WINDOW_SIZE_SECONDS = 1  # remote.log.manager.{copy,fetch}.quota.window.size.seconds
+# remote.log.manager.{copy,fetch}.quota.window.num and .size.seconds (the same defaults)
+RLM_QUOTA_WINDOW_NUM = BROKER.default_of("remote.log.manager.copy.quota.window.num")
+RLM_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of(
+    "remote.log.manager.copy.quota.window.size.seconds")
 RLM_QUOTA_TIMEOUT_MS = 1000  # RemoteLogManager.quotaTimeout(): the copy thread's longest wait
 
 _RATE = "bytes_per_s (remote.log.manager.{copy,fetch}.max.bytes.per.second)"

@@ -25,6 +25,8 @@ import numpy as np
 from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import BROKER, CONSUMER
+from kipviz.config.fields import check_setting
 from kipviz.fetch import BROKER_FETCH_MAX_BYTES, effective_response_max_bytes
 
 __all__ = [
@@ -40,10 +42,10 @@ __all__ = [
     "uniform_split_into",
 ]
 
-PARTITION_MAX_RECORD_LOCKS = 2000  # group.share.partition.max.record.locks
-RECORD_LOCK_DURATION_MS = 30000  # group.share.record.lock.duration.ms
-DELIVERY_COUNT_LIMIT = 5  # group.share.delivery.count.limit
-MAX_POLL_RECORDS = 500  # max.poll.records: a share fetch's MaxRecords
+PARTITION_MAX_RECORD_LOCKS = BROKER.default_of("group.share.partition.max.record.locks")
+RECORD_LOCK_DURATION_MS = BROKER.default_of("group.share.record.lock.duration.ms")
+DELIVERY_COUNT_LIMIT = BROKER.default_of("group.share.delivery.count.limit")
+MAX_POLL_RECORDS = CONSUMER.default_of("max.poll.records")  # a share fetch's MaxRecords
 SHARE_ACQUIRE_MODES = ("batch_optimized", "record_limit")  # share.acquire.mode (KIP-1206)
 
 P = TypeVar("P", bound=Hashable)
@@ -73,7 +75,9 @@ def in_flight_bound_records(max_record_locks: int, largest_batch_records: int) -
     >>> in_flight_bound_records(2000, 500), in_flight_bound_records(20, 10)
     (2499, 29)
     """
-    _check_int("max_record_locks (group.share.partition.max.record.locks)", max_record_locks, 1)
+    # wider than ShareGroupConfig's between(100, 10000): the lessons' small what-ifs
+    check_setting("max_record_locks", max_record_locks,
+                  BROKER["group.share.partition.max.record.locks"], at_least=1, at_most=None)
     _check_int("largest_batch_records (records in the largest log batch)",
                largest_batch_records, 1)
     return max_record_locks + largest_batch_records - 1

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kipviz._checks import check_int as _check_int
+from kipviz.config.declarations import STREAMS
 from kipviz.streams_rules import (
     pause_above_records,
     pause_over_share,
@@ -56,9 +57,9 @@ __all__ = [
     "thread_share_bytes",
 ]
 
-INPUT_BUFFER_MAX_BYTES = 536870912  # input.buffer.max.bytes, KIP-770's proposed default (512 MiB)
-STATESTORE_CACHE_MAX_BYTES = 10485760  # statestore.cache.max.bytes default (10 MiB), shipped 3.4
-BUFFERED_RECORDS_PER_PARTITION = 1000  # buffered.records.per.partition default, Kafka today
+INPUT_BUFFER_MAX_BYTES = STREAMS.default_of("input.buffer.max.bytes")  # KIP-770's 512 MiB
+STATESTORE_CACHE_MAX_BYTES = STREAMS.default_of("statestore.cache.max.bytes")  # 10 MiB, 3.4
+BUFFERED_RECORDS_PER_PARTITION = STREAMS.default_of("buffered.records.per.partition")  # 1000
 RECORD_METADATA_BYTES = 8 + 8 + 4  # timestamp, offset and partition in recordSizeInBytes
 # The pause/resume rules the Streams scenario can run (kipviz.scenarios.streams):
 STREAMS_POLICIES = (

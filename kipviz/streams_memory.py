@@ -43,16 +43,15 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from kipviz._checks import check_int
+from kipviz.config.declarations import BROKER, CONSUMER, STREAMS
+from kipviz.config.fields import check_declared, check_setting, kafka_field, knob
 from kipviz.consumer_memory import ConsumerMemoryBounds, memory_bounds
 from kipviz.fetch import (
-    BROKER_FETCH_MAX_BYTES,
-    CONSUMER_FETCH_MAX_BYTES,
     INT32_MAX,
     effective_response_max_bytes,
     largest_response_bytes,
 )
 from kipviz.streams_buffer import (
-    BUFFERED_RECORDS_PER_PARTITION,
     INPUT_BUFFER_MAX_BYTES,
     STATESTORE_CACHE_MAX_BYTES,
     record_size_bytes,
@@ -74,7 +73,7 @@ __all__ = [
     "thread_shares_table",
 ]
 
-STREAMS_MAX_POLL_RECORDS = 1000  # StreamsConfig.CONSUMER_DEFAULT_OVERRIDES' max.poll.records
+STREAMS_MAX_POLL_RECORDS = STREAMS.default_of("max.poll.records")  # CONSUMER_DEFAULT_OVERRIDES
 _MiB = 1024 * 1024
 
 
@@ -88,33 +87,24 @@ class StreamsInstance:
     evenly. The other fields are Streams' and the consumer's settings, at their defaults.
     """
 
-    partitions: int = 2000
-    threads: int = 4  # num.stream.threads (Kafka's default is 1)
-    brokers: int = 3
-    key_bytes: int = 16
-    value_bytes: int = 1000
+    partitions: int = knob(2000, at_least=1)
+    threads: int = kafka_field(STREAMS["num.stream.threads"], 4, at_least=1)  # Kafka's: 1
+    brokers: int = knob(3, at_least=1)
+    key_bytes: int = knob(16, at_least=0)
+    value_bytes: int = knob(1000, at_least=0)
     topic: str = "orders"
     global_thread: bool = False
-    buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION
-    input_buffer_max_bytes: int = INPUT_BUFFER_MAX_BYTES
-    max_partition_fetch_bytes: int = 1048576
-    fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES
-    broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES
+    # Kafka puts no bound on buffered.records.per.partition; the model needs one record
+    buffered_records_per_partition: int = kafka_field(
+        STREAMS["buffered.records.per.partition"], at_least=1)
+    input_buffer_max_bytes: int = kafka_field(STREAMS["input.buffer.max.bytes"])
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
+    broker_fetch_max_bytes: int = kafka_field(BROKER["fetch.max.bytes"],
+                                              label="broker fetch.max.bytes")
 
     def __post_init__(self) -> None:
-        for name, label, minimum in (
-                ("partitions", "partitions", 1), ("threads", "threads (num.stream.threads)", 1),
-                ("brokers", "brokers", 1), ("key_bytes", "key_bytes", 0),
-                ("value_bytes", "value_bytes", 0),
-                ("buffered_records_per_partition",
-                 "buffered_records_per_partition (buffered.records.per.partition)", 1),
-                ("input_buffer_max_bytes", "input_buffer_max_bytes (input.buffer.max.bytes)", 0),
-                ("max_partition_fetch_bytes",
-                 "max_partition_fetch_bytes (max.partition.fetch.bytes)", 0),
-                ("fetch_max_bytes", "fetch_max_bytes (fetch.max.bytes)", 0),
-                ("broker_fetch_max_bytes", "broker_fetch_max_bytes (broker fetch.max.bytes)",
-                 1024)):
-            check_int(label, getattr(self, name), minimum)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         if not isinstance(self.global_thread, bool):
             raise ValueError(f"global_thread must be True or False: {self.global_thread!r}")
         record_size_bytes(self.key_bytes, self.value_bytes, self.topic)  # checks the topic
@@ -147,7 +137,7 @@ def thread_partitions(partitions: int, threads: int) -> list[int]:
     ([500, 500, 500, 500], [3, 3, 2, 2])
     """
     p = check_int("partitions", partitions, 1)
-    t = check_int("threads (num.stream.threads)", threads, 1)
+    t = check_setting("threads", threads, STREAMS["num.stream.threads"], at_least=1)
     return [p // t + (1 if i < p % t else 0) for i in range(t)]
 
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
+from kipviz.config.declarations import BROKER
 from kipviz.rate import java_round
 
 __all__ = [
@@ -56,8 +57,8 @@ __all__ = [
     "token_bucket_throttle_time_ms",
 ]
 
-CONTROLLER_QUOTA_WINDOW_NUM = 11  # controller.quota.window.num (QuotaConfig)
-CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS = 1  # controller.quota.window.size.seconds
+CONTROLLER_QUOTA_WINDOW_NUM = BROKER.default_of("controller.quota.window.num")  # 11
+CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of("controller.quota.window.size.seconds")
 
 _TOKENS = 0
 _LAST_UPDATE_MS = 1

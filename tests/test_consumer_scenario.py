@@ -131,7 +131,7 @@ def test_a_big_response_takes_its_transfer_time_over_the_link():
     ("kwargs", "message"),
     [
         ({"partitions": 0}, "partitions must be >= 1: 0"),
-        ({"fetch_max_bytes": -1}, r"request_max_bytes \(consumer fetch.max.bytes\) must be >= 0"),
+        ({"fetch_max_bytes": -1}, r"^fetch_max_bytes \(fetch.max.bytes\) must be >= 0: -1$"),
         ({"broker_fetch_max_bytes": 10}, r"broker fetch.max.bytes\) must be >= 1024: 10"),
         ({"max_partition_fetch_bytes": -2},
          r"max_partition_fetch_bytes \(max.partition.fetch.bytes\) must be >= 0: -2"),

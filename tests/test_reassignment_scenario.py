@@ -185,7 +185,7 @@ def test_deterministic(s):
     ({"follower_throttle_bytes_per_s": -1.0}, "follower.replication.throttled.rate"),
     ({"replication_quota_window_num": 0}, "replication.quota.window.num"),
     ({"replication_quota_window_size_seconds": 0}, "replication.quota.window.size.seconds"),
-    ({"replica_fetch_max_bytes": 0}, "replica.fetch.max.bytes"),
+    ({"replica_fetch_max_bytes": -1}, "replica.fetch.max.bytes"),
     ({"replica_fetch_response_max_bytes": 0}, "replica.fetch.response.max.bytes"),
     ({"network_bytes_per_s": 0}, "network_bytes_per_s"),
     ({"bytes_in_per_s": -1}, "bytes_in_per_s"),
@@ -394,3 +394,11 @@ def test_the_kernels_quota_accepts_a_rate_equal_to_its_bound(compiled):
 def test_the_kernels_java_round_is_kipviz_quotas(compiled, x):
     """Ties towards +inf, NaN to 0, clamped to the long range."""
     assert _functions(compiled)["java_round"](x) == java_round(x)
+
+
+def test_replica_fetch_max_bytes_of_zero_is_accepted_as_kafka_does():
+    """ReplicationConfigs defines replica.fetch.max.bytes with atLeast(0), so 0 is a legal
+    setting; the model's bytes are continuous (no oversized first batch), so nothing moves."""
+    trace = simulate(replace(ONE, replica_fetch_max_bytes=0, ticks=50))
+    assert trace.meta["move_status"] == "never"
+    assert trace.ticks.moved_bytes.max() == 0

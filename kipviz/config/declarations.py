@@ -91,6 +91,13 @@ class SettingTable(Mapping[str, Setting]):
     def __repr__(self) -> str:
         return f"SettingTable({self.role!r}, {len(self)} settings)"
 
+    def default_of(self, key: str) -> int:
+        """The Kafka default of ``key``, for a setting that has one (ValueError if unset)."""
+        default = self[key].default
+        if default is None:
+            raise ValueError(f"{self.role} setting {key!r} has no default (unset)")
+        return default
+
 
 def _declare(role: str, source: str, rows: tuple[tuple[object, ...], ...]) -> tuple[Setting, ...]:
     """Settings from ``(key, name, java, default, at_least, at_most, unit, rule[, note])`` rows,

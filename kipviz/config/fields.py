@@ -34,8 +34,8 @@ from typing import Any
 from kipviz._checks import check_int, check_number
 from kipviz.config.declarations import Setting
 
-__all__ = ["FieldRule", "check_declared", "field_rule", "field_setting", "kafka_field", "knob",
-           "values_from"]
+__all__ = ["FieldRule", "check_declared", "check_setting", "field_rule", "field_setting",
+           "kafka_field", "knob", "values_from"]
 
 _KAFKA: Any = object()  # "take it from the declaration"
 
@@ -95,6 +95,24 @@ def knob(default: Any = dataclasses.MISSING, *, default_factory: Callable[[], An
     if default_factory is not dataclasses.MISSING:
         return field(default_factory=default_factory, metadata={"rule": rule})
     return field(default=default, metadata={"rule": rule})
+
+
+def check_setting(name: str, value: Any, setting: Setting, *, at_least: Any = _KAFKA,
+                  at_most: Any = _KAFKA, above: float | None = None, number: bool = False,
+                  optional: bool = False, label: str | None = None) -> Any:
+    """Check a function argument ``name`` that holds Kafka ``setting`` by its declared range
+    (or the narrower one given); returns ``value`` (an ``int`` for an integer setting).
+
+    >>> from kipviz.config.declarations import BROKER
+    >>> check_setting("segment_bytes", 0, BROKER["log.segment.bytes"], at_least=1)
+    Traceback (most recent call last):
+    ValueError: segment_bytes (log.segment.bytes) must be >= 1: 0
+    """
+    rule = FieldRule(at_least=setting.at_least if at_least is _KAFKA else at_least,
+                     at_most=setting.at_most if at_most is _KAFKA else at_most, above=above,
+                     number=number, optional=optional)
+    rule.check(f"{name} ({label or setting.key})", value)
+    return value if number or value is None else int(value)
 
 
 def field_setting(f: dataclasses.Field[Any]) -> Setting | None:

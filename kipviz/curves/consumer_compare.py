@@ -14,7 +14,13 @@ from typing import Any
 
 import pandas as pd
 
-from kipviz.fetch import Ordering, consumer_memory_bound_bytes, fill_response
+from kipviz.fetch import (
+    CONSUMER_FETCH_MAX_BYTES,
+    MAX_PARTITION_FETCH_BYTES,
+    Ordering,
+    consumer_memory_bound_bytes,
+    fill_response,
+)
 from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
 
 __all__ = ["ResponseSizes", "bounds_table", "fill_cases_table", "heap_table",
@@ -69,8 +75,9 @@ def order_fairness_table(spark: Any, scenario: ConsumerScenario,
     return pd.DataFrame(rows).T
 
 
-def bounds_table(clusters: Iterable[tuple[int, int]], fetch_max_bytes: int = 52428800,
-                 max_partition_fetch_bytes: int = 1048576) -> pd.DataFrame:
+def bounds_table(clusters: Iterable[tuple[int, int]],
+                 fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES,
+                 max_partition_fetch_bytes: int = MAX_PARTITION_FETCH_BYTES) -> pd.DataFrame:
     """For each ``(brokers, partitions)``: the pre-KIP-74 bound (partitions x
     max.partition.fetch.bytes) and KIP-74's one-round figure, in MiB."""
     rows = [{"brokers": b, "partitions": p,

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from kipviz.config.declarations import BROKER
 from kipviz.rate import FIELDS, LAST, PURGE_BY, SAMPLES, quota_throttle_time_ms, rate_record
 
 __all__ = ["QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "fetch_quota_throttle_ms", "new_quota_rates",
            "throttle_fetch"]
 
-QUOTA_WINDOW_NUM = 11  # quota.window.num
-QUOTA_WINDOW_MS = 1000.0  # quota.window.size.seconds = 1
+QUOTA_WINDOW_NUM = BROKER.default_of("quota.window.num")  # 11
+QUOTA_WINDOW_MS = 1000.0 * BROKER.default_of("quota.window.size.seconds")  # 1 s
 
 
 def new_quota_rates(brokers: int) -> tuple[np.ndarray, np.ndarray]:

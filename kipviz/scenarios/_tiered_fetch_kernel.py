@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.config.declarations import BROKER
 from kipviz.rate import UNLIMITED, new_rate, quota_throttle_time_ms, rate_record
 from kipviz.remote_fetch import delayed_remote_fetch_complete_ms, read_from_log, remote_read_bytes
 from kipviz.scenarios._jit import jit_functions
@@ -40,8 +41,9 @@ __all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "comp
            "tiered_kernel"]
 
 OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
-QUOTA_WINDOW_NUM = 11  # remote.log.manager.fetch.quota.window.num
-QUOTA_WINDOW_MS = 1000.0  # remote.log.manager.fetch.quota.window.size.seconds = 1
+QUOTA_WINDOW_NUM = BROKER.default_of("remote.log.manager.fetch.quota.window.num")  # 11
+QUOTA_WINDOW_MS = 1000.0 * BROKER.default_of(
+    "remote.log.manager.fetch.quota.window.size.seconds")  # 1 s
 # columns of the float64 output tables
 FETCH_COLUMNS = ("consumer", "sent_ms", "answered_ms", "local_bytes", "remote_bytes",
                  "reads_scheduled", "reads_served", "quota_throttled")

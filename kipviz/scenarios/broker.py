@@ -41,11 +41,10 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz._checks import check_int, check_number
-from kipviz.config import BrokerConfig
+from kipviz.config import BROKER, BrokerConfig
+from kipviz.config.fields import check_declared, kafka_field, knob, values_from
 from kipviz.pool import (
     NO_POOL,
-    SOCKET_REQUEST_MAX_BYTES,
     broker_pool,
     max_outstanding_bytes,
     pool_state,
@@ -75,35 +74,27 @@ class BrokerScenario:
     strict); ``shuffle=False`` is a what-if too (Kafka shuffles ready keys under memory pressure).
     """
 
-    connections: int = 100
-    queued_max_request_bytes: int = -1
-    socket_request_max_bytes: int = SOCKET_REQUEST_MAX_BYTES
+    connections: int = knob(100, at_least=1)
+    # <= 0 (Kafka's default -1): no pool; else >= socket.request.max.bytes (kipviz.pool)
+    queued_max_request_bytes: int = kafka_field(BROKER["queued.max.request.bytes"])
+    socket_request_max_bytes: int = kafka_field(BROKER["socket.request.max.bytes"])
     strict: bool = False
     shuffle: bool = True
-    queued_max_requests: int = 500
-    small_request_bytes: int = 16 * 1024
-    large_request_bytes: int = 10 * 1024 * 1024
-    large_share: float = 0.1
-    spike_start_ms: int = 5000
-    spike_duration_ms: int = 2000
-    requests_per_s_per_connection: float = 20.0
-    num_io_threads: int = 8
-    handler_bytes_per_s: float = 100e6  # per I/O thread
-    tick_ms: int = 10
-    ticks: int = 2000
+    queued_max_requests: int = kafka_field(BROKER["queued.max.requests"])
+    small_request_bytes: int = knob(16 * 1024, at_least=1)
+    large_request_bytes: int = knob(10 * 1024 * 1024, at_least=1)
+    large_share: float = knob(0.1, at_least=0.0, at_most=1, number=True)
+    spike_start_ms: int = knob(5000, at_least=0)
+    spike_duration_ms: int = knob(2000, at_least=0)
+    requests_per_s_per_connection: float = knob(20.0, at_least=0.0, number=True)
+    num_io_threads: int = kafka_field(BROKER["num.io.threads"])
+    handler_bytes_per_s: float = knob(100e6, above=0.0, number=True)  # per I/O thread
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(2000, at_least=1)
 
     def __post_init__(self) -> None:
         limits.check_fields(self)  # bools are bools; Java int/long ranges
-        ints = {"connections": ("connections", 1),
-                "queued_max_requests": ("queued_max_requests (queued.max.requests)", 1),
-                "small_request_bytes": ("small_request_bytes", 1),
-                "large_request_bytes": ("large_request_bytes", 1),
-                "spike_start_ms": ("spike_start_ms", 0),
-                "spike_duration_ms": ("spike_duration_ms", 0),
-                "num_io_threads": ("num_io_threads (num.io.threads)", 1),
-                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
-        for name, (label, minimum) in ints.items():
-            check_int(label, getattr(self, name), minimum)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         # queued.max.request.bytes: -1/<= 0 (no pool) or >= socket.request.max.bytes
         broker_pool(self.queued_max_request_bytes, self.socket_request_max_bytes,
                     strict=self.strict)
@@ -113,22 +104,12 @@ class BrokerScenario:
                 raise ValueError(f"{name} must be <= socket.request.max.bytes (a broker closes "
                                  f"the connection of a larger request): {size} > "
                                  f"{self.socket_request_max_bytes}")
-        check_number("large_share", self.large_share, 0.0)
-        if self.large_share > 1:
-            raise ValueError(f"large_share must be <= 1: {self.large_share}")
-        check_number("requests_per_s_per_connection", self.requests_per_s_per_connection, 0.0)
-        check_number("handler_bytes_per_s", self.handler_bytes_per_s, 0.0, strict=True)
-        for name in ("strict", "shuffle"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise ValueError(f"{name} must be True or False: {getattr(self, name)!r}")
 
     @classmethod
     def from_configs(cls, broker: BrokerConfig, **scenario: Any) -> BrokerScenario:
-        """A scenario with the pool, queue and handler settings of a broker's Kafka config."""
-        return cls(queued_max_request_bytes=broker.queued_max_request_bytes,
-                   socket_request_max_bytes=broker.socket_request_max_bytes,
-                   queued_max_requests=broker.queued_max_requests,
-                   num_io_threads=broker.num_io_threads, **scenario)
+        """A scenario with the settings of a broker's Kafka config that it models (pool, queue
+        and handlers: :func:`kipviz.config.fields.values_from`); ``scenario`` sets the rest."""
+        return cls(**{**values_from(cls, broker), **scenario})
 
     @property
     def has_pool(self) -> bool:

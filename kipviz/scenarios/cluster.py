@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.config.fields import values_from
 from kipviz.scenarios.broker import BrokerScenario
 from kipviz.scenarios.consumer import ConsumerScenario
 from kipviz.scenarios.reassignment import ReassignmentScenario
@@ -99,31 +100,13 @@ class ClusterScenario:
                      broker: BrokerConfig | None = None,
                      base: ClusterScenario | None = None) -> ClusterScenario:
         """``base`` (default: the tour cluster) with the settings of a consumer's and a broker's
-        Kafka configs: the consumer's fetch and ``buffer.memory`` settings, the broker's
-        ``fetch.max.bytes``, request pool and replication throttles and quota windows."""
+        Kafka configs: every setting a part's fields declare (:func:`kipviz.config.fields.
+        values_from`): the consumer's fetch and ``buffer.memory`` settings, the broker's
+        ``fetch.max.bytes``, request pool and queue, replication throttles and quota windows."""
         cluster = base or cls()
-        if consumer is not None:
-            fields_ = ("fetch_max_bytes", "max_partition_fetch_bytes", "fetch_min_bytes",
-                       "fetch_max_wait_ms", "buffer_memory_bytes", "heartbeat_interval_ms")
-            cluster = replace(cluster, consumer=replace(
-                cluster.consumer, **{f: getattr(consumer, f) for f in fields_}))
-        if broker is not None:
-            cluster = replace(
-                cluster,
-                consumer=replace(cluster.consumer, broker_fetch_max_bytes=broker.fetch_max_bytes),
-                broker=replace(
-                    cluster.broker, queued_max_request_bytes=broker.queued_max_request_bytes,
-                    socket_request_max_bytes=broker.socket_request_max_bytes,
-                    queued_max_requests=broker.queued_max_requests,
-                    num_io_threads=broker.num_io_threads),
-                reassignment=replace(
-                    cluster.reassignment,
-                    leader_throttle_bytes_per_s=broker.leader_replication_throttled_rate_bytes_per_s,
-                    follower_throttle_bytes_per_s=(
-                        broker.follower_replication_throttled_rate_bytes_per_s),
-                    replica_fetch_max_bytes=broker.replica_fetch_max_bytes,
-                    replica_fetch_response_max_bytes=broker.replica_fetch_response_max_bytes,
-                    replication_quota_window_num=broker.replication_quota_window_num,
-                    replication_quota_window_size_seconds=(
-                        broker.replication_quota_window_size_seconds)))
+        for part in ("consumer", "broker", "reassignment"):
+            scenario = getattr(cluster, part)
+            values = values_from(type(scenario), consumer, broker)  # the declared settings
+            if values:
+                cluster = replace(cluster, **{part: replace(scenario, **values)})
         return cluster

@@ -8,17 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from kipviz._checks import check_int as _check_int
-from kipviz._checks import check_number as _check_number
 from kipviz.buffer import consumer_pool, pooled_bytes_bound
-from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.config import BROKER, CONSUMER, BrokerConfig, ConsumerConfig
+from kipviz.config.fields import check_declared, kafka_field, knob, values_from
 from kipviz.fetch import (
-    BROKER_FETCH_MAX_BYTES,
-    CONSUMER_FETCH_MAX_BYTES,
     INT32_MAX,
-    MAX_PARTITION_FETCH_BYTES,
     Ordering,
     consumer_memory_bound_bytes,
     effective_response_max_bytes,
@@ -45,62 +40,50 @@ TOPIC = "events"
 class ConsumerScenario:
     """One consumer, its Kafka settings and the cluster around it; vary it with ``replace``."""
 
-    partitions: int = 100
-    brokers: int = 3
-    fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES
-    max_partition_fetch_bytes: int = MAX_PARTITION_FETCH_BYTES
-    broker_fetch_max_bytes: int = BROKER_FETCH_MAX_BYTES
-    fetch_min_bytes: int = 1
-    fetch_max_wait_ms: int = 500
+    partitions: int = knob(100, at_least=1)
+    brokers: int = knob(3, at_least=1)
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    broker_fetch_max_bytes: int = kafka_field(BROKER["fetch.max.bytes"],
+                                              label="broker fetch.max.bytes")
+    fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
+    fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
     # None: the request order this Kafka version's consumer uses (kipviz.versions)
     ordering: Ordering | None = None
     # fetch request version; None: the newest the Kafka version sends (<= 2: before KIP-74)
     version: int | None = None
     kafka_version: str = NEWEST_KAFKA_VERSION  # "MAJOR.MINOR": the rules of that release
-    fetch_quota_bytes_per_s: float | None = None  # the client's consumer_byte_rate quota
+    # the client's consumer_byte_rate quota (None: Long.MAX_VALUE, no quota)
+    fetch_quota_bytes_per_s: float | None = kafka_field(
+        CONSUMER["consumer_byte_rate"], above=0, number=True, label="consumer_byte_rate")
     paused_partitions: tuple[int, ...] = ()  # Consumer.pause(...) at pause_at_ms
-    pause_at_ms: int = 0
-    consume_bytes_per_s: float = 100e6
-    rtt_ms: int = 10
-    network_bytes_per_s: float = 125e6  # each broker's link to the consumer (1 Gbit/s)
-    tick_ms: int = 10
-    ticks: int = 1000
-    windows: int = 20
+    pause_at_ms: int = knob(0, at_least=0)
+    consume_bytes_per_s: float = knob(100e6, above=0, number=True)
+    rtt_ms: int = knob(10, at_least=1)
+    # each broker's link to the consumer (1 Gbit/s)
+    network_bytes_per_s: float = knob(125e6, above=0, number=True)
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(1000, at_least=1)
+    windows: int = knob(20, at_least=1)
     workload: Workload = field(default_factory=Workload)
-    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool
-    buffer_memory_bytes: int | None = None
+    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool; a pool
+    # of 0 bytes could hold nothing, so the model asks for >= 1 (and >= fetch.max.bytes)
+    buffer_memory_bytes: int | None = kafka_field(CONSUMER["buffer.memory"], at_least=1)
     strict_pool: bool = False  # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
     coordinator_bypass: bool = True  # KIP-81 step 3.b: heartbeats are read even when dry
     # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
-    max_in_flight_fetches: int | None = None
-    heartbeat_interval_ms: int = 3000  # 0: no heartbeats
-    session_timeout_ms: int = 45000
+    max_in_flight_fetches: int | None = knob(None, at_least=1, optional=True)
+    heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])  # 0: none
+    # Kafka puts no bound on session.timeout.ms; a session of 0 ms would expire at once
+    session_timeout_ms: int = kafka_field(CONSUMER["session.timeout.ms"], at_least=1)
 
     def __post_init__(self) -> None:
         limits.check_fields(self)  # bools are bools; Java int/long ranges (kipviz.scenarios.limits)
-        ints = {"partitions": 1, "brokers": 1, "max_partition_fetch_bytes": 0,
-                "fetch_min_bytes": 0, "fetch_max_wait_ms": 0, "rtt_ms": 1,
-                "tick_ms": 1, "ticks": 1, "windows": 1, "heartbeat_interval_ms": 0,
-                "session_timeout_ms": 1}
-        for name, minimum in ints.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ValueError(f"{name} must be an integer: {value!r}")
-            if value < minimum:
-                kafka = name.replace("_", ".")
-                label = (f"{name} ({kafka})"
-                         if name.startswith(("fetch", "max", "heartbeat", "session")) else name)
-                raise ValueError(f"{label} must be >= {minimum}: {value}")
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         if self.windows > self.ticks:
             raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
-        for name in ("consume_bytes_per_s", "network_bytes_per_s"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be > 0: {getattr(self, name)}")
         check_kafka_version(self.kafka_version)
         self._check_version()
-        if self.fetch_quota_bytes_per_s is not None:
-            _check_number("fetch_quota_bytes_per_s (consumer_byte_rate)",
-                          self.fetch_quota_bytes_per_s, 0, strict=True)
         _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
         if self.ordering is not None:
             Ordering(self.ordering)
@@ -108,7 +91,6 @@ class ConsumerScenario:
                                                              "fetch_sessions"):
                 raise ValueError(f"ordering SESSION needs fetch sessions (KIP-227, Kafka 1.1): "
                                  f"kafka_version {self.kafka_version!r}")
-        _check_int("pause_at_ms", self.pause_at_ms, 0)
         for p in self.paused_partitions:
             if _check_int("paused_partitions", p, 0) >= self.partitions:
                 raise ValueError(f"paused_partitions must name partitions 0..{self.partitions - 1}"
@@ -120,8 +102,6 @@ class ConsumerScenario:
             raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
                              f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
                              f"do not bypass the pool: {self.buffer_memory_bytes}")
-        if self.max_in_flight_fetches is not None:
-            _check_int("max_in_flight_fetches", self.max_in_flight_fetches, 1)
 
     def _check_version(self) -> None:
         """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
@@ -163,15 +143,10 @@ class ConsumerScenario:
     @classmethod
     def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
                      **scenario: Any) -> ConsumerScenario:
-        """A scenario with the fetch settings of a consumer's (and broker's) Kafka config."""
-        broker = broker or BrokerConfig()
-        return cls(fetch_max_bytes=consumer.fetch_max_bytes,
-                   max_partition_fetch_bytes=consumer.max_partition_fetch_bytes,
-                   fetch_min_bytes=consumer.fetch_min_bytes,
-                   fetch_max_wait_ms=consumer.fetch_max_wait_ms,
-                   buffer_memory_bytes=consumer.buffer_memory_bytes,
-                   heartbeat_interval_ms=consumer.heartbeat_interval_ms,
-                   broker_fetch_max_bytes=broker.fetch_max_bytes, **scenario)
+        """A scenario with the settings of a consumer's (and broker's) Kafka config that it
+        models (those its fields declare: :func:`kipviz.config.fields.values_from`);
+        ``scenario`` sets the rest."""
+        return cls(**{**values_from(cls, consumer, broker or BrokerConfig()), **scenario})
 
     @property
     def response_max_bytes(self) -> int:

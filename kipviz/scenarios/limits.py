@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.config.fields import field_rule, field_setting
 from kipviz.consumer_fetch import Ordering
 
 __all__ = [
@@ -47,25 +48,20 @@ MAX_TRACE_BYTES_ENV = "KIPVIZ_MAX_TRACE_BYTES"
 JAVA_MAX = {"short": 2**15 - 1, "int": 2**31 - 1, "long": 2**63 - 1}
 _FALLBACK_BYTES = 8 * 1024**3  # when os.sysconf cannot tell the machine's memory
 
-# Scenario field -> (Kafka setting, the Java type its ConfigDef parses it into).
+# Fields that are not declared Kafka settings but still have a Java type (a declared field's
+# Java type is its declaration's: kipviz.config.declarations, read by check_fields).
 KAFKA_SETTINGS: dict[str, tuple[str, str]] = {
-    "fetch_max_bytes": ("fetch.max.bytes", "int"),
-    "max_partition_fetch_bytes": ("max.partition.fetch.bytes", "int"),
-    "broker_fetch_max_bytes": ("fetch.max.bytes on the broker", "int"),
-    "fetch_min_bytes": ("fetch.min.bytes", "int"),
-    "fetch_max_wait_ms": ("fetch.max.wait.ms", "int"),
-    "buffer_memory_bytes": ("buffer.memory", "long"),
-    "heartbeat_interval_ms": ("heartbeat.interval.ms", "int"),
-    "session_timeout_ms": ("session.timeout.ms", "int"),
     "version": ("the fetch request version, a Java short", "short"),
-    "queued_max_request_bytes": ("queued.max.request.bytes", "long"),
-    "socket_request_max_bytes": ("socket.request.max.bytes", "int"),
-    "queued_max_requests": ("queued.max.requests", "int"),
-    "num_io_threads": ("num.io.threads", "int"),
-    "input_buffer_max_bytes": ("input.buffer.max.bytes", "long"),
-    "buffered_records_per_partition": ("buffered.records.per.partition", "int"),
-    "threads": ("num.stream.threads", "int"),
 }
+
+
+def _java_type(f: dataclasses.Field[Any]) -> tuple[str, str]:
+    """The label and Java type of a field: its declared Kafka setting's, else
+    :data:`KAFKA_SETTINGS`', else none (a 64-bit integer)."""
+    setting, found = field_setting(f), field_rule(f)
+    if setting is not None and found is not None:
+        return found[1].label or setting.key, setting.java
+    return KAFKA_SETTINGS.get(f.name, ("", "long"))
 
 
 def check_fields(scenario: Any) -> None:
@@ -81,7 +77,7 @@ def check_fields(scenario: Any) -> None:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             continue  # types are each scenario's own rules
         value = int(value)
-        key, java = KAFKA_SETTINGS.get(f.name, ("", "long"))
+        key, java = _java_type(f)
         label = f"{f.name} ({key})" if key else f.name
         high = JAVA_MAX[java]
         if not -high - 1 <= value <= high:

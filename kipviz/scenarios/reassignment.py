@@ -47,6 +47,7 @@ plain-Python reference the benchmark compares against.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -55,11 +56,9 @@ import numpy as np
 import pandas as pd
 
 from kipviz._checks import check_int, check_number
-from kipviz.quota import (
-    REPLICATION_QUOTA_WINDOW_NUM,
-    REPLICATION_QUOTA_WINDOW_SIZE_SECONDS,
-    ReplicationQuotaManager,
-)
+from kipviz.config import BROKER
+from kipviz.config.fields import check_declared, field_rule, kafka_field, knob
+from kipviz.quota import ReplicationQuotaManager
 from kipviz.scenarios import _reassignment_kernel as _kernel
 from kipviz.scenarios._reassignment_meta import move_meta, move_outcome, trace_size_check
 from kipviz.scenarios._reassignment_meta import resolve_in_sync_followers as _followers
@@ -91,52 +90,47 @@ class ReassignmentScenario:
     ``throttle_schedule``: ``(from_s, bytes/s or None)`` pairs, ascending, setting both rates.
     """
 
-    brokers: int = 5
-    network_bytes_per_s: float = 125e6
-    bytes_in_per_s: float = 0.0
-    replication_factor: int = 3
-    partitions: int = 1
-    log_bytes: int = 100_000_000
+    brokers: int = knob(5, at_least=1)
+    network_bytes_per_s: float = knob(125e6, above=0, number=True)
+    bytes_in_per_s: float = knob(0.0, at_least=0, number=True)
+    replication_factor: int = knob(3, at_least=1)
+    partitions: int = knob(1, at_least=1)
+    log_bytes: int = knob(100_000_000, at_least=0)
     sizes: tuple[int, ...] | None = None
-    leader_throttle_bytes_per_s: float | None = 10e6
-    follower_throttle_bytes_per_s: float | None = 10e6
-    replica_fetch_max_bytes: int = 1048576
-    replica_fetch_response_max_bytes: int = 10485760
-    replication_quota_window_num: int = REPLICATION_QUOTA_WINDOW_NUM
-    replication_quota_window_size_seconds: int = REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
-    tick_ms: int = 10
-    ticks: int = 2000
+    leader_throttle_bytes_per_s: float | None = kafka_field(
+        BROKER["leader.replication.throttled.rate"], 10e6, number=True)
+    follower_throttle_bytes_per_s: float | None = kafka_field(
+        BROKER["follower.replication.throttled.rate"], 10e6, number=True)
+    replica_fetch_max_bytes: int = kafka_field(BROKER["replica.fetch.max.bytes"])
+    # Kafka's range is atLeast(0); the model asks for 1 (a response of 0 bytes moves nothing)
+    replica_fetch_response_max_bytes: int = kafka_field(
+        BROKER["replica.fetch.response.max.bytes"], at_least=1)
+    replication_quota_window_num: int = kafka_field(BROKER["replication.quota.window.num"])
+    replication_quota_window_size_seconds: int = kafka_field(
+        BROKER["replication.quota.window.size.seconds"])
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(2000, at_least=1)
     mode: Literal["quota", "delay"] = "quota"
     in_sync_followers: int | None = None
     throttle_schedule: tuple[tuple[float, float | None], ...] = ()
 
     def __post_init__(self) -> None:
-        ints = {"brokers": ("brokers", 1),
-                "replication_factor": ("replication_factor", 1),
-                "partitions": ("partitions", 1), "log_bytes": ("log_bytes", 0),
-                "replica_fetch_max_bytes": ("replica_fetch_max_bytes (replica.fetch.max.bytes)", 1),
-                "replica_fetch_response_max_bytes": (
-                    "replica_fetch_response_max_bytes (replica.fetch.response.max.bytes)", 1),
-                "replication_quota_window_num": (
-                    "replication_quota_window_num (replication.quota.window.num)", 1),
-                "replication_quota_window_size_seconds": (
-                    "replication_quota_window_size_seconds "
-                    "(replication.quota.window.size.seconds)", 1),
-                "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1)}
-        for name, (label, minimum) in ints.items():
-            check_int(label, getattr(self, name), minimum)
-            top = _LOG_BYTES_MAX if name == "log_bytes" else _JAVA_INT_MAX
-            if getattr(self, name) > top:
-                raise ValueError(f"{label} must be <= {top} (Java's "
-                                 f"{'long, with room to grow' if name == 'log_bytes' else 'int'})"
-                                 f": {getattr(self, name)}")
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
+        for f in dataclasses.fields(self):  # Java's int (a long for log_bytes, with room)
+            value, found = getattr(self, f.name), field_rule(f)
+            if found is None or found[1].number:
+                continue
+            top = _LOG_BYTES_MAX if f.name == "log_bytes" else _JAVA_INT_MAX
+            if value > top:
+                raise ValueError(f"{found[0]} must be <= {top} (Java's "
+                                 f"{'long, with room to grow' if f.name == 'log_bytes' else 'int'})"
+                                 f": {value}")
         _followers(self.in_sync_followers, self.replication_factor)
         if self.replication_factor + 1 > self.brokers:
             raise ValueError(f"replication_factor must be <= brokers - 1 = {self.brokers - 1}: "
                              f"{self.replication_factor} (the R current replicas and the "
                              f"destination of a moving partition are distinct brokers)")
         for name in ("network_bytes_per_s", "bytes_in_per_s"):
-            check_number(name, getattr(self, name), 0, strict=name == "network_bytes_per_s")
             if not math.isfinite(getattr(self, name)):
                 raise ValueError(f"{name} must be finite: {getattr(self, name)}")
         for name, setting in (("leader_throttle_bytes_per_s", "leader"),

@@ -31,16 +31,11 @@ import numpy as np
 import pandas as pd
 
 from kipviz import share_partition as spf
-from kipviz._checks import check_int as _check_int
-from kipviz._checks import check_number as _check_number
-from kipviz.fetch import CONSUMER_FETCH_MAX_BYTES
+from kipviz.config import BROKER, CONSUMER
+from kipviz.config.fields import check_declared, kafka_field, knob
 from kipviz.scenarios.contract import input_rng
 from kipviz.scenarios.trace_meta import ShareGroupMeta
 from kipviz.share import (
-    DELIVERY_COUNT_LIMIT,
-    MAX_POLL_RECORDS,
-    PARTITION_MAX_RECORD_LOCKS,
-    RECORD_LOCK_DURATION_MS,
     SHARE_ACQUIRE_MODES,
     in_flight_bound_records,
     share_fetch_max_bytes,
@@ -70,36 +65,32 @@ def range_assign(consumers: int, partitions: int) -> np.ndarray:
 class ShareGroupScenario:
     """One share group and one classic group on the same topic; rates per partition/consumer."""
 
-    partitions: int = 2
-    brokers: int = 1
-    share_consumers: int = 8
-    classic_consumers: int = 8
-    stalled_consumers: int = 0
-    produce_records_per_s: float = 1000.0
-    initial_lag_records: int = 0
-    record_bytes: int = 1000
-    batch_records: int = 10
-    fetch_max_bytes: int = CONSUMER_FETCH_MAX_BYTES
-    max_poll_records: int = MAX_POLL_RECORDS
-    max_record_locks: int = PARTITION_MAX_RECORD_LOCKS
-    record_lock_duration_ms: int = RECORD_LOCK_DURATION_MS
-    delivery_count_limit: int = DELIVERY_COUNT_LIMIT
+    partitions: int = knob(2, at_least=1)
+    brokers: int = knob(1, at_least=1)
+    share_consumers: int = knob(8, at_least=1)
+    classic_consumers: int = knob(8, at_least=0)
+    stalled_consumers: int = knob(0, at_least=0)
+    produce_records_per_s: float = knob(1000.0, at_least=0, number=True)
+    initial_lag_records: int = knob(0, at_least=0)
+    record_bytes: int = knob(1000, at_least=1)
+    batch_records: int = knob(10, at_least=1)
+    # the model asks for >= 1 (Kafka: atLeast(0)): a share fetch of 0 bytes acquires nothing
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"], at_least=1)
+    max_poll_records: int = kafka_field(CONSUMER["max.poll.records"])
+    # ShareGroupConfig's between(...) ranges are wider here (>= 1): small what-ifs are allowed
+    max_record_locks: int = kafka_field(BROKER["group.share.partition.max.record.locks"],
+                                        at_least=1, at_most=None)
+    record_lock_duration_ms: int = kafka_field(BROKER["group.share.record.lock.duration.ms"],
+                                               at_least=1, at_most=None)
+    delivery_count_limit: int = kafka_field(BROKER["group.share.delivery.count.limit"],
+                                            at_least=1, at_most=None)
     acquire_mode: str = "batch_optimized"
-    process_records_per_s: float = 500.0
-    tick_ms: int = 10
-    ticks: int = 500
+    process_records_per_s: float = knob(500.0, at_least=0, number=True)
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(500, at_least=1)
 
     def __post_init__(self) -> None:
-        for name, low in (("partitions", 1), ("brokers", 1), ("share_consumers", 1),
-                          ("classic_consumers", 0), ("stalled_consumers", 0),
-                          ("initial_lag_records", 0), ("record_bytes", 1), ("batch_records", 1),
-                          ("max_poll_records", 1), ("max_record_locks", 1),
-                          ("record_lock_duration_ms", 1), ("delivery_count_limit", 1),
-                          ("tick_ms", 1), ("ticks", 1)):
-            _check_int(name, getattr(self, name), low)
-        _check_int("fetch_max_bytes (fetch.max.bytes)", self.fetch_max_bytes, 1)
-        _check_number("produce_records_per_s", self.produce_records_per_s, 0)
-        _check_number("process_records_per_s", self.process_records_per_s, 0)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         if self.stalled_consumers > self.share_consumers:
             raise ValueError(f"stalled_consumers must be <= share_consumers: "
                              f"{self.stalled_consumers} > {self.share_consumers}")

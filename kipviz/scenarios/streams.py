@@ -44,16 +44,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kipviz._checks import check_int, check_number
+from kipviz._checks import check_int
 from kipviz.buffer import (
-    BUFFERED_RECORDS_PER_PARTITION,
-    INPUT_BUFFER_MAX_BYTES,
     STREAMS_POLICIES,
     fetch_bytes,
     record_size_bytes,
     records_bound_bytes,
     thread_share_bytes,
 )
+from kipviz.config import CONSUMER, STREAMS
+from kipviz.config.fields import check_declared, kafka_field, knob
 from kipviz.scenarios import limits
 from kipviz.scenarios._streams_kernel import (
     POLICY_CODES,
@@ -67,18 +67,6 @@ from kipviz.scenarios.trace_meta import StreamsMeta
 __all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
 
-_SETTINGS = {
-    "input_buffer_max_bytes": ("input_buffer_max_bytes (input.buffer.max.bytes)", 0),
-    "buffered_records_per_partition": (
-        "buffered_records_per_partition (buffered.records.per.partition)", 1),
-    "max_partition_fetch_bytes": ("max_partition_fetch_bytes (max.partition.fetch.bytes)", 0),
-    "threads": ("threads (num.stream.threads)", 1),
-    "tasks": ("tasks", 1), "topics": ("topics", 1), "key_bytes": ("key_bytes", 0),
-    "value_bytes": ("value_bytes", 0), "initial_lag_records": ("initial_lag_records", 0),
-    "tick_ms": ("tick_ms", 1), "ticks": ("ticks", 1),
-}
-
-
 @dataclass(frozen=True)
 class StreamsScenario:
     """One Kafka Streams instance, its settings and its input; vary it with ``replace``.
@@ -88,39 +76,35 @@ class StreamsScenario:
     is a tuple of ``(time_ms, threads)`` steps in time order.
     """
 
-    input_buffer_max_bytes: int = INPUT_BUFFER_MAX_BYTES
-    buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION
+    input_buffer_max_bytes: int = kafka_field(STREAMS["input.buffer.max.bytes"])
+    # Kafka puts no bound on buffered.records.per.partition; the model needs one record
+    buffered_records_per_partition: int = kafka_field(
+        STREAMS["buffered.records.per.partition"], at_least=1)
     policy: str = "thread_bytes"
-    threads: int = 4
+    threads: int = kafka_field(STREAMS["num.stream.threads"], 4, at_least=1)
     global_thread: bool = False
     thread_changes: tuple[tuple[int, int], ...] = ()
-    tasks: int = 16
-    topics: int = 2
+    tasks: int = knob(16, at_least=1)
+    topics: int = knob(2, at_least=1)
     topic: str = "input"
-    key_bytes: int = 16
-    value_bytes: int = 1000
-    record_size_spread: float = 10.0
-    produce_records_per_s: float = 2000.0  # per partition
-    initial_lag_records: int = 20000  # per partition
-    process_records_per_s: float = 50000.0  # per thread
-    max_partition_fetch_bytes: int = 1048576
-    tick_ms: int = 10
-    ticks: int = 1000
+    key_bytes: int = knob(16, at_least=0)
+    value_bytes: int = knob(1000, at_least=0)
+    record_size_spread: float = knob(10.0, at_least=1.0, number=True)
+    produce_records_per_s: float = knob(2000.0, at_least=0.0, number=True)  # per partition
+    initial_lag_records: int = knob(20000, at_least=0)  # per partition
+    process_records_per_s: float = knob(50000.0, above=0.0, number=True)  # per thread
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(1000, at_least=1)
 
     def __post_init__(self) -> None:
         limits.check_fields(self)  # bools are bools; Java int/long ranges
-        for name, (label, minimum) in _SETTINGS.items():
-            check_int(label, getattr(self, name), minimum)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         if self.policy not in STREAMS_POLICIES:
             raise ValueError(f"policy must be one of {', '.join(STREAMS_POLICIES)}: "
                              f"{self.policy!r}")
-        if not isinstance(self.global_thread, bool | np.bool_):
-            raise ValueError(f"global_thread must be True or False: {self.global_thread!r}")
         if not isinstance(self.topic, str) or not self.topic:
             raise ValueError(f"topic must be a non-empty topic name prefix: {self.topic!r}")
-        check_number("record_size_spread", self.record_size_spread, 1.0)
-        check_number("produce_records_per_s", self.produce_records_per_s, 0.0)
-        check_number("process_records_per_s", self.process_records_per_s, 0.0, strict=True)
         if not math.isfinite(self.produce_records_per_s + self.process_records_per_s
                              + self.record_size_spread):
             raise ValueError("rates and record_size_spread must be finite")

@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kipviz._checks import check_int, check_number
+from kipviz._checks import check_int
+from kipviz.config import BROKER, CONSUMER
+from kipviz.config.fields import check_declared, kafka_field, knob
 from kipviz.remote_fetch import (
-    REMOTE_FETCH_MAX_WAIT_MS,
-    REMOTE_LOG_READER_THREADS,
     charges_remote_fetch_up_front,
     reads_several_remote_partitions,
     remote_fetch_wait_ms,
@@ -49,52 +49,36 @@ class TieredFetchScenario:
     """One broker, its tiered-storage settings and its consumers; vary it with ``replace``."""
 
     kafka_version: str = NEWEST_KAFKA_VERSION
-    catch_up_consumers: int = 1
-    tail_consumers: int = 1
-    remote_partitions: int = 4
-    local_partitions: int = 4
-    backlog_bytes: int = 2048 * MiB  # per remote partition, behind the local log start
-    produce_bytes_per_s: float = 256 * 1024  # per partition
-    batch_bytes: int = 16 * 1024
-    segment_bytes: int = 1024 * MiB  # log.segment.bytes (remote segments)
-    fetch_max_bytes: int = 50 * MiB  # fetch.max.bytes
-    max_partition_fetch_bytes: int = 1 * MiB  # max.partition.fetch.bytes
-    fetch_max_wait_ms: int = 500  # fetch.max.wait.ms
-    remote_fetch_max_wait_ms: int = REMOTE_FETCH_MAX_WAIT_MS  # remote.fetch.max.wait.ms
-    remote_log_reader_threads: int = REMOTE_LOG_READER_THREADS  # remote.log.reader.threads
-    remote_read_latency_ms: float = 100.0  # the remote store's first-byte latency
-    remote_read_bytes_per_s: float = 100 * MiB  # one reader thread's transfer rate
-    # remote.log.manager.fetch.max.bytes.per.second (None: Long.MAX_VALUE, no quota)
-    remote_fetch_max_bytes_per_s: float | None = None
-    rtt_ms: float = 2.0  # network round trip, client to broker and back
-    duration_ms: int = 30_000
+    catch_up_consumers: int = knob(1, at_least=0)
+    tail_consumers: int = knob(1, at_least=0)
+    remote_partitions: int = knob(4, at_least=0)
+    local_partitions: int = knob(4, at_least=0)
+    # per remote partition, behind the local log start
+    backlog_bytes: int = knob(2048 * MiB, at_least=0)
+    produce_bytes_per_s: float = knob(256 * 1024, at_least=0, number=True)  # per partition
+    batch_bytes: int = knob(16 * 1024, at_least=1)
+    # remote segments; the model asks for >= batch_bytes (Kafka: atLeast(1 MiB))
+    segment_bytes: int = kafka_field(BROKER["log.segment.bytes"], at_least=None)
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
+    remote_fetch_max_wait_ms: int = kafka_field(BROKER["remote.fetch.max.wait.ms"])
+    remote_log_reader_threads: int = kafka_field(BROKER["remote.log.reader.threads"])
+    remote_read_latency_ms: float = knob(100.0, at_least=0, number=True)  # first-byte latency
+    remote_read_bytes_per_s: float = knob(100 * MiB, above=0, number=True)  # one reader thread
+    # None: Long.MAX_VALUE, no quota
+    remote_fetch_max_bytes_per_s: float | None = kafka_field(
+        BROKER["remote.log.manager.fetch.max.bytes.per.second"], number=True)
+    rtt_ms: float = knob(2.0, above=0, number=True)  # network round trip, client to broker and back
+    duration_ms: int = knob(30_000, at_least=1)
 
     def __post_init__(self) -> None:
         check_kafka_version(self.kafka_version)
         if not has(self.kafka_version, "tiered_storage"):
             raise ValueError(f"kafka_version must be 3.6 or later (tiered storage, KIP-405): "
                              f"{self.kafka_version!r}")
-        ints = {"catch_up_consumers": 0, "tail_consumers": 0, "remote_partitions": 0,
-                "local_partitions": 0, "backlog_bytes": 0, "batch_bytes": 1,
-                "fetch_max_wait_ms": 0, "duration_ms": 1}
-        for name, low in ints.items():
-            check_int(name, getattr(self, name), low)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.config.fields)
         check_int("segment_bytes (log.segment.bytes)", self.segment_bytes, self.batch_bytes)
-        check_int("fetch_max_bytes (fetch.max.bytes)", self.fetch_max_bytes, 0)
-        check_int("max_partition_fetch_bytes (max.partition.fetch.bytes)",
-                  self.max_partition_fetch_bytes, 0)
-        check_int("remote_fetch_max_wait_ms (remote.fetch.max.wait.ms)",
-                  self.remote_fetch_max_wait_ms, 1)
-        check_int("remote_log_reader_threads (remote.log.reader.threads)",
-                  self.remote_log_reader_threads, 1)
-        check_number("produce_bytes_per_s", self.produce_bytes_per_s, 0)
-        check_number("remote_read_latency_ms", self.remote_read_latency_ms, 0)
-        check_number("remote_read_bytes_per_s", self.remote_read_bytes_per_s, 0, strict=True)
-        check_number("rtt_ms", self.rtt_ms, 0, strict=True)
-        if self.remote_fetch_max_bytes_per_s is not None:
-            check_number("remote_fetch_max_bytes_per_s "
-                         "(remote.log.manager.fetch.max.bytes.per.second)",
-                         self.remote_fetch_max_bytes_per_s, 1)
         if self.catch_up_consumers + self.tail_consumers == 0:
             raise ValueError("catch_up_consumers + tail_consumers must be >= 1: 0")
 

@@ -21,13 +21,23 @@ import numpy as np
 import pandas as pd
 
 from kipviz._checks import check_int, check_number
+from kipviz.config import BROKER
+from kipviz.config.fields import check_setting
 from kipviz.quota import Rate, SimpleRate, java_round
-from kipviz.remote_quota import RemoteLogQuota, copy_segments, rlm_throttle_time_ms
+from kipviz.remote_quota import (
+    RLM_QUOTA_WINDOW_NUM,
+    RLM_QUOTA_WINDOW_SIZE_SECONDS,
+    RemoteLogQuota,
+    copy_segments,
+    rlm_throttle_time_ms,
+)
 from kipviz.token_bucket import TokenBucket
 
 __all__ = ["WALL_CLOCK_MS", "bursty_load", "copy_under_quota", "three_rates",
            "throttle_summary"]
 
+QUOTA_WINDOW_NUM = BROKER.default_of("quota.window.num")  # 11, as every quota's window.num
+QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of("quota.window.size.seconds")  # 1
 WALL_CLOCK_MS = 1_764_000_000_000
 """Where the traces' clocks start: a wall-clock time, as Kafka's tests' ``MockTime`` (a
 ``TokenBucket`` starts empty at time 0, so at a wall-clock time it is full)."""
@@ -35,7 +45,9 @@ WALL_CLOCK_MS = 1_764_000_000_000
 
 def copy_under_quota(segment_bytes: int, segments: int, copy_max_bytes_per_s: float, *,
                      upload_bytes_per_s: float | None = None, sample_ms: int = 250,
-                     window_num: int = 11, window_size_s: int = 1) -> dict[str, pd.DataFrame]:
+                     window_num: int = RLM_QUOTA_WINDOW_NUM,
+                     window_size_s: int = RLM_QUOTA_WINDOW_SIZE_SECONDS
+                     ) -> dict[str, pd.DataFrame]:
     """``segments`` segments of ``segment_bytes`` (log.segment.bytes) copied one after another
     by one copy thread under ``copy_max_bytes_per_s``; tables ``segments`` (``segment``,
     ``asked_ms``, ``recorded_ms``, ``waited_ms``, ``throttle_checks``) and ``rate``
@@ -46,7 +58,8 @@ def copy_under_quota(segment_bytes: int, segments: int, copy_max_bytes_per_s: fl
     >>> t.recorded_ms.tolist(), t.throttle_checks.tolist()
     ([0.0, 5000.0, 10000.0], [0, 5, 5])
     """
-    check_int("segment_bytes (log.segment.bytes)", segment_bytes, 1)
+    # the model takes any segment of >= 1 byte (Kafka's log.segment.bytes is atLeast(1 MiB))
+    check_setting("segment_bytes", segment_bytes, BROKER["log.segment.bytes"], at_least=1)
     check_int("segments", segments, 1)
     check_int("sample_ms", sample_ms, 1)
     quota = RemoteLogQuota(copy_max_bytes_per_s, window_num, window_size_s)
@@ -92,8 +105,9 @@ def bursty_load(burst: float, period_ms: int, duration_ms: int, *,
     return pd.DataFrame({"time_ms": times, "value": np.full(len(times), float(burst))})
 
 
-def three_rates(load: pd.DataFrame, quota: float, duration_ms: int, *, samples: int = 11,
-                window_s: int = 1, sample_ms: int = 100) -> pd.DataFrame:
+def three_rates(load: pd.DataFrame, quota: float, duration_ms: int, *,
+                samples: int = QUOTA_WINDOW_NUM, window_s: int = QUOTA_WINDOW_SIZE_SECONDS,
+                sample_ms: int = 100) -> pd.DataFrame:
     """The same ``load`` (``time_ms``, ``value``) in a ``Rate``, a ``SimpleRate`` and a
     ``TokenBucket`` of ``samples`` x ``window_s`` against ``quota`` units/s, sampled every
     ``sample_ms``: long table ``time_ms``, ``meter`` (``Rate``, ``SimpleRate``,
