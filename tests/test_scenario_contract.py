@@ -101,6 +101,56 @@ def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name)
     assert not missing, f"{kind.trace.__name__}.meta keys not in docs/traces.md: {missing}"
 
 
+def _curves() -> dict[str, list[Any]]:
+    from kipviz.curves import consumer_curves
+    from kipviz.curves.broker import broker_curves
+    from kipviz.curves.consumer_buffer import buffer_curves
+    from kipviz.curves.reassignment import reassignment_curves
+    from kipviz.curves.share_group import share_group_curves
+    from kipviz.curves.streams import streams_curves
+    from kipviz.curves.tiered import tiered_curves
+
+    return {"consumer": [consumer_curves, buffer_curves], "broker": [broker_curves],
+            "reassignment": [reassignment_curves], "streams": [streams_curves],
+            "share_group": [share_group_curves], "tiered_fetch": [tiered_curves]}
+
+
+def test_every_kinds_curves_take_the_same_windows_argument():
+    """``*_curves(spark, trace, *, windows=...)`` for every registered kind."""
+    curves = _curves()
+    assert list(curves) == list(SCENARIOS)
+    for functions in curves.values():
+        for function in functions:
+            windows = inspect.signature(function).parameters["windows"]
+            assert windows.kind is inspect.Parameter.KEYWORD_ONLY, function.__name__
+
+
+def test_a_consumers_windows_are_the_simulations_and_a_tiered_run_takes_windows_or_ms():
+    """A consumer trace is windowed by its scenario (``windows`` must match it, or be None);
+    tiered curves take ``windows`` or ``window_ms``, not both. Refused before any Spark job."""
+    from kipviz.curves import consumer_curves
+    from kipviz.curves.tiered import tiered_curves
+
+    trace = SCENARIOS["consumer"].simulate(SMALL["consumer"], record_fetches=False)
+    with pytest.raises(ValueError, match="'windows' must be None or the 5 windows"):
+        consumer_curves(None, trace, windows=20)
+    tiered = {"4.3": SCENARIOS["tiered_fetch"].simulate(SMALL["tiered_fetch"])}
+    with pytest.raises(ValueError, match="'windows' or 'window_ms', not both"):
+        tiered_curves(None, tiered, windows=4, window_ms=500)
+    with pytest.raises(ValueError, match="'windows' must be an integer >= 1"):
+        tiered_curves(None, tiered, windows=0)
+
+
+def test_tiered_curves_cut_the_run_into_the_windows_asked_for(spark):
+    """``windows=4`` over a 2 s run: 500 ms windows, as ``window_ms=500`` gives."""
+    from kipviz.curves.tiered import tiered_curves
+
+    tiered = {"4.3": SCENARIOS["tiered_fetch"].simulate(SMALL["tiered_fetch"])}
+    by_count = tiered_curves(spark, tiered, windows=4)
+    by_ms = tiered_curves(spark, tiered, window_ms=500)
+    pd.testing.assert_frame_equal(by_count.throughput, by_ms.throughput)
+
+
 # --- a toy kind, registered for one test only -------------------------------------------
 
 class ToyMeta(TypedDict):
