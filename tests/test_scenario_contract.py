@@ -89,6 +89,26 @@ def test_inputs_come_from_the_runs_seed_sequence_as_default_rng_draws_them():
         input_rng(2**32)
 
 
+# numpy's seeded, local generators; anything else under np.random is the global one
+_LOCAL_RANDOM = {"default_rng", "SeedSequence", "Generator", "PCG64", "BitGenerator"}
+# the consumer kernel's global seed is being removed this round (issue 16, helper "rules")
+_GLOBAL_RANDOM_KNOWN = {"kipviz/scenarios/_consumer_kernel.py"}
+
+
+def test_no_module_draws_from_numpys_global_generator():
+    """No ``np.random.seed`` / ``np.random.random`` ...: inputs come from a SeedSequence."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1]
+    found = set()
+    for path in sorted((package / "kipviz").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr not in _LOCAL_RANDOM
+                    and ast.unparse(node.value) in ("np.random", "numpy.random")):
+                found.add(str(path.relative_to(package)))
+    assert found <= _GLOBAL_RANDOM_KNOWN, sorted(found - _GLOBAL_RANDOM_KNOWN)
+
+
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name):
     """``docs/traces.md`` has a section per registered kind naming its ``simulate`` and trace
