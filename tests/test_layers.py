@@ -130,6 +130,14 @@ def test_the_import_graph_has_no_cycle_not_even_for_type_checking():
     assert [c for c in cycles(import_graph()) if c not in KNOWN_CYCLES] == []
 
 
+def test_the_planner_takes_nothing_from_the_scenarios():
+    """``kipviz.planner`` answers from Kafka's JSON and the planning arithmetic of
+    ``kipviz.quota_planning``; it imports no scenario module (nor internals of one)."""
+    graph = import_graph()
+    for name in ("kipviz.planner", "kipviz.planner_input"):
+        assert not {m for m in graph[name] if m.startswith("kipviz.scenarios")}, name
+
+
 def test_the_checks_see_a_private_import_and_a_cycle():
     """The helpers find what they look for (here, in made-up modules)."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
