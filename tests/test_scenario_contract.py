@@ -72,12 +72,13 @@ def test_every_kind_records_its_seed_and_exactly_its_typed_meta_keys(name):
     assert trace.meta["seed"] == 7
 
 
-@pytest.mark.parametrize("name", ["tiered_fetch", "reassignment"])
-def test_a_bad_seed_is_refused_even_where_nothing_is_random(name):
-    """The seed is part of every run's identity, so it is checked everywhere alike."""
+@pytest.mark.parametrize("seed", [-1, 2**32, "1", 1.0, True])
+@pytest.mark.parametrize("name", list(SMALL))
+def test_a_bad_seed_is_refused_by_every_kind_even_where_nothing_is_random(name, seed):
+    """The seed is part of every run's identity, so every kind checks it alike: an int in
+    0 .. 2**32 - 1."""
     with pytest.raises(ValueError, match="seed must be"):
-        SCENARIOS[name].simulate(SMALL[name], seed=-1) if name == "tiered_fetch" else \
-            SCENARIOS[name].simulate(SMALL[name], seed="x")
+        SCENARIOS[name].simulate(SMALL[name], seed=seed)
 
 
 def test_inputs_come_from_the_runs_seed_sequence_as_default_rng_draws_them():

@@ -202,6 +202,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     """
     s = scenario
     limits.check_streams(s, THREAD_COLUMNS)  # refuse what would not fit in memory
+    limits.check_seed(seed)  # also when value_bytes leaves nothing to draw
     if value_bytes is None:
         values = partition_value_bytes(s, input_rng(seed))  # SeedSequence(seed)
     else:
