@@ -64,7 +64,7 @@ from kipviz.scenarios._streams_kernel import (
 from kipviz.scenarios.contract import input_rng
 from kipviz.scenarios.trace_meta import StreamsMeta
 
-__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
+__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsMeta", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
 
 _SETTINGS = {
