@@ -1,7 +1,8 @@
 """Every dashboard, every control, end to end: a redrawn figure or a visible warning, never a raise.
 
 Dashboards are discovered from ``kipviz.widgets.__all__``, so one added later is covered without
-editing this file. Each control is moved to its edges and middle (every option of a dropdown or
+editing this file, and every scenario kind registered in ``kipviz.scenarios.SCENARIOS`` must have
+one. Each control is moved to its edges and middle (every option of a dropdown or
 toggle) through ``update``, the path a slider takes, on a small scenario (fewer ticks,
 partitions, connections) so the sweep stays fast.
 """
@@ -18,6 +19,7 @@ import plotly.io as pio
 import pytest
 
 import kipviz.widgets
+from kipviz.scenarios import SCENARIOS, kind_of
 from kipviz.scenarios.cluster import ClusterScenario
 from kipviz.widgets import Dashboard
 
@@ -55,12 +57,27 @@ def _small_overrides(cls: type[Dashboard]) -> dict[str, Any]:
         return KNOWN_SMALL[cls.__name__]
     parameters = inspect.signature(cls.__init__).parameters
     takes_overrides = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    scenario = parameters["scenario"].default if "scenario" in parameters else None
+    scenario = _default_scenario(cls)
     if not takes_overrides or scenario is None or scenario is inspect.Parameter.empty:
         return {}  # e.g. a dashboard built from several scenarios: its own defaults
     have = {f.name: getattr(scenario, f.name) for f in fields(scenario)}
     return {name: limit for name, limit in SMALL.items()
             if isinstance(have.get(name), int) and have[name] > limit}
+
+
+def _default_scenario(cls: type[Dashboard]) -> Any:
+    """The scenario a dashboard starts from when given none (None: it takes no ``scenario``)."""
+    parameter = inspect.signature(cls.__init__).parameters.get("scenario")
+    return None if parameter is None else parameter.default
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_every_registered_scenario_kind_has_a_dashboard(name):
+    """A kind registered in ``SCENARIOS`` is explored on a dashboard of its own (whose default
+    scenario is of that kind), so the tests above move its controls."""
+    kind = SCENARIOS[name]
+    ours = [cls.__name__ for cls in DASHBOARDS if kind_of(_default_scenario(cls)) is kind]
+    assert ours, f"no dashboard in kipviz.widgets starts from a {kind.scenario.__name__}"
 
 
 def _make(cls: type[Dashboard], spark: Any) -> Dashboard:

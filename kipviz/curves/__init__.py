@@ -33,6 +33,7 @@ from kipviz.curves.consumer_sql import (
 from kipviz.curves.sql import (
     require_columns,
     require_meta,
+    require_windows,
     run_sql,
     spark_schema,
     to_spark,
@@ -207,8 +208,12 @@ class ConsumerCurves:
         return float(self.memory["ticks_above_bound"].sum()) / ticks if ticks else float("nan")
 
 
-def consumer_curves(spark: SparkSession, trace: Any) -> ConsumerCurves:
+def consumer_curves(spark: SparkSession, trace: Any, *,
+                    windows: int | None = None) -> ConsumerCurves:
     """Fairness, lag and memory curves of a consumer trace, computed by Spark in one job.
+
+    ``windows``, as every kind's curves take it: here None or the scenario's own ``windows``
+    (the simulation cuts a consumer's windows; ``ConsumerScenario.windows`` sets them).
 
     ``trace`` has pandas tables ``.windows`` and ``.memory`` and a ``.meta`` dict as in
     ``docs/traces.md`` (a ``ConsumerTrace``). This is the slider path: it reads only the
@@ -222,15 +227,16 @@ def consumer_curves(spark: SparkSession, trace: Any) -> ConsumerCurves:
     window_cols = list(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
     require_columns(trace.windows.columns, window_cols, "windows")
     require_columns(trace.memory.columns, MEMORY_INPUT, "memory")
-    windows = to_spark(spark, trace.windows[window_cols])
+    require_windows(trace.windows, windows)
+    windows_df = to_spark(spark, trace.windows[window_cols])
     if len(trace.windows) <= SMALL_ROWS:
-        windows = windows.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
+        windows_df = windows_df.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
     memory = to_spark(spark, trace.memory[list(MEMORY_INPUT)]).coalesce(1)
     kip74 = int(meta["kip74_bound_bytes"])
     window_ms, tick_ms = int(meta["window_ms"]), int(meta["tick_ms"])
     parts = [
-        run_sql(windows, per_window_query(with_lag=True), windows=windows),
-        lag_by_partition(windows),
+        run_sql(windows_df, per_window_query(with_lag=True), windows=windows_df),
+        lag_by_partition(windows_df),
         memory_curve(memory, window_ms, tick_ms=tick_ms, bound_bytes=kip74),
     ]
     union = parts[0].withColumn("_part", F.lit(0))

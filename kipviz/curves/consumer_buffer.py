@@ -25,7 +25,14 @@ import pandas as pd
 
 from kipviz.curves import FAIRNESS_INPUT, to_spark
 from kipviz.curves.consumer_sql import FAIRNESS, per_window_query
-from kipviz.curves.sql import part_table, require_columns, run_sql, union_all, window_args
+from kipviz.curves.sql import (
+    part_table,
+    require_columns,
+    require_windows,
+    run_sql,
+    union_all,
+    window_args,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -107,12 +114,14 @@ class BufferCurves:
         return out
 
 
-def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurves:
+def buffer_curves(spark: SparkSession, traces: Mapping[str, Any], *,
+                  windows: int | None = None) -> BufferCurves:
     """Memory, throughput, heartbeat and fairness curves of several consumer traces, one job.
 
     ``traces`` maps a label to a ``ConsumerTrace`` (``memory``, ``buffer``, ``windows``,
     ``heartbeats`` tables and ``meta``); all must share ``window_ms``, ``tick_ms`` and the number
-    of windows (one workload under several memory rules, as ``simulate_modes`` makes).
+    of windows (one workload under several memory rules, as ``simulate_modes`` makes);
+    ``windows``, as every kind's curves take it, is None or that number.
     """
     if not traces:
         raise ValueError("traces must name at least one consumer trace")
@@ -122,8 +131,8 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurve
         if len({m[key] for m in metas}) != 1:
             raise ValueError(f"traces must share {key!r}: {[m[key] for m in metas]}")
     first = next(iter(traces.values()))
-    n_windows = int(first.windows["window"].max()) + 1 if len(first.windows) else 1
-    ticks, windows, beats = [], [], []
+    n_windows = require_windows(first.windows, windows)
+    ticks, window_tables, beats = [], [], []
     for mode, trace in enumerate(traces.values()):
         require_columns(trace.windows.columns, FAIRNESS_INPUT, "windows")
         both = trace.memory.join(trace.buffer.drop(columns="time_ms"))
@@ -131,7 +140,7 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurve
         ticks.append(both[list(TICKS_INPUT)].assign(mode=np.int32(mode)))
         w = trace.windows[list(FAIRNESS_INPUT)].copy()
         w["window"] = (mode * n_windows + w["window"]).astype(np.int32)
-        windows.append(w)
+        window_tables.append(w)
         hb = trace.heartbeats
         beats.append(pd.DataFrame({"mode": np.full(len(hb), mode, np.int32),
                                    "sent_ms": hb.get("sent_ms", pd.Series(dtype=np.int64)),
@@ -139,7 +148,7 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any]) -> BufferCurve
                                   ).astype({"sent_ms": np.int64, "delay_ms": np.int64}))
     tick_ms, window_ms = int(metas[0]["tick_ms"]), int(metas[0]["window_ms"])
     ticks_df = to_spark(spark, pd.concat(ticks, ignore_index=True)).coalesce(1)
-    windows_df = to_spark(spark, pd.concat(windows, ignore_index=True)).coalesce(1)
+    windows_df = to_spark(spark, pd.concat(window_tables, ignore_index=True)).coalesce(1)
     heartbeats = pd.concat(beats, ignore_index=True)
     heartbeats_df = to_spark(spark, heartbeats).coalesce(1)
     parts = [

@@ -35,22 +35,22 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from kipviz.curves import to_spark
-from kipviz.curves._reassignment_sql import (
-    _MOVE,
-    _PARTITIONS_MOVE,
-    _THROTTLE,
-    _TICKS_MOVE,
+from kipviz.curves.reassignment_sql import (
     CATCH_UP,
     META_KEYS,
     MOVE,
+    MOVE_SQL,
     PARTITIONS_INPUT,
+    PARTITIONS_MOVE,
     THROTTLE,
+    THROTTLE_SQL,
     TICKS_INPUT,
-    _catch_up_query,
-    _check_rates,
-    _partitions_summary_query,
-    _quota_window_ms,
-    _ticks_summary_query,
+    TICKS_MOVE,
+    catch_up_query,
+    check_rates,
+    partitions_summary_query,
+    quota_window_to_ms,
+    ticks_summary_query,
 )
 from kipviz.curves.sql import (
     part_table,
@@ -91,7 +91,7 @@ def throttle_curve(ticks_df: DataFrame, window_ms: int, *, tick_ms: int | None =
     (N - IN/R - bytes sent per second of each tick). Columns: see THROTTLE.
     """
     require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
-    return run_sql(ticks_df, _THROTTLE.format(**window_args(window_ms, tick_ms)), ticks=ticks_df)
+    return run_sql(ticks_df, THROTTLE_SQL.format(**window_args(window_ms, tick_ms)), ticks=ticks_df)
 
 
 def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
@@ -107,8 +107,8 @@ def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
     the whole move. Columns: see CATCH_UP.
     """
     require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
-    _check_rates(throttle_bytes_per_s, bytes_in_per_s)
-    query = _catch_up_query(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
+    check_rates(throttle_bytes_per_s, bytes_in_per_s)
+    query = catch_up_query(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
     return run_sql(partitions_df, query, partitions=partitions_df)
 
 
@@ -128,11 +128,11 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
     """
     require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
     require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
-    _check_rates(throttle_bytes_per_s, bytes_in_per_s)
-    query = _MOVE.format(
+    check_rates(throttle_bytes_per_s, bytes_in_per_s)
+    query = MOVE_SQL.format(
         columns=", ".join(MOVE),
-        partitions_summary=_partitions_summary_query(throttle_bytes_per_s, bytes_in_per_s),
-        ticks_summary=_ticks_summary_query(_quota_window_ms(quota_window_s),
+        partitions_summary=partitions_summary_query(throttle_bytes_per_s, bytes_in_per_s),
+        ticks_summary=ticks_summary_query(quota_window_to_ms(quota_window_s),
                                            throttle_bytes_per_s),
     )
     return run_sql(ticks_df, query, ticks=ticks_df, partitions=partitions_df)
@@ -218,25 +218,25 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     require_meta(meta, META_KEYS, windows)
     if quota_window_s is None:
         quota_window_s = meta.get("window_size_s") or REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
-    quota_window_ms = _quota_window_ms(quota_window_s)
+    quota_window_ms = quota_window_to_ms(quota_window_s)
     require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
     require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = quota_window_ms * max(1, math.ceil(n_ticks * tick_ms / (windows * quota_window_ms)))
     t, inbound = float(meta["throttle_bytes_per_s"]), float(meta["bytes_in_per_s"])
-    _check_rates(t, inbound)
+    check_rates(t, inbound)
     ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
     partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
     parts = [
-        (_THROTTLE.format(**window_args(window_ms, tick_ms)), THROTTLE),
-        (_catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
-        (_partitions_summary_query(t, inbound), _PARTITIONS_MOVE),
-        (_ticks_summary_query(quota_window_ms, t), _TICKS_MOVE),
+        (THROTTLE_SQL.format(**window_args(window_ms, tick_ms)), THROTTLE),
+        (catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
+        (partitions_summary_query(t, inbound), PARTITIONS_MOVE),
+        (ticks_summary_query(quota_window_ms, t), TICKS_MOVE),
     ]
     query = union_all(parts)
     got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, partitions=partitions).toPandas())
-    move = pd.concat([part_table(got, 2, _PARTITIONS_MOVE),
-                      part_table(got, 3, _TICKS_MOVE)], axis=1)
+    move = pd.concat([part_table(got, 2, PARTITIONS_MOVE),
+                      part_table(got, 3, TICKS_MOVE)], axis=1)
 
     def rate(key: str) -> float | None:
         return None if meta[key] is None else float(meta[key])

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["LOCAL_RELATION_ROWS", "part_table", "require_columns", "require_meta", "run_sql",
-           "spark_schema", "to_spark", "union_all", "window_args"]
+__all__ = ["LOCAL_RELATION_ROWS", "part_table", "require_columns", "require_meta",
+           "require_windows", "run_sql", "spark_schema", "to_spark", "union_all", "window_args"]
 
 LOCAL_RELATION_ROWS = 10_000
 _ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
@@ -31,6 +31,17 @@ _SPARK_TYPES = {
 # candidate level; the level is the candidate of the first partition it fits (_fits). Fitting
 # is monotone in the rank, so partitions before that one keep their demand and the rest get
 # the level. Zero-demand rows sort first and change neither the level nor anyone's share.
+
+
+def require_windows(windows_table: Any, windows: int | None) -> int:
+    """The number of windows a consumer trace's ``windows`` table has (the simulation cuts
+    them: ``ConsumerScenario.windows``); ``windows``, every curve function's argument, must be
+    None or that number."""
+    have = int(windows_table["window"].max()) + 1 if len(windows_table) else 1
+    if windows is not None and windows != have:
+        raise ValueError(f"'windows' must be None or the {have} windows the trace was simulated "
+                         f"with (ConsumerScenario.windows): {windows!r}")
+    return have
 
 
 def require_meta(meta: dict[str, Any], keys: Iterable[str], windows: int | None = None) -> None:

@@ -91,10 +91,22 @@ def delivery_classes(trace: Any) -> np.ndarray:
 
 
 def tiered_curves(spark: SparkSession, traces: Mapping[str, Any], *,
-                  window_ms: int = 1000) -> TieredCurves:
-    """Throughput, latency and summary curves of several tiered-fetch traces, one Spark job."""
+                  window_ms: int | None = None, windows: int | None = None) -> TieredCurves:
+    """Throughput, latency and summary curves of several tiered-fetch traces, one Spark job.
+
+    Throughput is per ``window_ms`` (default 1000), or per one of ``windows`` windows of the
+    longest run (the argument every kind's curves take), not both."""
     if not traces:
         raise ValueError("traces must name at least one tiered-fetch trace")
+    if windows is not None:
+        if isinstance(windows, bool) or not isinstance(windows, int) or windows < 1:
+            raise ValueError(f"'windows' must be an integer >= 1: {windows!r}")
+        if window_ms is not None:
+            raise ValueError("give 'windows' or 'window_ms', not both")
+        span = max(int(t.meta["duration_ms"]) for t in traces.values())
+        window_ms = max(1, -(-span // windows))
+    elif window_ms is None:
+        window_ms = 1000
     if isinstance(window_ms, bool) or not isinstance(window_ms, int) or window_ms <= 0:
         raise ValueError(f"'window_ms' must be an integer > 0: {window_ms!r}")
     labels = tuple(traces)

@@ -42,7 +42,8 @@ from kipviz.share import (
 )
 from kipviz.share_assign import simple_assign
 
-__all__ = ["ShareGroupScenario", "ShareGroupTrace", "consumer_timeline", "kernel_inputs",
+__all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "consumer_timeline",
+           "kernel_inputs",
            "range_assign", "redelivery_summary", "share_group_meta", "simulate",
            "simulate_scaling", "tables"]
 
@@ -169,8 +170,7 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
     return {
         "assign": assign, "stalled": stalled, "classic_owner": range_assign(
             s.classic_consumers, p), "batch_last": batch_last,
-        "draws": input_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers
-                                                      + 1),
+        "draws": input_rng(seed).integers(0, 2**31 - 1, size=s.ticks * c * s.brokers + 1),
         "response_max_bytes": share_fetch_max_bytes(s.fetch_max_bytes),
         "produce_batches_per_tick": s.produce_records_per_s * s.tick_ms / 1000.0
         / s.batch_records,

@@ -64,7 +64,7 @@ from kipviz.scenarios._streams_kernel import (
 from kipviz.scenarios.contract import input_rng
 from kipviz.scenarios.trace_meta import StreamsMeta
 
-__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
+__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsMeta", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
 
 @dataclass(frozen=True)
@@ -186,6 +186,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     """
     s = scenario
     limits.check_streams(s, THREAD_COLUMNS)  # refuse what would not fit in memory
+    limits.check_seed(seed)  # also when value_bytes leaves nothing to draw
     if value_bytes is None:
         values = partition_value_bytes(s, input_rng(seed))  # SeedSequence(seed)
     else:

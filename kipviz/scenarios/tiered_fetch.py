@@ -38,7 +38,8 @@ from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.trace_meta import TieredFetchMeta
 from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
 
-__all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions",
+__all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "simulate",
+           "simulate_versions",
            "trace_summary"]
 
 MiB = 1024 * 1024

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import math
 
+__all__ = ["CATCH_UP", "META_KEYS", "MOVE", "MOVE_SQL", "PARTITIONS_INPUT", "PARTITIONS_MOVE",
+           "THROTTLE", "THROTTLE_SQL", "TICKS_INPUT", "TICKS_MOVE", "catch_up_query",
+           "check_rates", "partitions_summary_query", "quota_window_to_ms",
+           "ticks_summary_query"]
+
 TICKS_INPUT = ("time_ms", "leader_rate_bytes_per_s", "follower_rate_bytes_per_s",
                "throttled_bytes", "unthrottled_bytes", "replica_lag_bytes", "moved_bytes",
                "client_bandwidth_left_bytes_per_s")
@@ -30,19 +35,19 @@ CATCH_UP = {
     "caught_up_s": "float64", "caught_up_bytes": "float64", "kip_move_time_s": "float64",
     "planned_move_time_s": "float64",
 }
-_TICKS_MOVE = {
+TICKS_MOVE = {
     "moved_bytes": "int64", "replica_lag_end_bytes": "int64",
     "first_window_throttled_bytes": "int64", "first_window_quota_bytes": "float64",
     "first_window_overshoot": "float64", "client_left_moving_mean_bytes_per_s": "float64",
     "client_left_moving_min_bytes_per_s": "float64",
 }
-_PARTITIONS_MOVE = {
+PARTITIONS_MOVE = {
     "partitions": "int64", "caught_up_partitions": "int64", "bytes_to_move": "int64",
     "completed_s": "float64", "kip_move_time_s": "float64",
 }
-MOVE = {**_PARTITIONS_MOVE, **_TICKS_MOVE}
+MOVE = {**PARTITIONS_MOVE, **TICKS_MOVE}
 
-_THROTTLE = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
+THROTTLE_SQL = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
   count(1) AS ticks,
   CAST(avg(leader_rate_bytes_per_s) AS DOUBLE) AS leader_rate_mean_bytes_per_s,
   CAST(max(leader_rate_bytes_per_s) AS DOUBLE) AS leader_rate_max_bytes_per_s,
@@ -90,7 +95,7 @@ FROM (SELECT CAST(max_by(moved_bytes, time_ms) AS BIGINT) AS moved_bytes,
     CAST(min(client_bandwidth_left_bytes_per_s) FILTER (WHERE replica_lag_bytes > 0) AS DOUBLE)
       AS client_left_moving_min_bytes_per_s
   FROM {{ticks}})"""
-_MOVE = """SELECT {columns} FROM ({partitions_summary}) CROSS JOIN ({ticks_summary})"""
+MOVE_SQL = """SELECT {columns} FROM ({partitions_summary}) CROSS JOIN ({ticks_summary})"""
 
 
 def _double(x: float) -> str:
@@ -107,7 +112,8 @@ def _kip_time(cum: str, throttle_bytes_per_s: float, bytes_in_per_s: float) -> s
     return f"CASE WHEN {cum} IS NULL THEN NULL WHEN {cum} = 0 THEN 0.0D ELSE {rate} END"
 
 
-def _check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
+def check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
+    """ValueError unless the throttle is >= 0 (``math.inf``: unlimited) and IN finite, >= 0."""
     if not throttle_bytes_per_s >= 0:
         raise ValueError(f"'throttle_bytes_per_s' must be >= 0 (math.inf if unlimited): "
                          f"{throttle_bytes_per_s}")
@@ -115,26 +121,33 @@ def _check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
         raise ValueError(f"'bytes_in_per_s' must be >= 0 and finite: {bytes_in_per_s}")
 
 
-def _quota_window_ms(quota_window_s: float) -> int:
+def quota_window_to_ms(quota_window_s: float) -> int:
+    """``replication.quota.window.size.seconds`` in whole ms (at least 1); ValueError unless
+    it is finite and > 0."""
     if not 0 < quota_window_s < math.inf:
         raise ValueError(f"'quota_window_s' (replication.quota.window.size.seconds) must be > 0: "
                          f"{quota_window_s}")
     return max(1, round(quota_window_s * 1000))
 
 
-def _catch_up_query(throttle_bytes_per_s: float, bytes_in_per_s: float,
+def catch_up_query(throttle_bytes_per_s: float, bytes_in_per_s: float,
                     in_sync_followers: int = 0) -> str:
+    """The per-partition catch-up query (``CATCH_UP``): Q&A 1's move time of the bytes caught
+    up so far, and the planned one with ``in_sync_followers`` counted."""
     return _CATCH_UP.format(kip=_kip_time("_cum", throttle_bytes_per_s, bytes_in_per_s),
                             planned=_kip_time("_cum", throttle_bytes_per_s,
                                               (in_sync_followers + 1) * bytes_in_per_s))
 
 
-def _partitions_summary_query(throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
+def partitions_summary_query(throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
+    """The one-row partitions summary (``PARTITIONS_MOVE``): counts, bytes, completion."""
     return _PARTITIONS_SUMMARY.format(kip=_kip_time("_cum", throttle_bytes_per_s,
                                                     bytes_in_per_s))
 
 
-def _ticks_summary_query(quota_window_ms: int, throttle_bytes_per_s: float) -> str:
+def ticks_summary_query(quota_window_ms: int, throttle_bytes_per_s: float) -> str:
+    """The one-row ticks summary (``TICKS_MOVE``): the first quota window's overshoot and the
+    client bandwidth left while moving."""
     quota_bytes = float(throttle_bytes_per_s) * quota_window_ms / 1000.0
     first = "first_window_throttled_bytes"
     if quota_bytes > 0:  # T x window; overshoot 0 when unlimited
