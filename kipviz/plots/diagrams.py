@@ -43,11 +43,10 @@ def _pool() -> pd.DataFrame:
 
     pool = SimpleMemoryPool(10 * _MiB, 4 * _MiB, strict=False)
     rows: list[dict[str, Any]] = []
-    for step in ("read 4 MiB", "read 4 MiB", "read 4 MiB", "read 4 MiB", "release 4 MiB",
-                 "read 4 MiB"):
-        if step.startswith("release"):
+    for step in ("read 4 MiB",) * 4 + ("release 4 MiB", "read 4 MiB"):
+        done = step.startswith("release")
+        if done:
             pool.release(4 * _MiB)
-            done = True
         else:
             done = pool.try_allocate(4 * _MiB)
         rows.append({"step": f"{len(rows) + 1}. {step}" + ("" if done else " (refused)"),
@@ -151,12 +150,7 @@ def _share() -> pd.DataFrame:
 def _remote_fetch() -> pd.DataFrame:
     """KIP-405: one fetch request, A and D local, B and C remote, 1 MiB per partition, a 3 MiB
     response limit, under 4.1 (one remote read, not charged) and 4.2 (every one, charged)."""
-    from kipviz.remote_fetch import (
-        charges_remote_fetch_up_front,
-        read_from_log,
-        reads_several_remote_partitions,
-        remote_read_bytes,
-    )
+    from kipviz import remote_fetch as rf
 
     names, remote = ["A", "B", "C", "D"], np.array([False, True, True, False])
     batch, log = np.full(4, 256 * _KiB), np.full(4, 8 * _MiB)
@@ -164,12 +158,12 @@ def _remote_fetch() -> pd.DataFrame:
     for version in ("4.1", "4.2"):
         raw, remote_max = np.zeros(4, np.int64), np.zeros(4, np.int64)
         min_one = np.zeros(4, np.bool_)
-        read_from_log(batch, log, remote, np.zeros(4, np.bool_), np.full(4, _MiB), 3 * _MiB,
-                      reads_several_remote_partitions(version),
-                      charges_remote_fetch_up_front(version), raw, remote_max, min_one)
+        rf.read_from_log(batch, log, remote, np.zeros(4, np.bool_), np.full(4, _MiB), 3 * _MiB,
+                         rf.reads_several_remote_partitions(version),
+                         rf.charges_remote_fetch_up_front(version), raw, remote_max, min_one)
         for i, name in enumerate(names):
-            read = remote_read_bytes(int(batch[i]), int(log[i]), int(remote_max[i]),
-                                     bool(min_one[i])) if remote[i] else 0
+            read = rf.remote_read_bytes(int(batch[i]), int(log[i]), int(remote_max[i]),
+                                        bool(min_one[i])) if remote[i] else 0
             rows.append({"kafka_version": version, "partition": name,
                          "where": "remote" if remote[i] else "local",
                          "mib": (raw[i] + read) / _MiB, "remote_read": bool(remote_max[i])})
@@ -285,15 +279,14 @@ DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], g
     "06": (_sweep, _draw_sweep),
     "07": (_share, _draw_share),
     "08": (_remote_fetch, _draw_remote_fetch),
-}
-"""Lesson -> (its worked example, the figure drawn from it)."""
+}  # lesson -> (its worked example, the figure drawn from it)
 
 
 def _lesson(lesson: str | int) -> str:
     key = f"{int(lesson):02d}" if isinstance(lesson, int) or str(lesson).isdigit() else lesson
     if key not in DIAGRAMS:
         raise ValueError(f"no diagram for lesson {lesson!r}; there are {sorted(DIAGRAMS)}")
-    return key
+    return str(key)
 
 
 def example(lesson: str | int) -> pd.DataFrame:
