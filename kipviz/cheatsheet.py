@@ -146,7 +146,8 @@ GLOSSARY = {
     "R": "The replication factor.",
     "MoveRatio": "KIP-73's share of a broker's log that a reassignment moves.",
     "MiB / MB": "Sizes are in MiB (1,048,576 bytes) with the byte value where Kafka's setting is "
-                "in bytes; rates are in MB/s (1,000,000 bytes per second).",
+                "in bytes; rates are in MB/s (1,000,000 bytes per second), and amounts moved at a "
+                "rate or measured that way (bytes to reassign, a published heap) in decimal MB.",
 }
 """The terms the lessons use, defined once."""
 

@@ -80,11 +80,13 @@ def test_lesson_7_expired_locks_are_acquired_again_with_a_higher_delivery_count(
     assert third.owner.tolist()[:16] == [1] * 5 + [2] * 5 + [3] * 5 + [0]
 
 
-def test_lesson_8_bucket_throttles_until_its_credits_are_back_at_zero():
-    """Down to -57.5 credits at 4.5 s: throttled 11.5 s at 5 units/s, back at 0 at 16 s."""
-    t = example("08").set_index("t_s")
-    assert t.credits[4.5] == -57.5 and t.throttle_ms[4.5] == 11_500
-    assert t.credits[16.0] == 0 and t.throttle_ms[16.0] == 0
+def test_lesson_8_reads_one_remote_partition_before_4_2_and_charges_them_from_4_2():
+    """4.1 reads only B of the remote B and C and charges it nothing, so D still fits; 4.2 reads
+    both, charges each 1 MiB up front, and the 3 MiB limit leaves no room for D
+    (KAFKA-14915, KAFKA-19462)."""
+    t = example("08").pivot(index="partition", columns="kafka_version", values="mib")
+    assert t["4.1"].tolist() == [1, 1, 0, 1]
+    assert t["4.2"].tolist() == [1, 1, 1, 0]
 
 
 @pytest.mark.parametrize("lesson", [0, "09", "tour"])

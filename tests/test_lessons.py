@@ -160,3 +160,30 @@ def test_every_exercise_question_is_asked_in_its_lesson():
         asked = (f"{number}. {exercise.question}" in text
                  or any(f"{call})" in text or f"{call}, None)" in text for call in calls))
         assert asked, (path.name, number)
+
+
+def _numbered_lessons() -> list[Path]:
+    return sorted(p for p in NOTEBOOKS.glob("*.ipynb")
+                  if p.name[:2].isdigit() and p.name[:2] != "00")
+
+
+def test_every_numbered_lesson_draws_its_mechanism_near_the_top():
+    """Issue 18: a static diagram of the lesson's mechanism (kipviz.plots.diagrams) in one of the
+    first code cells, before the experiments."""
+    for path in _numbered_lessons():
+        code = [("".join(c["source"])) for c in json.loads(path.read_text())["cells"]
+                if c["cell_type"] == "code"]
+        assert any(f'diagram("{path.name[:2]}")' in source for source in code[:4]), path.name
+
+
+def test_what_kafka_does_today_names_the_release_it_describes():
+    """Each numbered lesson's "What Kafka does today" says which release it describes: the
+    newest the package models (kipviz.versions.NEWEST_KAFKA_VERSION)."""
+    from kipviz.versions import NEWEST_KAFKA_VERSION
+
+    for path in _numbered_lessons():
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                       if c["cell_type"] == "markdown")
+        today = text.split("## What Kafka does today", 1)
+        assert len(today) == 2, f"{path.name} has no 'What Kafka does today'"
+        assert f"Kafka {NEWEST_KAFKA_VERSION}" in today[1].split("\n## ", 1)[0], path.name

@@ -5,7 +5,7 @@ JupyterLab's default width and in the static report). Every number in a diagram 
 package's mechanism functions run on the example (:func:`kipviz.fetch.fill_response`,
 :class:`kipviz.pool.SimpleMemoryPool`, :func:`kipviz.consumer_memory.memory_bounds`,
 :class:`kipviz.quota.ReplicationQuotaManager`, :mod:`kipviz.streams_buffer`'s record-queue rules,
-:class:`kipviz.share.SharePartition`, :class:`kipviz.token_bucket.TokenBucket`), never typed in.
+:class:`kipviz.share.SharePartition`, :func:`kipviz.remote_fetch.read_from_log`), never typed in.
 :func:`example` returns the example's numbers as a table, which the tests check.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -42,11 +43,10 @@ def _pool() -> pd.DataFrame:
 
     pool = SimpleMemoryPool(10 * _MiB, 4 * _MiB, strict=False)
     rows: list[dict[str, Any]] = []
-    for step in ("read 4 MiB", "read 4 MiB", "read 4 MiB", "read 4 MiB", "release 4 MiB",
-                 "read 4 MiB"):
-        if step.startswith("release"):
+    for step in ("read 4 MiB",) * 4 + ("release 4 MiB", "read 4 MiB"):
+        done = step.startswith("release")
+        if done:
             pool.release(4 * _MiB)
-            done = True
         else:
             done = pool.try_allocate(4 * _MiB)
         rows.append({"step": f"{len(rows) + 1}. {step}" + ("" if done else " (refused)"),
@@ -147,17 +147,26 @@ def _share() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _token_bucket() -> pd.DataFrame:
-    """KIP-599's TokenBucket (the RLM quotas from 4.2): 5 units/s, 100 credits, 60 taken twice."""
-    from kipviz.token_bucket import TokenBucket
+def _remote_fetch() -> pd.DataFrame:
+    """KIP-405: one fetch request, A and D local, B and C remote, 1 MiB per partition, a 3 MiB
+    response limit, under 4.1 (one remote read, not charged) and 4.2 (every one, charged)."""
+    from kipviz import remote_fetch as rf
 
-    t0, bucket = 1_764_000_000_000, TokenBucket(quota=5, samples=10, window_s=2)
+    names, remote = ["A", "B", "C", "D"], np.array([False, True, True, False])
+    batch, log = np.full(4, 256 * _KiB), np.full(4, 8 * _MiB)
     rows: list[dict[str, Any]] = []
-    for ms in range(0, 20_001, 500):
-        if ms in (0, 4000, 4500):
-            bucket.record(60, t0 + ms)
-        rows.append({"t_s": ms / 1000, "credits": bucket.measure(t0 + ms),
-                     "throttle_ms": bucket.throttle_time_ms(t0 + ms), "burst": bucket.burst})
+    for version in ("4.1", "4.2"):
+        raw, remote_max = np.zeros(4, np.int64), np.zeros(4, np.int64)
+        min_one = np.zeros(4, np.bool_)
+        rf.read_from_log(batch, log, remote, np.zeros(4, np.bool_), np.full(4, _MiB), 3 * _MiB,
+                         rf.reads_several_remote_partitions(version),
+                         rf.charges_remote_fetch_up_front(version), raw, remote_max, min_one)
+        for i, name in enumerate(names):
+            read = rf.remote_read_bytes(int(batch[i]), int(log[i]), int(remote_max[i]),
+                                        bool(min_one[i])) if remote[i] else 0
+            rows.append({"kafka_version": version, "partition": name,
+                         "where": "remote" if remote[i] else "local",
+                         "mib": (raw[i] + read) / _MiB, "remote_read": bool(remote_max[i])})
     return pd.DataFrame(rows)
 
 
@@ -248,13 +257,17 @@ def _draw_share(t: pd.DataFrame) -> go.Figure:
                    "offset", "", yaxis={"autorange": "reversed"})
 
 
-def _draw_token_bucket(t: pd.DataFrame) -> go.Figure:
-    fig = go.Figure([go.Scatter(x=t.t_s, y=t.credits, name="credits", line_color=_BLUE),
-                     go.Scatter(x=t.t_s, y=t.burst, name="burst (full bucket)",
-                                line={"color": _GREY, "dash": "dash"})])
-    fig.add_hline(y=0, line_color=_RED, annotation_text="below 0: throttled until refilled")
-    return _layout(fig, "TokenBucket: 5 units/s refill, 60 taken at 0, 4 and 4.5 s", "time (s)",
-                   "credits")
+def _draw_remote_fetch(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    for (version, rows), colour in zip(t.groupby("kafka_version"), (_BLUE, _ORANGE), strict=True):
+        fig.add_trace(go.Bar(
+            x=[f"{p} ({w})" for p, w in zip(rows["partition"], rows["where"], strict=True)],
+            y=rows.mib, name=f"Kafka {version}", marker_color=colour, textposition="outside",
+            text=[f"{m:g} MiB" if m else ("not read" if w == "remote" else "no room left")
+                  for m, w in zip(rows["mib"], rows["where"], strict=True)]))
+    return _layout(fig, "One fetch request, fetch.max.bytes 3 MiB, 1 MiB per partition",
+                   "partition, in request order", "MiB in the response", barmode="group",
+                   yaxis={"range": [0, 1.35]})
 
 
 DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], go.Figure]]] = {
@@ -265,16 +278,15 @@ DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], g
     "05": (_streams, _draw_streams),
     "06": (_sweep, _draw_sweep),
     "07": (_share, _draw_share),
-    "08": (_token_bucket, _draw_token_bucket),
-}
-"""Lesson -> (its worked example, the figure drawn from it)."""
+    "08": (_remote_fetch, _draw_remote_fetch),
+}  # lesson -> (its worked example, the figure drawn from it)
 
 
 def _lesson(lesson: str | int) -> str:
     key = f"{int(lesson):02d}" if isinstance(lesson, int) or str(lesson).isdigit() else lesson
     if key not in DIAGRAMS:
         raise ValueError(f"no diagram for lesson {lesson!r}; there are {sorted(DIAGRAMS)}")
-    return key
+    return str(key)
 
 
 def example(lesson: str | int) -> pd.DataFrame:

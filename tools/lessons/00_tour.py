@@ -34,7 +34,9 @@
 #
 # The [cheat sheet](cheatsheet.ipynb) has the formulas, defaults and version rules on one page, and
 # the [glossary](glossary.ipynb) the terms. Sizes are in MiB (1,048,576 bytes), with the byte value
-# where Kafka's setting is in bytes; rates are in MB/s (1,000,000 bytes per second).
+# where Kafka's setting is in bytes; rates are in MB/s (1,000,000 bytes per second), and so are the
+# amounts a rate moves and the sizes measured that way (a reassignment's 200 MB partitions, a
+# published 120 MB heap, a 1 KB record value), in decimal KB, MB and GB.
 #
 # **The cluster.** Six brokers. A consumer catches up on 120 skewed partitions (16 MiB behind
 # each) while its application processes 50 MB/s; one broker takes a spike of 4 MiB produce
@@ -66,6 +68,13 @@ print(f"reassignment: {c.reassignment.move_text} "
       f"KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
 
 # %% [markdown]
+# The consumer table's columns: the peak and 99th percentile of fetched bytes the consumer
+# retains (MiB), what its application processed (MB/s), *pool dry %* (the share of *ticks*, the
+# simulation's 10 ms steps, in which KIP-81's pool had no memory left), the longest delay of a
+# heartbeat response, and *min Jain*, the lowest Jain's index over the run's *windows* (1 when
+# every partition got its max-min fair share of the bytes, 1/n when one took all; lesson 1 and the
+# glossary define them).
+#
 # **Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
 # application lags, so what it holds depends on its Kafka version (the dashboard's first control):
 # from Kafka 4.0 one response per broker (KAFKA-17182), before that a completed fetch of every

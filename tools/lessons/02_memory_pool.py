@@ -53,6 +53,18 @@ from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
 
 MiB = 1024 * 1024
 
+
+# %% [markdown]
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: a 10 MiB pool (`queued.max.request.bytes`)
+# taking 4 MiB requests, as Kafka's non-strict `SimpleMemoryPool` does. The third request is
+# granted with 2 MiB left, so available memory drops to -2 MiB; the fourth waits until memory comes
+# back. It can never fall below -(largest request - 1 byte).)
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("02")
+
 # %% [markdown]
 # ## 1. The pool's rules, on numbers
 #
@@ -79,7 +91,14 @@ print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
 # The lesson broker: 100 clients each send 20 small (16 KiB) produce requests a second; from 4 s to
 # 8 s one request in ten is a 4 MiB batch. Eight handler threads process 100 MB/s each. We run it
 # three ways: no pool (Kafka's default, `queued.max.request.bytes = -1`), Kafka's non-strict pool of
-# 40 MiB, and a strict pool of the same size (a what-if).
+# 40 MiB, and a strict pool of the same size (a what-if). The broker's `socket.request.max.bytes`
+# (the largest request it accepts) is 10 MiB, so the "bound" column reads 40 + 10 MiB - 1 byte,
+# about 50 MiB, for Kafka's pool, and 100 connections x one 4 MiB request = 400 MiB without one.
+#
+# The run is 2,000 *ticks* of 10 ms (the simulation's time step, 20 s). "out of memory (% of
+# ticks)" is the share of ticks the pool had nothing left to give (available <= 0), what the
+# other lessons and the glossary call *pool dry %* and what Kafka's `MemoryPoolAvgDepletedPercent`
+# reports.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -105,7 +124,7 @@ compare_pools_figure(curves, title="The same spike: no pool, Kafka's pool, a str
 #
 # * **No pool**: the broker held over 100 MiB of requests that no handler had reached yet. The only
 #   bound is one request per connection, `connections x largest request` (400 MiB here, and with
-#   `socket.request.max.bytes` at its 100 MiB default, 100 clients could pin 10 GB). This is what
+#   `socket.request.max.bytes` at its 100 MiB default, 100 clients could pin 100 x 100 MiB, nearly 10 GiB). This is what
 #   ran brokers out of heap before KIP-72.
 # * **Non-strict pool**: memory stays at `queued.max.request.bytes` plus at most one request, and
 #   the spike is paid for in waiting: channels are muted while the pool is empty and served again
@@ -119,15 +138,20 @@ compare_pools_figure(curves, title="The same spike: no pool, Kafka's pool, a str
 # ## 3. What the true bound is
 #
 # How far past `queued.max.request.bytes` can memory go? One request at most, granted while a single
-# byte was left. The bigger the large requests, the bigger the overshoot, up to
-# `queued.max.request.bytes + socket.request.max.bytes - 1`:
+# byte was left: never beyond `queued.max.request.bytes + socket.request.max.bytes - 1`, here
+# 40 MiB + 10 MiB - 1 byte (the "true bound" column). That is the worst case, and it takes a request
+# of the full `socket.request.max.bytes` arriving when the pool is down to its last byte. These runs
+# stay well inside it:
 
 # %%
 print(overshoot_table(spark, BROKER_LESSON_SCENARIO, large_request_mib=(1, 4, 10)).to_string(index=False))
 broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool through the spike")
 
 # %% [markdown]
-# Size the heap for the true bound. With Kafka's default `socket.request.max.bytes` of 100 MiB, a
+# With 1 MiB requests the pool never runs dry (peak 11.2 MiB); with 4 MiB and 10 MiB requests the
+# peak passes 40 MiB by 1.1 and 1.5 MiB, because a large request rarely arrives just as the pool
+# reaches its last bytes. No run comes near 50 MiB, but no setting prevents it either: size the heap
+# for the true bound. With Kafka's default `socket.request.max.bytes` of 100 MiB, a
 # 100 MiB pool can hold up to 200 MiB - 1 byte of requests; lowering `socket.request.max.bytes`
 # (the largest request a client may send) lowers the overshoot too.
 #
@@ -159,8 +183,11 @@ print(waits_table(waits, edge=10).to_string(index=False))
 compare_waits_figure(waits, title="Who waits for memory: connections in key order")
 
 # %% [markdown]
-# Without shuffling, the last connections in key order wait several times longer than the first
-# ones. Shuffling narrows the gap and raises Jain's index, but does not close it: it applies only
+# ("Jain over waits" is Jain's index, lesson 1, over the connections' mean waits: 1 when every
+# connection waits alike.) Without shuffling, the last connections in key order wait about five
+# times longer than the first ones (3,470 ms against 721 ms); shuffling narrows the gap to about 2.6
+# times (2,746 against 1,057 ms) and raises Jain's index from 0.786 to 0.895, but does not close
+# it: it applies only
 # while memory is low *and* nobody is muted, and right after channels are unmuted (memory came
 # back, often more than 10% of the pool at once) the fixed order still decides who reads first.
 #
@@ -184,6 +211,8 @@ BrokerDashboard(spark=spark)
 # * Under memory pressure waits grow and shift onto the sockets served last; shuffling spreads them.
 #
 # ## What Kafka does today
+#
+# This is Kafka 4.3 (the newest release kipviz models); the pool has worked this way since 1.0.
 #
 # * KIP-72 shipped in Kafka 1.0 (KAFKA-4602) as `queued.max.request.bytes` (the KIP's
 #   `queued.max.bytes`), default **-1**: the pool

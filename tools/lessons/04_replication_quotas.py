@@ -32,7 +32,8 @@
 # leader records the bytes of every throttled partition it sends (`KafkaApis`:
 # `quotas.leader.record(sizeOfThrottledPartitions(...))`), so the R - 1 in-sync followers' keep-up
 # fetches count against its quota, though they are never throttled (KAFKA-4313). With producers
-# writing IN, the new replica nets **T - R x IN**, not the KIP's T - IN.
+# writing IN (the inbound rate, bytes per second into the moving partitions) and a replication
+# factor R, the new replica nets **T - R x IN**, not the KIP's T - IN.
 #
 # kipviz models Kafka's `ReplicationQuotaManager` on its windowed `SimpleRate` (as since Kafka 3.8),
 # the leader's omission, the follower's exclusion, KAFKA-4313 and the followers `--throttle` counts;
@@ -64,6 +65,19 @@ from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.reassignment import METRICS_TEXT
 
 MB = 1_000_000
+
+
+# %% [markdown]
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: a 10 MB/s throttle in Kafka's
+# `ReplicationQuotaManager`. The leader sends a 2 MB chunk of throttled partitions every 100 ms
+# while the rate it measures over the quota window is within the throttle, and leaves them out of
+# its responses while it is above. The rate climbs past the throttle by one chunk, then the sends
+# space out and it settles just above 10 MB/s.)
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("04")
 
 # %% [markdown]
 # ## 1. Plan a real reassignment
@@ -108,7 +122,8 @@ print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
 # * **Q&A 4, the workable range:** `(F + 1) x IN < T < N - IN/R` (the KIP: `IN < T`). At or below
 #   the lower end the new replica never catches up; above `N - IN/R` replication eats the clients'
 #   share (the followers' keep-up bytes are inside T, so the upper end does not move).
-# * **Q&A 1, the move time:** `MoveRatio x TotalLogSizePerBroker x #Brokers / (T - (F + 1) x IN)`.
+# * **Q&A 1, the move time:** `MoveRatio x TotalLogSizePerBroker x #Brokers / (T - (F + 1) x IN)`,
+#   where MoveRatio is the share of each broker's log that the reassignment moves.
 # * **Q&A 5, the response size:** the first throttled responses must fit the quota window:
 #   `replica.fetch.response.max.bytes < min(T x window, window x N / #brokers)`.
 
@@ -256,6 +271,8 @@ ReassignmentDashboard(spark=spark)
 #   `replica.fetch.response.max.bytes` within Q&A 5's bound.
 #
 # ## What Kafka does today
+#
+# This is Kafka 4.3 (the newest release kipviz models); each point says from which release it holds.
 #
 # * KIP-73 shipped in Kafka 0.10.1. `kafka-reassign-partitions --execute --throttle <bytes/s>` sets
 #   both rates on the brokers involved and the throttled-replica lists on the topics (current

@@ -59,6 +59,19 @@ from kipviz.widgets import STREAMS_LESSON_SCENARIO, StreamsDashboard
 
 MiB = 1024 * 1024
 
+
+# %% [markdown]
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: Kafka's record bound with
+# `buffered.records.per.partition` at 5 instead of 1000 so that it fits a picture, a poll bringing
+# 4 records and each processing round taking 1. The partition pauses once its queue holds more
+# than 5 records (red) and resumes when processing brings it back to exactly 5, as `RecordQueue`
+# and `StreamTask.process` do; meanwhile its queue holds up to 8.)
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("05")
+
 # %% [markdown]
 # ## 1. What a record costs, and each thread's share
 #
@@ -277,6 +290,8 @@ StreamsDashboard(spark=spark)
 #   rule as written and merged could leave a task waiting for ever on a partition it had paused.
 #
 # ## What Kafka does today
+#
+# This is Kafka 4.3 (the newest release kipviz models); each point says from which release it holds.
 #
 # * **The byte bound is not in Kafka.** `input.buffer.max.bytes` was merged twice
 #   (apache/kafka#11424 in January 2022, reverted days later, before the 3.2 release;

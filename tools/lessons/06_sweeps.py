@@ -13,18 +13,21 @@
 # ---
 
 # %% [markdown]
-# # 6 · Which settings are safe? Sweeping a grid with Spark
+# # 6 · Why does my consumer use so much memory? Every fetch setting at once
 #
-# **The question.** The lessons move one slider at a time. A design review asks something wider:
-# *over every sensible `fetch.max.bytes` and `max.partition.fetch.bytes`, where does the consumer
-# stay under its heap, and where is it still fair?* And for KIP-81: *what does each design buy in
-# throughput for the memory it takes?*
+# **The question.** Lesson 3's consumer holds far more than `max.partition.fetch.bytes`. Which of
+# the two fetch settings decides how much a lagging consumer holds, on your Kafka version; over
+# every sensible value of both, where does it stay under its heap, and where is it still fair? And
+# for KIP-81's designs: what does each buy in throughput for the memory it takes?
 #
-# **The mechanism in a sentence.** `kipviz.sweep` puts every configuration in a row of a Spark
-# DataFrame and runs them as one job (`mapInPandas`): each task simulates its configurations and
-# reduces them to summary metrics (peak and p99 memory, the bounds, lowest and mean Jain index,
-# longest starvation, throughput, move time) and downsampled curves. Each configuration is cached
-# once, as Parquet keyed by its parameters, the seed and the kipviz version.
+# **The mechanism in a sentence.** A consumer whose application lags holds, from Kafka 4.0, one
+# response per broker, about brokers x min(`fetch.max.bytes`, the broker's partitions x
+# `max.partition.fetch.bytes`) ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182));
+# up to 3.9, a completed fetch of every partition, about partitions x
+# min(`fetch.max.bytes`, `max.partition.fetch.bytes`). So the memory knob is `fetch.max.bytes` on
+# 4.x and `max.partition.fetch.bytes` before. This lesson simulates the whole grid of both settings
+# to show it, one simulation per cell (how the grid runs, on Spark with a cache, is the closing
+# section).
 
 # %% [markdown]
 # **Course:** ← [5 · streams input buffer](05_streams_input_buffer.ipynb) · [7 · share groups](07_share_groups.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
@@ -50,13 +53,25 @@ MiB = 1024 * 1024
 cache = tempfile.mkdtemp(prefix="kipviz-sweep-")  # a fresh cache, so the counts below are stable
 
 # %% [markdown]
-# ## 1. The safe region of two fetch settings
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: the bound of a lagging Kafka 4.3
+# consumer from `kipviz.consumer_memory`, over `fetch.max.bytes` and the number of partitions, 3
+# brokers, `max.partition.fetch.bytes` 1 MiB. It grows with `fetch.max.bytes` until every broker's
+# response carries all its partitions' 1 MiB, and no further. The simulated grid below has the
+# same shape.)
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("06")
+
+# %% [markdown]
+# ## 1. Peak memory over both fetch settings, on Kafka 4.3 and 3.9
 #
-# *Why does my consumer use so much memory?* Lesson 3's lagging consumer (120 partitions on 10
-# brokers, the application slower than the network), without a pool, over a 7 x 7 grid of
-# `fetch.max.bytes` and `max.partition.fetch.bytes`, on the newest Kafka (4.3) and on 3.9: 98
-# simulations in one Spark job. Memory is what the consumer retains: fetch responses read and not
-# yet wholly handed to the application.
+# Lesson 3's lagging consumer (120 partitions on 10 brokers, 12 each, the application slower than
+# the network), without a pool, over 7 values of `fetch.max.bytes` and 7 of
+# `max.partition.fetch.bytes`, on the newest Kafka (4.3) and on 3.9: 98 simulations. Memory is
+# what the consumer retains: fetch responses read and not yet wholly handed to the application.
+# The tables give the settings in bytes, the peaks in MiB.
 
 # %%
 base = GRID_LESSON_SCENARIO  # lesson 3's consumer without a pool, 5 s of fetching, Kafka 4.3
@@ -67,18 +82,23 @@ configs = grid(base, kafka_version=["3.9", "4.3"], fetch_max_bytes=sizes,
 region = sweep(spark, configs, cache_dir=cache)
 table = region.with_params("kafka_version", "fetch_max_bytes", "max_partition_fetch_bytes")
 print(f"{len(configs)} configurations, {region.computed} simulated")
-print("Kafka 4.3: peak MiB (rows max.partition.fetch.bytes, columns fetch.max.bytes)")
+print("Kafka 4.3: peak memory (MiB)")
 print(metric_table(table, "peak_memory_bytes", "max_partition_fetch_bytes", "fetch_max_bytes",
-                   scale=MiB, digits=0, kafka_version="4.3").to_string())
-print("Kafka 3.9: peak MiB")
+                   scale=MiB, digits=0, kafka_version="4.3")
+      .rename_axis(index="max.partition.fetch.bytes (bytes)", columns="fetch.max.bytes (bytes)")
+      .to_string())
+print("Kafka 3.9: peak memory (MiB)")
 print(metric_table(table, "peak_memory_bytes", "max_partition_fetch_bytes", "fetch_max_bytes",
-                   scale=MiB, digits=0, kafka_version="3.9").to_string())
+                   scale=MiB, digits=0, kafka_version="3.9")
+      .rename_axis(index="max.partition.fetch.bytes (bytes)", columns="fetch.max.bytes (bytes)")
+      .to_string())
 
 # %%
 safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
                    "max_partition_fetch_bytes", "peak_memory_bytes",
                    floor="min_jain_index", floor_value=0.3, limit=128 * MiB,
-                   title="Kafka 4.3: peak memory (MiB); red: above a 128 MiB heap; white: Jain floor 0.3")
+                   title="Kafka 4.3: peak memory (MiB); red: above a 128 MiB heap; white: Jain floor 0.3"
+                   ).update_layout(xaxis_title="fetch.max.bytes", yaxis_title="max.partition.fetch.bytes")
 
 # %% [markdown]
 # **What the picture says.** On Kafka 4.3 the peak is one response per broker: about brokers x
@@ -88,9 +108,10 @@ safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
 # grid peaks at about partitions x min(`fetch.max.bytes`, `max.partition.fetch.bytes`): a lagging
 # consumer ends up holding a completed fetch of every partition, each at most the smaller of the two
 # limits (254 MiB at 16 MiB / 2 MiB against 160 MiB on 4.3). The red cells do not fit a 128 MiB
-# heap. The white contour is the fairness floor: below it, some windows see a few partitions take
-# most of the bytes. Small `max.partition.fetch.bytes` values are both safe and fair on either
-# version; on 4.x `fetch.max.bytes` is the memory knob, on 3.9 `max.partition.fetch.bytes`.
+# heap. The white contour is the fairness floor (lowest per-window Jain's index 0.3, lesson 1):
+# below it, some windows see a few partitions take most of the bytes. Small
+# `max.partition.fetch.bytes` values are both safe and fair on either version; on 4.x
+# `fetch.max.bytes` is the memory knob, on 3.9 `max.partition.fetch.bytes`.
 #
 # The one memory answer at the grid's starting point (4 MiB / 1 MiB), on each version:
 
@@ -99,56 +120,12 @@ print(consumer_memory_bounds(base).sentence())
 print(consumer_memory_bounds(replace(base, kafka_version="3.9")).sentence())
 
 # %% [markdown]
-# Run the same sweep again and nothing is simulated: every configuration comes from the cache.
-
-# %%
-again = sweep(spark, configs, cache_dir=cache)
-print(f"second run: {again.computed} simulated, {len(configs) - again.computed} from the cache")
-
-# %% [markdown]
-# ## 2. Instant sliders: the grid answers, Spark is not asked
+# ## 2. What each KIP-81 design buys: the Pareto front
 #
-# A dashboard can stand on such a grid. `GridDashboard` sweeps its grid once (here every
-# configuration is already in the cache, so nothing is simulated), then answers each slider
-# position on the grid from memory: the curves and metrics Spark's tasks computed are redrawn with
-# no Spark job. A position off the grid (a value set from code) is computed on demand by one Spark
-# job, and joins the grid and the cache.
-
-# %%
-instant = GridDashboard(spark=spark, cache_dir=cache)  # the same 7 x 7 grid, read from the cache
-print(f"{len(instant.grid)} configurations held, {instant.simulated} simulated now")
-instant.update(fetch_max_bytes=MiB, max_partition_fetch_bytes=256 * 1024)
-on_grid_s = instant.answer_s
-print(f"on the grid  ({instant.source}):  peak "
-      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB")
-instant.update(fetch_max_bytes=3 * MiB)
-off_grid_s = instant.answer_s
-print(f"off the grid ({instant.source}): peak "
-      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB; "
-      f"now {len(instant.grid)} configurations held")
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (times differ between machines and runs)
-print(f"answer on the grid: {1000 * on_grid_s:.1f} ms; off the grid: {off_grid_s:.2f} s")
-
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live widget: its view differs between runs)
-instant
-
-# %% [markdown]
-# Move the sliders: every position answers in milliseconds, the red cross shows where you are on
-# the safe-region map (Kafka 4.3), and the memory curve is drawn against KIP-74's bound. The off-grid value set
-# above now sits on the `fetch.max.bytes` slider too, labelled "(off grid)" and answered from memory
-# like the rest. `GridDashboard(..., slider_values={"fetch_max_bytes": [...]})` puts more positions
-# off the grid on a slider from the start; each is computed by Spark the first time it is chosen.
-#
-# ## 3. What each KIP-81 design buys: the Pareto front
-#
-# A fast application (300 MB/s) with brokers 50 ms away. Today's consumer, KIP-81's pool at five
-# sizes, and the rejected cap on in-flight fetches at five sizes. Each point is one configuration;
-# the front joins those no other configuration beats on both memory and throughput.
+# A fast application (300 MB/s) with brokers 50 ms away, on Kafka 3.9's consumer, the one KIP-81
+# was written against. Today's consumer, KIP-81's pool at five sizes of `buffer.memory`, and the
+# rejected cap on in-flight fetches at five sizes. Each point is one configuration; the front joins
+# those no other configuration beats on both memory and throughput.
 
 # %%
 fast = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, consume_bytes_per_s=300e6,
@@ -169,30 +146,80 @@ pareto_figure(pareto, front, x="peak_memory_bytes", y="throughput_bytes_per_s", 
               title="Memory against throughput: today's consumer, KIP-81's pool, the cap")
 
 # %% [markdown]
-# The pool reaches the application's full rate with a few tens of MiB; at the same memory the cap
-# delivers less, because each freed slot waits a round trip (a small cap is cheap in memory but
-# slow). That is KIP-81's argument, measured over a sweep rather than one setting, on Kafka 3.9's
-# consumer, the one KIP-81 was written against.
+# Both designs are on the front, at opposite ends. The cap holds the least, 12 MiB with one fetch
+# in flight and 24 MiB with two, but delivers only 64.2 and 128.5 MB/s of the 300 the application
+# could take: each freed slot waits a 50 ms round trip before its response arrives. The pool
+# delivers 290.7 MB/s with 30 MiB (`buffer.memory` 20 MiB) and 292.5 MB/s, as much as today's
+# consumer, with 42 MiB (32 MiB), where today's consumer holds 120 MiB. Caps of 3, 4 and 6 fetches
+# are off the front: each holds more than the 20 MiB pool (36, 48 and 72 MiB) and only the largest
+# matches its throughput. That is KIP-81's argument for a pool over a cap, measured over a sweep
+# rather than one setting.
 #
-# ## 4. The same sweep on a cluster
+# ## Conclusion
 #
-# Nothing here is tied to this laptop. Point kipviz at a cluster before Spark starts and the same
-# `sweep(...)` call runs there; the workers need the same Python with kipviz installed:
-#
-# ```bash
-# export KIPVIZ_SPARK_MASTER=spark://spark-master:7077    # or yarn, k8s://https://...
-# export SPARK_REMOTE=sc://spark-connect-host:15002       # or Spark Connect
-# ```
-#
-# Spark retries a task lost with its worker; only the collected rows are written to the cache, so
-# each configuration is stored once.
+# * A lagging consumer's memory is set by `fetch.max.bytes` per broker on Kafka 4.x and by
+#   `max.partition.fetch.bytes` per partition on 3.9 and earlier; the grid shows both shapes.
+# * Small `max.partition.fetch.bytes` values keep a consumer both under its heap and fair.
+# * For a bound as one number, KIP-81's pool costs no throughput; a cap on in-flight fetches
+#   trades it for memory.
 #
 # ## What Kafka does today
 #
-# Kafka has no sweep tool: operators change one setting, watch the heap and the lag, and change it
-# again. The numbers here come from the same models the lessons use (KIP-74's fetch rules, KIP-81's
-# pool as proposed, never merged), so a safe region drawn here is a starting point for a load test,
-# not a replacement for one.
+# This is Kafka 4.3 (the newest release kipviz models): a lagging consumer holds one response per
+# broker (since 4.0, KAFKA-17182), there is no consumer `buffer.memory` (KIP-81 was never merged),
+# and Kafka has no sweep tool: operators change one setting, watch the heap and the lag, and change
+# it again. The numbers here come from the same models the lessons use, so a safe region drawn
+# here is a starting point for a load test, not a replacement for one.
+#
+# ## Under the hood: Spark sweeps, the cache and instant sliders
+#
+# `kipviz.sweep` puts every configuration in a row of a Spark DataFrame and runs them as one job
+# (`mapInPandas`): each task simulates its configurations and reduces them to summary metrics
+# (peak and p99 memory, the bounds, lowest and mean Jain's index, longest starvation, throughput,
+# move time) and downsampled curves. Each configuration is cached once, as Parquet keyed by its
+# parameters, the seed and the kipviz version, so running the grid again simulates nothing:
+
+# %%
+again = sweep(spark, configs, cache_dir=cache)
+print(f"second run: {again.computed} simulated, {len(configs) - again.computed} from the cache")
+
+# %% [markdown]
+# `GridDashboard` stands on such a grid: it sweeps its grid once (here the 4.3 half above, from
+# the cache), then answers each slider position on the grid from memory, with no Spark job. A
+# position off the grid (a value set from code) is computed on demand by one Spark job and joins
+# the grid and the cache.
+
+# %%
+instant = GridDashboard(spark=spark, cache_dir=cache)  # the same 7 x 7 grid, read from the cache
+print(f"{len(instant.grid)} configurations held, {instant.simulated} simulated now")
+instant.update(fetch_max_bytes=MiB, max_partition_fetch_bytes=256 * 1024)
+on_grid_s = instant.answer_s
+print(f"on the grid  ({instant.source}):  peak "
+      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB")
+instant.update(fetch_max_bytes=3 * MiB)
+off_grid_s = instant.answer_s
+print(f"off the grid ({instant.source}): peak "
+      f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB; "
+      f"now {len(instant.grid)} configurations held")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (times differ between machines and runs)
+print(f"answer on the grid: {1000 * on_grid_s:.1f} ms; off the grid: {off_grid_s:.2f} s")
+
+# %% [markdown]
+# **Try it.** Move the sliders: every position answers in milliseconds, the red cross shows where
+# you are on the memory map (Kafka 4.3), and the memory curve is drawn against KIP-74's bound. The
+# off-grid value set above sits on the `fetch.max.bytes` slider too, labelled "(off grid)".
+# `GridDashboard(..., slider_values={"fetch_max_bytes": [...]})` puts more off-grid positions on a
+# slider; each is computed by Spark the first time it is chosen. The same `sweep(...)` runs on a
+# cluster if `KIPVIZ_SPARK_MASTER` (`spark://...`, `yarn`, `k8s://...`) or `SPARK_REMOTE` (Spark
+# Connect) is set before Spark starts; the workers need the same Python with kipviz installed.
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+# (a live widget: its view differs between runs)
+instant
 
 # %% [markdown]
 # ## Exercises

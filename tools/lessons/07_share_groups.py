@@ -45,6 +45,7 @@ from dataclasses import replace
 
 from kipviz.curves.share_group import share_group_curves, share_scaling
 from kipviz.exercises import check, question
+from kipviz.plots.diagrams import diagram
 from kipviz.plots.share_group import scaling_figure, share_group_figure
 from kipviz.scenarios.share_group import (
     consumer_timeline,
@@ -56,6 +57,15 @@ from kipviz.share import in_flight_bound_records, uniform_partition_max_bytes
 from kipviz.share_advice import share_group_advice
 from kipviz.share_assign import simple_assign
 from kipviz.widgets import SHARE_LESSON_SCENARIO, ShareGroupDashboard
+
+# %% [markdown]
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: one partition of four 5-record batches
+# shared by three consumers, in Kafka's `SharePartition` with locks of 100 ms. Each share fetch
+# acquires the next available batch (colour: who holds it); when the locks expire the records are
+# available again, and the next fetch delivers the first batch a second time (delivery count 2).)
+
+# %%
+diagram("07")
 
 # %% [markdown]
 # ## 1. How a share fetch's bytes are split
@@ -175,6 +185,7 @@ print("in flight at most:", tight.partitions.in_flight_records.max(),
 #
 # ## What Kafka does today
 #
+# This is Kafka 4.3, the newest release kipviz models.
 # Share groups were a preview in Kafka 4.1 and are generally available from 4.2 (KIP-932). The
 # split of a share fetch's bytes is `PartitionMaxBytesStrategy.UNIFORM`; `MaxRecords` is
 # `max.poll.records`; `group.share.partition.max.record.locks` defaults to 2000,

@@ -52,6 +52,19 @@ from kipviz.widgets import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 
 MiB = 1024 * 1024
 
+
+# %% [markdown]
+# **The mechanism in one picture** (`kipviz.plots.diagrams`: one fetch request for A and D, in
+# the local log, and B and C, below the local log start, 1 MiB per partition and a 3 MiB response
+# limit, through Kafka's `readFromLog`. Kafka 4.1 reads only the first remote partition, B, and
+# charges it nothing, so D still fits; 4.2 reads B and C in parallel, charges each its 1 MiB up
+# front, and the limit leaves no room for D.)
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("08")
+
 # %% [markdown]
 # ## 1. The experiment: catching up beside the tail, Kafka 4.1 against 4.2
 #
@@ -217,6 +230,8 @@ TieredStorageDashboard(spark=spark)
 # partitions without an error, a throttled copy waits and then uploads a whole segment at once.
 #
 # ## What Kafka does today
+#
+# This is Kafka 4.3 (the newest release kipviz models); each point names the release it came in.
 #
 # * **3.6**: tiered storage (KIP-405), early access; **production-ready in 3.9**.
 # * **3.8**: `remote.fetch.max.wait.ms` (500, KIP-1018) for `DelayedRemoteFetch`;

@@ -19,7 +19,7 @@
 # [1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
 # Every table below is built by the package (`kipviz.cheatsheet`), from the same declarations the
 # simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
-# value where Kafka's setting is in bytes; rates are in MB/s.
+# value where Kafka's setting is in bytes; rates are in MB/s, and amounts moved at a rate in MB.
 #
 # ## Which limit applies when
 
