@@ -8,6 +8,12 @@ port, a token), opens a fixture notebook in ``/usr/bin/chromium`` through Playwr
 cells, moves the first slider of each dashboard with the keyboard, waits for every figure to
 redraw and fails on anything in the log console or any error output. Every process started here
 is stopped by its pid (``test_browser._stop``).
+
+The same page (no second browser run) then checks that each dashboard reads at JupyterLab's
+width: in every figure no two subplot titles (plotly's ``.annotation`` texts and the
+``.g-gtitle``) intersect, titles stay inside the figure, the figure takes the output's width,
+its legend is inside it, and no control label is cut (a label's ``scrollWidth`` above its
+``clientWidth`` is an ellipsis). A screenshot of each dashboard goes to a temporary directory.
 """
 
 from __future__ import annotations
@@ -39,6 +45,41 @@ START_S = 600  # every dashboard's first run, Spark included, on a busy 2-core m
 KERNEL_IDLE_JS = """() => { const w = window.jupyterapp.shell.currentWidget;
     const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
     return !!k && k.status === 'idle'; }"""
+# What a reader would see wrong in one dashboard's output area (a list of sentences).
+LAYOUT_JS = """area => {
+    const problems = [];
+    const cut = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+                          && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    area.querySelectorAll('.js-plotly-plot').forEach(div => {
+        const plot = div.getBoundingClientRect();
+        const output = (div.closest('.jp-OutputArea-output') || area).getBoundingClientRect();
+        if (plot.width < 0.95 * output.width)
+            problems.push(`figure ${Math.round(plot.width)} px wide in a ${
+                Math.round(output.width)} px output`);
+        const titles = Array.from(div.querySelectorAll('.g-gtitle text, .annotation text'))
+            .map(t => ({text: t.textContent, box: t.getBoundingClientRect()}))
+            .filter(t => t.text && t.box.width > 0);
+        titles.forEach((a, i) => {
+            if (a.box.left < plot.left - 1 || a.box.right > plot.right + 1)
+                problems.push(`title "${a.text}" runs out of the figure`);
+            titles.slice(i + 1).forEach(b => {
+                if (cut(a.box, b.box)) problems.push(`titles overlap: "${a.text}" / "${b.text}"`);
+            });
+        });
+        const legend = div.querySelector('.legend');
+        if (legend && legend.getBoundingClientRect().height > 0) {
+            const box = legend.getBoundingClientRect();
+            if (box.bottom > plot.bottom + 1 || box.top < plot.top - 1)
+                problems.push('the legend is cut by the figure\'s edge');
+        }
+    });
+    area.querySelectorAll('.widget-label').forEach(label => {
+        if (label.textContent.trim() && label.scrollWidth > label.clientWidth + 1)
+            problems.push(`label cut: "${label.textContent.trim()}" (${label.scrollWidth} px `
+                          + `in ${label.clientWidth} px)`);
+    });
+    return problems;
+}"""
 FIGURES_JS = """() => Array.from(document.querySelectorAll('.jp-OutputArea .js-plotly-plot'))
     .map(div => JSON.stringify((div.data || []).map(t => [Array.from(t.x || []),
                                                           Array.from(t.y || [])])))"""
@@ -88,13 +129,17 @@ def _log_console_text(page: object) -> str:
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: apt-get install chromium")
-def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request):
+def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request, tmp_path):
     """Run All, one slider moved per dashboard, every figure redrawn: the log console holds no
-    traceback (plotly's "truth value of an array" included) and no cell shows an error."""
+    traceback (plotly's "truth value of an array" included) and no cell shows an error; then
+    every dashboard reads at this width (no overlapping subplot titles, figures as wide as the
+    output, legends inside, full control labels), with a screenshot of each."""
     playwright = pytest.importorskip("playwright.sync_api", reason="needs the dev extra")
     url, _ = lab
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"{request.node.name}.png"
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
     errors: list[str] = []
     with playwright.sync_playwright() as p:
         browser = launch_chromium(p)
@@ -130,6 +175,7 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
                     " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
                     arg=before, timeout=10_000)
             page.wait_for_timeout(3000)  # deltas from the browser, handled by the kernel
+            layout = _layout_problems(page, outputs, shots)
             logged = _log_console_text(page)
             text = page.inner_text(".jp-Notebook")
             page.screenshot(path=str(shot), full_page=True)
@@ -143,3 +189,19 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
         assert marker not in text, f"{marker!r} in the notebook:\n{text[:3000]}"
     assert "Not applied" not in text
     assert not errors, errors
+    assert not layout, f"screenshots in {shots}:\n" + "\n".join(layout)
+    assert len(list(shots.glob("*.png"))) == len(DASHBOARDS)
+
+
+def _layout_problems(page: object, outputs: object, shots: Path) -> list[str]:
+    """:data:`LAYOUT_JS` on each dashboard's output area (the cells after the import, in
+    :data:`DASHBOARDS` order), scrolled into view first (JupyterLab lays out what is shown),
+    and a screenshot of each into ``shots``."""
+    problems = []
+    for i, cls in enumerate(DASHBOARDS, start=1):
+        area = outputs.nth(i)
+        area.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)  # plotly's resize after the scroll
+        problems += [f"{cls.__name__}: {p}" for p in area.evaluate(LAYOUT_JS)]
+        area.screenshot(path=str(shots / f"{cls.__name__}.png"))
+    return problems

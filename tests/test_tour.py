@@ -90,6 +90,22 @@ def test_unset_buffer_memory_and_unlimited_throttles_are_slider_positions(tour):
     assert "buffer.memory unset" in tour.summary.value
 
 
+def test_the_sample_configs_are_a_healthy_cluster_that_a_control_breaks(tour):
+    """data/server.properties is one Kafka accepts (queued.max.request.bytes >= socket.request.
+    max.bytes) with throttles above R x IN: loading the samples warns of nothing and the move
+    finishes; a leader throttle of 20 MB/s (below 3 x 10 MB/s) breaks it, and the warning is
+    one line with its detail a click away."""
+    broker = BrokerConfig.from_properties(data_file("server.properties"))
+    assert not broker.warnings
+    assert broker.config.queued_max_request_bytes >= broker.config.socket_request_max_bytes
+    assert tour.load(data_file("consumer.properties"), data_file("server.properties")) is not None
+    assert tour.config_notes == [] and tour.warning.value == ""
+    assert tour.curves.reassignment.finished
+    tour.controls["leader_throttle_bytes_per_s"].value = 20_000_000  # as a user would
+    assert "<summary" in tour.warning.value
+    assert "The reassignment never finishes</summary>" in tour.warning.value
+
+
 def test_a_rejected_knob_is_a_warning_and_a_pasted_config_warns_of_risky_values(tour):
     """buffer.memory below fetch.max.bytes warns; a throttle below IN in a broker config is
     listed with the reassignment that never finishes."""

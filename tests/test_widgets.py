@@ -185,3 +185,39 @@ def test_a_setting_the_run_rejects_is_a_warning_and_the_slider_goes_back(reassig
     assert d.scenario.leader_throttle_bytes_per_s == 30e6
     assert d.controls["leader_throttle_bytes_per_s"].value == 30e6
     assert d.update(mode="quota") is not None
+
+
+def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(dashboard):
+    """One rule for every dashboard (``_base.fit_label``): the label is as wide as its text
+    (``description_width`` "initial", never cut), the control as wide as label plus slider."""
+    from kipviz.widgets._base import MIN_CONTROL_PX, SLIDER_PX, TEXT_BOX_PX, control_width_px
+
+    for name, control in dashboard.controls.items():
+        assert control.style.description_width == "initial", name
+        width = int(control.layout.width.removesuffix("px"))
+        boxed = TEXT_BOX_PX if name in dashboard.text_boxes else 0
+        assert width + boxed == control_width_px(control) >= MIN_CONTROL_PX, name
+    long = type("C", (), {"description": "remote.log.manager.fetch.max.bytes.per.second"})()
+    assert control_width_px(long) >= 45 * 7 + SLIDER_PX
+
+
+def test_warnings_are_a_short_list_most_important_first_with_the_detail_a_click_away():
+    """A rejected setting first, then what never finishes, then risks; each one line (its
+    headline) with the full text in a <details>; a one-line note needs no details."""
+    from kipviz.advice import REJECTED, UNSAFE, Note
+    from kipviz.widgets._base import notice_list
+
+    risky = "max.partition.fetch.bytes is above the response limit: the response limit applies."
+    never = Note("leader.replication.throttled.rate = 8 MB/s is at or below R x IN = 30 MB/s: "
+                 "kafka-reassign-partitions --throttle ... never finishes.",
+                 "leader.replication.throttled.rate: the reassignment never finishes", UNSAFE)
+    reject = Note("Kafka would reject this broker config: queued.max.request.bytes must be ...",
+                  "Kafka would reject this broker config", REJECTED)
+    shown = notice_list([risky, never, reject, "Short."])
+    assert notice_list([]) == ""
+    order = [shown.index(s) for s in ("Kafka would reject", "never finishes</summary>",
+                                      "max.partition.fetch.bytes is above", "Short.")]
+    assert order == sorted(order)
+    assert shown.count("<li>") == 4 and shown.count("<details>") == 3
+    assert "<summary" in shown and "--throttle ... never finishes." in shown
+    assert "<li>Short.</li>" in shown

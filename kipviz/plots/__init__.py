@@ -6,7 +6,7 @@ Each dashboard figure has a fixed set of traces, so a ``FigureWidget`` can be re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -72,9 +72,8 @@ def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") ->
     """Fairness, memory against its bounds, lag, and bytes per partition, on a 2 x 2 grid."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
-        subplot_titles=("Fairness: Jain's index per window (1 = fair)",
-                        "Consumer memory (MiB) against the bounds",
-                        "Lag across partitions (MiB)", "Bytes delivered per partition (MiB)"),
+        subplot_titles=("Fairness per window", "Memory against the bounds",
+                        "Lag across partitions", "Delivered per partition"),
     )
     for row, col, name, kind, colour, dash in _CONSUMER_TRACES:
         if kind == "bar":
@@ -83,11 +82,11 @@ def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") ->
             trace = go.Scatter(name=name, mode=kind, line={"color": _COLORS[colour], "dash": dash})
         fig.add_trace(trace, row=row, col=col)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    for row, col, label in ((1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                            (2, 2, "partition")):
-        fig.update_xaxes(title_text=label, row=row, col=col)
-    fig.update_layout(height=620, title=title or None, margin={"t": 80, "b": 40, "l": 50, "r": 20},
-                      legend={"orientation": "h", "y": -0.08}, bargap=0.05)
+    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
+                      (2, 2, "partition")], height=620, title=title,
+                y_titles=[(1, 1, "Jain's index (1 = fair)"), (1, 2, "MiB"), (2, 1, "lag (MiB)"),
+                          (2, 2, "MiB")])
+    fig.update_layout(bargap=0.05)
     if curves is not None:
         update_consumer_figure(fig, curves)
     return fig
@@ -109,13 +108,19 @@ def add_fixed_traces(fig: go.Figure, specs: list[tuple[Any, ...]], colors: Mappi
 
 
 def finish_grid(fig: go.Figure, x_titles: list[tuple[int, int, str]], *, height: int,
-                title: str = "") -> None:
-    """Label each subplot's x axis and lay a grid figure out with the legend below it."""
+                title: str = "", y_titles: Sequence[tuple[int, int, str]] = ()) -> None:
+    """Label each subplot's axes and lay a grid figure out with the legend below it.
+
+    Subplot titles stay short (a few words: they share a row at JupyterLab's default width);
+    units go on the axes (``y_titles``). The figure takes its container's width (``autosize``).
+    """
     for row, col, label in x_titles:
         fig.update_xaxes(title_text=label, row=row, col=col)
-    fig.update_layout(height=height, title=title or None,
-                      margin={"t": 80, "b": 40, "l": 50, "r": 20},
-                      legend={"orientation": "h", "y": -0.08})
+    for row, col, label in y_titles:
+        fig.update_yaxes(title_text=label, title_standoff=4, row=row, col=col)
+    fig.update_layout(height=height, title=title or None, autosize=True,
+                      margin={"t": 80, "b": 40, "l": 60, "r": 20},
+                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
 
 
 def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:

@@ -61,15 +61,14 @@ def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.
     channels, on a 2 x 2 grid with the fixed traces of ``BROKER_TRACES``."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
-        subplot_titles=("Pool used (MiB) against queued.max.request.bytes",
-                        "Time the pool was out of memory (%)",
-                        "Wait before the request is read (ms), per connection",
-                        "Channels muted for memory"),
+        subplot_titles=("Request pool used", "Time the pool was dry",
+                        "Wait before a request is read", "Channels muted for memory"),
     )
     add_fixed_traces(fig, BROKER_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
-                      (2, 2, "time (s)")], height=620, title=title)
+                      (2, 2, "time (s)")], height=620, title=title,
+                y_titles=[(1, 1, "MiB"), (1, 2, "% of ticks"), (2, 1, "ms"), (2, 2, "channels")])
     if curves is not None:
         update_broker_figure(fig, curves)
     return fig

@@ -78,10 +78,8 @@ def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.
     """Memory against its bounds, throughput, heartbeat delay and fairness, per consumer."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
-        subplot_titles=("Fetch responses retained (MiB, peak per window)",
-                        "Throughput to the application (MB/s)",
-                        "Heartbeat response delay (ms), by heartbeat",
-                        "Fairness: Jain's index per window (1 = fair)"),
+        subplot_titles=("Responses retained (peak)", "Throughput to the application",
+                        "Heartbeat response delay", "Fairness per window"),
     )
     add_fixed_traces(fig, BUFFER_TRACES, _COLORS, marker_size=6)
     # one legend entry per consumer: the same names recur in the other subplots
@@ -89,7 +87,9 @@ def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.
         trace.showlegend = False
     fig.update_yaxes(range=[0, 1.05], row=2, col=2)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "heartbeat sent (s)"),
-                      (2, 2, "time (s)")], height=640, title=title)
+                      (2, 2, "time (s)")], height=640, title=title,
+                y_titles=[(1, 1, "MiB"), (1, 2, "MB/s"), (2, 1, "ms"),
+                          (2, 2, "Jain's index (1 = fair)")])
     if curves is not None:
         update_buffer_figure(fig, curves)
     return fig

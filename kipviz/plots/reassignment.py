@@ -116,14 +116,13 @@ def reassignment_figure(curves: ReassignmentCurves | None = None, *,
     times, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
-        subplot_titles=("Throttled replication (MB/s) against the quotas",
-                        "Replica lag (MB): planned and KIP-73 move time vs simulated",
-                        "Client bandwidth left (MB/s)",
-                        "Catch-up time (s) by MB caught up: simulated vs planned"),
+        subplot_titles=("Replication against the quotas", "Replica lag and move times",
+                        "Client bandwidth left", "Catch-up time"),
     )
     add_fixed_traces(fig, REASSIGNMENT_TRACES, _COLORS, marker_size=6)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                      (2, 2, "MB of partitions caught up")], height=640, title=title)
+                      (2, 2, "MB of partitions caught up")], height=640, title=title,
+                y_titles=[(1, 1, "MB/s"), (1, 2, "MB"), (2, 1, "MB/s"), (2, 2, "s")])
     if curves is not None:
         update_reassignment_figure(fig, curves)
     return fig

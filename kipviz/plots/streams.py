@@ -77,18 +77,18 @@ def streams_figure(curves: StreamsCurves | None = None, *, title: str = "") -> g
     with the fixed traces of ``STREAMS_TRACES``."""
     fig = make_subplots(
         rows=3, cols=2, horizontal_spacing=0.1, vertical_spacing=0.1,
-        subplot_titles=("Buffered per thread (MiB, peak) against its share",
-                        "Instance buffer (MiB) against the bounds",
-                        "Paused partitions", "Throughput (records / s)",
-                        "Fairness across threads (Jain, 1 = fair)",
-                        "Peak buffered (MiB) per partition, by record size"),
+        subplot_titles=("Buffered per thread (peak)", "Instance buffer",
+                        "Paused partitions", "Throughput", "Fairness across threads",
+                        "Peak buffered per partition"),
     )
     add_fixed_traces(fig, STREAMS_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 1.05], row=3, col=1)
     fig.update_xaxes(type="log", row=3, col=2)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
                       (2, 2, "time (s)"), (3, 1, "time (s)"), (3, 2, "record bytes")],
-                height=900, title=title)
+                height=900, title=title,
+                y_titles=[(1, 1, "MiB"), (1, 2, "MiB"), (2, 1, "partitions"),
+                          (2, 2, "records / s"), (3, 1, "Jain (1 = fair)"), (3, 2, "MiB")])
     if curves is not None:
         update_streams_figure(fig, curves)
     return fig

@@ -109,10 +109,9 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
     throughput per window and Jain's index per window."""
     fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.16, vertical_spacing=0.18,
                         subplot_titles=(f"{metric.removesuffix('_bytes').replace('_', ' ')} "
-                                        "over the grid (MiB)",
-                                        "Memory per window (MiB) against the bounds",
-                                        "Throughput per window (MB/s)",
-                                        "Fairness: Jain's index per window"))
+                                        "over the grid",
+                                        "Memory against the bounds", "Throughput per window",
+                                        "Fairness per window"))
     fig.add_trace(go.Heatmap(colorscale="Viridis", colorbar={"title": "MiB", "len": 0.42,
                                                              "y": 0.79, "x": 0.44,
                                                              "thickness": 12},
@@ -136,9 +135,9 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
     for col in (1, 2):
         fig.update_xaxes(title_text="time (s)", row=2, col=col)
-    fig.update_yaxes(rangemode="tozero", row=1, col=2)
-    fig.update_yaxes(rangemode="tozero", row=2, col=1)
-    fig.update_yaxes(range=[0, 1.05], row=2, col=2)
+    fig.update_yaxes(rangemode="tozero", title_text="MiB", row=1, col=2)
+    fig.update_yaxes(rangemode="tozero", title_text="MB/s", row=2, col=1)
+    fig.update_yaxes(range=[0, 1.05], title_text="Jain's index (1 = fair)", row=2, col=2)
     fig.update_layout(height=640, title=title or None, margin={"t": 80, "b": 40, "l": 90, "r": 20},
                       legend={"orientation": "h", "y": -0.08})
     return fig

@@ -86,15 +86,15 @@ def tour_figure(*, title: str = "") -> go.Figure:
     """Consumer fairness and memory, broker request memory and a throttled reassignment."""
     fig = make_subplots(
         rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
-        subplot_titles=("KIP-74: consumer fairness (Jain's index per window)",
-                        "KIP-74 / KIP-81: consumer memory (MiB)",
-                        "KIP-72: broker request memory (MiB)",
-                        "KIP-73: reassignment under the throttle"),
+        subplot_titles=("KIP-74: consumer fairness", "KIP-74 / 81: consumer memory",
+                        "KIP-72: broker request memory", "KIP-73: throttled reassignment"),
     )
     add_fixed_traces(fig, TOUR_TRACES, _COLORS)
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                      (2, 2, "time (s)")], height=680, title=title)
+                      (2, 2, "time (s)")], height=680, title=title,
+                y_titles=[(1, 1, "Jain's index (1 = fair)"), (1, 2, "MiB"), (2, 1, "MiB"),
+                          (2, 2, "MB/s; lag in 100 MB")])
     return fig
 
 

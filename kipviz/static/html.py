@@ -7,9 +7,10 @@ move over a precomputed grid) and :mod:`kipviz.static.run_page` (``kipviz run``)
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["PLOTLY_JS", "figure_html", "html_page"]
+__all__ = ["PLOTLY_JS", "figure_html", "html_page", "warnings_html"]
 
 PLOTLY_JS = "plotly.min.js"
 """File name of the one copy of plotly.js a site's pages share."""
@@ -67,3 +68,26 @@ def figure_html(figure: Any, div_id: str) -> str:
 
     return pio.to_html(figure, include_plotlyjs=False, full_html=False, div_id=div_id,
                        validate=False, config={"responsive": True})
+
+
+def warnings_html(notes: Sequence[str], *, box: bool = False) -> str:
+    """Warnings as a list, one line each, most important first, the full text a click away.
+
+    A :class:`kipviz.advice.Note` gives its ``headline`` and ``rank``; a plain string is ranked
+    as a risk (its order kept) and headed by its first clause. A line that says it all has no
+    ``<details>``. ``box``: in the dashboards' amber box.
+    """
+    from kipviz.advice import RISKY, first_clause
+
+    items = []
+    for note in sorted(notes, key=lambda n: getattr(n, "rank", RISKY)):
+        headline = getattr(note, "headline", "") or first_clause(note)
+        if headline.rstrip(".") == note.rstrip("."):
+            items.append(f"<li>{html.escape(note)}</li>")
+        else:
+            items.append(f'<li><details><summary style="cursor:pointer">{html.escape(headline)}'
+                         f'</summary><div style="margin:2px 0 4px">{html.escape(note)}</div>'
+                         f"</details></li>")
+    style = (' style="background:#fff8e1;color:#8a6d00;padding:4px 10px 4px 1.6em;'
+             'border-radius:4px;margin:4px 0"' if box else "")
+    return f'<ul class="kipviz-warnings"{style}>{"".join(items)}</ul>'

@@ -12,7 +12,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from kipviz.static.html import figure_html, html_page
+from kipviz.static.html import figure_html, html_page, warnings_html
 
 __all__ = ["consumer_run_page"]
 
@@ -60,9 +60,7 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
                    for k, v in numbers)
     settings = "".join(f"<h3>{html.escape(name)}</h3><pre>{html.escape(text or '(defaults)')}"
                        f"</pre>" for name, text in configs)
-    notes = ("<ul class='kipviz-warnings'>"
-             + "".join(f"<li>{html.escape(n)}</li>" for n in warnings) + "</ul>"
-             if warnings else "<p>No risky values found.</p>")
+    notes = warnings_html(warnings) if warnings else "<p>No risky values found.</p>"
     body = (f"<h1>KIP-74 consumer: your settings</h1>\n<p>{html.escape(setup)}.</p>\n"
             f"<h2>Settings</h2>{settings}\n<h2>Warnings</h2>{notes}\n"
             f"<h2>What the run shows</h2><table>{rows}</table>\n"

@@ -17,13 +17,36 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.plots.sweep import byte_label, setting_label
+from kipviz.static.html import warnings_html
 from kipviz.widgets._figure import FigureWidget
 
-__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "with_option"]
+__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "control_width_px", "fit_label", "notice",
+           "notice_list", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
+
+
+# Control labels are Kafka's full setting names ("remote.log.manager.fetch.max.bytes.per.second"):
+# the label takes the width its text needs (description_width "initial", never cut with "..."),
+# and the control grows by as much, so the slider track keeps SLIDER_PX whatever the label.
+LABEL_PX_PER_CHAR = 7.5  # JupyterLab's 13 px widget font, rounded up (dots are narrower)
+SLIDER_PX = 340          # track and readout (or the text box's share) beside the label
+MIN_CONTROL_PX = 520
+TEXT_BOX_PX = 110
+
+
+def control_width_px(control: w.Widget) -> int:
+    """The width a control gets: its label's text at :data:`LABEL_PX_PER_CHAR` plus the slider."""
+    label = str(getattr(control, "description", "") or "")
+    return max(MIN_CONTROL_PX, round(len(label) * LABEL_PX_PER_CHAR) + SLIDER_PX)
+
+
+def fit_label(control: w.Widget) -> None:
+    """The one rule for every dashboard's controls: the full label, and room for the slider."""
+    control.style = {"description_width": "initial"}
+    control.layout = w.Layout(width=f"{control_width_px(control)}px")
 
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
@@ -51,6 +74,12 @@ def notice(text: str, *, error: bool = False) -> str:
     background, colour = ("#fdecea", "#b71c1c") if error else ("#fff8e1", "#8a6d00")
     return (f'<div style="background:{background};color:{colour};padding:6px 10px;'
             f'border-radius:4px;margin:4px 0">{html.escape(text)}</div>')
+
+
+def notice_list(notes: list[str]) -> str:
+    """Warnings as a short amber list, one line each, most important first, each line's full
+    text a click away (:func:`kipviz.static.html.warnings_html`); "" when there are none."""
+    return warnings_html(notes, box=True) if notes else ""
 
 
 class Dashboard:
@@ -84,8 +113,7 @@ class Dashboard:
         self.text_boxes: dict[str, w.ValueWidget] = {}
         rows = []
         for name, control in self.controls.items():
-            control.style = {"description_width": "200px"}
-            control.layout = w.Layout(width="520px")
+            fit_label(control)
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False  # Spark-backed: redraw on release
             control.observe(self._on_change(name), names="value")
@@ -170,9 +198,9 @@ class Dashboard:
         if not isinstance(control, w.IntSlider | w.FloatSlider):
             return control
         box_type = w.IntText if isinstance(control, w.IntSlider) else w.FloatText
-        box = box_type(value=control.value, layout=w.Layout(width="110px"))
+        box = box_type(value=control.value, layout=w.Layout(width=f"{TEXT_BOX_PX}px"))
         control.readout = False
-        control.layout = w.Layout(width="410px")
+        control.layout = w.Layout(width=f"{control_width_px(control) - TEXT_BOX_PX}px")
         self.text_boxes[name] = box
 
         def show(change: dict[str, Any]) -> None:
@@ -228,7 +256,7 @@ class Dashboard:
             self._sync_controls()
             self._redraw(self.curves)
             notes = self._advice(scenario, self.curves)
-            self.warning.value = notice(" ".join(notes)) if notes else ""
+            self.warning.value = notice_list(notes)
             self.summary.value = self._summary(self.curves)
         except Exception as err:  # as above: the reason, on screen
             self._refuse(err, "Applied, but the figure could not be redrawn")

@@ -42,7 +42,13 @@ _SERIALIZERS = {"from_json": custom_serializers["from_json"], "to_json": _to_js}
 
 
 class FigureWidget(go.FigureWidget):
-    """``plotly.graph_objects.FigureWidget`` whose messages to the browser carry lists."""
+    """``plotly.graph_objects.FigureWidget`` whose messages to the browser carry lists, drawn
+    with plotly.js's ``responsive`` config: with no ``layout.width`` it takes the output cell's
+    full width (and follows it when the window is resized) instead of plotly's 700 px."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._config = {**self._config, "responsive": True}
 
     _widget_layout = Dict().tag(sync=True, **_SERIALIZERS)
     _widget_data: List[Any] = List().tag(sync=True, **_SERIALIZERS)

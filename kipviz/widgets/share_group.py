@@ -48,8 +48,6 @@ class ShareGroupDashboard(Dashboard):
                  spark: Any = None, windows: int = 20, **overrides: Any) -> None:
         self.windows = windows
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
-        for control in self.controls.values():  # full Kafka names, not cut at 200 px
-            control.style = {"description_width": "initial"}
 
     def _apply(self, scenario: Any, params: dict[str, Any]) -> Any:
         params = dict(params)

@@ -25,7 +25,6 @@ _FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32)), 52428800)
 _PARTITION_MAX = byte_options(*(2**k * KiB for k in range(8, 14)))
 _QUOTA = [("none (Long.MAX_VALUE)", None),
           *((f"{k:g} MiB/s", float(k * MiB)) for k in (1, 2, 5, 10, 20, 50, 100))]
-_WIDE = {"description_width": "initial"}
 
 
 class TieredStorageDashboard(Dashboard):
@@ -44,8 +43,6 @@ class TieredStorageDashboard(Dashboard):
                  spark: Any = None, **overrides: Any) -> None:
         self.traces: dict[str, Any] = {}
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
-        for control in self.controls.values():  # full setting names: as wide as they need
-            control.style = _WIDE
 
     def _figure(self) -> go.Figure:
         return tiered_figure()
@@ -54,31 +51,31 @@ class TieredStorageDashboard(Dashboard):
         def select(name: str, options: list[tuple[str, Any]], label: str) -> Any:
             value = getattr(s, name)
             return w.SelectionSlider(options=with_option(options, value), value=value,
-                                     description=label, style=_WIDE)
+                                     description=label)
 
         versions = [(v, v) for v in reversed(KAFKA_VERSIONS) if has(v, "tiered_storage")]
         return {
             "kafka_version": w.Dropdown(options=versions, value=s.kafka_version,
-                                        description="Kafka version (broker)", style=_WIDE),
+                                        description="Kafka version (broker)"),
             "remote_log_reader_threads": w.IntSlider(
                 value=s.remote_log_reader_threads, min=1, max=max(20, s.remote_log_reader_threads),
-                description="remote.log.reader.threads", style=_WIDE),
+                description="remote.log.reader.threads"),
             "remote_read_latency_ms": w.FloatSlider(
                 value=s.remote_read_latency_ms, min=0, max=max(1000.0, s.remote_read_latency_ms),
-                step=10, description="remote read latency (ms, set by the store)", style=_WIDE),
+                step=10, description="remote read latency (ms, set by the store)"),
             "remote_fetch_max_wait_ms": w.IntSlider(
                 value=s.remote_fetch_max_wait_ms, min=1, max=max(2000, s.remote_fetch_max_wait_ms),
-                step=50, description="remote.fetch.max.wait.ms", style=_WIDE),
+                step=50, description="remote.fetch.max.wait.ms"),
             "remote_fetch_max_bytes_per_s": w.Dropdown(
                 options=with_option(_QUOTA, s.remote_fetch_max_bytes_per_s),
                 value=s.remote_fetch_max_bytes_per_s,
-                description="remote.log.manager.fetch.max.bytes.per.second", style=_WIDE),
+                description="remote.log.manager.fetch.max.bytes.per.second"),
             "fetch_max_bytes": select("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
             "max_partition_fetch_bytes": select("max_partition_fetch_bytes", _PARTITION_MAX,
                                                 "max.partition.fetch.bytes"),
             "remote_partitions": w.IntSlider(
                 value=s.remote_partitions, min=0, max=max(32, s.remote_partitions),
-                description="remote partitions (catch-up consumer)", style=_WIDE),
+                description="remote partitions (catch-up consumer)"),
         }
 
     def _control_values(self, s: TieredFetchScenario) -> dict[str, Any]:

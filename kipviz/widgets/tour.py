@@ -16,7 +16,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.advice import ConfigSource, config_warnings, load_config
+from kipviz.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
 from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
 from kipviz.plots.tour import tour_figure, update_tour_figure
 from kipviz.scenarios import broker as broker_scenario
@@ -69,7 +69,7 @@ class TourDashboard(Dashboard):
                  spark: Any = None, heap_bytes: int = 1024 * MiB) -> None:
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.heap_bytes = heap_bytes
-        self.config_notes: list[str] = []
+        self.config_notes: list[Note] = []
         self.consumer_text = w.Textarea(placeholder="paste consumer.properties here",
                                         layout=w.Layout(width="400px", height="90px"))
         self.broker_text = w.Textarea(placeholder="paste server.properties here",
@@ -192,14 +192,16 @@ class TourDashboard(Dashboard):
         update_tour_figure(self.figure, curves.consumer, curves.broker, curves.reassignment)
 
     def _advice(self, s: ClusterScenario, c: TourCurves) -> list[str]:
-        notes = list(self.config_notes)
+        notes: list[str] = list(self.config_notes)
         if c.reassignment.move_status == "never":
-            notes.append("The reassignment never finishes: the leader's throttle is at or below "
-                         "R x IN (--throttle counts the R - 1 in-sync followers too; KIP-73).")
+            notes.append(Note("The reassignment never finishes: the leader's throttle is at or "
+                              "below R x IN (--throttle counts the R - 1 in-sync followers too; "
+                              "KIP-73).", "The reassignment never finishes", UNSAFE))
         elif not c.reassignment.finished:
-            notes.append(f"The reassignment did not finish in the run; it would at about "
-                         f"{c.reassignment.projected_move_time_s:.0f} s (KIP-73, followers "
-                         f"counted).")
+            notes.append(Note(f"The reassignment did not finish in the run; it would at about "
+                              f"{c.reassignment.projected_move_time_s:.0f} s (KIP-73, followers "
+                              f"counted).", f"The reassignment would finish at about "
+                              f"{c.reassignment.projected_move_time_s:.0f} s, after the run"))
         return notes
 
     def _summary(self, c: TourCurves) -> str:
