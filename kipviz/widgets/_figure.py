@@ -48,7 +48,8 @@ class FigureWidget(go.FigureWidget):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._config = {**self._config, "responsive": True}
+        config: dict[str, Any] = dict(self._config)  # type: ignore[has-type]
+        self._config = {**config, "responsive": True}
 
     _widget_layout = Dict().tag(sync=True, **_SERIALIZERS)
     _widget_data: List[Any] = List().tag(sync=True, **_SERIALIZERS)
