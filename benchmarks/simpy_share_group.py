@@ -192,4 +192,5 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         env.process(classic_consumer(k))
     env.process(recorder())
     env.run(until=t * STEPS)
-    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part)
+    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part,
+                  seed=seed)
