@@ -19,7 +19,7 @@ from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.workload import Workload, produce
 from tests.strategies import byte_limits, consumer_scenarios, partition_logs
 
-# Orders whose tables the reference reproduces exactly (random uses another generator).
+# Orders whose tables the reference reproduces exactly (random too: both read the same keys).
 DETERMINISTIC = [Ordering.FIXED, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.SESSION,
                  Ordering.RANDOM]
 
@@ -126,7 +126,8 @@ def test_the_simpy_program_uses_the_given_batches():
 def test_completed_fetches_are_queued_in_response_order(ordering, version, kafka_version):
     """Kafka queues a response's partitions in response order, not in the broker's next order
     (they differ for random shuffles and for v<=2 session rotation, where a partial batch is
-    raw bytes but no records). The reference draws the same random keys as the kernel."""
+    raw bytes but no records). The reference reads the same random keys as the kernel
+    (``random_order_keys``)."""
     scenario = replace(SMALL["backlog and a large record"], ordering=ordering, version=version,
                        kafka_version=kafka_version)
     assert_same_tables(scenario, seed=3)
