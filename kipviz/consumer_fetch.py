@@ -121,12 +121,12 @@ def next_order(order: np.ndarray, returned: np.ndarray, ordering: int,
         k = 0
         m = 0
         for i in range(n):  # in place: k <= i, so unread places are never overwritten
-            if returned[i]:
-                moved[m] = order[i]
-                m += 1
-            else:
-                order[k] = order[i]
-                k += 1
+            p = order[i]  # written to both places, kept in one: no branch to mispredict
+            moved[m] = p
+            order[k] = p
+            r = 1 if returned[i] else 0
+            m += r
+            k += 1 - r
         for j in range(m):
             order[k + j] = moved[j]
     elif ordering == Ordering.RANDOM:

@@ -11,7 +11,9 @@ Kafka's ``org.apache.kafka.common.memory.SimpleMemoryPool`` and ``MemoryPool.NON
   ``now_ms`` instead of reading a clock, so simulations stay deterministic.
 * ``Selector`` shuffles ready keys while available < 10% of the pool (:func:`should_shuffle_keys`).
 
-A pool is a small mutable object, like Kafka's; :data:`NO_POOL` is stateless and shared.
+A pool is a small mutable object, like Kafka's; :data:`NO_POOL` is stateless and shared. Its
+state is a row of :mod:`kipviz.pool_state`, changed only by that module's plain functions, which
+the broker and consumer kernels compile and run on :func:`pool_state`'s int64 copy of the row.
 """
 
 from __future__ import annotations

@@ -63,6 +63,18 @@ def test_the_compiled_kernel_and_the_plain_python_kernel_agree(scenario, seed):
     assert a.memory.equals(b.memory)
 
 
+@settings(max_examples=examples(0.5))
+@given(consumer_scenarios(), seeds)
+def test_skipping_the_fetches_table_changes_no_other_table(scenario, seed):
+    """Without the fetches table the kernel takes a response that reaches the log end as whole
+    batches at once (no walk over them): every other table is the same, v<=2 partial batches
+    and first-batch exceptions included."""
+    a = simulate(scenario, seed=seed)
+    b = simulate(scenario, seed=seed, record_fetches=False)
+    for table in ("windows", "memory", "buffer", "heartbeats"):
+        assert getattr(a, table).equals(getattr(b, table)), table
+
+
 @settings(max_examples=examples(1.2))
 @given(consumer_scenarios(), seeds)
 def test_memory_and_delivery_stay_within_kafkas_bounds(scenario, seed):

@@ -25,7 +25,7 @@ from tests.strategies import (
     simpy_consumer_scenarios,
 )
 
-# Orders whose tables the reference reproduces exactly (random uses another generator).
+# Orders whose tables the reference reproduces exactly (random too: both read the same keys).
 DETERMINISTIC = [Ordering.FIXED, Ordering.ROUND_ROBIN, Ordering.HASH, Ordering.SESSION,
                  Ordering.RANDOM]
 
@@ -127,7 +127,8 @@ def test_the_simpy_program_uses_the_given_batches():
 def test_completed_fetches_are_queued_in_response_order(ordering, version, kafka_version):
     """Kafka queues a response's partitions in response order, not in the broker's next order
     (they differ for random shuffles and for v<=2 session rotation, where a partial batch is
-    raw bytes but no records). The reference draws the same random keys as the kernel."""
+    raw bytes but no records). The reference reads the same random keys as the kernel
+    (``random_order_keys``)."""
     scenario = replace(SMALL["backlog and a large record"], ordering=ordering, version=version,
                        kafka_version=kafka_version)
     assert_same_tables(scenario, seed=3)

@@ -14,7 +14,7 @@ is imported only then). What it needs from the mechanisms is written here in num
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,7 +28,8 @@ from kipviz.pool_state import (
 )
 from kipviz.scenarios._jit import jit_functions
 
-__all__ = ["broker_kernel", "compiled_kernel", "java_random", "java_shuffle", "shuffle_seed"]
+__all__ = ["BrokerRequests", "BrokerSettings", "BrokerTicks", "RequestTimes", "broker_kernel",
+           "compiled_kernel", "java_random", "java_shuffle", "shuffle_seed"]
 
 _NEVER = np.iinfo(np.int64).max
 _MULTIPLIER, _ADDEND, _MASK = 0x5DEECE66D, 0xB, (1 << 48) - 1  # java.util.Random's LCG
@@ -90,14 +91,57 @@ def take_requests(now, horizon, size, queue, head, tail, handlers, bytes_per_ms,
     return head, n_proc
 
 
+class BrokerRequests(NamedTuple):
+    """The kernel's requests, in id order (arrival, then connection)."""
+
+    size_bytes: np.ndarray
+    connection: np.ndarray
+    arrival_ms: np.ndarray
+
+
+class BrokerSettings(NamedTuple):
+    """The kernel's scalar settings."""
+
+    connections: int
+    tick_ms: int
+    ticks: int
+    queued_max_requests: int
+    num_io_threads: int  # the handlers that can ever be busy
+    bytes_per_ms: float  # one handler's processing rate
+    shuffle: bool
+
+
+class RequestTimes(NamedTuple):
+    """Per request: when it was read and when its handler finished (-1: never)."""
+
+    read_ms: np.ndarray
+    done_ms: np.ndarray
+
+
+class BrokerTicks(NamedTuple):
+    """Per tick (the trace's ``ticks`` columns but ``time_ms``)."""
+
+    pool_used_bytes: np.ndarray
+    pool_available_bytes: np.ndarray
+    requests_in_queue: np.ndarray
+    muted_for_memory: np.ndarray
+    bytes_read: np.ndarray
+    shuffled: np.ndarray
+
+
 def broker_kernel(
-    size, conn, arrival, n_conn, pool, tick_ms, ticks, queued_max_requests, num_io_threads,
-    bytes_per_ms, shuffle, rand,
+    requests, settings, pool, rand,
     # outputs
-    read_ms, done_ms, t_used, t_available, t_queue, t_muted, t_read, t_shuffled,
+    out_requests, out_ticks,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
-    """Run the model on requests in id order (arrival, then connection). Fills the outputs and
-    ``pool``; returns the shuffling Random's final state."""
+    """Run the model on :class:`BrokerRequests` under :class:`BrokerSettings`, with the pool's
+    state row (:func:`kipviz.pool.pool_state`) and the shuffling ``java.util.Random``'s state
+    ``rand``. Fills :class:`RequestTimes`, :class:`BrokerTicks` and ``pool``; returns the
+    Random's final state."""
+    size, conn, arrival = requests
+    n_conn, tick_ms, ticks, queued_max_requests, num_io_threads, bytes_per_ms, shuffle = settings
+    read_ms, done_ms = out_requests
+    t_used, t_available, t_queue, t_muted, t_read, t_shuffled = out_ticks
     n = size.shape[0]
     # each connection's requests in arrival order: by_conn[conn_start[c]:conn_start[c + 1]]
     conn_start = np.zeros(n_conn + 1, np.int64)

@@ -23,7 +23,7 @@ __all__ = ["HEARTBEAT_RESPONSE_BYTES", "consumer_kernel"]
 # Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
 # of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
 # answers (in flight) until the application has consumed it (buffered); FETCHES and STARVED count
-# this window's fetches; SLOT is the response (its slot) the part came in.
+# this window's fetches.
 LOG_END, OFFSET, FETCH_PTR, PART_RAW, PART_LEFT, STREAK, FETCHES, STARVED = range(8)
 HEARTBEAT_RESPONSE_BYTES = 16  # a v4 HeartbeatResponse: size, correlation id, throttle, error
 
@@ -55,11 +55,11 @@ def consumer_kernel(
     # one 64-byte row per partition: the fields a fetch touches share a cache line
     st = np.zeros((n_part, 8), np.int64)
     st[:, FETCH_PTR] = batch_first  # batch at each partition's fetch offset
+    end_ptr = batch_first.copy()  # each partition's first batch not yet appended
     part_slot = np.full(n_part, -1, np.int64)
     offset_at_window_start = np.zeros(n_part, np.int64)
     queue = np.zeros(n_part + 1, np.int64)
-    head = 0
-    tail = 0
+    head = tail = 0
     arrive = np.full(n_brokers, -1, np.int64)
     parked_since = np.full(n_brokers, -1, np.int64)
     in_flight = np.zeros(n_brokers, np.int64)
@@ -83,13 +83,8 @@ def consumer_kernel(
     sent_n = np.zeros(n_brokers, np.int64)
     scratch = np.zeros(n_part, np.int64)  # next_order's working space
     next_key = 0  # the next of random_keys
-    held = 0
-    retained = 0
+    held = retained = rows = fetch_id = window = hb_n = 0
     credit = 0.0
-    rows = 0
-    fetch_id = 0
-    window = 0
-    hb_n = 0
     hb_arrive = -1
     hb_next = 0 if hb_interval_ticks > 0 else ticks
     first_broker = 0  # with a cap on fetches, brokers take turns to send
@@ -102,6 +97,7 @@ def consumer_kernel(
                 fetchable[paused[i]] = False
         while produced < n_batches and batch_tick[produced] <= t:  # producers append
             st[batch_part[produced], LOG_END] += batch_size[produced]
+            end_ptr[batch_part[produced]] = batch_next[produced]
             produced += 1
         # Responses in the consumer's sockets, earliest first (the heartbeat's is n_brokers).
         n_pending = 0
@@ -145,13 +141,18 @@ def consumer_kernel(
                 continue
             s = broker_slot[b]
             for j in range(order_start[b], order_start[b] + sent_n[b]):
+                # each part with bytes is queued for the application; a request lists only
+                # partitions with nothing buffered, so the others' slot and queue entries are
+                # free to overwrite (no branch on the random part sizes)
                 p = sent[j]
-                if st[p, PART_RAW] > 0:
-                    held += st[p, PART_RAW]
-                    part_slot[p] = s
-                    slot_parts[s] += 1
-                    queue[tail] = p
-                    tail = tail + 1 if tail + 1 < queue.shape[0] else 0
+                has = 1 if st[p, PART_RAW] > 0 else 0
+                held += st[p, PART_RAW]
+                part_slot[p] = s
+                slot_parts[s] += has
+                queue[tail] = p
+                tail += has
+                if tail == queue.shape[0]:
+                    tail = 0
             retained += total
             slot_bytes[s] = total
             if slot_parts[s] == 0:  # nothing to hand over: the slot is free at once
@@ -242,20 +243,18 @@ def consumer_kernel(
                 k = st[p, FETCH_PTR]
                 got = 0
                 whole = 0
-                while k < produced and got + batch_size[k] <= r:
-                    got += batch_size[k]
-                    k = batch_next[k]
-                    whole += 1
+                if r == logb[i] and not record_fetches:  # all to the log end: whole batches
+                    got = r
+                    k = end_ptr[p]
+                else:
+                    while k < produced and got + batch_size[k] <= r:
+                        got += batch_size[k]
+                        k = batch_next[k]
+                        whole += 1
                 if record_fetches:
-                    f_id[rows] = fetch_id
-                    f_time[rows] = t
-                    f_broker[rows] = b
-                    f_part[rows] = p
-                    f_pos[rows] = i
-                    f_lag[rows] = logb[i]
-                    f_raw[rows] = r
-                    f_batches[rows] = whole
-                    f_complete[rows] = got
+                    f_id[rows], f_time[rows], f_broker[rows], f_part[rows] = fetch_id, t, b, p
+                    f_pos[rows], f_lag[rows], f_raw[rows] = i, logb[i], r
+                    f_batches[rows], f_complete[rows] = whole, got
                     rows += 1
                 st[p, FETCHES] += 1
                 if logb[i] > 0 and got == 0:
@@ -290,10 +289,8 @@ def consumer_kernel(
                 w_demand[window, p] = st[p, LOG_END] - offset_at_window_start[p]
                 w_delivered[window, p] = st[p, OFFSET] - offset_at_window_start[p]
                 w_lag_end[window, p] = st[p, LOG_END] - st[p, OFFSET]
-                w_fetches[window, p] = st[p, FETCHES]
-                w_starved[window, p] = st[p, STARVED]
-                st[p, FETCHES] = 0
-                st[p, STARVED] = 0
+                w_fetches[window, p], w_starved[window, p] = st[p, FETCHES], st[p, STARVED]
+                st[p, FETCHES] = st[p, STARVED] = 0
                 if st[p, STREAK] > w_streak[window, p]:
                     w_streak[window, p] = st[p, STREAK]
                 offset_at_window_start[p] = st[p, OFFSET]

@@ -92,14 +92,19 @@ def next_partition(k, topics, fetched, consumed, end):
 
 
 def streams_kernel(
-    size, fetch_records, lag0, rate_per_ms, topics, n_tasks, threads0, change_tick,
-    change_threads, total_bytes, global_thread, policy, records_per_partition,
-    records_per_tick, tick_ms, ticks,
+    partitions, changes, settings,
     # outputs
-    t_out, p_buffered, p_lag, p_paused, p_polled, p_processed, p_thread,
+    t_out, out_partitions,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
-    """Run the model; fills ``t_out`` (ticks x max threads x THREAD_COLUMNS) and the per tick,
-    per partition outputs. Returns the number of task moves made by thread count changes."""
+    """Run the model on the ``StreamsPartitions``, ``ThreadChanges`` and ``StreamsSettings`` of
+    :mod:`kipviz.scenarios._streams_columns`; fills ``t_out`` (ticks x max threads x
+    THREAD_COLUMNS) and ``PartitionTicks``. Returns the number of task moves made by thread
+    count changes."""
+    size, fetch_records, lag0 = partitions
+    change_tick, change_threads = changes
+    (rate_per_ms, topics, n_tasks, threads0, total_bytes, global_thread, policy,
+     records_per_partition, records_per_tick, tick_ms, ticks) = settings
+    p_buffered, p_lag, p_paused, p_polled, p_processed, p_thread = out_partitions
     n_parts = size.shape[0]
     max_threads = t_out.shape[1]
     end = lag0.copy()

@@ -49,9 +49,13 @@ from kipviz.pool import (
     max_outstanding_bytes,
     pool_state,
 )
-from kipviz.pool_state import DEPLETED
+from kipviz.pool_state import DEPLETED, LOW_MEM
 from kipviz.scenarios import limits
 from kipviz.scenarios._broker_kernel import (
+    BrokerRequests,
+    BrokerSettings,
+    BrokerTicks,
+    RequestTimes,
     broker_kernel,
     compiled_kernel,
     java_random,
@@ -215,17 +219,18 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     pool = broker_pool(s.queued_max_request_bytes, s.socket_request_max_bytes, strict=s.strict)
     state = pool_state(pool)
     n = len(req)
-    read_ms, done_ms = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
-    tk: dict[str, np.ndarray] = {name: np.zeros(s.ticks, dtype)
-                                 for name, dtype in _TICK_COLUMNS.items()}
+    times = RequestTimes(np.full(n, -1, np.int64), np.full(n, -1, np.int64))
+    tk = BrokerTicks(*(np.zeros(s.ticks, _TICK_COLUMNS[name]) for name in BrokerTicks._fields))
     kernel = compiled_kernel() if compiled else broker_kernel
-    kernel(req.size_bytes.to_numpy(), req.connection.to_numpy(np.int64),
-           req.arrival_ms.to_numpy(), s.connections, state, s.tick_ms, s.ticks,
-           s.queued_max_requests, _busy_handlers(s), s.handler_bytes_per_s / 1000.0, s.shuffle,
-           java_random(shuffle_seed(seed)), read_ms, done_ms, tk["pool_used_bytes"],
-           tk["pool_available_bytes"], tk["requests_in_queue"], tk["muted_for_memory"],
-           tk["bytes_read"], tk["shuffled"])
-    tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    kernel(BrokerRequests(req.size_bytes.to_numpy(np.int64), req.connection.to_numpy(np.int64),
+                          req.arrival_ms.to_numpy(np.int64)),
+           BrokerSettings(int(s.connections), int(s.tick_ms), int(s.ticks),
+                          int(s.queued_max_requests), int(_busy_handlers(s)),
+                          float(s.handler_bytes_per_s / 1000.0), bool(s.shuffle)),
+           state, java_random(shuffle_seed(seed)), times, tk)
+    ticks = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
+                          **tk._asdict()})
+    read_ms, done_ms = times
     req["read_ms"] = read_ms
     req["done_ms"] = done_ms
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
@@ -237,13 +242,12 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
         "queued_max_requests": s.queued_max_requests,
         "no_pool": pool is NO_POOL, "strict": s.strict and pool is not NO_POOL,
         "shuffle": s.shuffle,
-        "low_memory_threshold_bytes": int(0.1 * s.queued_max_request_bytes) if s.has_pool
-        else None,
+        "low_memory_threshold_bytes": int(state[LOW_MEM]) if s.has_pool else None,
         "depleted_time_total_ms": float(state[DEPLETED]),
         "max_request_bytes": largest,
         **s.bounds(largest),
     })
-    return BrokerTrace(ticks=pd.DataFrame(tk), requests=req, meta=meta)
+    return BrokerTrace(ticks=ticks, requests=req, meta=meta)
 
 
 def request_wait_ms(trace: BrokerTrace) -> pd.Series:

@@ -55,6 +55,12 @@ from kipviz.buffer import (
 from kipviz.config import CONSUMER, STREAMS
 from kipviz.config.fields import check_declared, kafka_field, knob
 from kipviz.scenarios import limits
+from kipviz.scenarios._streams_columns import (
+    PartitionTicks,
+    StreamsPartitions,
+    StreamsSettings,
+    ThreadChanges,
+)
 from kipviz.scenarios._streams_kernel import (
     POLICY_CODES,
     THREAD_COLUMNS,
@@ -203,18 +209,18 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     change_threads = np.array([n for _, n in s.thread_changes], np.int64)
     n_parts, n_threads = s.partitions, s.max_threads
     t_out = np.zeros((s.ticks, n_threads, THREAD_COLUMNS), np.int64)
-    p_out = {name: np.zeros((s.ticks, n_parts), np.int64) for name in
-             ("buffered", "lag", "polled", "processed")}
-    p_out["thread"] = np.zeros((s.ticks, n_parts), np.int32)
-    p_paused = np.zeros((s.ticks, n_parts), np.bool_)
+    p_out = PartitionTicks(*(np.zeros((s.ticks, n_parts), t) for t in (
+        np.int64, np.int64, np.bool_, np.int64, np.int64, np.int32)))
     kernel = compiled_kernel() if compiled else streams_kernel
-    moves = kernel(size, fetch_records, np.full(n_parts, s.initial_lag_records, np.int64),
-                   s.produce_records_per_s / 1000.0, s.topics, s.tasks, s.threads,
-                   change_tick, change_threads, s.input_buffer_max_bytes, int(s.global_thread),
-                   POLICY_CODES[s.policy], s.buffered_records_per_partition,
-                   s.process_records_per_s * s.tick_ms / 1000.0, s.tick_ms, s.ticks,
-                   t_out, p_out["buffered"], p_out["lag"], p_paused, p_out["polled"],
-                   p_out["processed"], p_out["thread"])
+    moves = kernel(
+        StreamsPartitions(size, fetch_records, np.full(n_parts, s.initial_lag_records, np.int64)),
+        ThreadChanges(change_tick, change_threads),
+        StreamsSettings(float(s.produce_records_per_s / 1000.0), int(s.topics), int(s.tasks),
+                        int(s.threads), int(s.input_buffer_max_bytes), int(s.global_thread),
+                        POLICY_CODES[s.policy], int(s.buffered_records_per_partition),
+                        float(s.process_records_per_s * s.tick_ms / 1000.0), int(s.tick_ms),
+                        int(s.ticks)),
+        t_out, p_out)
     time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
     alive = t_out[:, :, 0].reshape(-1) == 1
     columns = {
@@ -232,12 +238,12 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     part = np.tile(np.arange(n_parts, dtype=np.int32), s.ticks)
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, n_parts), "partition": part, "task": part // s.topics,
-        "topic": part % s.topics, "thread": p_out["thread"].reshape(-1),
-        "buffered_records": p_out["buffered"].reshape(-1),
-        "buffered_bytes": p_out["buffered"].reshape(-1) * np.tile(size, s.ticks),
-        "lag_records": p_out["lag"].reshape(-1), "paused": p_paused.reshape(-1),
-        "polled_records": p_out["polled"].reshape(-1),
-        "processed_records": p_out["processed"].reshape(-1),
+        "topic": part % s.topics, "thread": p_out.thread.reshape(-1),
+        "buffered_records": p_out.buffered.reshape(-1),
+        "buffered_bytes": p_out.buffered.reshape(-1) * np.tile(size, s.ticks),
+        "lag_records": p_out.lag.reshape(-1), "paused": p_out.paused.reshape(-1),
+        "polled_records": p_out.polled.reshape(-1),
+        "processed_records": p_out.processed.reshape(-1),
     })
     counts = sorted({s.threads, *(n for _, n in s.thread_changes)})
     shares = {n: thread_share_bytes(s.input_buffer_max_bytes, n, bool(s.global_thread))
