@@ -36,7 +36,7 @@ from kipviz.remote_fetch import (
 from kipviz.scenarios import _tiered_fetch_kernel as _k
 from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
 
-__all__ = ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions",
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "simulate", "simulate_versions",
            "trace_summary"]
 
 MiB = 1024 * 1024
@@ -128,7 +128,7 @@ class TieredFetchTrace:
 _KINDS = ["catch_up", "tail"]  # consumer kinds, categorical: big traces stay cheap to build
 
 
-def _layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+def layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Request orders ``(consumers, width)``, partition counts and the partitions table
     (each consumer's remote partitions first, then its local ones, numbered in order)."""
     counts = np.array([sum(s.partitions_of(c)) for c in range(s.consumers)], np.int64)
@@ -164,7 +164,7 @@ def simulate(scenario: TieredFetchScenario, *, compiled: bool = True) -> TieredF
     """Run the scenario (deterministic: no randomness); ``compiled=False`` runs the kernel as
     plain Python (slow; a reference)."""
     s = scenario
-    order, n_parts, parts = _layout(s)
+    order, n_parts, parts = layout(s)
     behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
