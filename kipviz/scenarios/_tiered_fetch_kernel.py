@@ -170,6 +170,7 @@ def tiered_kernel(cfg, state, out):
     moved = np.zeros(width, np.int64)
     clock = scalars[0]
     nf, nr, nd = counts[0], counts[1], counts[2]
+    status = OK
     while True:
         c = 0
         for k in range(1, consumers):
@@ -180,12 +181,8 @@ def tiered_kernel(cfg, state, out):
             break
         if nf >= fetches.shape[0] or nr + width > reads.shape[0] \
                 or nd + width > deliveries.shape[0] or n_pend + width > pend.shape[0]:
-            counts[0] = nf
-            counts[1] = nr
-            counts[2] = nd
-            scalars[0] = clock
-            scalars[1] = n_pend
-            return OVERFLOW
+            status = OVERFLOW
+            break
         clock = t
         n = n_parts[c]
         for i in range(n):  # produced since the partition was last looked at
@@ -297,12 +294,12 @@ def tiered_kernel(cfg, state, out):
         for i in range(n):
             order[c, i] = moved[i]
         next_send[c] = answer + rtt_ms
-    counts[0] = nf
+    counts[0] = nf  # where a next call goes on
     counts[1] = nr
     counts[2] = nd
     scalars[0] = clock
     scalars[1] = n_pend
-    return OK
+    return status
 
 
 _FUNCTIONS = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms",
