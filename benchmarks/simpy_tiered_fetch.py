@@ -6,9 +6,10 @@ process per consumer (send, wait for the answer, receive it ``rtt_ms`` later, se
 asks the pool for a thread, gives up if none is free before the ``DelayedRemoteFetch`` expires
 (``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
 (``RemoteLogReader``). The quota is :class:`kipviz.remote_quota.RemoteLogQuota` over
-:class:`kipviz.quota.SimpleRate` (not the kernel's slot arrays); the broker's rules are the plain
-functions of :mod:`kipviz.remote_fetch`. Consumers due at one instant wait for their turn and go
-lowest id first, as the kernel takes them. The test suite checks the tables equal the kernel's.
+:class:`kipviz.quota.SimpleRate` (on lists, the :mod:`kipviz.rate` functions the kernel
+compiles); the broker's rules are the plain functions of :mod:`kipviz.remote_fetch`.
+Consumers due at one instant wait for their turn and go lowest id first, as the kernel takes
+them. The test suite checks the tables equal the kernel's.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from kipviz.remote_fetch import (
     remote_read_bytes,
 )
 from kipviz.remote_quota import RemoteLogQuota
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario, _layout
+from kipviz.scenarios.tiered_fetch import TieredFetchScenario, layout
 
 __all__ = ["simulate_simpy"]
 
@@ -39,7 +40,7 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
     pool = simpy.Resource(env, capacity=s.remote_log_reader_threads)
     quota = None if s.remote_fetch_max_bytes_per_s is None \
         else RemoteLogQuota(s.remote_fetch_max_bytes_per_s)
-    order, n_parts, parts = _layout(s)
+    order, n_parts, parts = layout(s)
     behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
     avail = np.zeros(len(parts))
     avail_at = np.zeros(len(parts))

@@ -124,6 +124,12 @@ class Rate:
         """The rate per second at ``now_ms``: purged sum / (window size / 1000.0)."""
         return rate.rate_measure(self._slots, self._pos, self.window_ms, now_ms, self.simple)
 
+    def throttle_time_ms(self, bound: float, now_ms: float) -> int:
+        """``Sensor.checkQuotas`` against an upper ``bound`` then ``QuotaUtils.throttleTime``:
+        0 while the rate is within it, else the ms that bring it back."""
+        return rate.quota_throttle_time_ms(self._slots, self._pos, self.window_ms, bound,
+                                           now_ms, self.simple)
+
     def slots(self) -> tuple[Sample, ...]:
         """The slots as stored, in slot order (no purge)."""
         f = rate.FIELDS

@@ -107,9 +107,7 @@ class RemoteLogQuota:
     def throttle_time_ms(self, now_ms: float) -> int:
         """``getThrottleTimeMs``: how long until the rate is back within the quota, if nothing
         more is recorded; 0 when it is within (:func:`kipviz.rate.quota_throttle_time_ms`)."""
-        r = self.rate
-        return rate.quota_throttle_time_ms(r._slots, r._pos, r.window_ms, self.bytes_per_s,
-                                           now_ms, True)
+        return self.rate.throttle_time_ms(self.bytes_per_s, now_ms)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ the ones :class:`kipviz.quota.ReplicationQuotaManager` runs, including when the 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,10 +28,49 @@ from kipviz.rate import (
 from kipviz.scenarios._jit import jit_functions
 from kipviz.scenarios._rate_jit import compiled_rates
 
-__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer", "compiled",
-           "insert_sorted", "run"]
+__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "ReassignmentInputs",
+           "ReassignmentSettings", "TickColumns", "answer", "compiled", "insert_sorted", "run"]
 
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
+
+
+class ReassignmentSettings(NamedTuple):
+    """The run's numbers: Kafka's settings and the scenario's rates, per ms or tick as named."""
+
+    in_per_partition_ms: float  # bytes produced per partition per ms
+    tick_ms: int
+    ticks: int
+    fetch_max: int  # replica.fetch.max.bytes
+    response_budget: int  # min(replica.fetch.response.max.bytes, network bytes per tick)
+    delay_mode: bool  # mode="delay": the rejected design
+    leader_bound: float  # leader.replication.throttled.rate (UNLIMITED: none)
+    follower_bound: float  # follower.replication.throttled.rate (UNLIMITED: none)
+    samples: int  # replication.quota.window.num
+    window_ms: int  # replication.quota.window.size.seconds, in ms
+    in_sync_followers: int
+    network_bytes_per_s: float
+    keep_up: float  # the clients' produce traffic a broker sends: IN / R
+
+
+class ReassignmentInputs(NamedTuple):
+    """Each moving partition's bytes at t = 0, and the throttle schedule: from ``sched_ms[i]``
+    on both quotas have the bound ``sched_bounds[i]`` (``updateQuota``: recorded bytes stay)."""
+
+    sizes: np.ndarray
+    sched_ms: np.ndarray
+    sched_bounds: np.ndarray
+
+
+class TickColumns(NamedTuple):
+    """The ``ticks`` table's columns the kernel fills (``time_ms`` aside), one row per tick."""
+
+    leader_rate_bytes_per_s: np.ndarray
+    follower_rate_bytes_per_s: np.ndarray
+    throttled_bytes: np.ndarray
+    unthrottled_bytes: np.ndarray
+    replica_lag_bytes: np.ndarray
+    moved_bytes: np.ndarray
+    client_bandwidth_left_bytes_per_s: np.ndarray
 
 
 def answer(sizes, grown, fetched, in_sync, synced, start, only_in_sync, fetch_max, budget,
@@ -77,15 +116,18 @@ def insert_sorted(values, n, x):
     values[at] = x
 
 
-def run(sizes, in_per_partition_ms, tick_ms, ticks, fetch_max, response_budget, delay_mode,
-        leader_bound, follower_bound, samples, window_ms, in_sync_followers,
-        network_bytes_per_s, keep_up, sched_ms, sched_bounds,
-        leader_rate, follower_rate, throttled_col, unthrottled_col, lag_col, moved_col,
-        client_col, caught_up):
-    """The tick loop of ``simulate``: fills the tick columns and ``caught_up``; a status.
-
-    ``sched_ms`` / ``sched_bounds``: the throttle schedule; from each time on both quotas have
-    that bound (``updateQuota``: the recorded bytes stay)."""
+def run(cfg, inp, cols, caught_up):
+    """The tick loop of ``simulate`` (``cfg`` :class:`ReassignmentSettings`, ``inp``
+    :class:`ReassignmentInputs`): fills ``cols`` (:class:`TickColumns`) and ``caught_up`` (when
+    each partition's replica caught up, -1: never); a status."""
+    in_per_partition_ms, tick_ms, ticks = cfg.in_per_partition_ms, cfg.tick_ms, cfg.ticks
+    fetch_max, response_budget, delay_mode = cfg.fetch_max, cfg.response_budget, cfg.delay_mode
+    leader_bound, follower_bound = cfg.leader_bound, cfg.follower_bound
+    samples, window_ms, in_sync_followers = cfg.samples, cfg.window_ms, cfg.in_sync_followers
+    network_bytes_per_s, keep_up = cfg.network_bytes_per_s, cfg.keep_up
+    sizes, sched_ms, sched_bounds = inp.sizes, inp.sched_ms, inp.sched_bounds
+    (leader_rate, follower_rate, throttled_col, unthrottled_col, lag_col, moved_col,
+     client_col) = cols
     n = sizes.shape[0]
     l_slots, l_pos = new_rate(samples, False)  # the leader's quota
     f_slots, f_pos = new_rate(samples, False)  # the follower's quota

@@ -27,7 +27,7 @@ the plain-Python path; :func:`compiled` gives them compiled by numba.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,7 +37,8 @@ from kipviz.remote_fetch import delayed_remote_fetch_complete_ms, read_from_log,
 from kipviz.scenarios._jit import jit_functions
 from kipviz.scenarios._rate_jit import compiled_rates
 
-__all__ = ["FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED", "compiled",
+__all__ = ["DELIVERY_COLUMNS", "FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED",
+           "TieredSettings", "TieredState", "TieredTables", "compiled", "new_state",
            "tiered_kernel"]
 
 OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
@@ -76,26 +77,82 @@ def add_pending(pend, n_pend, done_ms, size):
     return n_pend + 1
 
 
-def new_state(consumers, threads, width, partitions):
-    """The loop's state, so a run that filled its tables can go on in bigger ones: next send
-    per consumer, when each partition's produced bytes were last added, each reader thread's
-    free time, the fetch quota's rate (slots, pos), pending reads to record (done ms, bytes),
+class TieredSettings(NamedTuple):
+    """The run's numbers: Kafka's settings, the remote store's speed, the version switches."""
+
+    produce_bytes_per_ms: float  # per partition
+    batch_bytes: int
+    segment_bytes: int  # log.segment.bytes
+    partition_max: int  # max.partition.fetch.bytes
+    fetch_max: int  # fetch.max.bytes
+    several: bool  # several remote partitions per request (4.2, KAFKA-14915)
+    charge: bool  # remote partitions charged up front (4.2, KAFKA-19462)
+    threads: int  # remote.log.reader.threads
+    read_latency_ms: float
+    read_bytes_per_ms: float  # one reader thread's transfer rate
+    wait_ms: float  # DelayedRemoteFetch's timeout
+    fetch_max_wait_ms: float  # fetch.max.wait.ms
+    rtt_ms: float
+    quota_bound: float  # remote.log.manager.fetch.max.bytes.per.second (UNLIMITED: none)
+    duration_ms: float
+
+
+class TieredState(NamedTuple):
+    """The loop's state, so a run that filled its tables can go on in bigger ones: each
+    consumer's request order (``[consumer, slot]``) and partition count, each partition's bytes
+    behind the local log start and bytes available locally, next send per consumer, when each
+    partition's produced bytes were last added, each reader thread's free time, the fetch
+    quota's rate (:mod:`kipviz.rate`'s slots and pos), pending reads to record (done ms, bytes),
     and ``[clock, pending count]``."""
-    return (np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
-            np.zeros(threads, np.float64), *new_rate(QUOTA_WINDOW_NUM),
-            np.zeros((threads + consumers * width + 16, 2), np.float64), np.zeros(2, np.float64))
+
+    order: np.ndarray
+    n_parts: np.ndarray
+    behind: np.ndarray
+    avail: np.ndarray
+    next_send: np.ndarray
+    avail_at: np.ndarray
+    thread_free: np.ndarray
+    slots: np.ndarray
+    pos: np.ndarray
+    pend: np.ndarray
+    scalars: np.ndarray
 
 
-def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_bytes,
-                  segment_bytes, partition_max, fetch_max, several, charge, threads,
-                  read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
-                  quota_bound, duration_ms, next_send, avail_at, thread_free, slots, pos, pend,
-                  scalars,
-                  fetches, reads, deliveries, counts):
-    """Run to ``duration_ms`` from the state (``new_state``; ``order``, ``behind``, ``avail``
-    and ``counts`` are state too); fill the tables (float64 rows of the ``*_COLUMNS``) from
-    ``counts`` (rows used: fetches, reads, deliveries) on; the status: ``OVERFLOW`` when a
+class TieredTables(NamedTuple):
+    """The float64 output tables (rows of the ``*_COLUMNS``) and the rows used in each."""
+
+    fetches: np.ndarray
+    reads: np.ndarray
+    deliveries: np.ndarray
+    counts: np.ndarray
+
+
+def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, threads: int
+              ) -> TieredState:
+    """The state at t = 0 of consumers reading ``order`` (their first ``n_parts`` entries),
+    partitions ``behind`` bytes behind the local log start, ``threads`` reader threads."""
+    consumers, width = order.shape
+    partitions = behind.shape[0]
+    slots, pos = new_rate(QUOTA_WINDOW_NUM, False)
+    return TieredState(order, n_parts, behind, np.zeros(partitions, np.float64),
+                       np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
+                       np.zeros(threads, np.float64), slots, pos,
+                       np.zeros((threads + consumers * width + 16, 2), np.float64),
+                       np.zeros(2, np.float64))
+
+
+def tiered_kernel(cfg, state, out):
+    """Run to ``duration_ms`` from ``state`` (:class:`TieredState`, :func:`new_state`) with
+    ``cfg`` (:class:`TieredSettings`); fill the tables of ``out`` (:class:`TieredTables`) from
+    its ``counts`` (rows used: fetches, reads, deliveries) on; the status: ``OVERFLOW`` when a
     table or ``pend`` is full (nothing of the next fetch done: grow them and call again)."""
+    # the blocks' fields as locals, read once (numba counts a reference at each field read)
+    (produce_bytes_per_ms, batch_bytes, segment_bytes, partition_max, fetch_max, several,
+     charge, threads, read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
+     quota_bound, duration_ms) = cfg
+    (order, n_parts, behind, avail, next_send, avail_at, thread_free, slots, pos, pend,
+     scalars) = state
+    fetches, reads, deliveries, counts = out
     consumers = order.shape[0]
     width = order.shape[1]
     n_pend = int(scalars[1])
@@ -115,6 +172,7 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
     moved = np.zeros(width, np.int64)
     clock = scalars[0]
     nf, nr, nd = counts[0], counts[1], counts[2]
+    status = OK
     while True:
         c = 0
         for k in range(1, consumers):
@@ -125,12 +183,8 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
             break
         if nf >= fetches.shape[0] or nr + width > reads.shape[0] \
                 or nd + width > deliveries.shape[0] or n_pend + width > pend.shape[0]:
-            counts[0] = nf
-            counts[1] = nr
-            counts[2] = nd
-            scalars[0] = clock
-            scalars[1] = n_pend
-            return OVERFLOW
+            status = OVERFLOW
+            break
         clock = t
         n = n_parts[c]
         for i in range(n):  # produced since the partition was last looked at
@@ -242,12 +296,12 @@ def tiered_kernel(order, n_parts, behind, avail, produce_bytes_per_ms, batch_byt
         for i in range(n):
             order[c, i] = moved[i]
         next_send[c] = answer + rtt_ms
-    counts[0] = nf
+    counts[0] = nf  # where a next call goes on
     counts[1] = nr
     counts[2] = nd
     scalars[0] = clock
     scalars[1] = n_pend
-    return OK
+    return status
 
 
 _FUNCTIONS = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms",

@@ -236,12 +236,17 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     sched_bounds = np.array([_kernel.UNLIMITED if r is None else float(r)
                              for _, r in s.throttle_schedule], np.float64)
     run: Any = _kernel.compiled()["run"] if compiled else _kernel.run
-    status = run(
-        sizes, s.bytes_in_per_s / n / 1000.0, s.tick_ms, s.ticks, s.replica_fetch_max_bytes,
-        min(s.replica_fetch_response_max_bytes, network_per_tick), s.mode == "delay", *bounds,
-        s.replication_quota_window_num, leader.rate.window_ms, s.followers,
-        float(s.network_bytes_per_s), s.bytes_in_per_s / s.replication_factor,
-        sched_ms, sched_bounds, *(tk[name] for name in list(_TICK_COLUMNS)[1:]), caught_up)
+    cfg = _kernel.ReassignmentSettings(
+        in_per_partition_ms=s.bytes_in_per_s / n / 1000.0, tick_ms=s.tick_ms, ticks=s.ticks,
+        fetch_max=s.replica_fetch_max_bytes,
+        response_budget=min(s.replica_fetch_response_max_bytes, network_per_tick),
+        delay_mode=s.mode == "delay", leader_bound=bounds[0], follower_bound=bounds[1],
+        samples=s.replication_quota_window_num, window_ms=leader.rate.window_ms,
+        in_sync_followers=s.followers, network_bytes_per_s=float(s.network_bytes_per_s),
+        keep_up=s.bytes_in_per_s / s.replication_factor)
+    cols = _kernel.TickColumns(**{name: tk[name] for name in _kernel.TickColumns._fields})
+    status = run(cfg, _kernel.ReassignmentInputs(sizes, sched_ms, sched_bounds), cols,
+                 caught_up)
     if status != _kernel.OK:
         side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
         raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "

@@ -165,8 +165,9 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
         assign[member, parts] = 1
     stalled = np.zeros(c, np.int8)
     stalled[: s.stalled_consumers] = 1
-    batch_last = np.tile(np.arange(n, dtype=np.int64) // s.batch_records * s.batch_records
-                         + s.batch_records - 1, (p, 1))
+    # the same log batches on every partition: one row, read-only, seen P times (not P copies)
+    batch_last = np.broadcast_to(np.arange(n, dtype=np.int64) // s.batch_records
+                                 * s.batch_records + s.batch_records - 1, (p, n))
     return {
         "assign": assign, "stalled": stalled, "classic_owner": range_assign(
             s.classic_consumers, p), "batch_last": batch_last,

@@ -38,7 +38,7 @@ from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.trace_meta import TieredFetchMeta
 from kipviz.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
 
-__all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "simulate",
+__all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "layout", "simulate",
            "simulate_versions",
            "trace_summary"]
 
@@ -115,7 +115,7 @@ class TieredFetchTrace:
 _KINDS = ["catch_up", "tail"]  # consumer kinds, categorical: big traces stay cheap to build
 
 
-def _layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+def layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Request orders ``(consumers, width)``, partition counts and the partitions table
     (each consumer's remote partitions first, then its local ones, numbered in order)."""
     counts = np.array([sum(s.partitions_of(c)) for c in range(s.consumers)], np.int64)
@@ -153,35 +153,39 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
     is); ``compiled=False`` runs the kernel as plain Python (slow; a reference)."""
     s = scenario
     seed = check_seed(seed)
-    order, n_parts, parts = _layout(s)
+    order, n_parts, parts = layout(s)
     behind = np.where(parts.remote_at_start, s.backlog_bytes, 0).astype(np.int64)
-    avail = np.zeros(len(parts), np.float64)
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
     kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
-    state = _k.new_state(s.consumers, s.remote_log_reader_threads, order.shape[1], len(parts))
+    cfg = _k.TieredSettings(
+        produce_bytes_per_ms=s.produce_bytes_per_s / 1000.0, batch_bytes=s.batch_bytes,
+        segment_bytes=s.segment_bytes, partition_max=s.max_partition_fetch_bytes,
+        fetch_max=s.fetch_max_bytes, several=reads_several_remote_partitions(s.kafka_version),
+        charge=charges_remote_fetch_up_front(s.kafka_version),
+        threads=s.remote_log_reader_threads, read_latency_ms=float(s.remote_read_latency_ms),
+        read_bytes_per_ms=s.remote_read_bytes_per_s / 1000.0,
+        wait_ms=float(s.delayed_remote_fetch_wait_ms()),
+        fetch_max_wait_ms=float(s.fetch_max_wait_ms), rtt_ms=float(s.rtt_ms), quota_bound=bound,
+        duration_ms=float(s.duration_ms))
+    state = _k.new_state(order, n_parts, behind, s.remote_log_reader_threads)
     # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
     capacity = max(1024, int(s.consumers * s.duration_ms / 20))
     width = order.shape[1]
-    tables = [np.empty((capacity * rows, len(cols)), np.float64) for rows, cols in
-              ((1, _k.FETCH_COLUMNS), (2, _k.READ_COLUMNS), (4, _k.DELIVERY_COLUMNS))]
-    counts = np.zeros(3, np.int64)
-    while kernel(order, n_parts, behind, avail, s.produce_bytes_per_s / 1000.0, s.batch_bytes,
-                 s.segment_bytes, s.max_partition_fetch_bytes, s.fetch_max_bytes,
-                 reads_several_remote_partitions(s.kafka_version),
-                 charges_remote_fetch_up_front(s.kafka_version), s.remote_log_reader_threads,
-                 float(s.remote_read_latency_ms), s.remote_read_bytes_per_s / 1000.0,
-                 float(s.delayed_remote_fetch_wait_ms()), float(s.fetch_max_wait_ms),
-                 float(s.rtt_ms), bound, float(s.duration_ms), *state, *tables,
-                 counts) != _k.OK:
-        # go on with the full arrays twice as big
-        room = (counts[0] < len(tables[0]), counts[1] + width <= len(tables[1]),
-                counts[2] + width <= len(tables[2]))
-        tables = [t if ok else np.concatenate([t, np.empty_like(t)])
-                  for t, ok in zip(tables, room, strict=True)]
+    out = _k.TieredTables(
+        fetches=np.empty((capacity, len(_k.FETCH_COLUMNS)), np.float64),
+        reads=np.empty((capacity * 2, len(_k.READ_COLUMNS)), np.float64),
+        deliveries=np.empty((capacity * 4, len(_k.DELIVERY_COLUMNS)), np.float64),
+        counts=np.zeros(3, np.int64))
+    while kernel(cfg, state, out) != _k.OK:  # go on with the full arrays twice as big
+        counts = out.counts
+        room = (counts[0] < len(out.fetches), counts[1] + width <= len(out.reads),
+                counts[2] + width <= len(out.deliveries))
+        out = out._replace(**{name: np.concatenate([t, np.empty_like(t)]) for name, t, ok in
+                              zip(out._fields[:3], out[:3], room, strict=True) if not ok})
         if all(room):  # the pending reads
-            state = (*state[:5], np.concatenate([state[5], np.zeros_like(state[5])]), state[6])
-    return _trace(s, parts, tables, counts, seed)
+            state = state._replace(pend=np.concatenate([state.pend, np.zeros_like(state.pend)]))
+    return _trace(s, parts, list(out[:3]), out.counts, seed)
 
 
 def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray],
