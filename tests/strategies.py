@@ -209,3 +209,20 @@ def small_share_group_scenarios():
         st.sampled_from([1, 3, 999, 10_000, 52428800]),
         st.sampled_from(["batch_optimized", "record_limit"]), st.integers(5, 60))
 share_seeds = st.integers(0, 3)  # seeds for the share-group scenario's random byte split
+
+
+@st.composite
+def declared_setting_values(draw: st.DrawFn, cls):
+    """A field of Kafka config class ``cls`` and an integer near its declared range (the
+    bounds, one either side, and anything in its Java type)."""
+    import dataclasses
+
+    from kipviz.config.fields import field_setting
+
+    f = draw(st.sampled_from(dataclasses.fields(cls)))
+    setting = field_setting(f)
+    top = 2**31 - 1 if setting.java == "int" else 2**63 - 1
+    edges = [b + d for b in (setting.at_least, setting.at_most) if b is not None
+             for d in (-1, 0, 1)]
+    value = draw(st.one_of(st.sampled_from(edges or [0]), st.integers(-top - 1, top)))
+    return f.name, setting, value
