@@ -25,6 +25,7 @@ import numpy as np
 
 from kipviz._checks import check_int as _check_int
 from kipviz.config.declarations import BROKER
+from kipviz.config.fields import check_setting
 from kipviz.pool_state import (
     AVAILABLE,
     MAX_SINGLE,
@@ -229,10 +230,10 @@ def broker_pool(queued_max_request_bytes: int,
     strict=False)``; ``strict=True`` is a kipviz what-if (Kafka's broker is never strict). A
     positive value below ``socket.request.max.bytes`` is rejected, as ``KafkaConfig`` does.
     """
-    queued = _check_int("queued_max_request_bytes (queued.max.request.bytes)",
-                        queued_max_request_bytes)
-    largest = _check_int("socket_request_max_bytes (socket.request.max.bytes)",
-                         socket_request_max_bytes, 1)
+    queued = check_setting("queued_max_request_bytes", queued_max_request_bytes,
+                           BROKER["queued.max.request.bytes"])
+    largest = check_setting("socket_request_max_bytes", socket_request_max_bytes,
+                            BROKER["socket.request.max.bytes"])
     if queued <= 0:
         return NO_POOL
     if queued < largest:

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kipviz import rate
-from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.config.declarations import BROKER
+from kipviz.config.fields import check_setting
 from kipviz.consumer_fetch import TopicPartition
 from kipviz.quota_planning import (  # re-exported: the planning arithmetic lives there
     catch_up_bytes_per_s,
@@ -102,8 +102,8 @@ class Rate:
 
     def __init__(self, samples: int = METRICS_NUM_SAMPLES,
                  window_ms: int = METRICS_SAMPLE_WINDOW_MS, *, legacy: bool = False) -> None:
-        self.samples = _check_int("samples (metrics.num.samples)", samples, 1)
-        self.window_ms = _check_int("window_ms (metrics.sample.window.ms)", window_ms, 1)
+        self.samples = check_setting("samples", samples, BROKER["metrics.num.samples"])
+        self.window_ms = check_setting("window_ms", window_ms, BROKER["metrics.sample.window.ms"])
         self.legacy = legacy
         # the state of kipviz.rate as lists: start_ms, last_event_ms, value of each slot, flat,
         # and [slots used, current slot, samples, the field slots are purged by]
@@ -175,7 +175,7 @@ def max_value_in_quota_window(quota_bytes_per_s: float, samples: int, window_s: 
     The most one request may record without being throttled for sure (caps a fetch response).
     """
     _check_number("quota_bytes_per_s", quota_bytes_per_s, 0)
-    _check_int("samples (quota.window.num)", samples, 1)
+    check_setting("samples", samples, BROKER["quota.window.num"])
     _check_number("window_s (quota.window.size.seconds)", window_s, 0, strict=True)
     return quota_bytes_per_s * (samples - 1) * window_s
 
@@ -196,7 +196,7 @@ class ReplicationQuotaManager:
     def __init__(self, rate_bytes_per_s: float | None = None,
                  samples: int = REPLICATION_QUOTA_WINDOW_NUM,
                  window_s: float = REPLICATION_QUOTA_WINDOW_SIZE_SECONDS) -> None:
-        samples = _check_int("samples (replication.quota.window.num)", samples, 1)
+        samples = check_setting("samples", samples, BROKER["replication.quota.window.num"])
         name = "window_s (replication.quota.window.size.seconds)"
         window_ms = round(_check_number(name, window_s, 0, strict=True) * 1000)
         if window_ms < 1 or not math.isclose(window_ms, window_s * 1000, abs_tol=1e-6):

@@ -31,6 +31,7 @@ from kipviz import rate
 from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.config.declarations import BROKER
+from kipviz.config.fields import check_setting
 from kipviz.quota import SimpleRate
 
 __all__ = [
@@ -85,11 +86,13 @@ class RemoteLogQuota:
     def __init__(self, bytes_per_s: float, window_num: int = RLM_QUOTA_WINDOW_NUM,
                  window_size_s: int = RLM_QUOTA_WINDOW_SIZE_SECONDS) -> None:
         self.bytes_per_s = float(_check_number(_RATE, bytes_per_s, 1))
-        self.window_num = _check_int(
-            "window_num (remote.log.manager.{copy,fetch}.quota.window.num)", window_num, 1)
-        self.window_size_s = _check_int(
-            "window_size_s (remote.log.manager.{copy,fetch}.quota.window.size.seconds)",
-            window_size_s, 1)
+        self.window_num = check_setting(
+            "window_num", window_num, BROKER["remote.log.manager.copy.quota.window.num"],
+            label="remote.log.manager.{copy,fetch}.quota.window.num")
+        self.window_size_s = check_setting(
+            "window_size_s", window_size_s,
+            BROKER["remote.log.manager.copy.quota.window.size.seconds"],
+            label="remote.log.manager.{copy,fetch}.quota.window.size.seconds")
         self.rate = SimpleRate(self.window_num, self.window_size_s * 1000)
 
     def update_quota(self, bytes_per_s: float) -> None:

@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kipviz._checks import check_int as _check_int
-from kipviz.config.declarations import STREAMS
+from kipviz.config.declarations import CONSUMER, STREAMS
+from kipviz.config.fields import check_setting
 from kipviz.streams_rules import (
     pause_above_records,
     pause_over_share,
@@ -60,6 +61,7 @@ __all__ = [
 INPUT_BUFFER_MAX_BYTES = STREAMS.default_of("input.buffer.max.bytes")  # KIP-770's 512 MiB
 STATESTORE_CACHE_MAX_BYTES = STREAMS.default_of("statestore.cache.max.bytes")  # 10 MiB, 3.4
 BUFFERED_RECORDS_PER_PARTITION = STREAMS.default_of("buffered.records.per.partition")  # 1000
+_MAX_PARTITION_FETCH_BYTES = CONSUMER.default_of("max.partition.fetch.bytes")  # 1 MiB
 RECORD_METADATA_BYTES = 8 + 8 + 4  # timestamp, offset and partition in recordSizeInBytes
 # The pause/resume rules the Streams scenario can run (kipviz.scenarios.streams):
 STREAMS_POLICIES = (
@@ -117,8 +119,8 @@ def thread_share_bytes(total_bytes: int, threads: int, global_thread: bool = Fal
 def thread_cache_bytes(statestore_cache_max_bytes: int = STATESTORE_CACHE_MAX_BYTES,
                        threads: int = 1, global_thread: bool = False) -> int:
     """The shipped half of KIP-770: each thread's record cache, split like the input buffer."""
-    _check_int("statestore_cache_max_bytes (statestore.cache.max.bytes)",
-               statestore_cache_max_bytes, 0)
+    check_setting("statestore_cache_max_bytes", statestore_cache_max_bytes,
+                  STREAMS["statestore.cache.max.bytes"])
     return thread_share_bytes(statestore_cache_max_bytes, threads, global_thread)
 
 
@@ -157,14 +159,18 @@ def resume_all_after_round(buffered_total_bytes: int, share_bytes: int,
                                    share)
 
 
-def record_queue_pauses(queue_records: int, buffered_records_per_partition: int = 1000) -> bool:
+def record_queue_pauses(queue_records: int,
+                        buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION
+                        ) -> bool:
     """``buffered.records.per.partition`` after records are added: pause above N records."""
     n = _check_int("buffered_records_per_partition (buffered.records.per.partition)",
                    buffered_records_per_partition, 1)
     return pause_above_records(_check_int("queue_records", queue_records, 0), n)
 
 
-def record_queue_resumes(queue_records: int, buffered_records_per_partition: int = 1000) -> bool:
+def record_queue_resumes(queue_records: int,
+                         buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION
+                         ) -> bool:
     """``buffered.records.per.partition`` after one record is processed: resume the partition
     when its queue is back to exactly N (``StreamTask.process``)."""
     n = _check_int("buffered_records_per_partition (buffered.records.per.partition)",
@@ -188,17 +194,18 @@ def biggest_partitions_to_pause(buffered_bytes: Sequence[int], share_bytes: int)
     return chosen[:pick_biggest_partitions(sizes, excess, chosen)]
 
 
-def fetch_bytes(record_bytes: int, max_partition_fetch_bytes: int = 1048576) -> int:
+def fetch_bytes(record_bytes: int,
+                max_partition_fetch_bytes: int = _MAX_PARTITION_FETCH_BYTES) -> int:
     """Most bytes one poll adds to a partition of records of ``record_bytes``: the whole records
     that fit in ``max.partition.fetch.bytes``, and at least one (KIP-74's first-batch rule)."""
     size = _check_int("record_bytes", record_bytes, 1)
-    limit = _check_int("max_partition_fetch_bytes (max.partition.fetch.bytes)",
-                       max_partition_fetch_bytes, 0)
+    limit = check_setting("max_partition_fetch_bytes", max_partition_fetch_bytes,
+                          CONSUMER["max.partition.fetch.bytes"])
     return max(1, limit // size) * size
 
 
 def thread_bound_bytes(share_bytes: int, record_bytes: Sequence[int],
-                       max_partition_fetch_bytes: int = 1048576) -> int:
+                       max_partition_fetch_bytes: int = _MAX_PARTITION_FETCH_BYTES) -> int:
     """KIP-770's bound for one thread: its share plus one fetch per partition it owns.
 
     Within its share, a poll may add a fetch to every unpaused partition; over it, only empty
@@ -210,8 +217,9 @@ def thread_bound_bytes(share_bytes: int, record_bytes: Sequence[int],
     return share + sum(fetch_bytes(r, max_partition_fetch_bytes) for r in sizes)
 
 
-def records_bound_bytes(record_bytes: Sequence[int], buffered_records_per_partition: int = 1000,
-                        max_partition_fetch_bytes: int = 1048576) -> int:
+def records_bound_bytes(record_bytes: Sequence[int],
+                        buffered_records_per_partition: int = BUFFERED_RECORDS_PER_PARTITION,
+                        max_partition_fetch_bytes: int = _MAX_PARTITION_FETCH_BYTES) -> int:
     """``buffered.records.per.partition``'s bound: per partition (N records + one fetch) x its
     record size. It grows with the partitions and their record sizes, KIP-770's motivation."""
     n = _check_int("buffered_records_per_partition (buffered.records.per.partition)",

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kipviz._checks import check_int as _check_int
 from kipviz._checks import check_number as _check_number
 from kipviz.config.declarations import BROKER
+from kipviz.config.fields import check_setting
 from kipviz.rate import java_round
 
 __all__ = [
@@ -169,7 +169,7 @@ class TokenBucket:
                  window_s: float = CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS) -> None:
         self.quota = float(_check_number("quota (controller_mutation_rate)", quota, 0,
                                          strict=True))
-        self.samples = _check_int("samples (controller.quota.window.num)", samples, 1)
+        self.samples = check_setting("samples", samples, BROKER["controller.quota.window.num"])
         self.window_s = float(_check_number("window_s (controller.quota.window.size.seconds)",
                                             window_s, 0, strict=True))
         self.burst = burst_credits(self.quota, self.samples, self.window_s)

@@ -508,3 +508,20 @@ def tiered_scenarios():
         remote_read_latency_ms=st.floats(0, 300), rtt_ms=st.floats(0.5, 5),
         remote_fetch_max_bytes_per_s=st.none() | st.sampled_from([1e5, 2e6, 5e7]),
         duration_ms=st.integers(1, 1_500))
+
+
+@st.composite
+def declared_setting_values(draw: st.DrawFn, cls):
+    """A field of Kafka config class ``cls`` and an integer near its declared range (the
+    bounds, one either side, and anything in its Java type)."""
+    import dataclasses
+
+    from kipviz.config.fields import field_setting
+
+    f = draw(st.sampled_from(dataclasses.fields(cls)))
+    setting = field_setting(f)
+    top = 2**31 - 1 if setting.java == "int" else 2**63 - 1
+    edges = [b + d for b in (setting.at_least, setting.at_most) if b is not None
+             for d in (-1, 0, 1)]
+    value = draw(st.one_of(st.sampled_from(edges or [0]), st.integers(-top - 1, top)))
+    return f.name, setting, value

@@ -7,6 +7,8 @@ import dataclasses
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kipviz.config import BROKER, CONSUMER, STREAMS, BrokerConfig, ConsumerConfig
 from kipviz.config.declarations import ROLES
@@ -19,6 +21,7 @@ from kipviz.scenarios.reassignment import ReassignmentScenario
 from kipviz.scenarios.share_group import ShareGroupScenario
 from kipviz.scenarios.streams import StreamsScenario
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+from tests.strategies import declared_setting_values
 
 SCENARIOS = (ConsumerScenario, BrokerScenario, ReassignmentScenario, StreamsScenario,
              ShareGroupScenario, TieredFetchScenario)
@@ -127,3 +130,22 @@ def test_check_setting_names_the_argument_the_setting_and_the_rule():
     with pytest.raises(ValueError, match=re.escape(
             "delivery_count_limit (group.share.delivery.count.limit) must be <= 10: 11")):
         check_setting("delivery_count_limit", 11, BROKER["group.share.delivery.count.limit"])
+
+
+@pytest.mark.parametrize("cls", [ConsumerConfig, BrokerConfig])
+@given(data=st.data())
+def test_a_config_accepts_a_value_exactly_when_its_declared_range_does(cls, data):
+    """For any setting of a config class and any value of its Java type, the config accepts
+    the value iff the declaration's at_least / at_most do (KIP-81 and the KIP-72 pool pair
+    rules aside): the declaration is the only place the range is written."""
+    name, setting, value = data.draw(declared_setting_values(cls))
+    inside = ((setting.at_least is None or value >= setting.at_least)
+              and (setting.at_most is None or value <= setting.at_most))
+    try:
+        config = cls(**{name: value})
+    except ValueError as err:
+        paired = str(err).startswith(("buffer.memory must be >= fetch.max.bytes",
+                                      "queued.max.request.bytes must be"))
+        assert paired or not inside, err
+    else:
+        assert inside and getattr(config, name) == value

@@ -44,7 +44,7 @@ _KAFKA: Any = object()  # "take it from the declaration"
 class FieldRule:
     """A field's check: an integer (``number=False``) or a real number, ``>= at_least``,
     ``> above``, ``<= at_most``, ``None`` allowed when ``optional``; ``label`` names it in
-    messages (None: the field's name, with the Kafka key in parentheses for a setting)."""
+    messages as ``field (label)`` (None: the field's name alone; a Kafka setting's key)."""
 
     at_least: float | None = None
     above: float | None = None

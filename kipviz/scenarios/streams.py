@@ -53,7 +53,7 @@ from kipviz.buffer import (
     thread_share_bytes,
 )
 from kipviz.config import CONSUMER, STREAMS
-from kipviz.config.fields import check_declared, kafka_field, knob
+from kipviz.config.fields import check_declared, check_setting, kafka_field, knob
 from kipviz.scenarios import limits
 from kipviz.scenarios._streams_columns import (
     PartitionTicks,
@@ -119,7 +119,8 @@ class StreamsScenario:
             if not (isinstance(step, tuple) and len(step) == 2):
                 raise ValueError(f"thread_changes must be (time_ms, threads) pairs: {step!r}")
             when = check_int("thread_changes time_ms", step[0], 0)
-            check_int("thread_changes threads (num.stream.threads)", step[1], 1)
+            check_setting("thread_changes threads", step[1], STREAMS["num.stream.threads"],
+                          at_least=1)
             if when <= last:
                 raise ValueError(f"thread_changes times must increase: {when} after {last}")
             last = when
