@@ -97,8 +97,10 @@ print(metric_table(table, "peak_memory_bytes", "max_partition_fetch_bytes", "fet
 safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
                    "max_partition_fetch_bytes", "peak_memory_bytes",
                    floor="min_jain_index", floor_value=0.3, limit=128 * MiB,
-                   title="Kafka 4.3: peak memory (MiB); red: above a 128 MiB heap; white: Jain floor 0.3"
-                   ).update_layout(xaxis_title="fetch.max.bytes", yaxis_title="max.partition.fetch.bytes")
+                   title="Kafka 4.3: peak memory (MiB); red: above a 128 MiB heap; "
+                         "white: Jain floor 0.3",
+                   ).update_layout(xaxis_title="fetch.max.bytes",
+                                   yaxis_title="max.partition.fetch.bytes")
 
 # %% [markdown]
 # **What the picture says.** On Kafka 4.3 the peak is one response per broker: about brokers x
