@@ -92,10 +92,12 @@ print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
 
 # %% [markdown]
 # The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
-# left). The reassignment moves at the throttle minus R x the inbound rate: `--throttle` puts the
-# two in-sync followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40
-# (bottom right). Move any knob: only the
-# part it belongs to is simulated again, and Spark redraws its curves.
+# left). The reassignment moves at the throttle T minus R x IN, R being the replication factor and
+# IN the inbound rate producers write into the moving partitions: `--throttle` puts the two in-sync
+# followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40 (bottom right;
+# KIP-73's own formula, in the warnings below, scales by MoveRatio, the share of each broker's log
+# that moves). Move any knob: only the part it belongs to is simulated again, and Spark redraws its
+# curves.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
