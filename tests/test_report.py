@@ -26,7 +26,7 @@ def test_stored_outputs_render_as_an_offline_site(tmp_path):
     assert lessons[0].title and lessons[0].error is None
     page = (out / "01_fetch_size_limit.html").read_text()
     assert f'<script type="text/javascript" src="{PLOTLY_JS}"></script>' in page
-    assert page.count("Plotly.newPlot(") == 2  # the lesson's two figures
+    assert page.count("Plotly.newPlot(") == 3  # the lesson's diagram and its two figures
     assert 'id="01_fetch_size_limit-figure-1"' in page
     assert "widget-state" not in page and "cdn.plot.ly" not in page
     assert not FETCHED.search(page)
