@@ -28,7 +28,7 @@
 # | [3 · consumer buffer.memory](03_consumer_buffer_memory.ipynb) | Why does my consumer use more memory than `max.partition.fetch.bytes`? (KIP-81) |
 # | [4 · replication quotas](04_replication_quotas.ipynb) | How fast can a reassignment go without starving clients? (KIP-73) |
 # | [5 · Streams input buffer](05_streams_input_buffer.ipynb) | How much memory will my Streams app use? (KIP-770) |
-# | [6 · sweeps](06_sweeps.ipynb) | Over a whole grid of settings, which are safe, and what does each design buy? (Spark sweeps) |
+# | [6 · sweeps](06_sweeps.ipynb) | Why does my consumer use so much memory? Every fetch setting at once, by Kafka version, and what each KIP-81 design buys (a Spark sweep) |
 # | [7 · share groups](07_share_groups.ipynb) | I have more consumers than partitions: who gets what, and how much memory does each hold? (KIP-932) |
 # | [8 · tiered storage](08_tiered_storage.ipynb) | My consumer is slow reading old data: why, and what do the remote quotas do? (KIP-405, KIP-956) |
 #
@@ -92,10 +92,12 @@ print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
 
 # %% [markdown]
 # The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
-# left). The reassignment moves at the throttle minus R x the inbound rate: `--throttle` puts the
-# two in-sync followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40
-# (bottom right). Move any knob: only the
-# part it belongs to is simulated again, and Spark redraws its curves.
+# left). The reassignment moves at the throttle T minus R x IN, R being the replication factor and
+# IN the inbound rate producers write into the moving partitions: `--throttle` puts the two in-sync
+# followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40 (bottom right;
+# KIP-73's own formula, in the warnings below, scales by MoveRatio, the share of each broker's log
+# that moves). Move any knob: only the part it belongs to is simulated again, and Spark redraws its
+# curves.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

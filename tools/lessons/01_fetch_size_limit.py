@@ -124,7 +124,8 @@ spark.version
 # %%
 abcd = ConsumerScenario(
     partitions=4, brokers=1, fetch_max_bytes=64 * 1024, max_partition_fetch_bytes=32 * 1024,
-    consume_bytes_per_s=1e9, ticks=300, windows=10, workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
+    consume_bytes_per_s=1e9, ticks=300, windows=10,
+    workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
 )
 runs = {"fixed": simulate(replace(abcd, ordering=Ordering.FIXED), seed=1),
         "round_robin": simulate(replace(abcd, ordering=Ordering.ROUND_ROBIN), seed=1)}
@@ -221,7 +222,8 @@ print(memory.sentence.iloc[5])
 # carry one of them exceed the limit, by exactly that one batch.
 
 # %%
-big = replace(LESSON_SCENARIO, fetch_max_bytes=MiB, ordering=Ordering.ROUND_ROBIN, ticks=500, windows=5,
+big = replace(LESSON_SCENARIO, fetch_max_bytes=MiB, ordering=Ordering.ROUND_ROBIN, ticks=500,
+              windows=5,
               workload=replace(LESSON_SCENARIO.workload, large_record_bytes=5 * MiB))
 print(response_sizes(big, simulate(big)))
 

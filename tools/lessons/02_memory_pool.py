@@ -144,7 +144,8 @@ compare_pools_figure(curves, title="The same spike: no pool, Kafka's pool, a str
 # stay well inside it:
 
 # %%
-print(overshoot_table(spark, BROKER_LESSON_SCENARIO, large_request_mib=(1, 4, 10)).to_string(index=False))
+print(overshoot_table(spark, BROKER_LESSON_SCENARIO, large_request_mib=(1, 4, 10))
+      .to_string(index=False))
 broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool through the spike")
 
 # %% [markdown]

@@ -143,7 +143,8 @@ versions = memory_by_version({
     "fetch.max.bytes 4 MiB": replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None,
                                      fetch_max_bytes=4 * MiB),
 }, versions=("3.9", "4.3"))
-print(versions[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib"]].to_string(index=False))
+print(versions[["label", "rule", "peak_held_mib", "bound_mib", "kip74_bound_mib"]]
+      .to_string(index=False))
 print(versions.sentence.iloc[2])
 print(versions.sentence.iloc[3])
 
@@ -184,13 +185,16 @@ print(fast_curves.summary_table().to_string(index=False))
 no_bypass = replace(BUFFER_LESSON_SCENARIO, coordinator_bypass=False)
 bypass = simulate_modes(BUFFER_LESSON_SCENARIO, seed=0)["kip81_pool"].meta
 starved = simulate_modes(no_bypass, seed=0)["kip81_pool"].meta
-print(f"with the bypass (KIP-81)   longest heartbeat delay {bypass['max_heartbeat_delay_ms']:>5,} ms, "
+print(f"with the bypass (KIP-81)   longest heartbeat delay "
+      f"{bypass['max_heartbeat_delay_ms']:>5,} ms, "
       f"longest gap between heartbeats {bypass['max_heartbeat_gap_ms']:,} ms")
-print(f"without the bypass         longest heartbeat delay {starved['max_heartbeat_delay_ms']:>5,} ms, "
+print(f"without the bypass         longest heartbeat delay "
+      f"{starved['max_heartbeat_delay_ms']:>5,} ms, "
       f"longest gap between heartbeats {starved['max_heartbeat_gap_ms']:,} ms")
 slow = replace(no_bypass, consume_bytes_per_s=5e6, session_timeout_ms=10_000)
 late = simulate_modes(slow, seed=0)["kip81_pool"].meta
-print(f"without it, app at 5 MB/s  longest heartbeat delay {late['max_heartbeat_delay_ms']:>5,} ms, "
+print(f"without it, app at 5 MB/s  longest heartbeat delay "
+      f"{late['max_heartbeat_delay_ms']:>5,} ms, "
       f"longest gap between heartbeats {late['max_heartbeat_gap_ms']:,} ms; "
       f"session.timeout.ms 10 s expired: {late['session_expired']}")
 

@@ -89,7 +89,8 @@ diagram("04")
 # `--throttle` puts under the quota, and writes the commands that set it:
 
 # %%
-plan = load_reassignment(data_file("reassignment.json"), current=data_file("current-assignment.json"))
+plan = load_reassignment(data_file("reassignment.json"),
+                         current=data_file("current-assignment.json"))
 sizes = load_partition_sizes(data_file("log-dirs.json"))
 print("bytes each destination broker copies:", plan.bytes_per_broker(sizes))
 throttle = plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * MB,
@@ -108,7 +109,8 @@ kip_plan = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s
 real = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
                      replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
                      throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
-print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, {kip_plan.move_time_s / 3600:.1f} h")
+print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, "
+      f"{kip_plan.move_time_s / 3600:.1f} h")
 print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
       f"(the new replica nets {(real.throttle_bytes_per_s - 3 * 10 * MB) / MB:g} MB/s)")
 
@@ -128,15 +130,16 @@ print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
 #   `replica.fetch.response.max.bytes < min(T x window, window x N / #brokers)`.
 
 # %%
-low, high = throttle_bounds(bytes_in_per_s=10 * MB, network_bytes_per_s=125 * MB, replication_factor=3,
-                            in_sync_followers=2)
+low, high = throttle_bounds(bytes_in_per_s=10 * MB, network_bytes_per_s=125 * MB,
+                            replication_factor=3, in_sync_followers=2)
 print(f"1 Gbit/s brokers taking 10 MB/s, R = 3: {low / MB:g} MB/s < T < {high / MB:.2f} MB/s "
       f"(the KIP says {throttle_bounds(10 * MB, 125 * MB, 3)[0] / MB:g} MB/s < T)")
 print(f"moving 20% of 1 TB per broker on 5 brokers at T = 50 MB/s: "
       f"{move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB, in_sync_followers=2) / 3600:.1f} h "
       f"(the KIP's formula: {move_time_s(0.2, 1e12, 5, 50 * MB, 10 * MB) / 3600:.1f} h)")
-print(f"replica.fetch.response.max.bytes < {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 5) / MB:g} MB "
-      f"(5 brokers), {max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 500) / MB:g} MB (500 brokers)")
+print(f"replica.fetch.response.max.bytes < "
+      f"{max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 5) / MB:g} MB (5 brokers), "
+      f"{max_replica_fetch_response_bytes(1 * MB, 10, 100 * MB, 500) / MB:g} MB (500 brokers)")
 
 # %% [markdown]
 # The last line is the KIP's own example: 10 MB for 5 brokers (the leader's quota dominates) and
@@ -157,7 +160,8 @@ spark = get_spark()
 
 # %%
 lesson = reassignment_curves(spark, simulate(REASSIGNMENT_LESSON_SCENARIO))
-print(f"simulated: {lesson.move_text}; planned (followers counted) {lesson.planned_move_time_s:.1f} s; "
+print(f"simulated: {lesson.move_text}; "
+      f"planned (followers counted) {lesson.planned_move_time_s:.1f} s; "
       f"KIP-73 formula {lesson.kip_move_time_s:.1f} s")
 print(f"first quota window: {lesson.first_window_overshoot:.3f} x the quota")
 reassignment_figure(lesson, title="Ten partitions moving at a 50 MB/s throttle, R = 3")
@@ -171,7 +175,8 @@ reassignment_figure(lesson, title="Ten partitions moving at a 50 MB/s throttle, 
 # ## 4. The trade-off, and throttles that never finish
 
 # %%
-runs = throttle_runs(spark, REASSIGNMENT_LESSON_SCENARIO, [20 * MB, 30 * MB, 40 * MB, 50 * MB, 80 * MB])
+runs = throttle_runs(spark, REASSIGNMENT_LESSON_SCENARIO,
+                     [20 * MB, 30 * MB, 40 * MB, 50 * MB, 80 * MB])
 print(throttle_table(runs).to_string())
 compare_throttles_figure(runs, title="Throttle against move time and client bandwidth")
 
@@ -232,12 +237,13 @@ print(response_size_table(REASSIGNMENT_LESSON_SCENARIO, [10 * 2**20, 50 * 2**20]
 # false) a new replica starts at the last tiered offset and copies only the local part of the log:
 
 # %%
-print(f"1 GB between two disks at 60 MB/s with 10 MB/s in: "
-      f"{plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB, bytes_in_per_s=10 * MB):.0f} s")
-print(f"a 500 GB tiered log with 20 GB local copies "
-      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9) / 1e9:g} GB by default, "
-      f"{log_bytes_to_copy(500e9, local_log_bytes=20e9, follower_fetch_last_tiered_offset_enable=True) / 1e9:g} GB "
-      f"with follower.fetch.last.tiered.offset.enable=true")
+disk_s = plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB, bytes_in_per_s=10 * MB)
+whole_log = log_bytes_to_copy(500e9, local_log_bytes=20e9)
+local_part = log_bytes_to_copy(500e9, local_log_bytes=20e9,
+                               follower_fetch_last_tiered_offset_enable=True)
+print(f"1 GB between two disks at 60 MB/s with 10 MB/s in: {disk_s:.0f} s")
+print(f"a 500 GB tiered log with 20 GB local copies {whole_log / 1e9:g} GB by default, "
+      f"{local_part / 1e9:g} GB with follower.fetch.last.tiered.offset.enable=true")
 
 # %% [markdown]
 # ## 9. What to watch in Kafka

@@ -84,7 +84,8 @@ diagram("05")
 # %%
 print("record: key 'key', value 'value', topic 'topic', two 12-byte headers ->",
       record_size_bytes(3, 5, "topic", [("h1", b"headerVal1"), ("h2", b"headerVal2")]), "bytes")
-print("a 1 KB value with a 16-byte key on 'orders' ->", record_size_bytes(16, 1000, "orders"), "bytes")
+print("a 1 KB value with a 16-byte key on 'orders' ->", record_size_bytes(16, 1000, "orders"),
+      "bytes")
 print(thread_shares_table(((1, False), (4, False), (4, True))).round(2).to_string(index=False))
 
 # %% [markdown]
@@ -193,9 +194,11 @@ spark = get_spark()
 
 # %%
 runs = {
-    "buffered.records.per.partition (Kafka)": replace(STREAMS_LESSON_SCENARIO, policy="records_per_partition"),
+    "buffered.records.per.partition (Kafka)": replace(STREAMS_LESSON_SCENARIO,
+                                                      policy="records_per_partition"),
     "KIP-770 + #13283's resume rule": STREAMS_LESSON_SCENARIO,
-    "KIP-770 as written and merged": replace(STREAMS_LESSON_SCENARIO, policy="thread_bytes_as_merged"),
+    "KIP-770 as written and merged": replace(STREAMS_LESSON_SCENARIO,
+                                             policy="thread_bytes_as_merged"),
 }
 curves = policy_curves(spark, runs, seed=0)
 print(policies_table(curves).round(1).to_string())
