@@ -65,7 +65,7 @@ def test_the_reference_implementations_live_under_benchmarks_only():
     are in ``benchmarks/``: ``tests/`` holds test modules and shared test helpers, and no test
     module runs SimPy itself."""
     helpers = {p.name for p in TESTS.glob("*.py") if not p.name.startswith("test_")}
-    assert helpers == {"__init__.py", "conftest.py", "frames.py", "strategies.py"}
+    assert helpers == {"__init__.py", "cases.py", "conftest.py", "frames.py", "strategies.py"}
     for path in TEST_MODULES:
         for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):

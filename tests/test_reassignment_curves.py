@@ -27,14 +27,10 @@ from kipviz.plots.reassignment import (
     reassignment_figure,
     update_reassignment_figure,
 )
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment import simulate
+from tests.cases import MB, MIB, ONE
 from tests.frames import assert_curves_match, assert_frames_close
 
-MB = 1_000_000
-MIB = 1_048_576
-# One 100 MB partition, IN 0, both throttles 10 MB/s, 11 x 1 s windows, a fetch every 10 ms.
-ONE = ReassignmentScenario(partitions=1, log_bytes=100 * MB, leader_throttle_bytes_per_s=10 * MB,
-                           follower_throttle_bytes_per_s=10 * MB, tick_ms=10, ticks=1200)
 # Six partitions of different sizes under produce traffic: they catch up one by one.
 MIXED = replace(ONE, sizes=(2 * MB, 9 * MB, 5 * MB, 14 * MB, 1 * MB, 7 * MB), bytes_in_per_s=2 * MB,
                 leader_throttle_bytes_per_s=8 * MB, follower_throttle_bytes_per_s=12 * MB,

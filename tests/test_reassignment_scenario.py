@@ -24,6 +24,7 @@ from kipviz.quota import (
 )
 from kipviz.scenarios import _reassignment_kernel as kernel
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from tests.cases import MB, MIB, ONE
 from tests.strategies import (
     booleans,
     examples,
@@ -37,12 +38,6 @@ from tests.strategies import (
     throttle_raises,
     throttled_reassignments,
 )
-
-MB = 1_000_000
-MIB = 1_048_576
-# One 100 MB partition, IN 0, both throttles 10 MB/s, 11 x 1 s windows, a fetch every 10 ms.
-ONE = ReassignmentScenario(partitions=1, log_bytes=100 * MB, leader_throttle_bytes_per_s=10 * MB,
-                           follower_throttle_bytes_per_s=10 * MB, tick_ms=10, ticks=1200)
 
 
 def test_schema_has_fixed_dtypes():

@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kipviz.curves import to_spark
 from kipviz.curves.sql import (
-    part_table,
+    collect_parts,
     require_columns,
     require_meta,
     run_sql,
-    union_all,
+    trace_tables,
     window_args,
 )
 
@@ -258,38 +257,27 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     """
     meta = trace.meta
     require_meta(meta, META_KEYS, windows)
-    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
-    require_columns(trace.requests.columns, REQUESTS_INPUT, "requests")
+    frames = trace_tables(spark, trace, {"ticks": TICKS_INPUT, "requests": REQUESTS_INPUT},
+                          spread=() if len(trace.requests) <= SMALL_ROWS else ("requests",))
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
     large = int(large_bytes if large_bytes is not None
                 else meta.get("large_request_bytes") or LARGE_BYTES)
-    ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
-    requests = to_spark(spark, trace.requests[list(REQUESTS_INPUT)])
-    if len(trace.requests) <= SMALL_ROWS:
-        requests = requests.coalesce(1)
-    parts = [
+    memory, per_connection, all_waits, large_vs_small, fair_row = collect_parts(spark, [
         (_POOL_MEMORY.format(**window_args(window_ms, tick_ms)), POOL_MEMORY),
         (_REQUEST_WAITS, REQUEST_WAITS),
         (_ALL_WAITS, _WAIT_STATS),
         (_LARGE.format(requests="{requests}", large_bytes=large), LARGE_STARVATION),
         (_fairness_query(tick_ms, n_ticks * tick_ms), WAIT_FAIRNESS),
-    ]
-    query = union_all(parts)
-    got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, requests=requests).toPandas())
-
-    def table(part: int, schema: dict[str, str]) -> pd.DataFrame:
-        return part_table(got, part, schema)
-
-    fair_row = table(4, WAIT_FAIRNESS)
-    per_connection = table(1, REQUEST_WAITS)
-    got["connections"] = len(per_connection)  # count(DISTINCT) would need a second pass
+    ], **frames)
+    # count(DISTINCT connection) would need a second pass: the per-connection rows count them
+    wait_summary = all_waits.assign(connections=len(per_connection)).astype(WAIT_SUMMARY)
     outstanding = meta["outstanding_bound_bytes"]
     return BrokerCurves(
-        memory=table(0, POOL_MEMORY),
+        memory=memory,
         waits=per_connection,
-        wait_summary=table(2, WAIT_SUMMARY),
-        large_vs_small=table(3, LARGE_STARVATION),
+        wait_summary=wait_summary[list(WAIT_SUMMARY)],
+        large_vs_small=large_vs_small,
         wait_jain_index=float(fair_row["jain_index"].iloc[0]) if len(fair_row) else float("nan"),
         large_bytes=large,
         queued_max_request_bytes=int(meta["queued_max_request_bytes"]),

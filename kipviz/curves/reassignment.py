@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kipviz.curves import to_spark
 from kipviz.curves.reassignment_sql import (
     CATCH_UP,
     META_KEYS,
@@ -53,11 +52,11 @@ from kipviz.curves.reassignment_sql import (
     ticks_summary_query,
 )
 from kipviz.curves.sql import (
-    part_table,
+    collect_parts,
     require_columns,
     require_meta,
     run_sql,
-    union_all,
+    trace_tables,
     window_args,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS, scheduled_move_time_s
@@ -219,37 +218,30 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     if quota_window_s is None:
         quota_window_s = meta.get("window_size_s") or REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
     quota_window_ms = quota_window_to_ms(quota_window_s)
-    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
-    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
+    frames = trace_tables(spark, trace, {"ticks": TICKS_INPUT, "partitions": PARTITIONS_INPUT})
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = quota_window_ms * max(1, math.ceil(n_ticks * tick_ms / (windows * quota_window_ms)))
     t, inbound = float(meta["throttle_bytes_per_s"]), float(meta["bytes_in_per_s"])
     check_rates(t, inbound)
-    ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
-    partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
-    parts = [
+    throttle, catch_up, partitions_move, ticks_move = collect_parts(spark, [
         (THROTTLE_SQL.format(**window_args(window_ms, tick_ms)), THROTTLE),
         (catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
         (partitions_summary_query(t, inbound), PARTITIONS_MOVE),
         (ticks_summary_query(quota_window_ms, t), TICKS_MOVE),
-    ]
-    query = union_all(parts)
-    got = cast(pd.DataFrame, run_sql(ticks, query, ticks=ticks, partitions=partitions).toPandas())
-    move = pd.concat([part_table(got, 2, PARTITIONS_MOVE),
-                      part_table(got, 3, TICKS_MOVE)], axis=1)
+    ], **frames)
+    move = pd.concat([partitions_move, ticks_move], axis=1)
 
     def rate(key: str) -> float | None:
         return None if meta[key] is None else float(meta[key])
 
     network, r = float(meta["network_bytes_per_s"]), int(meta["replication_factor"])
-    catch_up = part_table(got, 1, CATCH_UP)
     if meta.get("throttle_schedule"):  # the planned line follows the schedule's net rates
         steps = tuple(tuple(step) for step in meta["catch_up_schedule"])
         catch_up["planned_move_time_s"] = [
             scheduled_move_time_s(b, steps) if b == b else math.nan  # NaN: never caught up
             for b in catch_up["caught_up_bytes"]]
     return ReassignmentCurves(
-        windows=part_table(got, 0, THROTTLE),
+        windows=throttle,
         catch_up=catch_up,
         move=move[list(MOVE)],
         window_ms=window_ms,

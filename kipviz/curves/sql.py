@@ -6,9 +6,9 @@ Spark is imported inside the functions (``import kipviz`` stays light).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["LOCAL_RELATION_ROWS", "part_table", "require_columns", "require_meta",
-           "require_windows", "run_sql", "spark_schema", "to_spark", "union_all", "window_args"]
+__all__ = ["LOCAL_RELATION_ROWS", "collect_parts", "part_table", "require_columns",
+           "require_meta", "require_windows", "run_sql", "spark_schema", "to_spark",
+           "trace_tables", "union_all", "window_args"]
 
 LOCAL_RELATION_ROWS = 10_000
 _ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
@@ -143,3 +144,27 @@ def part_table(got: pd.DataFrame, part: int, schema: dict[str, str]) -> pd.DataF
     """The rows of one ``union_all`` branch, typed by ``schema`` and sorted by its first column."""
     rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
     return rows.sort_values(next(iter(schema)), ignore_index=True)
+
+
+def trace_tables(spark: SparkSession, trace: Any, inputs: Mapping[str, Sequence[str]], *,
+                 spread: Collection[str] = ()) -> dict[str, DataFrame]:
+    """The trace tables named in ``inputs`` (table -> the columns the curves read), checked with
+    :func:`require_columns` and sent to Spark with only those columns, each in one partition (so
+    every GROUP BY runs in one task, with no shuffle) except the tables named in ``spread``."""
+    for name, columns in inputs.items():
+        require_columns(getattr(trace, name).columns, columns, name)
+    frames = {}
+    for name, columns in inputs.items():
+        df = to_spark(spark, getattr(trace, name)[list(columns)])
+        frames[name] = df if name in spread else df.coalesce(1)
+    return frames
+
+
+def collect_parts(spark: SparkSession, parts: Sequence[tuple[str, Mapping[str, str]]],
+                  **frames: Any) -> list[pd.DataFrame]:
+    """Several small results computed and collected in one Spark job: the ``union_all`` of
+    ``parts`` (query, output schema) over ``frames`` (the queries' ``{name}`` tables), collected
+    once through Arrow and split back into one table per part, typed by its schema and sorted by
+    its first column (:func:`part_table`)."""
+    got = cast(pd.DataFrame, spark.sql(union_all(parts), **frames).toPandas())
+    return [part_table(got, i, dict(schema)) for i, (_, schema) in enumerate(parts)]

@@ -25,11 +25,11 @@ import pandas as pd
 from kipviz.curves import to_spark
 from kipviz.curves.consumer_sql import FAIRNESS_AGGS, JAIN, RANKED
 from kipviz.curves.sql import (
-    part_table,
+    collect_parts,
     require_columns,
     require_meta,
     run_sql,
-    union_all,
+    trace_tables,
     window_args,
 )
 
@@ -240,28 +240,21 @@ def streams_curves(spark: SparkSession, trace: Any, *, windows: int = 100) -> St
     """
     meta = trace.meta
     require_meta(meta, META_KEYS, windows)
-    require_columns(trace.threads.columns, THREADS_INPUT, "threads")
-    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
-    require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
+    frames = trace_tables(spark, trace, {"threads": THREADS_INPUT,
+                                         "partitions": PARTITIONS_INPUT, "ticks": TICKS_INPUT})
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
-    threads = to_spark(spark, trace.threads[list(THREADS_INPUT)]).coalesce(1)
-    partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
-    ticks = to_spark(spark, trace.ticks[list(TICKS_INPUT)]).coalesce(1)
-    parts = [
+    thread_memory, instance_memory, fairness, partitions = collect_parts(spark, [
         (_THREAD_MEMORY.format(**window_args(window_ms, None)), THREAD_MEMORY),
         (_INSTANCE_MEMORY.format(**window_args(window_ms, tick_ms)), INSTANCE_MEMORY),
         (_fairness_query(window_ms), THREAD_FAIRNESS),
         (_PARTITION_MEMORY, PARTITION_MEMORY),
-    ]
-    got = cast(pd.DataFrame, run_sql(threads, union_all(parts), threads=threads,
-                                  partitions=partitions, ticks=ticks).toPandas())
-    thread_memory = part_table(got, 0, THREAD_MEMORY)
+    ], **frames)
     return StreamsCurves(
         thread_memory=thread_memory.sort_values(["window", "thread"], ignore_index=True),
-        instance_memory=part_table(got, 1, INSTANCE_MEMORY),
-        fairness=part_table(got, 2, THREAD_FAIRNESS),
-        partitions=part_table(got, 3, PARTITION_MEMORY),
+        instance_memory=instance_memory,
+        fairness=fairness,
+        partitions=partitions,
         policy=str(meta["policy"]),
         input_buffer_max_bytes=int(meta["input_buffer_max_bytes"]),
         bytes_bound_bytes=int(meta["bytes_bound_bytes"]),
