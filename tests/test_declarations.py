@@ -8,7 +8,6 @@ import re
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz.config import BROKER, CONSUMER, STREAMS, BrokerConfig, ConsumerConfig
 from kipviz.config.declarations import ROLES
@@ -21,7 +20,7 @@ from kipviz.scenarios.reassignment import ReassignmentScenario
 from kipviz.scenarios.share_group import ShareGroupScenario
 from kipviz.scenarios.streams import StreamsScenario
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario
-from tests.strategies import declared_setting_values
+from tests.strategies import declared_setting_values, draws
 
 SCENARIOS = (ConsumerScenario, BrokerScenario, ReassignmentScenario, StreamsScenario,
              ShareGroupScenario, TieredFetchScenario)
@@ -133,7 +132,7 @@ def test_check_setting_names_the_argument_the_setting_and_the_rule():
 
 
 @pytest.mark.parametrize("cls", [ConsumerConfig, BrokerConfig])
-@given(data=st.data())
+@given(data=draws)
 def test_a_config_accepts_a_value_exactly_when_its_declared_range_does(cls, data):
     """For any setting of a config class and any value of its Java type, the config accepts
     the value iff the declaration's at_least / at_most do (KIP-81 and the KIP-72 pool pair

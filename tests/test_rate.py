@@ -6,14 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from kipviz import rate
 from kipviz.quota import Rate, SimpleRate
 from kipviz.quota import java_round as quota_java_round
 from kipviz.remote_quota import RemoteLogQuota
 from kipviz.scenarios._rate_jit import compiled_rates
-from tests.strategies import quota_samples, quota_windows_ms, rate_steps
+from tests.strategies import booleans, quota_samples, quota_windows_ms, rate_steps
 
 T = 1_764_000_000_000  # a wall-clock time, as Kafka's MockTime starts
 
@@ -57,7 +56,7 @@ def test_the_legacy_rule_keeps_samples_slots_and_purges_by_start():
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["3.8+", "legacy"])
-@given(rate_steps, quota_samples, quota_windows_ms, st.booleans())
+@given(rate_steps, quota_samples, quota_windows_ms, booleans)
 def test_lists_arrays_and_compiled_arrays_give_the_same_rates(legacy, steps, samples, window_ms,
                                                               simple):
     """The class's list state, the plain functions on numpy arrays and the numba-compiled
