@@ -224,9 +224,8 @@ def _draw_quota(t: pd.DataFrame) -> go.Figure:
 
 def _draw_streams(t: pd.DataFrame) -> go.Figure:
     fig = go.Figure([go.Scatter(x=t["round"], y=t.queue_records, mode="lines+markers",
-                                name="records queued",
-                                marker={"color": [_RED if p else _GREEN for p in t.paused],
-                                        "size": 9}),
+                                name="records queued", marker={"size": 9, "color": [
+                                    _RED if p else _GREEN for p in t.paused]}),
                      go.Scatter(x=t["round"], y=t.buffered_records_per_partition,
                                 name="buffered.records.per.partition", mode="lines",
                                 line={"color": _GREY, "dash": "dash"})])

@@ -109,21 +109,37 @@ tour
 #
 # Paste a `consumer.properties` and a `server.properties` into the boxes above the figure and press
 # the button, or load files. The sample files in `data/` are a production consumer and a broker
-# set up for a reassignment tonight; with a 128 MiB consumer heap, kipviz warns (the memory check
-# uses the consumer's Kafka version: on 4.3 its 6 x 16 MiB fit, on 3.9 a lagging application could
-# reach 120 x 2 MiB = 240 MiB):
+# set up for tonight's reassignment: `queued.max.request.bytes` 200 MiB (at least
+# `socket.request.max.bytes`, 100 MiB, as Kafka requires) and both throttles at 50 MB/s, above
+# R x IN = 30 MB/s. Kafka accepts both files, and with a 128 MiB consumer heap kipviz has nothing
+# to warn about. (The memory check uses the consumer's Kafka version: on 4.3 its 6 x 16 MiB fit;
+# on 3.9 a lagging application could reach 120 x 2 MiB = 240 MiB, and the same files would warn.)
 
 # %%
 tour.load(data_file("consumer.properties"), data_file("server.properties"))
-print("- " + "\n- ".join(tour.config_notes))
+print("\n".join(tour.config_notes) or "no warnings")
 print()
 print(tour.curves.consumer.summary_table().to_string(index=False))
 print(f"reassignment finished: {tour.curves.reassignment.finished}")
 
 # %% [markdown]
-# Each warning names the Kafka setting, the rule and the numbers. A setting Kafka itself would
-# refuse (here `queued.max.request.bytes` below `socket.request.max.bytes`) is reported, and the
-# curves use the rest of the file with Kafka's default for that one setting.
+# Now break it, as a tired operator might: a broker config with `queued.max.request.bytes` at
+# 64 MiB, below `socket.request.max.bytes`, and both throttles at 8 MB/s, below R x IN (a mapping
+# of Kafka keys works as well as a file):
+
+# %%
+broken = {"queued.max.request.bytes": 67108864, "leader.replication.throttled.rate": 8000000,
+          "follower.replication.throttled.rate": 8000000}
+tour.load(data_file("consumer.properties"), broken)
+print("\n".join(tour.config_notes))
+print(f"reassignment finished: {tour.curves.reassignment.finished}")
+
+# %% [markdown]
+# Each warning names the Kafka setting, the rule and the numbers, most important first (the
+# dashboard shows each in one line, the detail a click away). A setting Kafka itself would refuse
+# (here `queued.max.request.bytes` below `socket.request.max.bytes`) is reported, and the curves
+# use the rest of the config with Kafka's default for that one setting; throttles at or below
+# R x IN leave the reassignment unfinished.
 #
 # ## Which KIP shipped where
 #

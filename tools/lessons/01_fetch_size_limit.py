@@ -157,9 +157,10 @@ order_fairness_table(spark, LESSON_SCENARIO)
 # %% [markdown]
 # Fixed and hash orders are static, so the partitions at the front win; round-robin and
 # fetch-session rotation share the bandwidth best (lowest Jain 0.984, no partition left out for
-# more than 16 fetches). A random shuffle is better than a static order (left out for at most 86
-# fetches against 208 and 230) but far less even than the rotations: in its worst window Jain's
-# index drops to 0.746. Which order does your consumer use? It depends on
+# more than 16 fetches). A random shuffle is better than a static order (its longest starvation is
+# well short of fixed's 230 fetches and hash's 208) but far less even than the rotations: in its
+# worst window Jain's index stays below 0.8, against their 0.984. Which order does your consumer
+# use? It depends on
 # the version (see "What Kafka does today" below): Kafka 3.7 to 4.1 send requests in Java hash
 # order, every other release in assignment order with KIP-74's move-to-end.
 #
