@@ -24,14 +24,16 @@ __all__ = ["jit_functions", "sources_digest"]
 
 
 def jit_functions(names: Iterable[str], namespace: Mapping[str, Any], *,
-                  foreign: Mapping[str, Callable[..., Any]] | None = None) -> dict[str, Any]:
+                  foreign: Mapping[str, Callable[..., Any]] | None = None,
+                  inline_foreign: bool = False) -> dict[str, Any]:
     """The functions ``names`` of ``namespace`` (a module's ``globals()``) and ``foreign``,
-    compiled by numba (``cache=True``), by name."""
+    compiled by numba (``cache=True``), by name. ``inline_foreign`` inlines the foreign ones
+    into their callers (numba's ``inline="always"``: for small rules called in inner loops)."""
     import numba
 
     glb = dict(namespace)
     for name, fn in (foreign or {}).items():
-        glb[name] = numba.njit(cache=True)(fn)
+        glb[name] = numba.njit(cache=True, inline="always" if inline_foreign else "never")(fn)
     digest = sources_digest(glb.values())
     for name in names:
         plain = glb[name]
