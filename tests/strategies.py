@@ -322,6 +322,9 @@ def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
 partition_sizes = st.lists(st.integers(0, 1000), max_size=12)
 """Bytes buffered per partition (KIP-770's biggest-partitions rule)."""
 thread_shares = st.integers(0, 5000)
+buffered_partition_sizes = st.lists(st.integers(0, 10_000), max_size=40)
+"""Bytes buffered per partition, up to 40 partitions (the biggest-partitions pick)."""
+share_bytes_per_thread = st.integers(0, 200_000)
 
 streams_splits = {"partitions": st.integers(1, 5000), "threads": st.integers(1, 64)}
 """Partitions and stream threads for ``thread_partitions`` (keyword strategies for ``given``)."""

@@ -22,7 +22,13 @@ from kipviz.buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from tests.strategies import partition_sizes, thread_shares
+from kipviz.streams_rules import pick_biggest_partitions
+from tests.strategies import (
+    buffered_partition_sizes,
+    partition_sizes,
+    share_bytes_per_thread,
+    thread_shares,
+)
 
 HEADERS = [("h1", b"headerVal1"), ("h2", b"headerVal2")]  # 2 + 10 bytes each
 
@@ -154,3 +160,19 @@ def test_bad_input_is_rejected_naming_the_setting_and_the_rule(call, message):
     """Nothing is clamped: a ValueError names the argument, the Kafka setting and the rule."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@given(buffered_partition_sizes, share_bytes_per_thread)
+def test_the_biggest_partitions_pick_is_the_sorted_greedy_choice(sizes, share):
+    """``pick_biggest_partitions`` (the plain rule the kernel compiles) picks what sorting by
+    (size descending, index) and taking until the excess is held picks, in that order."""
+    excess = sum(sizes) - share
+    expected = []
+    for i in sorted(range(len(sizes)), key=lambda k: (-sizes[k], k)):
+        if excess <= 0:
+            break
+        expected.append(i)
+        excess -= sizes[i]
+    out = [0] * len(sizes)
+    assert out[:pick_biggest_partitions(sizes, sum(sizes) - share, out)] == expected
+    assert biggest_partitions_to_pause(sizes, share) == expected

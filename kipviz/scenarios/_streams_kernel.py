@@ -282,5 +282,6 @@ def compiled_kernel(name: str = "streams_kernel") -> Any:
     (:func:`kipviz.scenarios._jit.jit_functions`: the plain functions stay plain)."""
     if not _compiled:
         _compiled.update(jit_functions(_FUNCTIONS, globals(),
-                                       foreign={name: globals()[name] for name in _RULES}))
+                                       foreign={name: globals()[name] for name in _RULES},
+                                       inline_foreign=True))
     return _compiled[name]
