@@ -29,6 +29,7 @@ from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios.share_group import (
     ShareGroupScenario,
     ShareGroupTrace,
+    delivery_rows,
     kernel_inputs,
     tables,
 )
@@ -192,5 +193,5 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         env.process(classic_consumer(k))
     env.process(recorder())
     env.run(until=t * STEPS)
-    return tables(s, acquired, redelivered, acknowledged, held, processed, classic, part,
-                  seed=seed)
+    return tables(s, delivery_rows(acquired, redelivered, acknowledged), held, processed,
+                  classic, part, seed=seed)

@@ -28,8 +28,9 @@ from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios._jit import jit_functions
 from kipviz.share import uniform_split_into
 
-__all__ = ["ShareGroupInputs", "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings",
-           "ack_run", "compiled_kernel", "new_scratch", "share_fetch", "share_group_kernel"]
+__all__ = ["ACKNOWLEDGED", "ACQUIRED", "DELIVERY_ROWS", "REDELIVERED", "ShareGroupInputs",
+           "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings", "ack_run",
+           "compiled_kernel", "new_scratch", "share_fetch", "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
 
@@ -79,14 +80,18 @@ class SharePartitionArrays(NamedTuple):
     split: np.ndarray
 
 
+ACQUIRED, REDELIVERED, ACKNOWLEDGED = range(3)  # a tick's counts per [consumer, partition]
+DELIVERY_ROWS = ("tick", "consumer", "partition", "acquired", "redelivered", "acknowledged")
+
+
 class ShareGroupOutputs(NamedTuple):
-    """What the kernel fills, per tick: ``[tick, consumer, partition]`` counts, ``[tick,
+    """What the kernel fills: ``deliveries`` (the ``DELIVERY_ROWS`` by column, one per
+    consumer and partition with records acquired, redelivered or acknowledged in a tick, in
+    tick, consumer, partition order; the kernel returns how many), per tick ``[tick,
     consumer]`` held and processed records, ``[tick, partition]`` partition numbers and
     ``[tick, classic consumer]`` records the classic group consumed."""
 
-    acquired: np.ndarray
-    redelivered: np.ndarray
-    acknowledged: np.ndarray
+    deliveries: np.ndarray
     held: np.ndarray
     processed: np.ndarray
     in_flight: np.ndarray
@@ -105,15 +110,15 @@ def new_scratch(n_part, out_len):
             np.empty(n_part, np.int64), np.empty(out_len, np.int64))
 
 
-def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, tail, out_,
-                t, next_expiry, nfo, nfo_dirty, scratch):
-    """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos.
-    ``scratch`` (:func:`new_scratch`): each partition's next fetch offset is found once."""
+def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, tail, cells,
+                next_expiry, nfo, nfo_dirty, scratch):
+    """Consumer ``c``'s share fetch to broker ``b``: returns the new queue tail and draw pos;
+    counts what it acquired and redelivered in the tick's ``cells``. ``scratch``
+    (:func:`new_scratch`): each partition's next fetch offset is found once."""
     brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
     record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
     max_poll_records, max_locks = cfg.max_poll_records, cfg.max_locks
     sp, rec_state, delivery = sps.sp, sps.rec_state, sps.delivery
-    acquired, redelivered = out_.acquired, out_.redelivered
     parts, fetch_offset, max_bytes, first, log, base, raw, out = scratch
     n_part = assign.shape[1]
     n = 0
@@ -161,9 +166,9 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
             queue_p[c, tail] = p
             queue_o[c, tail] = out[j]
             tail += 1
-            acquired[t, c, p] += 1
+            cells[ACQUIRED, c, p] += 1
             if delivery[p, out[j]] > 1:
-                redelivered[t, c, p] += 1
+                cells[REDELIVERED, c, p] += 1
     return tail, draw_pos
 
 
@@ -179,17 +184,19 @@ def ack_run(c, p, first, last, max_delivery, sp, rec_state, delivery, owner, inf
 def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     """Run the scenario (``cfg`` a :class:`ShareSettings`, ``inp`` :class:`ShareGroupInputs`,
     ``sps`` :class:`SharePartitionArrays`, the share consumers' record queues ``[consumer,
-    slot]``); fills ``out`` (:class:`ShareGroupOutputs`)."""
+    slot]``); fills ``out`` (:class:`ShareGroupOutputs`); returns the delivery rows filled."""
     ticks, tick_ms, brokers = cfg.ticks, cfg.tick_ms, cfg.brokers
     classic_consumers, batch_records = cfg.classic_consumers, cfg.batch_records
     max_delivery, process_per_tick = cfg.max_delivery, cfg.process_per_tick
     assign, classic_owner, stalled = inp.assign, inp.classic_owner, inp.stalled
     sp, rec_state, delivery, lock_exp, owner, inflight_last, split = sps
-    acknowledged, held, processed = out.acknowledged, out.held, out.processed
+    deliveries, held, processed = out.deliveries, out.held, out.processed
     classic_consumed, in_flight, start_offset = out.classic_consumed, out.in_flight, \
         out.start_offset
     archived, log_end_out = out.archived, out.log_end
     n_cons, n_part = assign.shape
+    cells = np.zeros((3, n_cons, n_part), np.int64)  # this tick's counts
+    n_rows = 0
     scratch = new_scratch(n_part, cfg.max_poll_records
                           + n_part * (cfg.batch_size + batch_records) + 1)
     log_end = np.full(n_part, cfg.initial_batches * batch_records, np.int64)
@@ -248,12 +255,12 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                         run_last = o
                         continue
                     if run_p >= 0:
-                        acknowledged[t, c, run_p] += ack_run(
+                        cells[ACKNOWLEDGED, c, run_p] += ack_run(
                             c, run_p, run_first, run_last, max_delivery, sp, rec_state,
                             delivery, owner, inflight_last, split)
                     run_p, run_first, run_last = p, o, o
                 if run_p >= 0:
-                    acknowledged[t, c, run_p] += ack_run(
+                    cells[ACKNOWLEDGED, c, run_p] += ack_run(
                         c, run_p, run_first, run_last, max_delivery, sp, rec_state, delivery,
                         owner, inflight_last, split)
             if head[c] >= tail[c]:
@@ -263,8 +270,18 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                 for b in range(brokers):
                     tail[c], draw_pos = share_fetch(
                         c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o,
-                        tail[c], out, t, next_expiry, nfo, nfo_dirty, scratch)
+                        tail[c], cells, next_expiry, nfo, nfo_dirty, scratch)
             held[t, c] = tail[c] - head[c]
+        for c in range(n_cons):  # the tick's delivery rows, in consumer, partition order
+            for p in range(n_part):
+                if cells[ACQUIRED, c, p] or cells[REDELIVERED, c, p] or cells[ACKNOWLEDGED, c, p]:
+                    deliveries[0, n_rows] = t
+                    deliveries[1, n_rows] = c
+                    deliveries[2, n_rows] = p
+                    for k in range(3):
+                        deliveries[3 + k, n_rows] = cells[k, c, p]
+                        cells[k, c, p] = 0
+                    n_rows += 1
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
             for p in range(n_part):
@@ -291,6 +308,7 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                     if rec_state[p, o] == spf.ARCHIVED:
                         n_archived[p] += 1
             archived[t, p] = n_archived[p]
+    return n_rows
 
 
 _compiled: dict[str, Any] = {}

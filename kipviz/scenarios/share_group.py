@@ -43,7 +43,7 @@ from kipviz.share import (
 from kipviz.share_assign import simple_assign
 
 __all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "consumer_timeline",
-           "kernel_inputs",
+           "delivery_rows", "kernel_inputs",
            "range_assign", "redelivery_summary", "share_group_meta", "simulate",
            "simulate_scaling", "tables"]
 
@@ -180,23 +180,33 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
     }
 
 
-def tables(s: ShareGroupScenario, acquired: np.ndarray, redelivered: np.ndarray,
-           acknowledged: np.ndarray, held: np.ndarray, processed: np.ndarray,
-           classic_consumed: np.ndarray, part: dict[str, np.ndarray], *,
-           seed: int = 0) -> ShareGroupTrace:
-    """The trace's tables from the per-tick arrays (shared by the kernel and SimPy runs), and
-    ``meta`` with the run's ``seed``."""
-    t, c, p = acquired.shape
-    time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
-    # row-major flat positions of the non-zero cells: the rows in (tick, consumer, partition)
-    # order, as np.nonzero gives them; built without copies (copy=False: no block stacking)
-    at = np.flatnonzero(acquired | redelivered | acknowledged)
+def delivery_rows(acquired: np.ndarray, redelivered: np.ndarray,
+                  acknowledged: np.ndarray) -> np.ndarray:
+    """The non-zero cells of per-tick ``[tick, consumer, partition]`` counts as the kernel's
+    delivery rows (``(6, n)``: tick, consumer, partition, acquired, redelivered, acknowledged;
+    in tick, consumer, partition order), for a run that kept the counts dense (SimPy)."""
+    _, c, p = acquired.shape
+    at = np.flatnonzero(acquired | redelivered | acknowledged)  # row-major: the rows' order
     tc, pi = np.divmod(at, p)
     ti, ci = np.divmod(tc, c)
+    return np.stack([ti, ci, pi, acquired.ravel()[at], redelivered.ravel()[at],
+                     acknowledged.ravel()[at]])
+
+
+def tables(s: ShareGroupScenario, rows: np.ndarray, held: np.ndarray, processed: np.ndarray,
+           classic_consumed: np.ndarray, part: dict[str, np.ndarray], *,
+           seed: int = 0) -> ShareGroupTrace:
+    """The trace's tables from the delivery rows (:func:`delivery_rows`) and the per-tick
+    arrays (shared by the kernel and SimPy runs), built without copies where it can
+    (``copy=False``: pandas does not stack the columns into blocks), and ``meta`` with the
+    run's ``seed``."""
+    t, c = held.shape
+    p = part["log_end_offset"].shape[1]
+    time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
     deliveries = pd.DataFrame({
-        "time_ms": time_ms[ti], "consumer": ci.astype(np.int32), "partition": pi.astype(np.int32),
-        "acquired": acquired.ravel()[at], "redelivered": redelivered.ravel()[at],
-        "acknowledged": acknowledged.ravel()[at]}, copy=False)
+        "time_ms": rows[0] * s.tick_ms, "consumer": rows[1].astype(np.int32),
+        "partition": rows[2].astype(np.int32), "acquired": rows[3].copy(),
+        "redelivered": rows[4].copy(), "acknowledged": rows[5].copy()}, copy=False)
     k = classic_consumed.shape[1]
     held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
     consumers = pd.DataFrame({  # the share group's rows, then the classic group's
@@ -227,11 +237,12 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
-    per_tick = (((t, c, p), ("acquired", "redelivered", "acknowledged")),
-                ((t, c), ("held", "processed")),
+    per_tick = (((t, c), ("held", "processed")),
                 ((t, p), ("in_flight", "start_offset", "archived", "log_end")),
                 ((t, s.classic_consumers), ("classic_consumed",)))
-    out = k.ShareGroupOutputs(**{name: np.zeros(shape, np.int64)
+    # at most a row per tick, consumer and partition: only the rows written take memory
+    out = k.ShareGroupOutputs(deliveries=np.empty((len(k.DELIVERY_ROWS), t * c * p), np.int64),
+                              **{name: np.zeros(shape, np.int64)
                                  for shape, names in per_tick for name in names})
     cfg = k.ShareSettings(
         ticks=t, tick_ms=s.tick_ms, brokers=s.brokers, classic_consumers=s.classic_consumers,
@@ -247,10 +258,10 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
                                       for name in k.ShareGroupInputs._fields})
     sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
-    kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
+    n_rows = kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
     part = {"log_end_offset": out.log_end, "start_offset": out.start_offset,
             "in_flight_records": out.in_flight, "archived_records": out.archived}
-    return tables(s, out.acquired, out.redelivered, out.acknowledged, out.held, out.processed,
+    return tables(s, out.deliveries[:, :n_rows], out.held, out.processed,
                   out.classic_consumed, part, seed=seed)
 
 
