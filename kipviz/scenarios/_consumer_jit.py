@@ -22,15 +22,11 @@ def compiled_kernel() -> Any:
     here, on first use)."""
     if not _compiled:
         from kipviz.fetch import fill_raw_bytes, next_order, request_partitions
-        from kipviz.scenarios import (
-            _broker_kernel,
-            _consumer_kernel,
-            _fetch_quota,
-            _reassignment_kernel,
-        )
+        from kipviz.scenarios import _broker_kernel, _consumer_kernel, _fetch_quota
         from kipviz.scenarios._jit import jit_functions
+        from kipviz.scenarios._rate_jit import compiled_rates
 
-        rates = _reassignment_kernel.compiled()  # the Rate slot functions, compiled together
+        rates = compiled_rates()  # kipviz.rate's functions, compiled once for every kernel
         quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                               {**vars(_fetch_quota), **rates})
         foreign: dict[str, Callable[..., Any]] = {
