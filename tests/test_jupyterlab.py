@@ -70,7 +70,7 @@ LAYOUT_JS = """area => {
         if (legend && legend.getBoundingClientRect().height > 0) {
             const box = legend.getBoundingClientRect();
             if (box.bottom > plot.bottom + 1 || box.top < plot.top - 1)
-                problems.push('the legend is cut by the figure\'s edge');
+                problems.push("the legend is cut by the figure's edge");
         }
     });
     area.querySelectorAll('.widget-label').forEach(label => {
