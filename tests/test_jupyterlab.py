@@ -70,7 +70,7 @@ LAYOUT_JS = """area => {
         if (legend && legend.getBoundingClientRect().height > 0) {
             const box = legend.getBoundingClientRect();
             if (box.bottom > plot.bottom + 1 || box.top < plot.top - 1)
-                problems.push('the legend is cut by the figure\'s edge');
+                problems.push("the legend is cut by the figure's edge");
         }
     });
     area.querySelectorAll('.widget-label').forEach(label => {
@@ -197,6 +197,10 @@ def _layout_problems(page: object, outputs: object, shots: Path) -> list[str]:
     """:data:`LAYOUT_JS` on each dashboard's output area (the cells after the import, in
     :data:`DASHBOARDS` order), scrolled into view first (JupyterLab lays out what is shown),
     and a screenshot of each into ``shots``."""
+    import playwright.sync_api
+
+    with contextlib.suppress(playwright.sync_api.Error):  # JupyterLab's news toast, if shown
+        page.locator(".jp-toast-button", has_text="No").first.click(timeout=2000)
     problems = []
     for i, cls in enumerate(DASHBOARDS, start=1):
         area = outputs.nth(i)

@@ -171,7 +171,9 @@ def test_the_figure_has_a_fixed_trace_list_and_the_dashboard_warns_instead_of_ra
     assert d.update(consumers=1) is None
     assert "stalled_consumers must be &lt;= share_consumers" in d.warning.value
     assert d.controls["consumers"].value == 4
-    assert all(c.style.description_width == "initial" for c in d.controls.values())
+    widths = {c.style.description_width for c in d.controls.values()}  # one, fitting them all
+    longest = max(len(c.description) for c in d.controls.values())
+    assert len(widths) == 1 and int(widths.pop().removesuffix("px")) >= 7 * longest
     table = pd.DataFrame({"group": ["share", "classic"], "consumers": [4, 4],
                           "active_consumers": [4, 2], "records_per_s": [2000.0, 1000.0],
                           "jain_index": [1.0, 0.5]})

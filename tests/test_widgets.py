@@ -188,15 +188,25 @@ def test_a_setting_the_run_rejects_is_a_warning_and_the_slider_goes_back(reassig
 
 
 def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(dashboard):
-    """One rule for every dashboard (``_base.fit_label``): the label is as wide as its text
-    (``description_width`` "initial", never cut), the control as wide as label plus slider."""
-    from kipviz.widgets._base import MIN_CONTROL_PX, SLIDER_PX, TEXT_BOX_PX, control_width_px
+    """One rule for every dashboard (``_base.fit_label``): every label as wide as the longest
+    one needs (the sliders line up, no name is cut), each control that plus the slider."""
+    from kipviz.widgets._base import (
+        LABEL_PX_PER_CHAR,
+        MIN_CONTROL_PX,
+        SLIDER_PX,
+        TEXT_BOX_PX,
+        control_width_px,
+        label_width_px,
+    )
 
+    label_px = label_width_px(dashboard.controls.values())
+    longest = max(len(c.description) for c in dashboard.controls.values())
+    assert label_px >= longest * LABEL_PX_PER_CHAR - 1
     for name, control in dashboard.controls.items():
-        assert control.style.description_width == "initial", name
+        assert control.style.description_width == f"{label_px}px", name
         width = int(control.layout.width.removesuffix("px"))
         boxed = TEXT_BOX_PX if name in dashboard.text_boxes else 0
-        assert width + boxed == control_width_px(control) >= MIN_CONTROL_PX, name
+        assert width + boxed == control_width_px(control, label_px) >= MIN_CONTROL_PX, name
     long = type("C", (), {"description": "remote.log.manager.fetch.max.bytes.per.second"})()
     assert control_width_px(long) >= 45 * 7 + SLIDER_PX
 

@@ -71,7 +71,7 @@ def _consumer_data(c: ConsumerCurves) -> list[dict[str, Any]]:
 def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") -> go.Figure:
     """Fairness, memory against its bounds, lag, and bytes per partition, on a 2 x 2 grid."""
     fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
         subplot_titles=("Fairness per window", "Memory against the bounds",
                         "Lag across partitions", "Delivered per partition"),
     )

@@ -60,7 +60,7 @@ def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.
     """Pool memory against its two bounds, depleted time, waits per connection and muted
     channels, on a 2 x 2 grid with the fixed traces of ``BROKER_TRACES``."""
     fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
         subplot_titles=("Request pool used", "Time the pool was dry",
                         "Wait before a request is read", "Channels muted for memory"),
     )

@@ -77,7 +77,7 @@ def _buffer_data(c: BufferCurves) -> list[dict[str, Any]]:
 def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.Figure:
     """Memory against its bounds, throughput, heartbeat delay and fairness, per consumer."""
     fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
         subplot_titles=("Responses retained (peak)", "Throughput to the application",
                         "Heartbeat response delay", "Fairness per window"),
     )

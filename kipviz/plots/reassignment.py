@@ -115,7 +115,7 @@ def reassignment_figure(curves: ReassignmentCurves | None = None, *,
     client bandwidth left, and each partition's catch-up against the planned and the KIP's
     times, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
     fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
         subplot_titles=("Replication against the quotas", "Replica lag and move times",
                         "Client bandwidth left", "Catch-up time"),
     )

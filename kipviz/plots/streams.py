@@ -76,7 +76,7 @@ def streams_figure(curves: StreamsCurves | None = None, *, title: str = "") -> g
     partitions, throughput, fairness across threads and memory per partition, on a 3 x 2 grid
     with the fixed traces of ``STREAMS_TRACES``."""
     fig = make_subplots(
-        rows=3, cols=2, horizontal_spacing=0.1, vertical_spacing=0.1,
+        rows=3, cols=2, horizontal_spacing=0.1, vertical_spacing=0.13,
         subplot_titles=("Buffered per thread (peak)", "Instance buffer",
                         "Paused partitions", "Throughput", "Fairness across threads",
                         "Peak buffered per partition"),

@@ -85,7 +85,7 @@ def _tour_data(consumer: BufferCurves, broker: BrokerCurves,
 def tour_figure(*, title: str = "") -> go.Figure:
     """Consumer fairness and memory, broker request memory and a throttled reassignment."""
     fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.16,
+        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
         subplot_titles=("KIP-74: consumer fairness", "KIP-74 / 81: consumer memory",
                         "KIP-72: broker request memory", "KIP-73: throttled reassignment"),
     )

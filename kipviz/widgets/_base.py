@@ -19,8 +19,10 @@ import plotly.graph_objects as go
 from kipviz.plots.sweep import byte_label, setting_label
 from kipviz.static.html import warnings_html
 from kipviz.widgets._figure import FigureWidget
+from kipviz.workload import Batches, produce
 
-__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "control_width_px", "fit_label", "notice",
+__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "control_width_px", "fit_label",
+           "label_width_px", "notice",
            "notice_list", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
@@ -29,24 +31,36 @@ STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 
 
 # Control labels are Kafka's full setting names ("remote.log.manager.fetch.max.bytes.per.second"):
-# the label takes the width its text needs (description_width "initial", never cut with "..."),
-# and the control grows by as much, so the slider track keeps SLIDER_PX whatever the label.
+# every label of a dashboard gets the width its longest text needs (never cut with "...", and the
+# sliders line up), and the controls grow by as much, so each slider track keeps SLIDER_PX.
 LABEL_PX_PER_CHAR = 7.5  # JupyterLab's 13 px widget font, rounded up (dots are narrower)
 SLIDER_PX = 340          # track and readout (or the text box's share) beside the label
 MIN_CONTROL_PX = 520
 TEXT_BOX_PX = 110
 
 
-def control_width_px(control: w.Widget) -> int:
-    """The width a control gets: its label's text at :data:`LABEL_PX_PER_CHAR` plus the slider."""
-    label = str(getattr(control, "description", "") or "")
-    return max(MIN_CONTROL_PX, round(len(label) * LABEL_PX_PER_CHAR) + SLIDER_PX)
+def label_width_px(controls: Any) -> int:
+    """The width of the longest label of ``controls`` at :data:`LABEL_PX_PER_CHAR`."""
+    return max((round(len(str(getattr(c, "description", "") or "")) * LABEL_PX_PER_CHAR)
+                for c in controls), default=0)
 
 
-def fit_label(control: w.Widget) -> None:
-    """The one rule for every dashboard's controls: the full label, and room for the slider."""
-    control.style = {"description_width": "initial"}
-    control.layout = w.Layout(width=f"{control_width_px(control)}px")
+def control_width_px(control: w.Widget, label_px: int | None = None) -> int:
+    """The width a control gets: its label (``label_px``, default its own text) plus the
+    slider."""
+    if label_px is None:
+        label_px = label_width_px([control])
+    return max(MIN_CONTROL_PX, label_px + SLIDER_PX)
+
+
+def fit_label(control: w.Widget, label_px: int | None = None) -> None:
+    """The one rule for every dashboard's controls: labels one width (``label_px``: the
+    dashboard's longest label, so the sliders line up), the full text always, room for the
+    slider."""
+    if label_px is None:
+        label_px = label_width_px([control])
+    control.style = {"description_width": f"{label_px}px" if label_px else "initial"}
+    control.layout = w.Layout(width=f"{control_width_px(control, label_px)}px")
 
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
@@ -102,6 +116,7 @@ class Dashboard:
             spark = get_spark()
         self.spark = spark
         self.seed = seed
+        self._batches_made: tuple[tuple[Any, ...], Batches] | None = None
         self.scenario = self._apply(scenario, overrides)
         self.trace: Any = None
         self.curves: Any = None
@@ -112,8 +127,9 @@ class Dashboard:
         #: the number boxes beside the int / float sliders (what a person types into)
         self.text_boxes: dict[str, w.ValueWidget] = {}
         rows = []
+        self._label_px = label_width_px(self.controls.values())
         for name, control in self.controls.items():
-            fit_label(control)
+            fit_label(control, self._label_px)
             if hasattr(control, "continuous_update"):
                 control.continuous_update = False  # Spark-backed: redraw on release
             control.observe(self._on_change(name), names="value")
@@ -156,6 +172,18 @@ class Dashboard:
         """How a selection control labels a value set from code (by the unit of ``name``)."""
         return setting_label(name, value)
 
+    def batches(self, scenario: Any) -> Batches:
+        """The record batches the producers of a consumer ``scenario`` write, made once per
+        workload (workload, partitions, ticks, tick, seed): a move of a fetch setting, the order,
+        the memory or the Kafka version re-runs the consumer on the same batches, as
+        ``simulate`` would make them (:func:`kipviz.workload.produce` with the seed)."""
+        key = (scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms,
+               self.seed)
+        if self._batches_made is None or self._batches_made[0] != key:
+            self._batches_made = (key, produce(scenario.workload, scenario.partitions,
+                                               scenario.ticks, scenario.tick_ms, seed=self.seed))
+        return self._batches_made[1]
+
     # --- the shared wiring --------------------------------------------------------------------
     def _ipython_display_(self) -> None:
         from IPython.display import HTML, display
@@ -164,6 +192,7 @@ class Dashboard:
             display(HTML(self.static_html()), self.static_figure())
             return
         display(self.widget)
+        self.figure.fit_width_soon()  # the cell's full width, once the browser has shown it
 
     # --- static output, for pages without a kernel (opt-in, see STATIC_ENV) ----------------------
     def static_figure(self) -> go.Figure:
@@ -200,7 +229,8 @@ class Dashboard:
         box_type = w.IntText if isinstance(control, w.IntSlider) else w.FloatText
         box = box_type(value=control.value, layout=w.Layout(width=f"{TEXT_BOX_PX}px"))
         control.readout = False
-        control.layout = w.Layout(width=f"{control_width_px(control) - TEXT_BOX_PX}px")
+        control.layout = w.Layout(
+            width=f"{control_width_px(control, self._label_px) - TEXT_BOX_PX}px")
         self.text_boxes[name] = box
 
         def show(change: dict[str, Any]) -> None:

@@ -42,14 +42,31 @@ _SERIALIZERS = {"from_json": custom_serializers["from_json"], "to_json": _to_js}
 
 
 class FigureWidget(go.FigureWidget):
-    """``plotly.graph_objects.FigureWidget`` whose messages to the browser carry lists, drawn
-    with plotly.js's ``responsive`` config: with no ``layout.width`` it takes the output cell's
-    full width (and follows it when the window is resized) instead of plotly's 700 px."""
+    """``plotly.graph_objects.FigureWidget`` whose messages to the browser carry lists, and
+    that can be told to take its output's full width (:meth:`fit_width_soon`).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        config: dict[str, Any] = dict(self._config)  # type: ignore[has-type]
-        self._config = {**config, "responsive": True}
+    plotly's widget draws as soon as its view is made, before the output is attached to the
+    page, so plotly.js finds no width and falls back to 700 px: half a JupyterLab cell. Under
+    anywidget no resize message reaches it, and nothing comes back to the kernel when it has
+    drawn. A ``relayout(autosize=True)`` (what ``Plotly.Plots.resize`` does) once the output is
+    in the page makes it fit.
+    """
+
+    def fit_width_soon(self, delays_s: tuple[float, ...] = (1.0, 4.0)) -> None:
+        """Send ``relayout(autosize=True)`` ``delays_s`` seconds from now, on the kernel's event
+        loop (after the cell that displays the figure has finished and the browser has shown
+        it); does nothing outside a running event loop (a script) or when the figure has a
+        width of its own."""
+        import asyncio
+
+        if self._layout.get("width") is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()  # ipykernel runs each cell in its loop
+        except RuntimeError:  # no running event loop: a script, a test
+            return
+        for delay in delays_s:
+            loop.call_later(delay, self._send_relayout_msg, {"autosize": True})
 
     _widget_layout = Dict().tag(sync=True, **_SERIALIZERS)
     _widget_data: List[Any] = List().tag(sync=True, **_SERIALIZERS)

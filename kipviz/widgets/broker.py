@@ -8,6 +8,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.curves.broker import broker_curves
 from kipviz.plots.broker import broker_figure, update_broker_figure
 from kipviz.scenarios.broker import BrokerScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
@@ -76,8 +77,6 @@ class BrokerDashboard(Dashboard):
         return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: BrokerScenario) -> Any:
-        from kipviz.curves.broker import broker_curves
-
         self.trace = simulate(scenario, seed=self.seed)
         return broker_curves(self.spark, self.trace)
 

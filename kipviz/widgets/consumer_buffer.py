@@ -9,9 +9,10 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.scenarios.consumer_buffer import simulate_modes
+from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.scenarios.consumer_buffer import MODES, buffer_modes
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html, version_dropdown
 from kipviz.workload import Workload
@@ -85,9 +86,11 @@ class BufferDashboard(Dashboard):
         return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: ConsumerScenario) -> Any:
-        from kipviz.curves.consumer_buffer import buffer_curves
-
-        self.traces = simulate_modes(scenario, seed=self.seed)
+        # simulate_modes, on the batches kept while the workload stays (only partitions moves it)
+        runs = buffer_modes(scenario)
+        batches = self.batches(scenario)
+        self.traces = {mode: simulate(runs[mode], seed=self.seed, batches=batches,
+                                      record_fetches=False) for mode in MODES}
         self.trace = self.traces["kip81_pool"]
         return buffer_curves(self.spark, self.traces)
 

@@ -9,11 +9,12 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz import plots
+from kipviz.curves import consumer_curves
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
-from kipviz.workload import Batches, Workload, produce
+from kipviz.workload import Workload
 
 __all__ = ["LESSON_SCENARIO", "FetchDashboard"]
 
@@ -49,8 +50,6 @@ class FetchDashboard(Dashboard):
 
     def __init__(self, scenario: ConsumerScenario = LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
-        self._batches: Batches | None = None
-        self._batches_key: tuple[Any, ...] | None = None
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
     def _figure(self) -> go.Figure:
@@ -103,15 +102,8 @@ class FetchDashboard(Dashboard):
         return scenario
 
     def _compute(self, scenario: ConsumerScenario) -> Any:
-        from kipviz.curves import consumer_curves
-
-        key = (scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms)
-        if self._batches_key != key:  # fetch settings and order do not change what is produced
-            self._batches = produce(scenario.workload, scenario.partitions, scenario.ticks,
-                                    scenario.tick_ms, seed=self.seed)
-            self._batches_key = key
         self.trace = simulate(scenario, seed=self.seed, record_fetches=False,
-                              batches=self._batches)
+                              batches=self.batches(scenario))
         return consumer_curves(self.spark, self.trace)
 
     def _redraw(self, curves: Any) -> None:

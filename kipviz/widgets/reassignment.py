@@ -14,6 +14,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.curves.reassignment import reassignment_curves
 from kipviz.plots.reassignment import reassignment_figure, update_reassignment_figure
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
 from kipviz.widgets._base import Dashboard, with_option
@@ -161,8 +162,6 @@ class ReassignmentDashboard(Dashboard):
         super()._sync_controls()
 
     def _compute(self, scenario: ReassignmentScenario) -> Any:
-        from kipviz.curves.reassignment import reassignment_curves
-
         self.trace = simulate(scenario, seed=self.seed)
         return reassignment_curves(self.spark, self.trace)
 

@@ -7,6 +7,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.curves.share_group import share_group_curves
 from kipviz.plots.share_group import share_group_figure, update_share_group_figure
 from kipviz.scenarios.share_group import ShareGroupScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
@@ -92,8 +93,6 @@ class ShareGroupDashboard(Dashboard):
         return super()._option_label(name, value)
 
     def _compute(self, scenario: ShareGroupScenario) -> Any:
-        from kipviz.curves.share_group import share_group_curves
-
         self.trace = simulate(scenario, seed=self.seed)
         return share_group_curves(self.spark, self.trace, windows=self.windows)
 

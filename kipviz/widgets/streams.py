@@ -7,6 +7,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.curves.streams import streams_curves
 from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
 from kipviz.scenarios.streams import StreamsScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
@@ -76,8 +77,6 @@ class StreamsDashboard(Dashboard):
         return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: StreamsScenario) -> Any:
-        from kipviz.curves.streams import streams_curves
-
         self.trace = simulate(scenario, seed=self.seed)
         return streams_curves(self.spark, self.trace)
 

@@ -9,6 +9,7 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.curves.tiered import tiered_curves
 from kipviz.plots.tiered import tiered_figure, update_tiered_figure
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate
 from kipviz.versions import KAFKA_VERSIONS, has
@@ -42,6 +43,7 @@ class TieredStorageDashboard(Dashboard):
     def __init__(self, scenario: TieredFetchScenario = TIERED_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
         self.traces: dict[str, Any] = {}
+        self._last_runs: list[tuple[TieredFetchScenario, Any]] = []
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
     def _figure(self) -> go.Figure:
@@ -93,9 +95,14 @@ class TieredStorageDashboard(Dashboard):
         return dict(sorted(pair.items(), key=lambda kv: kv[1].kafka_version == other))
 
     def _compute(self, scenario: TieredFetchScenario) -> Any:
-        from kipviz.curves.tiered import tiered_curves
-
-        self.traces = {label: simulate(s) for label, s in self.runs(scenario).items()}
+        # a run whose scenario did not move (the release beside the chosen one, when only the
+        # version moved) is not simulated again
+        runs = list(self.runs(scenario).items())
+        kept = {label: next((t for s0, t in self._last_runs if s0 == s), None)
+                for label, s in runs}
+        self.traces = {label: simulate(s) if kept[label] is None else kept[label]
+                       for label, s in runs}
+        self._last_runs = [(s, self.traces[label]) for label, s in runs]
         self.trace = next(iter(self.traces.values()))
         return tiered_curves(self.spark, self.traces)
 

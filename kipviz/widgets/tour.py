@@ -18,12 +18,15 @@ import plotly.graph_objects as go
 
 from kipviz.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
 from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
+from kipviz.curves.broker import broker_curves
+from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.curves.reassignment import reassignment_curves
 from kipviz.plots.tour import tour_figure, update_tour_figure
 from kipviz.scenarios import broker as broker_scenario
 from kipviz.scenarios import consumer as consumer_scenario
 from kipviz.scenarios import reassignment as reassignment_scenario
 from kipviz.scenarios.cluster import ClusterScenario
-from kipviz.scenarios.consumer_buffer import simulate_modes
+from kipviz.scenarios.consumer_buffer import buffer_modes
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html, version_dropdown
 from kipviz.widgets.reassignment import UNLIMITED
@@ -167,25 +170,21 @@ class TourDashboard(Dashboard):
         return curves
 
     def _consumer(self, s: Any) -> Any:
-        from kipviz.curves.consumer_buffer import buffer_curves
-
-        if s.buffer_memory_bytes is None:
-            traces = {"today": consumer_scenario.simulate(s, seed=self.seed,
-                                                          record_fetches=False)}
-        else:
-            traces = simulate_modes(s, seed=self.seed, modes=("today", "kip81_pool"))
+        batches = self.batches(s)  # kept while the workload stays: fetch knobs re-run on them
+        runs = {"today": s} if s.buffer_memory_bytes is None else {
+            mode: scenario for mode, scenario in buffer_modes(s).items()
+            if mode in ("today", "kip81_pool")}
+        traces = {mode: consumer_scenario.simulate(scenario, seed=self.seed, batches=batches,
+                                                   record_fetches=False)
+                  for mode, scenario in runs.items()}
         self.trace = traces.get("kip81_pool", traces["today"])
         return buffer_curves(self.spark, traces)
 
     def _broker(self, s: Any) -> Any:
-        from kipviz.curves.broker import broker_curves
-
         return broker_curves(self.spark, broker_scenario.simulate(s, seed=self.seed),
                              windows=50)
 
     def _reassignment(self, s: Any) -> Any:
-        from kipviz.curves.reassignment import reassignment_curves
-
         return reassignment_curves(self.spark, reassignment_scenario.simulate(s))
 
     def _redraw(self, curves: TourCurves) -> None:
