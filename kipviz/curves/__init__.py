@@ -31,6 +31,7 @@ from kipviz.curves.consumer_sql import (
     per_window_query,
 )
 from kipviz.curves.sql import (
+    part_table,
     require_columns,
     require_meta,
     require_windows,
@@ -243,16 +244,11 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
     for i, part in enumerate(parts[1:], 1):
         union = union.unionByName(part.withColumn("_part", F.lit(i)), allowMissingColumns=True)
     got = cast(pd.DataFrame, union.toPandas())
-
-    def table(part: int, schema: dict[str, str]) -> pd.DataFrame:
-        rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
-        return rows.sort_values(next(iter(schema)), ignore_index=True)
-
     return ConsumerCurves(
-        fairness=table(0, FAIRNESS),
-        lag_over_time=table(0, LAG_OVER_TIME),
-        lag_by_partition=table(1, LAG_BY_PARTITION),
-        memory=table(2, MEMORY),
+        fairness=part_table(got, 0, FAIRNESS),
+        lag_over_time=part_table(got, 0, LAG_OVER_TIME),
+        lag_by_partition=part_table(got, 1, LAG_BY_PARTITION),
+        memory=part_table(got, 2, MEMORY),
         pre_kip74_bound_bytes=int(meta["pre_kip74_bound_bytes"]),
         kip74_bound_bytes=kip74,
     )

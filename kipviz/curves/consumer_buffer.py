@@ -18,21 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from kipviz.curves import FAIRNESS_INPUT, to_spark
 from kipviz.curves.consumer_sql import FAIRNESS, per_window_query
-from kipviz.curves.sql import (
-    part_table,
-    require_columns,
-    require_windows,
-    run_sql,
-    union_all,
-    window_args,
-)
+from kipviz.curves.sql import collect_parts, require_columns, require_windows, window_args
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -151,23 +144,19 @@ def buffer_curves(spark: SparkSession, traces: Mapping[str, Any], *,
     windows_df = to_spark(spark, pd.concat(window_tables, ignore_index=True)).coalesce(1)
     heartbeats = pd.concat(beats, ignore_index=True)
     heartbeats_df = to_spark(spark, heartbeats).coalesce(1)
-    parts = [
+    memory, fair, tick_summary, beat_summary = collect_parts(spark, [
         (_MEMORY.format(**window_args(window_ms, tick_ms)), BUFFER_MEMORY),
         (per_window_query(with_lag=False), FAIRNESS),
         (_TICK_SUMMARY.format(tick_ms=tick_ms), {c: BUFFER_SUMMARY[c] for c in _TICK_COLUMNS}),
         (_HEARTBEATS, _HEARTBEAT_COLUMNS),
-    ]
-    got = cast(pd.DataFrame, run_sql(ticks_df, union_all(parts), ticks=ticks_df,
-                                  windows=windows_df, heartbeats=heartbeats_df).toPandas())
-    fair = part_table(got, 1, FAIRNESS)
+    ], ticks=ticks_df, windows=windows_df, heartbeats=heartbeats_df)
     fair.insert(0, "mode", (fair["window"] // n_windows).astype(np.int32))
     fair["window"] = (fair["window"] % n_windows).astype(np.int32)
     fair = fair.sort_values(["mode", "window"], ignore_index=True)
-    memory = part_table(got, 0, BUFFER_MEMORY).sort_values(["mode", "window"], ignore_index=True)
+    memory = memory.sort_values(["mode", "window"], ignore_index=True)
     # the per-mode summary joins three tiny results: a join in Spark would cost a shuffle each
     jain = fair.groupby("mode")["jain_index"].agg(min_jain_index="min", mean_jain_index="mean")
-    summary = (part_table(got, 2, {c: BUFFER_SUMMARY[c] for c in _TICK_COLUMNS})
-               .merge(part_table(got, 3, _HEARTBEAT_COLUMNS), on="mode", how="left")
+    summary = (tick_summary.merge(beat_summary, on="mode", how="left")
                .merge(jain.reset_index(), on="mode", how="left")
                .fillna({"heartbeats": 0, "max_heartbeat_delay_ms": 0})
                .astype(BUFFER_SUMMARY)[list(BUFFER_SUMMARY)])

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from kipviz.curves import to_spark
-from kipviz.curves.sql import part_table, require_columns, run_sql, union_all
+from kipviz.curves.sql import collect_parts, require_columns, run_sql, trace_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -169,26 +169,19 @@ def share_group_curves(spark: SparkSession, trace: Any, *, windows: int = 20) ->
     """Fairness, in-flight, latency and memory curves of a share-group trace, one Spark job."""
     meta = dict(trace.meta)
     window_ms = window_ms_of(meta, windows)
-    require_columns(trace.consumers.columns, CONSUMERS_INPUT, "consumers")
-    require_columns(trace.partitions.columns, PARTITIONS_INPUT, "partitions")
-    require_columns(trace.deliveries.columns, DELIVERIES_INPUT, "deliveries")
-    consumers = to_spark(spark, trace.consumers[list(CONSUMERS_INPUT)]).coalesce(1)
-    partitions = to_spark(spark, trace.partitions[list(PARTITIONS_INPUT)]).coalesce(1)
-    deliveries = to_spark(spark, trace.deliveries[list(DELIVERIES_INPUT)]).coalesce(1)
+    frames = trace_tables(spark, trace, {"consumers": CONSUMERS_INPUT,
+                                         "partitions": PARTITIONS_INPUT,
+                                         "deliveries": DELIVERIES_INPUT})
     args = {"window_ms": window_ms, "tick_ms": int(meta["tick_ms"])}
-    parts = [(_FAIRNESS.format(**args), SHARE_FAIRNESS), (_IN_FLIGHT.format(**args),
-             SHARE_IN_FLIGHT), (_DELIVERIES.format(**args), _DELIVERED),
-             (_LATENCY.format(**args), SHARE_LATENCY), (_MEMORY, SHARE_MEMORY)]
-    got = cast(pd.DataFrame, run_sql(consumers, union_all(parts), consumers=consumers,
-                                  partitions=partitions, deliveries=deliveries).toPandas())
-    fair = part_table(got, 0, SHARE_FAIRNESS).sort_values(["group", "window"], ignore_index=True)
-    in_flight = (part_table(got, 1, SHARE_IN_FLIGHT)
-                 .merge(part_table(got, 2, _DELIVERED), on="window", how="left")
+    fair, in_flight, delivered, latency, memory = collect_parts(spark, [
+        (_FAIRNESS.format(**args), SHARE_FAIRNESS), (_IN_FLIGHT.format(**args), SHARE_IN_FLIGHT),
+        (_DELIVERIES.format(**args), _DELIVERED), (_LATENCY.format(**args), SHARE_LATENCY),
+        (_MEMORY, SHARE_MEMORY)], **frames)
+    in_flight = (in_flight.merge(delivered, on="window", how="left")
                  .fillna({c: 0 for c in _DELIVERED})
                  .astype({c: "int64" for c in _DELIVERED if c != "window"}))
-    return ShareGroupCurves(fairness=fair, in_flight=in_flight,
-                            latency=part_table(got, 3, SHARE_LATENCY),
-                            memory=part_table(got, 4, SHARE_MEMORY), meta=meta)
+    return ShareGroupCurves(fairness=fair.sort_values(["group", "window"], ignore_index=True),
+                            in_flight=in_flight, latency=latency, memory=memory, meta=meta)
 
 
 def share_scaling(spark: SparkSession, traces: Mapping[int, Any]) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 ``tiered_curves`` is the slider path: several :class:`~kipviz.scenarios.tiered_fetch
 .TieredFetchTrace` s keyed by a label in, small sorted pandas tables out, in one Spark job (one
-SQL text, :func:`kipviz.curves._union_all`). Deliveries are split in three classes
+SQL text, :func:`kipviz.curves.sql.collect_parts`). Deliveries are split in three classes
 (:data:`CLASSES`): bytes read from remote storage, local bytes of a catching-up consumer (they
 wait in ``DelayedRemoteFetch``), local bytes of a tail consumer.
 
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from kipviz.curves import to_spark
-from kipviz.curves.sql import part_table, run_sql, union_all
+from kipviz.curves.sql import collect_parts
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -128,15 +128,13 @@ def tiered_curves(spark: SparkSession, traces: Mapping[str, Any], *,
             "reads_served": f["reads_served"].to_numpy(np.int64)}))
     deliveries_df = to_spark(spark, pd.concat(deliveries, ignore_index=True)).coalesce(1)
     fetches_df = to_spark(spark, pd.concat(fetches, ignore_index=True)).coalesce(1)
-    parts = [(_THROUGHPUT.format(window_ms=window_ms), TIERED_THROUGHPUT),
-             (_LATENCY, TIERED_LATENCY), (_SUMMARY, TIERED_SUMMARY)]
-    got = cast(pd.DataFrame, run_sql(deliveries_df, union_all(parts), deliveries=deliveries_df,
-                                  fetches=fetches_df).toPandas())
+    throughput, latency, summary = collect_parts(spark, [
+        (_THROUGHPUT.format(window_ms=window_ms), TIERED_THROUGHPUT),
+        (_LATENCY, TIERED_LATENCY), (_SUMMARY, TIERED_SUMMARY)],
+        deliveries=deliveries_df, fetches=fetches_df)
     return TieredCurves(
         labels=labels,
-        throughput=part_table(got, 0, TIERED_THROUGHPUT).sort_values(
-            ["mode", "cls", "window"], ignore_index=True),
-        latency=part_table(got, 1, TIERED_LATENCY).sort_values(["mode", "cls"],
-                                                                ignore_index=True),
-        summary=part_table(got, 2, TIERED_SUMMARY).sort_values("mode", ignore_index=True),
+        throughput=throughput.sort_values(["mode", "cls", "window"], ignore_index=True),
+        latency=latency.sort_values(["mode", "cls"], ignore_index=True),
+        summary=summary.sort_values("mode", ignore_index=True),
     )
