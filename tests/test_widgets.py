@@ -190,7 +190,7 @@ def test_a_setting_the_run_rejects_is_a_warning_and_the_slider_goes_back(reassig
 def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(dashboard):
     """One rule for every dashboard (``_base.fit_label``): every label as wide as the longest
     one needs (the sliders line up, no name is cut), each control that plus the slider."""
-    from kipviz.widgets._base import (
+    from kipviz.widgets._labels import (
         LABEL_PX_PER_CHAR,
         MIN_CONTROL_PX,
         SLIDER_PX,

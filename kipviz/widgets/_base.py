@@ -19,48 +19,14 @@ import plotly.graph_objects as go
 from kipviz.plots.sweep import byte_label, setting_label
 from kipviz.static.html import warnings_html
 from kipviz.widgets._figure import FigureWidget
+from kipviz.widgets._labels import TEXT_BOX_PX, control_width_px, fit_label, label_width_px
 from kipviz.workload import Batches, produce
 
-__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "control_width_px", "fit_label",
-           "label_width_px", "notice",
-           "notice_list", "with_option"]
+__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
-
-
-# Control labels are Kafka's full setting names ("remote.log.manager.fetch.max.bytes.per.second"):
-# every label of a dashboard gets the width its longest text needs (never cut with "...", and the
-# sliders line up), and the controls grow by as much, so each slider track keeps SLIDER_PX.
-LABEL_PX_PER_CHAR = 7.5  # JupyterLab's 13 px widget font, rounded up (dots are narrower)
-SLIDER_PX = 340          # track and readout (or the text box's share) beside the label
-MIN_CONTROL_PX = 520
-TEXT_BOX_PX = 110
-
-
-def label_width_px(controls: Any) -> int:
-    """The width of the longest label of ``controls`` at :data:`LABEL_PX_PER_CHAR`."""
-    return max((round(len(str(getattr(c, "description", "") or "")) * LABEL_PX_PER_CHAR)
-                for c in controls), default=0)
-
-
-def control_width_px(control: w.Widget, label_px: int | None = None) -> int:
-    """The width a control gets: its label (``label_px``, default its own text) plus the
-    slider."""
-    if label_px is None:
-        label_px = label_width_px([control])
-    return max(MIN_CONTROL_PX, label_px + SLIDER_PX)
-
-
-def fit_label(control: w.Widget, label_px: int | None = None) -> None:
-    """The one rule for every dashboard's controls: labels one width (``label_px``: the
-    dashboard's longest label, so the sliders line up), the full text always, room for the
-    slider."""
-    if label_px is None:
-        label_px = label_width_px([control])
-    control.style = {"description_width": f"{label_px}px" if label_px else "initial"}
-    control.layout = w.Layout(width=f"{control_width_px(control, label_px)}px")
 
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
