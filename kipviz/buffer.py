@@ -27,53 +27,22 @@ working.
 
 from __future__ import annotations
 
+from kipviz import streams_buffer
 from kipviz._checks import check_int as _check_int
-from kipviz.config.declarations import BROKER, CONSUMER, KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.config.declarations import (  # noqa: F401  (KIP81_... is re-exported)
+    BROKER,
+    CONSUMER,
+    KIP81_PROPOSED_BUFFER_MEMORY_BYTES,
+)
 from kipviz.config.fields import check_setting
 from kipviz.pool import NO_POOL, NoPool, SimpleMemoryPool
-from kipviz.streams_buffer import (
-    BUFFERED_RECORDS_PER_PARTITION,
-    INPUT_BUFFER_MAX_BYTES,
-    RECORD_METADATA_BYTES,
-    STATESTORE_CACHE_MAX_BYTES,
-    STREAMS_POLICIES,
-    biggest_partitions_to_pause,
-    fetch_bytes,
-    partition_share_bytes,
-    partitions_to_pause,
-    record_queue_pauses,
-    record_queue_resumes,
-    record_size_bytes,
-    records_bound_bytes,
-    resume_all_after_round,
-    thread_bound_bytes,
-    thread_cache_bytes,
-    thread_share_bytes,
-)
+from kipviz.streams_buffer import *  # noqa: F403  (KIP-770's rules, re-exported)
 
-__all__ = [
-    "BUFFERED_RECORDS_PER_PARTITION",
-    "INPUT_BUFFER_MAX_BYTES",
-    "KIP81_PROPOSED_BUFFER_MEMORY_BYTES",
-    "RECORD_METADATA_BYTES",
-    "STATESTORE_CACHE_MAX_BYTES",
-    "STREAMS_POLICIES",
-    "ConsumerBuffer",
-    "biggest_partitions_to_pause",
-    "consumer_pool",
-    "fetch_bytes",
-    "partition_share_bytes",
-    "partitions_to_pause",
-    "pooled_bytes_bound",
-    "record_queue_pauses",
-    "record_queue_resumes",
-    "record_size_bytes",
-    "records_bound_bytes",
-    "resume_all_after_round",
-    "thread_bound_bytes",
-    "thread_cache_bytes",
-    "thread_share_bytes",
-]
+# KIP-81's names and kipviz.streams_buffer's (KIP-770, re-exported), isort-style: CONSTANTS,
+# Classes, functions
+__all__ = sorted(["KIP81_PROPOSED_BUFFER_MEMORY_BYTES", "ConsumerBuffer", "consumer_pool",
+                  "pooled_bytes_bound", *streams_buffer.__all__],
+                 key=lambda name: (0 if name.isupper() else 1 if name[:1].isupper() else 2, name))
 
 _BUFFER_MEMORY = "buffer_memory_bytes (buffer.memory)"
 
