@@ -1,4 +1,5 @@
-"""Comparing curve tables the chispa way: approximately, ignoring row order."""
+"""Comparing curve tables the chispa way (approximately, ignoring row order), and a dashboard's
+curves before and after a refused move."""
 
 from __future__ import annotations
 
@@ -27,3 +28,12 @@ def assert_curves_match(got: Any, expected: Mapping[str, tuple[Any, Mapping[str,
         key = next(iter(schema))
         assert table[key].is_monotonic_increasing, name
         assert_frames_close(table, df.toPandas()[list(schema)], by=[key])
+
+
+def assert_refused_and_kept(dashboard: Any, params: Mapping[str, Any], message: str) -> None:
+    """A bad move on ``dashboard`` shows ``message`` in its warning (never a traceback:
+    ``update`` returns None) and leaves the figure's first trace as it was."""
+    shown = list(dashboard.figure.data[0].y)
+    assert dashboard.update(**params) is None
+    assert message in dashboard.warning.value
+    assert list(dashboard.figure.data[0].y) == shown

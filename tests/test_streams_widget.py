@@ -7,6 +7,7 @@ import pytest
 
 from kipviz.widgets import StreamsDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO
+from tests.frames import assert_refused_and_kept
 
 MiB = 1024 * 1024
 
@@ -66,10 +67,7 @@ def test_fewer_threads_draw_fewer_lines_and_the_sliders_follow_code(dashboard):
 )
 def test_bad_settings_show_a_warning_and_keep_the_last_curves(dashboard, params, message):
     """Never a traceback: a visible warning naming the Kafka setting; the figure stays."""
-    shown = list(dashboard.figure.data[0].y)
-    assert dashboard.update(**params) is None
-    assert message in dashboard.warning.value
-    assert list(dashboard.figure.data[0].y) == shown
+    assert_refused_and_kept(dashboard, params, message)
 
 
 MAX_TPUT = 8 + 1 + 4 + 1  # thread lines, share, four instance lines, paused: then throughput

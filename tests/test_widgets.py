@@ -8,6 +8,7 @@ import pytest
 from kipviz.fetch import Ordering
 from kipviz.widgets import BrokerDashboard, FetchDashboard, ReassignmentDashboard
 from kipviz.widgets.reassignment import UNLIMITED
+from tests.frames import assert_refused_and_kept
 
 MiB = 1024 * 1024
 
@@ -48,10 +49,7 @@ def test_update_moves_the_sliders_to_the_new_settings(dashboard):
 )
 def test_bad_settings_show_a_warning_and_keep_the_last_curves(dashboard, params, message):
     """Never a traceback from a dashboard: a visible warning, and the figure stays as it was."""
-    shown = list(dashboard.figure.data[0].y)
-    assert dashboard.update(**params) is None
-    assert message in dashboard.warning.value
-    assert list(dashboard.figure.data[0].y) == shown
+    assert_refused_and_kept(dashboard, params, message)
 
 
 def test_memory_above_the_kip74_figure_is_called_out_with_the_versions_rule(spark):
@@ -102,10 +100,7 @@ def test_the_broker_dashboard_redraws_when_the_pool_changes(broker_dashboard):
 )
 def test_bad_broker_settings_show_a_warning(broker_dashboard, params, message):
     """KafkaConfig's rule for queued.max.request.bytes shows in words, never as a traceback."""
-    shown = list(broker_dashboard.figure.data[0].y)
-    assert broker_dashboard.update(**params) is None
-    assert message in broker_dashboard.warning.value
-    assert list(broker_dashboard.figure.data[0].y) == shown
+    assert_refused_and_kept(broker_dashboard, params, message)
 
 
 def test_the_broker_summary_names_the_true_bound(broker_dashboard):
