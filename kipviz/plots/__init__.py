@@ -22,6 +22,7 @@ __all__ = [
     "compare_fairness_figure",
     "consumer_figure",
     "finish_grid",
+    "grid_figure",
     "memory_bounds_figure",
     "set_trace_data",
     "update_consumer_figure",
@@ -121,6 +122,22 @@ def finish_grid(fig: go.Figure, x_titles: list[tuple[int, int, str]], *, height:
     fig.update_layout(height=height, title=title or None, autosize=True,
                       margin={"t": 80, "b": 40, "l": 60, "r": 20},
                       legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
+
+
+def grid_figure(titles: Sequence[str], specs: list[tuple[Any, ...]], colors: Mapping[str, str],
+                *, x_titles: Sequence[str], y_titles: Sequence[str], height: int, title: str = "",
+                rows: int = 2, vertical_spacing: float = 0.2, marker_size: int = 4) -> go.Figure:
+    """A ``rows`` x 2 grid of short subplot ``titles`` holding the fixed traces ``specs``
+    (:func:`add_fixed_traces`), its axes titled in subplot order (row by row), laid out by
+    :func:`finish_grid`: what every dashboard's figure starts from."""
+    fig = make_subplots(rows=rows, cols=2, horizontal_spacing=0.1,
+                        vertical_spacing=vertical_spacing, subplot_titles=tuple(titles))
+    add_fixed_traces(fig, specs, colors, marker_size=marker_size)
+    cells = [(row, col) for row in range(1, rows + 1) for col in (1, 2)]
+    finish_grid(fig, [(*cell, label) for cell, label in zip(cells, x_titles, strict=True)],
+                height=height, title=title,
+                y_titles=[(*cell, label) for cell, label in zip(cells, y_titles, strict=True)])
+    return fig
 
 
 def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:

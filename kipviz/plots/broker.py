@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots import grid_figure, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]
@@ -59,16 +59,12 @@ def _broker_data(c: BrokerCurves) -> list[dict[str, Any]]:
 def broker_figure(curves: BrokerCurves | None = None, *, title: str = "") -> go.Figure:
     """Pool memory against its two bounds, depleted time, waits per connection and muted
     channels, on a 2 x 2 grid with the fixed traces of ``BROKER_TRACES``."""
-    fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
-        subplot_titles=("Request pool used", "Time the pool was dry",
-                        "Wait before a request is read", "Channels muted for memory"),
-    )
-    add_fixed_traces(fig, BROKER_TRACES, _COLORS)
+    fig = grid_figure(("Request pool used", "Time the pool was dry",
+                       "Wait before a request is read", "Channels muted for memory"),
+                      BROKER_TRACES, _COLORS, height=620, title=title,
+                      x_titles=("time (s)", "time (s)", "connection", "time (s)"),
+                      y_titles=("MiB", "% of ticks", "ms", "channels"))
     fig.update_yaxes(range=[0, 105], row=1, col=2)
-    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "connection"),
-                      (2, 2, "time (s)")], height=620, title=title,
-                y_titles=[(1, 1, "MiB"), (1, 2, "% of ticks"), (2, 1, "ms"), (2, 2, "channels")])
     if curves is not None:
         update_broker_figure(fig, curves)
     return fig

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from kipviz.curves.consumer_buffer import BufferCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots import grid_figure, set_trace_data
 
 __all__ = ["BUFFER_TRACES", "MODE_NAMES", "buffer_figure", "heap_figure",
            "update_buffer_figure"]
@@ -76,20 +75,15 @@ def _buffer_data(c: BufferCurves) -> list[dict[str, Any]]:
 
 def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.Figure:
     """Memory against its bounds, throughput, heartbeat delay and fairness, per consumer."""
-    fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
-        subplot_titles=("Responses retained (peak)", "Throughput to the application",
-                        "Heartbeat response delay", "Fairness per window"),
-    )
-    add_fixed_traces(fig, BUFFER_TRACES, _COLORS, marker_size=6)
+    fig = grid_figure(("Responses retained (peak)", "Throughput to the application",
+                       "Heartbeat response delay", "Fairness per window"),
+                      BUFFER_TRACES, _COLORS, marker_size=6, height=640, title=title,
+                      x_titles=("time (s)", "time (s)", "heartbeat sent (s)", "time (s)"),
+                      y_titles=("MiB", "MB/s", "ms", "Jain's index (1 = fair)"))
     # one legend entry per consumer: the same names recur in the other subplots
     for trace in fig.data[len(_MODES) + 3:]:
         trace.showlegend = False
     fig.update_yaxes(range=[0, 1.05], row=2, col=2)
-    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "heartbeat sent (s)"),
-                      (2, 2, "time (s)")], height=640, title=title,
-                y_titles=[(1, 1, "MiB"), (1, 2, "MB/s"), (2, 1, "ms"),
-                          (2, 2, "Jain's index (1 = fair)")])
     if curves is not None:
         update_buffer_figure(fig, curves)
     return fig

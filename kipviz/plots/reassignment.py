@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots import grid_figure, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",
@@ -114,15 +114,11 @@ def reassignment_figure(curves: ReassignmentCurves | None = None, *,
     with the planned move time (followers counted), KIP-73's and the simulated completion, the
     client bandwidth left, and each partition's catch-up against the planned and the KIP's
     times, on a 2 x 2 grid (``REASSIGNMENT_TRACES``)."""
-    fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
-        subplot_titles=("Replication against the quotas", "Replica lag and move times",
-                        "Client bandwidth left", "Catch-up time"),
-    )
-    add_fixed_traces(fig, REASSIGNMENT_TRACES, _COLORS, marker_size=6)
-    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                      (2, 2, "MB of partitions caught up")], height=640, title=title,
-                y_titles=[(1, 1, "MB/s"), (1, 2, "MB"), (2, 1, "MB/s"), (2, 2, "s")])
+    fig = grid_figure(("Replication against the quotas", "Replica lag and move times",
+                       "Client bandwidth left", "Catch-up time"),
+                      REASSIGNMENT_TRACES, _COLORS, marker_size=6, height=640, title=title,
+                      x_titles=("time (s)", "time (s)", "time (s)", "MB of partitions caught up"),
+                      y_titles=("MB/s", "MB", "MB/s", "s"))
     if curves is not None:
         update_reassignment_figure(fig, curves)
     return fig

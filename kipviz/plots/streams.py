@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.streams import StreamsCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots import grid_figure, set_trace_data
 
 __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_policies_figure",
            "streams_figure", "update_streams_figure"]
@@ -75,20 +75,14 @@ def streams_figure(curves: StreamsCurves | None = None, *, title: str = "") -> g
     """Per-thread memory against the share, instance memory against the bounds, paused
     partitions, throughput, fairness across threads and memory per partition, on a 3 x 2 grid
     with the fixed traces of ``STREAMS_TRACES``."""
-    fig = make_subplots(
-        rows=3, cols=2, horizontal_spacing=0.1, vertical_spacing=0.13,
-        subplot_titles=("Buffered per thread (peak)", "Instance buffer",
-                        "Paused partitions", "Throughput", "Fairness across threads",
-                        "Peak buffered per partition"),
-    )
-    add_fixed_traces(fig, STREAMS_TRACES, _COLORS)
+    fig = grid_figure(("Buffered per thread (peak)", "Instance buffer", "Paused partitions",
+                       "Throughput", "Fairness across threads", "Peak buffered per partition"),
+                      STREAMS_TRACES, _COLORS, rows=3, vertical_spacing=0.13, height=900,
+                      title=title, x_titles=("time (s)",) * 5 + ("record bytes",),
+                      y_titles=("MiB", "MiB", "partitions", "records / s", "Jain (1 = fair)",
+                                "MiB"))
     fig.update_yaxes(range=[0, 1.05], row=3, col=1)
     fig.update_xaxes(type="log", row=3, col=2)
-    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                      (2, 2, "time (s)"), (3, 1, "time (s)"), (3, 2, "record bytes")],
-                height=900, title=title,
-                y_titles=[(1, 1, "MiB"), (1, 2, "MiB"), (2, 1, "partitions"),
-                          (2, 2, "records / s"), (3, 1, "Jain (1 = fair)"), (3, 2, "MiB")])
     if curves is not None:
         update_streams_figure(fig, curves)
     return fig

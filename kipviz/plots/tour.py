@@ -13,12 +13,11 @@ import math
 from typing import Any
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
 from kipviz.curves.consumer_buffer import BufferCurves
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots import grid_figure, set_trace_data
 
 __all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
 
@@ -84,17 +83,12 @@ def _tour_data(consumer: BufferCurves, broker: BrokerCurves,
 
 def tour_figure(*, title: str = "") -> go.Figure:
     """Consumer fairness and memory, broker request memory and a throttled reassignment."""
-    fig = make_subplots(
-        rows=2, cols=2, horizontal_spacing=0.1, vertical_spacing=0.2,
-        subplot_titles=("KIP-74: consumer fairness", "KIP-74 / 81: consumer memory",
-                        "KIP-72: broker request memory", "KIP-73: throttled reassignment"),
-    )
-    add_fixed_traces(fig, TOUR_TRACES, _COLORS)
+    fig = grid_figure(("KIP-74: consumer fairness", "KIP-74 / 81: consumer memory",
+                       "KIP-72: broker request memory", "KIP-73: throttled reassignment"),
+                      TOUR_TRACES, _COLORS, height=680, title=title,
+                      x_titles=("time (s)",) * 4,
+                      y_titles=("Jain's index (1 = fair)", "MiB", "MiB", "MB/s; lag in 100 MB"))
     fig.update_yaxes(range=[0, 1.05], row=1, col=1)
-    finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)"), (2, 1, "time (s)"),
-                      (2, 2, "time (s)")], height=680, title=title,
-                y_titles=[(1, 1, "Jain's index (1 = fair)"), (1, 2, "MiB"), (2, 1, "MiB"),
-                          (2, 2, "MB/s; lag in 100 MB")])
     return fig
 
 
