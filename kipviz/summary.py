@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -31,8 +32,8 @@ import pandas as pd
 from kipviz.scenarios import SCENARIOS, ScenarioKind, kind_of
 from kipviz.scenarios.contract import jain_by_window, share_consumer_demand, thread_demand
 
-__all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "metric_table", "select_rows",
-           "share_consumer_demand", "summarise", "sweepable_kinds", "thread_demand"]
+__all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "metric_parts", "metric_table",
+           "select_rows", "share_consumer_demand", "summarise", "sweepable_kinds", "thread_demand"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",
@@ -119,3 +120,30 @@ def metric_table(table: pd.DataFrame, values: str, index: str, columns: str, *,
     pivot = select_rows(table, **equal).pivot_table(index=index, columns=columns,
                                                     values=values) / scale
     return pivot if digits is None else pivot.round(digits)
+
+
+_MiB = 1024 * 1024
+# how a summary metric reads, in the order the grid dashboard and the static pages show it
+_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
+          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
+          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
+          ("bound", "bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
+          ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
+          ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
+          ("longest starvation", "longest_starvation_fetches",
+           lambda v: f"{v:,.0f} fetch round{'' if v == 1 else 's'}"),
+          ("throughput", "throughput_bytes_per_s", lambda v: f"{v / 1e6:,.1f} MB/s"),
+          ("move time", "move_time_s", lambda v: f"{v:,.1f} s"))
+
+
+def metric_parts(metrics: Mapping[str, float], *, labels: Mapping[str, str] | None = None,
+                 skip: tuple[str, ...] = ()) -> list[str]:
+    """The finite :data:`SUMMARY` metrics of one configuration as HTML ``<b>label</b> value``
+    parts (sizes in MiB, rates in MB/s), ``labels`` renaming some, ``skip`` leaving some out.
+
+    >>> metric_parts({"peak_memory_bytes": 3 * 2**20, "move_time_s": float("nan")})
+    ['<b>peak memory</b> 3.0 MiB']
+    """
+    names = labels or {}
+    return [f"<b>{names.get(key, label)}</b> {text(metrics[key])}" for label, key, text in _SHOWN
+            if key not in skip and key in metrics and math.isfinite(metrics[key])]

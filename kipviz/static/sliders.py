@@ -30,22 +30,13 @@ from kipviz.instant import GridPoint, SweepGrid
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
 from kipviz.static.grids import SliderGrid
 from kipviz.static.html import figure_html
+from kipviz.summary import metric_parts
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["fill_grid", "grid_payload", "slider_section"]
 
-_MiB = 1024 * 1024
-_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("the mechanism's bound", "bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
-          ("longest starvation", "longest_starvation_fetches",
-           lambda v: f"{v:,.0f} fetch rounds"),
-          ("throughput", "throughput_bytes_per_s", lambda v: f"{v / 1e6:,.1f} MB/s"),
-          ("move time", "move_time_s", lambda v: f"{v:,.1f} s"))
 
 
 def fill_grid(spec: SliderGrid, spark: SparkSession, *, seed: int = 0,
@@ -74,8 +65,8 @@ def _plain(values: Any) -> Any:
 
 def _summary(point: GridPoint) -> str:
     m = point.metrics
-    parts = [f"<b>{label}</b> {text(m[key])}" for label, key, text in _SHOWN
-             if math.isfinite(m[key])]
+    parts = metric_parts(m, labels={"bound_bytes": "the mechanism's bound"},
+                         skip=("mean_jain_index",))
     if m["peak_memory_bytes"] > m["kip74_bound_bytes"]:
         parts.append("<b>above KIP-74's bound</b>")
     return " &middot; ".join(parts)

@@ -23,6 +23,7 @@ from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.instant import GridPoint, SweepGrid
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
 from kipviz.scenarios.consumer import ConsumerScenario
+from kipviz.summary import metric_parts
 from kipviz.versions import NEWEST_KAFKA_VERSION
 from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
@@ -132,9 +133,7 @@ class GridDashboard(Dashboard):
                "spark": f"off the grid: computed on demand by Spark in {self.answer_s:.2f} s; "
                         f"it joined the grid and the cache"}[self.source]
         parts = [f"<b>answer</b> {how} ({len(self.grid)} configurations held)"]
-        for label, key, text in _SHOWN:
-            if math.isfinite(m[key]):
-                parts.append(f"<b>{label}</b> {text(m[key])}")
+        parts += metric_parts(m)
         answer = ""
         if isinstance(self.scenario, ConsumerScenario):  # the one consumer-memory answer
             answer = f"<br><b>memory</b> {consumer_memory_bounds(self.scenario).sentence()}"
@@ -150,13 +149,3 @@ def _in_order(values: list[Any]) -> list[Any]:
         return distinct
 
 
-_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
-          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
-          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
-          ("bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
-          ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
-          ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
-          ("longest starvation", "longest_starvation_fetches",
-           lambda v: f"{v:,.0f} fetch round{'' if v == 1 else 's'}"),
-          ("throughput", "throughput_bytes_per_s", lambda v: f"{v / 1e6:,.1f} MB/s"),
-          ("move time", "move_time_s", lambda v: f"{v:,.1f} s"))
