@@ -255,6 +255,11 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
 
 
 _compiled: dict[str, Any] = {}
+# the rules called per record run or per partition, inlined into their callers (a compiled call
+# increfs and decrefs every array it passes, atomically: half the kernel's time otherwise)
+INLINED = ("ack_run", "acknowledge", "advance_start_offset", "in_flight_batch_first",
+           "in_flight_records", "next_fetch_offset", "_release", "_take", "share_fetch",
+           "acquire", "_acquire_subset", "expire_locks")
 
 
 def compiled_kernel() -> Any:
@@ -262,9 +267,9 @@ def compiled_kernel() -> Any:
     if not _compiled:
         mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
                               "_release", "advance_start_offset", "acknowledge",
-                              "expire_locks"), vars(spf))
+                              "expire_locks"), vars(spf), inline=INLINED)
         acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
-                             "in_flight_batch_first", "acquire"), vars(sa))
+                             "in_flight_batch_first", "acquire"), vars(sa), inline=INLINED)
         compiled_spf = types.ModuleType("kipviz.share_partition")  # as the kernel names them
         for name, fn in mech.items():
             setattr(compiled_spf, name, fn)
@@ -275,7 +280,8 @@ def compiled_kernel() -> Any:
         namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
         _compiled.update(jit_functions(("new_scratch", "share_fetch", "ack_run",
                                         "share_group_kernel"),
-                                       namespace,
+                                       namespace, inline=INLINED,
                                        foreign={"fill_raw_bytes": fill_raw_bytes,
-                                                "uniform_split_into": uniform_split_into}))
+                                                "uniform_split_into": uniform_split_into},
+                                       inline_foreign=True))
     return _compiled["share_group_kernel"]
