@@ -42,14 +42,12 @@ PRODUCE, EXPIRE, SHARE, CLASSIC, RECORD = range(STEPS)
 
 
 class _Partition:
-    """One partition: its log end and its share-partition arrays: ``rows``, one-row arrays the
-    rules take (as partition 0), and their rows as attributes (views: the same memory)."""
+    """One partition: its log end and its share-partition arrays."""
 
     def __init__(self, capacity: int, batch_last: np.ndarray, log_end: int) -> None:
-        self.rows = spf.new_share_partition(capacity)
         (self.sp, self.state, self.delivery, self.lock_exp, self.owner,
-         self.inflight_last, self.split) = (a[0] for a in self.rows)
-        self.batch_last = batch_last  # [1, offset]
+         self.inflight_last, self.split) = spf.new_share_partition(capacity)
+        self.batch_last = batch_last
         self.log_end = log_end
         self.produced = 0.0
         self.classic_pos = 0
@@ -62,7 +60,7 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     assign, stalled = inp["assign"], inp["stalled"]
     draws: Any = iter(inp["draws"].tolist())  # type: ignore[attr-defined]
     c, p, t = s.share_consumers, s.partitions, s.ticks
-    parts = [_Partition(s.capacity_records, inp["batch_last"][i : i + 1],  # type: ignore[index]
+    parts = [_Partition(s.capacity_records, inp["batch_last"][i],  # type: ignore[index]
                         s.initial_lag_records) for i in range(p)]
     acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
     held, processed = np.zeros((t, c), np.int64), np.zeros((t, c), np.int64)
@@ -87,16 +85,16 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     def lock_timer(x: _Partition) -> Generator[Any, Any, None]:
         yield env.timeout(EXPIRE)
         while True:
-            spf.expire_locks(*x.rows[:5], 0, s.delivery_count_limit, tick() * s.tick_ms)
+            spf.expire_locks(x.sp, x.state, x.delivery, x.lock_exp, x.owner,
+                             s.delivery_count_limit, tick() * s.tick_ms)
             yield env.timeout(STEPS)
 
     def fetch(m: int, broker: int, now: int) -> None:
         ready = []
         for i, x in enumerate(parts):
             if assign[m, i] and i % s.brokers == broker:  # type: ignore[index]
-                nxt = spf.next_fetch_offset(x.rows[0], x.rows[1], 0)
-                can = nxt != x.sp[1] + 1 or spf.in_flight_records(x.rows[0], 0) \
-                    < s.max_record_locks
+                nxt = spf.next_fetch_offset(x.sp, x.state)
+                can = nxt != x.sp[1] + 1 or spf.in_flight_records(x.sp) < s.max_record_locks
                 if nxt < x.log_end and can:
                     ready.append(i)
         if not ready:
@@ -105,7 +103,7 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         rand = next(draws) % n if limit < n or limit % n else 0
         split = np.zeros(n, np.int64)
         uniform_split_into(limit, n, n, rand, split)
-        offsets = [spf.next_fetch_offset(parts[i].rows[0], parts[i].rows[1], 0) for i in ready]
+        offsets = [spf.next_fetch_offset(parts[i].sp, parts[i].state) for i in ready]
         bases = [o - o % s.batch_records for o in offsets]
         raw = np.zeros(n, np.int64)
         fill_raw_bytes(np.full(n, batch_bytes, np.int64),
@@ -120,11 +118,12 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
             if whole == 0:
                 continue
             x = parts[i]
-            k = sa.acquire(*x.rows, x.batch_last, 0, m, offsets[j],
-                           bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
-                           s.max_record_locks, s.delivery_count_limit,
-                           s.acquire_mode == "record_limit", s.max_poll_records,
-                           s.record_lock_duration_ms, now, out)
+            k = sa.acquire(x.sp, x.state, x.delivery, x.lock_exp, x.owner, x.inflight_last,
+                            x.split, x.batch_last, m, offsets[j],
+                            bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
+                            s.max_record_locks, s.delivery_count_limit,
+                            s.acquire_mode == "record_limit", s.max_poll_records,
+                            s.record_lock_duration_ms, now, out)
             got += k
             for o in out[:k].tolist():
                 queues[m].append((i, o))
@@ -148,9 +147,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
                     budget -= 1.0
                     processed[tick(), m] += 1
                     x = parts[i]
-                    sp, state, delivery, _, owner, inflight_last, split = x.rows
-                    if spf.acknowledge(sp, state, delivery, owner, inflight_last, split, 0, m, o,
-                                       o, spf.ACCEPT, s.delivery_count_limit) > 0:
+                    if spf.acknowledge(x.sp, x.state, x.delivery, x.owner, x.inflight_last,
+                                       x.split, m, o, o, spf.ACCEPT, s.delivery_count_limit) > 0:
                         acknowledged[tick(), m, i] += 1
             if not queue:
                 budget = 0.0
@@ -178,7 +176,7 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         yield env.timeout(RECORD)
         while True:
             for i, x in enumerate(parts):
-                part["in_flight_records"][tick(), i] = spf.in_flight_records(x.rows[0], 0)
+                part["in_flight_records"][tick(), i] = spf.in_flight_records(x.sp)
                 part["start_offset"][tick(), i] = x.sp[0]
                 part["log_end_offset"][tick(), i] = x.log_end
                 part["archived_records"][tick(), i] = int(

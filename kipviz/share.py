@@ -172,17 +172,13 @@ class SharePartition:
         self.record_limit = acquire_mode == "record_limit"
         self.batch_size = _check_int("batch_size (share fetch BatchSize)", batch_size, 1)
         self.log_end = start_offset + sum(sizes)
-        # the rules' arrays have a row per partition: this one is partition 0 of one-row arrays,
-        # its attributes the rows (views: the same memory)
-        self._batch_last = np.arange(self.log_end, dtype=np.int64)[None, :]
-        self.batch_last = self._batch_last[0]
+        self.batch_last = np.arange(self.log_end, dtype=np.int64)
         o = start_offset
         for size in sizes:
             self.batch_last[o : o + size] = o + size - 1
             o += size
-        self._rows = spf.new_share_partition(self.log_end)
         (self.sp, self.record_state, self.delivery, self.lock_expiry_ms, self.owner,
-         self.inflight_last, self.split) = (a[0] for a in self._rows)
+         self.inflight_last, self.split) = spf.new_share_partition(self.log_end)
         self.sp[:] = (start_offset, start_offset, 0)
 
     @property
@@ -193,12 +189,12 @@ class SharePartition:
     @property
     def in_flight_records(self) -> int:
         """``SPEO - SPSO + 1`` while records are cached (the quantity the lock cap bounds)."""
-        return spf.in_flight_records(self._rows[0], 0)
+        return spf.in_flight_records(self.sp)
 
     @property
     def next_fetch_offset(self) -> int:
         """Where the next share fetch reads the log from."""
-        return spf.next_fetch_offset(self._rows[0], self._rows[1], 0)
+        return spf.next_fetch_offset(self.sp, self.record_state)
 
     def state(self, offset: int) -> int:
         """The record's ``RecordState`` id (``share_partition.AVAILABLE`` ...)."""
@@ -217,23 +213,22 @@ class SharePartition:
         if first >= self.log_end or last < first:
             return []
         out = np.zeros(self.log_end, dtype=np.int64)
-        sp, record_state, delivery, lock_expiry_ms, owner, inflight_last, split = self._rows
-        n = sa.acquire(sp, record_state, delivery, lock_expiry_ms, owner, inflight_last, split,
-                       self._batch_last, 0, member, first, last, max_fetch_records,
-                       self.max_in_flight_records, self.max_delivery_count, self.record_limit,
-                       self.batch_size, self.lock_duration_ms, now_ms, out)
+        n = sa.acquire(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
+                        self.owner, self.inflight_last, self.split, self.batch_last, member,
+                        first, last, max_fetch_records, self.max_in_flight_records,
+                        self.max_delivery_count, self.record_limit, self.batch_size,
+                        self.lock_duration_ms, now_ms, out)
         return out[:n].tolist()
 
     def acknowledge(self, member: int, first_offset: int, last_offset: int,
                     ack_type: int) -> int:
         """ACCEPT / RELEASE / REJECT ``first..last``; -1 if not all acquired by ``member``."""
-        sp, record_state, delivery, _, owner, inflight_last, split = self._rows
-        return spf.acknowledge(sp, record_state, delivery, owner, inflight_last, split, 0, member,
-                               first_offset, last_offset, ack_type, self.max_delivery_count)
+        return spf.acknowledge(self.sp, self.record_state, self.delivery, self.owner,
+                               self.inflight_last, self.split, member, first_offset, last_offset,
+                               ack_type, self.max_delivery_count)
 
     def expire_locks(self, now_ms: int) -> int:
         """Release the records whose lock expired by ``now_ms``; how many are available again
         (the others reached the delivery limit and are archived)."""
-        sp, record_state, delivery, lock_expiry_ms, owner, _, _ = self._rows
-        return spf.expire_locks(sp, record_state, delivery, lock_expiry_ms, owner, 0,
-                                self.max_delivery_count, now_ms)
+        return spf.expire_locks(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
+                                self.owner, self.max_delivery_count, now_ms)

@@ -17,15 +17,12 @@ keeps a state per offset, ``InFlightBatch.offsetState``). Acquiring is
   everything cached is done the cache empties and SPSO = SPEO = last + 1.
 
 Not modelled: the persister's read-gap window and compaction gaps, transactions, the DLQ.
-Offsets are array indices from 0. The arrays hold one row per partition (``[partition,
-offset]``) and every function takes the whole arrays and the partition ``p`` it works on: a
-compiled caller then passes the same arrays each time, not a row view per call (each view passed
-costs numba an atomic reference count). Partition ``p``'s scalars are ``sp[p] = [SPSO, SPEO,
-cached]`` (int64; SPEO is the next offset when nothing is cached).
+Offsets are array indices from 0. The partition's scalars are ``sp = [SPSO, SPEO, cached]``
+(int64; SPEO is the next offset when nothing is cached).
 
->>> sp, state, count, lock, owner, inflight, split = new_share_partition(20, partitions=2)
->>> sp.shape, state.shape, in_flight_records(sp, 1), next_fetch_offset(sp, state, 1)
-((2, 3), (2, 20), 0, 0)
+>>> sp, state, count, lock, owner, inflight, split = new_share_partition(20)
+>>> in_flight_records(sp), next_fetch_offset(sp, state)
+(0, 0)
 """
 
 from __future__ import annotations
@@ -54,119 +51,108 @@ ACCEPT, RELEASE, REJECT = 1, 2, 3  # AcknowledgeType ids
 _START, _END, _CACHED = 0, 1, 2
 
 
-def new_share_partition(capacity: int, partitions: int = 1) -> tuple[np.ndarray, ...]:
-    """Empty state of ``partitions`` partitions for offsets ``0 .. capacity - 1``: ``(sp
-    [partition, 3], record_state, delivery_count, lock_expiry_ms, owner, inflight_last, split)``
-    (``[partition, offset]``); ``owner`` -1 is nobody; ``split`` 1 marks the in-flight batches
-    that keep a state per offset (``InFlightBatch.offsetState``). The all-zero arrays are fresh
-    zeros (the OS gives zero pages: only the pages a run touches cost)."""
-    shape = (partitions, capacity)
-    return (np.zeros((partitions, 3), np.int64), np.zeros(shape, np.int8),
-            np.zeros(shape, np.int32), np.zeros(shape, np.int64), np.full(shape, -1, np.int32),
-            np.zeros(shape, np.int64), np.zeros(shape, np.int8))
+def new_share_partition(capacity: int) -> tuple[np.ndarray, ...]:
+    """Empty state for offsets ``0 .. capacity - 1``: ``(sp, record_state, delivery_count,
+    lock_expiry_ms, owner, inflight_last, split)``; ``owner`` -1 is nobody; ``split`` 1 marks
+    the in-flight batches that keep a state per offset (``InFlightBatch.offsetState``)."""
+    return (np.zeros(3, np.int64), np.zeros(capacity, np.int8), np.zeros(capacity, np.int32),
+            np.zeros(capacity, np.int64), np.full(capacity, -1, np.int32),
+            np.zeros(capacity, np.int64), np.zeros(capacity, np.int8))
 
 
-def in_flight_records(sp: np.ndarray, p: int) -> int:
+def in_flight_records(sp: np.ndarray) -> int:
     """``numInFlightRecords``: ``SPEO - SPSO + 1`` while records are cached, else 0."""
-    return int(sp[p, _END] - sp[p, _START] + 1) if sp[p, _CACHED] else 0
+    return int(sp[_END] - sp[_START] + 1) if sp[_CACHED] else 0
 
 
-def next_fetch_offset(sp: np.ndarray, record_state: np.ndarray, p: int) -> int:
+def next_fetch_offset(sp: np.ndarray, record_state: np.ndarray) -> int:
     """``nextFetchOffset``: the first AVAILABLE cached record, else the offset after SPEO."""
-    if not sp[p, _CACHED]:
-        return int(sp[p, _END])
-    state = record_state[p]  # one row view for the scan (plain Python indexes rows faster)
-    for o in range(sp[p, _START], sp[p, _END] + 1):
-        if state[o] == AVAILABLE:
+    if not sp[_CACHED]:
+        return int(sp[_END])
+    for o in range(sp[_START], sp[_END] + 1):
+        if record_state[o] == AVAILABLE:
             return o
-    return int(sp[p, _END] + 1)
+    return int(sp[_END] + 1)
 
 
-def in_flight_batch_first(o: int, inflight_last: np.ndarray, p: int) -> int:
+def in_flight_batch_first(o: int, inflight_last: np.ndarray) -> int:
     """The first offset of the in-flight batch holding ``o`` (batches end at ``inflight_last``)."""
     first = o
-    while first > 0 and inflight_last[p, first - 1] == inflight_last[p, o]:
+    while first > 0 and inflight_last[first - 1] == inflight_last[o]:
         first -= 1
     return first
 
 
-def advance_start_offset(sp: np.ndarray, record_state: np.ndarray, p: int) -> None:
+def advance_start_offset(sp: np.ndarray, record_state: np.ndarray) -> None:
     """``maybeUpdateCachedStateAndOffsets``: SPSO moves past ACKNOWLEDGED/ARCHIVED records; when
     all cached records are, the cache empties and SPSO = SPEO = the next offset."""
-    if not sp[p, _CACHED]:
+    if not sp[_CACHED]:
         return
-    o, end = sp[p, _START], sp[p, _END]
-    while o <= end:
-        state = record_state[p, o]
-        if state != ACKNOWLEDGED and state != ARCHIVED:
-            break
+    o = sp[_START]
+    while o <= sp[_END] and (record_state[o] == ACKNOWLEDGED or record_state[o] == ARCHIVED):
         o += 1
-    if o > end:
-        sp[p, _START] = end + 1
-        sp[p, _END] = end + 1
-        sp[p, _CACHED] = 0
+    if o > sp[_END]:
+        sp[_START] = sp[_END] + 1
+        sp[_END] = sp[_END] + 1
+        sp[_CACHED] = 0
     else:
-        sp[p, _START] = o
+        sp[_START] = o
 
 
-def _release(p: int, o: int, record_state: np.ndarray, delivery_count: np.ndarray,
+def _release(o: int, record_state: np.ndarray, delivery_count: np.ndarray,
              owner: np.ndarray, max_delivery_count: int) -> bool:
     """AVAILABLE again, or ARCHIVED at the delivery limit; whether it is available."""
-    owner[p, o] = -1
-    if delivery_count[p, o] >= max_delivery_count:
-        record_state[p, o] = ARCHIVED
+    owner[o] = -1
+    if delivery_count[o] >= max_delivery_count:
+        record_state[o] = ARCHIVED
         return False
-    record_state[p, o] = AVAILABLE
+    record_state[o] = AVAILABLE
     return True
 
 
 def acknowledge(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray,
-                owner: np.ndarray, inflight_last: np.ndarray, split: np.ndarray, p: int,
-                member: int, first_offset: int, last_offset: int, ack_type: int,
+                owner: np.ndarray, inflight_last: np.ndarray, split: np.ndarray, member: int,
+                first_offset: int, last_offset: int, ack_type: int,
                 max_delivery_count: int) -> int:
-    """``SharePartition.acknowledge`` of ``first..last`` of partition ``p`` by ``member`` with
-    ACCEPT, RELEASE or REJECT; -1 (nothing changed: ``InvalidRecordStateException``) unless
-    every record there is ACQUIRED by ``member``; else the records acknowledged. A batch
-    acknowledged in part keeps a state per offset from then on."""
-    start, end, cached = sp[p, _START], sp[p, _END], sp[p, _CACHED]
-    if first_offset < start or last_offset > end or not cached:
+    """``SharePartition.acknowledge`` of ``first..last`` by ``member`` with ACCEPT, RELEASE or
+    REJECT; -1 (nothing changed: ``InvalidRecordStateException``) unless every record there is
+    ACQUIRED by ``member``; else the records acknowledged. A batch acknowledged in part keeps a
+    state per offset from then on."""
+    if first_offset < sp[_START] or last_offset > sp[_END] or not sp[_CACHED]:
         return -1
     for o in range(first_offset, last_offset + 1):
-        if record_state[p, o] != ACQUIRED or owner[p, o] != member:
+        if record_state[o] != ACQUIRED or owner[o] != member:
             return -1
     for o in (first_offset, last_offset):  # the batches at both ends may be cut
-        if split[p, o]:
+        if split[o]:
             continue  # its batch already keeps a state per offset
-        first = in_flight_batch_first(o, inflight_last, p)
-        if first < first_offset or inflight_last[p, o] > last_offset:
-            for k in range(first, inflight_last[p, o] + 1):
-                split[p, k] = 1
+        first = in_flight_batch_first(o, inflight_last)
+        if first < first_offset or inflight_last[o] > last_offset:
+            split[first:inflight_last[o] + 1] = 1
     for o in range(first_offset, last_offset + 1):
         if ack_type == ACCEPT:
-            record_state[p, o] = ACKNOWLEDGED
-            owner[p, o] = -1
+            record_state[o] = ACKNOWLEDGED
+            owner[o] = -1
         elif ack_type == REJECT:
-            record_state[p, o] = ARCHIVED
-            owner[p, o] = -1
+            record_state[o] = ARCHIVED
+            owner[o] = -1
         else:
-            _release(p, o, record_state, delivery_count, owner, max_delivery_count)
-    advance_start_offset(sp, record_state, p)
+            _release(o, record_state, delivery_count, owner, max_delivery_count)
+    advance_start_offset(sp, record_state)
     return last_offset - first_offset + 1
 
 
 def expire_locks(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray,
-                 lock_expiry_ms: np.ndarray, owner: np.ndarray, p: int, max_delivery_count: int,
+                 lock_expiry_ms: np.ndarray, owner: np.ndarray, max_delivery_count: int,
                  now_ms: int) -> int:
-    """``AcquisitionLockTimerTask`` on partition ``p``: ACQUIRED records whose lock expired by
-    ``now_ms`` become AVAILABLE (or ARCHIVED at the delivery limit); returns how many are
-    available again."""
-    if not sp[p, _CACHED]:
+    """``AcquisitionLockTimerTask``: ACQUIRED records whose lock expired by ``now_ms`` become
+    AVAILABLE (or ARCHIVED at the delivery limit); returns how many are available again."""
+    if not sp[_CACHED]:
         return 0
     redelivered = 0
-    state, expiry = record_state[p], lock_expiry_ms[p]  # row views for the scan
-    for o in range(sp[p, _START], sp[p, _END] + 1):
-        if (state[o] == ACQUIRED and expiry[o] <= now_ms
-                and _release(p, o, record_state, delivery_count, owner, max_delivery_count)):
+    for o in range(sp[_START], sp[_END] + 1):
+        if (record_state[o] == ACQUIRED and lock_expiry_ms[o] <= now_ms
+                and _release(o, record_state, delivery_count, owner, max_delivery_count)):
             redelivered += 1
-    advance_start_offset(sp, record_state, p)
+    advance_start_offset(sp, record_state)
     return redelivered

@@ -304,18 +304,15 @@ def test_the_share_partition_functions_compile_with_numba():
                               "throttle_records_delivery_limit", "acquire"], vars(sa)))
     sp = SharePartition([5, 10, 5, 3], max_in_flight_records=20, start_offset=10)
     out = np.zeros(sp.log_end, np.int64)
-    # the rules take [partition, offset] arrays: the partition's rows as partition 0 (views)
-    state, count, lock, owner, inflight, split = (a[None] for a in (
-        sp.record_state, sp.delivery, sp.lock_expiry_ms, sp.owner, sp.inflight_last, sp.split))
-    rows = sp.sp[None]
-    n = jit["acquire"](rows, state, count, lock, owner, inflight, split, sp.batch_last[None], 0,
-                       0, 10, 32, 500, 20, 5, False, 500, 100, 0, out)
+    n = jit["acquire"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms, sp.owner,
+                       sp.inflight_last, sp.split, sp.batch_last, 0, 10, 32, 500, 20, 5, False,
+                       500, 100, 0, out)
     assert out[:n].tolist() == list(range(10, 30))
-    assert jit["acknowledge"](rows, state, count, owner, inflight, split, 0, 0, 15, 19, RELEASE,
-                              5) == 5
-    assert jit["next_fetch_offset"](rows, state, 0) == 15
-    assert jit["expire_locks"](rows, state, count, lock, owner, 0, 5, 100) == 15
-    assert sp.next_fetch_offset == 10  # the class sees the same memory
+    assert jit["acknowledge"](sp.sp, sp.record_state, sp.delivery, sp.owner, sp.inflight_last,
+                              sp.split, 0, 15, 19, RELEASE, 5) == 5
+    assert jit["next_fetch_offset"](sp.sp, sp.record_state) == 15
+    assert jit["expire_locks"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms,
+                               sp.owner, 5, 100) == 15
 
 
 @pytest.mark.parametrize("module", [share, spf, sa, sassign])

@@ -62,18 +62,17 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
     brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
     record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
     max_poll_records, max_locks = cfg.max_poll_records, cfg.max_locks
-    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = sps  # read once
-    batch_last = inp.batch_last
+    sp, rec_state, delivery = sps.sp, sps.rec_state, sps.delivery
     parts, fetch_offset, max_bytes, first, log, base, raw, out = scratch
     n_part = assign.shape[1]
     n = 0
     for p in range(n_part):  # fetch locks: the partitions that can acquire records
         if assign[c, p] and p % brokers == b:
             if nfo_dirty[p]:  # only acquiring and lock timeouts move it (acks do not)
-                nfo[p] = spf.next_fetch_offset(sp, rec_state, p)
+                nfo[p] = spf.next_fetch_offset(sp[p], rec_state[p])
                 nfo_dirty[p] = False
             nxt = nfo[p]
-            can = nxt != sp[p, 1] + 1 or spf.in_flight_records(sp, p) < max_locks
+            can = nxt != sp[p, 1] + 1 or spf.in_flight_records(sp[p]) < max_locks
             if nxt < log_end[p] and can:
                 parts[n] = p
                 fetch_offset[n] = nxt
@@ -98,8 +97,9 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = sa.acquire(sp, rec_state, delivery, lock_exp, owner, inflight_last, split,
-                       batch_last, p, c, fetch_offset[i], base[i] + whole * batch_records - 1,
+        k = sa.acquire(sp[p], rec_state[p], delivery[p], sps.lock_exp[p], sps.owner[p],
+                       sps.inflight_last[p], sps.split[p], inp.batch_last[p], c,
+                       fetch_offset[i], base[i] + whole * batch_records - 1,
                        max_poll_records - got, max_locks, cfg.max_delivery, cfg.record_limit,
                        cfg.batch_size, cfg.lock_ms, now, out)
         nfo_dirty[p] = True
@@ -120,8 +120,8 @@ def ack_run(c, p, first, last, max_delivery, sp, rec_state, delivery, owner, inf
             split):
     """Consumer ``c`` acknowledges (ACCEPT) ``first..last`` of partition ``p``, all acquired by
     it: the same states as one call per record (implicit acknowledgement), in one call."""
-    n = spf.acknowledge(sp, rec_state, delivery, owner, inflight_last, split, p, c, first, last,
-                        spf.ACCEPT, max_delivery)
+    n = spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p], inflight_last[p], split[p],
+                        c, first, last, spf.ACCEPT, max_delivery)
     return max(n, 0)
 
 
@@ -168,7 +168,8 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
         for p in range(n_part):
             expired[p] = next_expiry[p] <= now
             if expired[p]:  # a lock may have expired: the timer tasks run
-                spf.expire_locks(sp, rec_state, delivery, lock_exp, owner, p, max_delivery, now)
+                spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
+                                 max_delivery, now)
                 nfo_dirty[p] = True
                 next_expiry[p] = _NEVER
                 for o in range(sp[p, 0], sp[p, 1] + 1):
@@ -236,7 +237,7 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
             if classic_budget[k] >= 1.0:
                 classic_budget[k] = 0.0  # caught up: an idle consumer banks nothing
         for p in range(n_part):
-            in_flight[t, p] = spf.in_flight_records(sp, p)
+            in_flight[t, p] = spf.in_flight_records(sp[p])
             start_offset[t, p] = sp[p, 0]
             log_end_out[t, p] = log_end[p]
             while frozen_upto[p] < sp[p, 0]:

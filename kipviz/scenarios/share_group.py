@@ -187,7 +187,11 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     s = scenario
     inp = kernel_inputs(s, seed)
     c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
-    sps = k.SharePartitionArrays(*spf.new_share_partition(n, p))
+    # one partition's empty state (spf.new_share_partition) for each of the p partitions; the
+    # all-zero arrays as fresh zeros (the OS gives zero pages: only pages the run touches cost)
+    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
+        np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
+        for a in spf.new_share_partition(n))
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
     per_tick = (((t, c), ("held", "processed")),
@@ -209,6 +213,7 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         process_per_tick=float(inp["process_per_tick"]))  # type: ignore[arg-type]
     kernel_in = k.ShareGroupInputs(**{name: np.asarray(inp[name])
                                       for name in k.ShareGroupInputs._fields})
+    sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
     n_rows = kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
     part = {"log_end_offset": out.log_end, "start_offset": out.start_offset,
