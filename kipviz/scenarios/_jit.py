@@ -25,21 +25,24 @@ __all__ = ["jit_functions", "sources_digest"]
 
 def jit_functions(names: Iterable[str], namespace: Mapping[str, Any], *,
                   foreign: Mapping[str, Callable[..., Any]] | None = None,
-                  inline_foreign: bool = False) -> dict[str, Any]:
+                  inline_foreign: bool = False, inline: Iterable[str] = ()) -> dict[str, Any]:
     """The functions ``names`` of ``namespace`` (a module's ``globals()``) and ``foreign``,
     compiled by numba (``cache=True``), by name. ``inline_foreign`` inlines the foreign ones
-    into their callers (numba's ``inline="always"``: for small rules called in inner loops)."""
+    into their callers (numba's ``inline="always"``: for small rules called in inner loops), as
+    ``inline`` does the ones of ``names`` it lists (a call then passes no arrays, so it costs no
+    atomic reference counts)."""
     import numba
 
     glb = dict(namespace)
     for name, fn in (foreign or {}).items():
         glb[name] = numba.njit(cache=True, inline="always" if inline_foreign else "never")(fn)
     digest = sources_digest(glb.values())
+    inlined = set(inline)
     for name in names:
         plain = glb[name]
         fn = types.FunctionType(plain.__code__, glb, name)
         fn.__qualname__ = f"{name}_{digest}"  # the cache entry's name
-        glb[name] = numba.njit(cache=True)(fn)
+        glb[name] = numba.njit(cache=True, inline="always" if name in inlined else "never")(fn)
     return {name: glb[name] for name in (*(foreign or {}), *names)}
 
 

@@ -18,7 +18,7 @@ its partitions; the classic consumers consume; the tick's numbers are recorded.
 from __future__ import annotations
 
 import types
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +26,16 @@ from kipviz import share_acquire as sa
 from kipviz import share_partition as spf
 from kipviz.fetch import fill_raw_bytes
 from kipviz.scenarios._jit import jit_functions
+from kipviz.scenarios._share_group_columns import (
+    ACKNOWLEDGED,
+    ACQUIRED,
+    DELIVERY_ROWS,
+    REDELIVERED,
+    ShareGroupInputs,
+    ShareGroupOutputs,
+    SharePartitionArrays,
+    ShareSettings,
+)
 from kipviz.share import uniform_split_into
 
 __all__ = ["ACKNOWLEDGED", "ACQUIRED", "DELIVERY_ROWS", "REDELIVERED", "ShareGroupInputs",
@@ -33,72 +43,6 @@ __all__ = ["ACKNOWLEDGED", "ACQUIRED", "DELIVERY_ROWS", "REDELIVERED", "ShareGro
            "compiled_kernel", "new_scratch", "share_fetch", "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
-
-
-class ShareSettings(NamedTuple):
-    """The run's numbers (Kafka settings in the scenario's units; per tick where said)."""
-
-    ticks: int
-    tick_ms: int
-    brokers: int
-    classic_consumers: int
-    batch_records: int
-    record_bytes: int
-    produce_batches_per_tick: float
-    initial_batches: int
-    response_max_bytes: int  # the share fetch's MaxBytes (fetch.max.bytes, capped)
-    max_poll_records: int  # MaxRecords
-    max_locks: int  # group.share.partition.max.record.locks
-    lock_ms: int  # group.share.record.lock.duration.ms
-    max_delivery: int  # group.share.delivery.count.limit
-    record_limit: bool  # share.acquire.mode=record_limit
-    batch_size: int  # the acquire batch size (max.poll.records)
-    process_per_tick: float  # records a consumer processes per tick
-
-
-class ShareGroupInputs(NamedTuple):
-    """Who reads what: share assignment ``[consumer, partition]``, each partition's classic
-    consumer, stalled share consumers, the random draws of the UNIFORM split, and the last
-    offset of the log batch holding each offset ``[partition, offset]``."""
-
-    assign: np.ndarray
-    classic_owner: np.ndarray
-    stalled: np.ndarray
-    draws: np.ndarray
-    batch_last: np.ndarray
-
-
-class SharePartitionArrays(NamedTuple):
-    """:func:`kipviz.share_partition.new_share_partition`'s arrays, one row per partition."""
-
-    sp: np.ndarray
-    rec_state: np.ndarray
-    delivery: np.ndarray
-    lock_exp: np.ndarray
-    owner: np.ndarray
-    inflight_last: np.ndarray
-    split: np.ndarray
-
-
-ACQUIRED, REDELIVERED, ACKNOWLEDGED = range(3)  # a tick's counts per [consumer, partition]
-DELIVERY_ROWS = ("tick", "consumer", "partition", "acquired", "redelivered", "acknowledged")
-
-
-class ShareGroupOutputs(NamedTuple):
-    """What the kernel fills: ``deliveries`` (the ``DELIVERY_ROWS`` by column, one per
-    consumer and partition with records acquired, redelivered or acknowledged in a tick, in
-    tick, consumer, partition order; the kernel returns how many), per tick ``[tick,
-    consumer]`` held and processed records, ``[tick, partition]`` partition numbers and
-    ``[tick, classic consumer]`` records the classic group consumed."""
-
-    deliveries: np.ndarray
-    held: np.ndarray
-    processed: np.ndarray
-    in_flight: np.ndarray
-    start_offset: np.ndarray
-    archived: np.ndarray
-    log_end: np.ndarray
-    classic_consumed: np.ndarray
 
 
 def new_scratch(n_part, out_len):
@@ -312,6 +256,11 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
 
 
 _compiled: dict[str, Any] = {}
+# the rules called per record run or per partition, inlined into their callers (a compiled call
+# increfs and decrefs every array it passes, atomically: half the kernel's time otherwise)
+INLINED = ("ack_run", "acknowledge", "advance_start_offset", "in_flight_batch_first",
+           "in_flight_records", "next_fetch_offset", "_release", "_take", "share_fetch",
+           "acquire", "_acquire_subset", "expire_locks")
 
 
 def compiled_kernel() -> Any:
@@ -319,9 +268,9 @@ def compiled_kernel() -> Any:
     if not _compiled:
         mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
                               "_release", "advance_start_offset", "acknowledge",
-                              "expire_locks"), vars(spf))
+                              "expire_locks"), vars(spf), inline=INLINED)
         acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
-                             "in_flight_batch_first", "acquire"), vars(sa))
+                             "in_flight_batch_first", "acquire"), vars(sa), inline=INLINED)
         compiled_spf = types.ModuleType("kipviz.share_partition")  # as the kernel names them
         for name, fn in mech.items():
             setattr(compiled_spf, name, fn)
@@ -332,7 +281,8 @@ def compiled_kernel() -> Any:
         namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
         _compiled.update(jit_functions(("new_scratch", "share_fetch", "ack_run",
                                         "share_group_kernel"),
-                                       namespace,
+                                       namespace, inline=INLINED,
                                        foreign={"fill_raw_bytes": fill_raw_bytes,
-                                                "uniform_split_into": uniform_split_into}))
+                                                "uniform_split_into": uniform_split_into},
+                                       inline_foreign=True))
     return _compiled["share_group_kernel"]

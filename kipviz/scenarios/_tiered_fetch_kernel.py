@@ -27,29 +27,30 @@ the plain-Python path; :func:`compiled` gives them compiled by numba.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from kipviz.config.declarations import BROKER
-from kipviz.rate import UNLIMITED, new_rate, quota_throttle_time_ms, rate_record
+from kipviz import rate
+from kipviz.rate import UNLIMITED, quota_throttle_time_ms, rate_record
 from kipviz.remote_fetch import delayed_remote_fetch_complete_ms, read_from_log, remote_read_bytes
 from kipviz.scenarios._jit import jit_functions
-from kipviz.scenarios._rate_jit import compiled_rates
+from kipviz.scenarios._tiered_fetch_columns import (
+    DELIVERY_COLUMNS,
+    FETCH_COLUMNS,
+    OK,
+    OVERFLOW,
+    QUOTA_WINDOW_MS,
+    READ_COLUMNS,
+    TieredSettings,
+    TieredState,
+    TieredTables,
+    new_state,
+)
 
 __all__ = ["DELIVERY_COLUMNS", "FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED",
            "TieredSettings", "TieredState", "TieredTables", "compiled", "new_state",
            "tiered_kernel"]
-
-OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
-QUOTA_WINDOW_NUM = BROKER.default_of("remote.log.manager.fetch.quota.window.num")  # 11
-QUOTA_WINDOW_MS = 1000.0 * BROKER.default_of(
-    "remote.log.manager.fetch.quota.window.size.seconds")  # 1 s
-# columns of the float64 output tables
-FETCH_COLUMNS = ("consumer", "sent_ms", "answered_ms", "local_bytes", "remote_bytes",
-                 "reads_scheduled", "reads_served", "quota_throttled")
-READ_COLUMNS = ("fetch", "partition", "submitted_ms", "started_ms", "done_ms", "bytes", "served")
-DELIVERY_COLUMNS = ("fetch", "partition", "remote", "bytes", "lag_bytes")
 
 
 def flush_records(pend, n_pend, slots, pos, now):
@@ -75,70 +76,6 @@ def add_pending(pend, n_pend, done_ms, size):
     pend[j, 0] = done_ms
     pend[j, 1] = size
     return n_pend + 1
-
-
-class TieredSettings(NamedTuple):
-    """The run's numbers: Kafka's settings, the remote store's speed, the version switches."""
-
-    produce_bytes_per_ms: float  # per partition
-    batch_bytes: int
-    segment_bytes: int  # log.segment.bytes
-    partition_max: int  # max.partition.fetch.bytes
-    fetch_max: int  # fetch.max.bytes
-    several: bool  # several remote partitions per request (4.2, KAFKA-14915)
-    charge: bool  # remote partitions charged up front (4.2, KAFKA-19462)
-    threads: int  # remote.log.reader.threads
-    read_latency_ms: float
-    read_bytes_per_ms: float  # one reader thread's transfer rate
-    wait_ms: float  # DelayedRemoteFetch's timeout
-    fetch_max_wait_ms: float  # fetch.max.wait.ms
-    rtt_ms: float
-    quota_bound: float  # remote.log.manager.fetch.max.bytes.per.second (UNLIMITED: none)
-    duration_ms: float
-
-
-class TieredState(NamedTuple):
-    """The loop's state, so a run that filled its tables can go on in bigger ones: each
-    consumer's request order (``[consumer, slot]``) and partition count, each partition's bytes
-    behind the local log start and bytes available locally, next send per consumer, when each
-    partition's produced bytes were last added, each reader thread's free time, the fetch
-    quota's rate (:mod:`kipviz.rate`'s slots and pos), pending reads to record (done ms, bytes),
-    and ``[clock, pending count]``."""
-
-    order: np.ndarray
-    n_parts: np.ndarray
-    behind: np.ndarray
-    avail: np.ndarray
-    next_send: np.ndarray
-    avail_at: np.ndarray
-    thread_free: np.ndarray
-    slots: np.ndarray
-    pos: np.ndarray
-    pend: np.ndarray
-    scalars: np.ndarray
-
-
-class TieredTables(NamedTuple):
-    """The float64 output tables (rows of the ``*_COLUMNS``) and the rows used in each."""
-
-    fetches: np.ndarray
-    reads: np.ndarray
-    deliveries: np.ndarray
-    counts: np.ndarray
-
-
-def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, threads: int
-              ) -> TieredState:
-    """The state at t = 0 of consumers reading ``order`` (their first ``n_parts`` entries),
-    partitions ``behind`` bytes behind the local log start, ``threads`` reader threads."""
-    consumers, width = order.shape
-    partitions = behind.shape[0]
-    slots, pos = new_rate(QUOTA_WINDOW_NUM, False)
-    return TieredState(order, n_parts, behind, np.zeros(partitions, np.float64),
-                       np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
-                       np.zeros(threads, np.float64), slots, pos,
-                       np.zeros((threads + consumers * width + 16, 2), np.float64),
-                       np.zeros(2, np.float64))
 
 
 def tiered_kernel(cfg, state, out):
@@ -313,5 +250,10 @@ def compiled() -> Any:
     """``tiered_kernel`` compiled by numba with :mod:`kipviz.rate`'s functions (once per
     process; the plain functions stay plain)."""
     if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **compiled_rates()}))
+        # kipviz.rate's functions compiled to be inlined here, not _rate_jit's shared ones: a
+        # call to a compiled function increfs and decrefs the slots and pos it passes
+        # (atomically), once per request and per recorded read (kip405 ~10% slower otherwise)
+        rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
+        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **rates},
+                                       inline=("flush_records", "add_pending")))
     return _compiled["tiered_kernel"]

@@ -34,6 +34,7 @@ from kipviz import share_partition as spf
 from kipviz.config import BROKER, CONSUMER
 from kipviz.config.fields import check_declared, kafka_field, knob
 from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.share_group_tables import ShareGroupTrace, delivery_rows, trace_tables
 from kipviz.scenarios.trace_meta import ShareGroupMeta
 from kipviz.share import (
     SHARE_ACQUIRE_MODES,
@@ -110,16 +111,6 @@ class ShareGroupScenario:
             * self.batch_records
 
 
-@dataclass(frozen=True)
-class ShareGroupTrace:
-    """The tables of one run (schemas in the module docstring)."""
-
-    deliveries: pd.DataFrame
-    consumers: pd.DataFrame
-    partitions: pd.DataFrame
-    meta: ShareGroupMeta
-
-
 def share_group_meta(s: ShareGroupScenario, seed: int = 0) -> ShareGroupMeta:
     """The settings (and the run's ``seed``) and bounds the curves draw beside the trace.
 
@@ -180,46 +171,12 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
     }
 
 
-def delivery_rows(acquired: np.ndarray, redelivered: np.ndarray,
-                  acknowledged: np.ndarray) -> np.ndarray:
-    """The non-zero cells of per-tick ``[tick, consumer, partition]`` counts as the kernel's
-    delivery rows (``(6, n)``: tick, consumer, partition, acquired, redelivered, acknowledged;
-    in tick, consumer, partition order), for a run that kept the counts dense (SimPy)."""
-    _, c, p = acquired.shape
-    at = np.flatnonzero(acquired | redelivered | acknowledged)  # row-major: the rows' order
-    tc, pi = np.divmod(at, p)
-    ti, ci = np.divmod(tc, c)
-    return np.stack([ti, ci, pi, acquired.ravel()[at], redelivered.ravel()[at],
-                     acknowledged.ravel()[at]])
-
-
 def tables(s: ShareGroupScenario, rows: np.ndarray, held: np.ndarray, processed: np.ndarray,
            classic_consumed: np.ndarray, part: dict[str, np.ndarray], *,
            seed: int = 0) -> ShareGroupTrace:
-    """The trace's tables from the delivery rows (:func:`delivery_rows`) and the per-tick
-    arrays (shared by the kernel and SimPy runs), built without copies where it can
-    (``copy=False``: pandas does not stack the columns into blocks), and ``meta`` with the
-    run's ``seed``."""
-    t, c = held.shape
-    p = part["log_end_offset"].shape[1]
-    time_ms = np.arange(t, dtype=np.int64) * s.tick_ms
-    deliveries = pd.DataFrame({
-        "time_ms": rows[0] * s.tick_ms, "consumer": rows[1].astype(np.int32),
-        "partition": rows[2].astype(np.int32), "acquired": rows[3].copy(),
-        "redelivered": rows[4].copy(), "acknowledged": rows[5].copy()}, copy=False)
-    k = classic_consumed.shape[1]
-    held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
-    consumers = pd.DataFrame({  # the share group's rows, then the classic group's
-        "time_ms": np.concatenate([np.repeat(time_ms, c), np.repeat(time_ms, k)]),
-        "group": np.repeat(np.array(["share", "classic"], dtype=object), [t * c, t * k]),
-        "consumer": np.concatenate([np.tile(np.arange(c, dtype=np.int32), t),
-                                    np.tile(np.arange(k, dtype=np.int32), t)]),
-        "held_records": held_all, "held_bytes": held_all * s.record_bytes,
-        "processed": np.concatenate([processed.ravel(), classic_consumed.ravel()])}, copy=False)
-    partitions = pd.DataFrame({
-        "time_ms": np.repeat(time_ms, p), "partition": np.tile(np.arange(p, dtype=np.int32), t),
-        **{name: values.ravel() for name, values in part.items()}}, copy=False)
-    return ShareGroupTrace(deliveries, consumers, partitions, share_group_meta(s, seed))
+    """The trace's tables (:func:`~kipviz.scenarios.share_group_tables.trace_tables`) with
+    ``meta`` of ``s`` and the run's ``seed``."""
+    return trace_tables(share_group_meta(s, seed), rows, held, processed, classic_consumed, part)
 
 
 def simulate(scenario: ShareGroupScenario, *, seed: int = 0,

@@ -147,6 +147,13 @@ def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
     return out
 
 
+def _doubled(table: np.ndarray) -> np.ndarray:
+    """``table`` with as many empty rows again, column-major as it is."""
+    out = np.empty((2 * len(table), table.shape[1]), table.dtype, order="F")
+    out[: len(table)] = table
+    return out
+
+
 def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
              compiled: bool = True) -> TieredFetchTrace:
     """Run the scenario (deterministic: ``seed`` is checked and recorded only, as every kind's
@@ -172,16 +179,17 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
     # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
     capacity = max(1024, int(s.consumers * s.duration_ms / 20))
     width = order.shape[1]
+    # column-major: each trace column is one contiguous run of the table (cheap to convert)
     out = _k.TieredTables(
-        fetches=np.empty((capacity, len(_k.FETCH_COLUMNS)), np.float64),
-        reads=np.empty((capacity * 2, len(_k.READ_COLUMNS)), np.float64),
-        deliveries=np.empty((capacity * 4, len(_k.DELIVERY_COLUMNS)), np.float64),
+        fetches=np.empty((capacity, len(_k.FETCH_COLUMNS)), np.float64, order="F"),
+        reads=np.empty((capacity * 2, len(_k.READ_COLUMNS)), np.float64, order="F"),
+        deliveries=np.empty((capacity * 4, len(_k.DELIVERY_COLUMNS)), np.float64, order="F"),
         counts=np.zeros(3, np.int64))
     while kernel(cfg, state, out) != _k.OK:  # go on with the full arrays twice as big
         counts = out.counts
         room = (counts[0] < len(out.fetches), counts[1] + width <= len(out.reads),
                 counts[2] + width <= len(out.deliveries))
-        out = out._replace(**{name: np.concatenate([t, np.empty_like(t)]) for name, t, ok in
+        out = out._replace(**{name: _doubled(t) for name, t, ok in
                               zip(out._fields[:3], out[:3], room, strict=True) if not ok})
         if all(room):  # the pending reads
             state = state._replace(pend=np.concatenate([state.pend, np.zeros_like(state.pend)]))
