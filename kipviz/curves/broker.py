@@ -25,14 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kipviz.curves.sql import (
-    collect_parts,
-    require_columns,
-    require_meta,
-    run_sql,
-    trace_tables,
-    window_args,
-)
+from kipviz.curves import sql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -129,9 +122,9 @@ def pool_memory_curve(ticks_df: DataFrame, window_ms: int, *,
     ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window), else over
     ``window_ms``. Columns: see POOL_MEMORY.
     """
-    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
-    query = _POOL_MEMORY.format(**window_args(window_ms, tick_ms))
-    return run_sql(ticks_df, query, ticks=ticks_df)
+    sql.require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    query = _POOL_MEMORY.format(**sql.window_args(window_ms, tick_ms))
+    return sql.run_sql(ticks_df, query, ticks=ticks_df)
 
 
 def request_waits(requests_df: DataFrame) -> DataFrame:
@@ -142,16 +135,18 @@ def request_waits(requests_df: DataFrame) -> DataFrame:
     as numpy), max and mean wait in ms (NaN when none was read). Columns: see REQUEST_WAITS;
     :func:`wait_summary` gives the same over all requests.
     """
-    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
-    return run_sql(requests_df, _REQUEST_WAITS.format(requests="{requests}"), requests=requests_df)
+    sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    return sql.run_sql(requests_df, _REQUEST_WAITS.format(requests="{requests}"),
+                       requests=requests_df)
 
 
 def wait_summary(requests_df: DataFrame) -> DataFrame:
     """One row: the waits of :func:`request_waits` over all requests of all connections, and
     the number of connections that sent any. Columns: see WAIT_SUMMARY.
     """
-    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
-    return run_sql(requests_df, _WAIT_SUMMARY.format(requests="{requests}"), requests=requests_df)
+    sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    return sql.run_sql(requests_df, _WAIT_SUMMARY.format(requests="{requests}"),
+                       requests=requests_df)
 
 
 def _fairness_query(tick_ms: int, end_ms: int | None) -> str:
@@ -175,10 +170,10 @@ def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
     A few starved connections lower the index only by about their share: read it beside the
     per-connection p99 of :func:`request_waits`.
     """
-    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
     if tick_ms <= 0:
         raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
-    return run_sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
+    return sql.run_sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
 
 
 def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFrame:
@@ -189,11 +184,11 @@ def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFr
     keep the pool busy a large one can wait for ever; a non-strict pool lets it through as soon
     as anything is available. Columns: see LARGE_STARVATION.
     """
-    require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
+    sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
     if large_bytes <= 0:
         raise ValueError(f"'large_bytes' must be > 0: {large_bytes}")
     query = _LARGE.format(requests="{requests}", large_bytes=int(large_bytes))
-    return run_sql(requests_df, query, requests=requests_df)
+    return sql.run_sql(requests_df, query, requests=requests_df)
 
 
 @dataclass(frozen=True)
@@ -256,15 +251,15 @@ def broker_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     would read the requests once but cost a shuffle: their Expand loses the single partition).
     """
     meta = trace.meta
-    require_meta(meta, META_KEYS, windows)
-    frames = trace_tables(spark, trace, {"ticks": TICKS_INPUT, "requests": REQUESTS_INPUT},
+    sql.require_meta(meta, META_KEYS, windows)
+    frames = sql.trace_tables(spark, trace, {"ticks": TICKS_INPUT, "requests": REQUESTS_INPUT},
                           spread=() if len(trace.requests) <= SMALL_ROWS else ("requests",))
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
     large = int(large_bytes if large_bytes is not None
                 else meta.get("large_request_bytes") or LARGE_BYTES)
-    memory, per_connection, all_waits, large_vs_small, fair_row = collect_parts(spark, [
-        (_POOL_MEMORY.format(**window_args(window_ms, tick_ms)), POOL_MEMORY),
+    memory, per_connection, all_waits, large_vs_small, fair_row = sql.collect_parts(spark, [
+        (_POOL_MEMORY.format(**sql.window_args(window_ms, tick_ms)), POOL_MEMORY),
         (_REQUEST_WAITS, REQUEST_WAITS),
         (_ALL_WAITS, _WAIT_STATS),
         (_LARGE.format(requests="{requests}", large_bytes=large), LARGE_STARVATION),

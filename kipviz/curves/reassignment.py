@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from kipviz.curves import sql
 from kipviz.curves.reassignment_sql import (
     CATCH_UP,
     META_KEYS,
@@ -50,14 +51,6 @@ from kipviz.curves.reassignment_sql import (
     partitions_summary_query,
     quota_window_to_ms,
     ticks_summary_query,
-)
-from kipviz.curves.sql import (
-    collect_parts,
-    require_columns,
-    require_meta,
-    run_sql,
-    trace_tables,
-    window_args,
 )
 from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS, scheduled_move_time_s
 
@@ -89,8 +82,9 @@ def throttle_curve(ticks_df: DataFrame, window_ms: int, *, tick_ms: int | None =
     moved_end_bytes: bytes appended by then; client_left_min / _mean: the client bandwidth left
     (N - IN/R - bytes sent per second of each tick). Columns: see THROTTLE.
     """
-    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
-    return run_sql(ticks_df, THROTTLE_SQL.format(**window_args(window_ms, tick_ms)), ticks=ticks_df)
+    sql.require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    return sql.run_sql(ticks_df, THROTTLE_SQL.format(**sql.window_args(window_ms, tick_ms)),
+                       ticks=ticks_df)
 
 
 def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
@@ -105,10 +99,10 @@ def catch_up_curve(partitions_df: DataFrame, *, throttle_bytes_per_s: float,
     caught_up_bytes / (T - (F + 1) x IN). The last partition to catch up has the move time of
     the whole move. Columns: see CATCH_UP.
     """
-    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    sql.require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
     check_rates(throttle_bytes_per_s, bytes_in_per_s)
     query = catch_up_query(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
-    return run_sql(partitions_df, query, partitions=partitions_df)
+    return sql.run_sql(partitions_df, query, partitions=partitions_df)
 
 
 def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_bytes_per_s: float,
@@ -125,8 +119,8 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
     the quota); client_left_moving_mean / _min: client bandwidth left over the ticks that ended
     with SumReplicaLag > 0 (NaN if none). Columns: see MOVE.
     """
-    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
-    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    sql.require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    sql.require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
     check_rates(throttle_bytes_per_s, bytes_in_per_s)
     query = MOVE_SQL.format(
         columns=", ".join(MOVE),
@@ -134,7 +128,7 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
         ticks_summary=ticks_summary_query(quota_window_to_ms(quota_window_s),
                                            throttle_bytes_per_s),
     )
-    return run_sql(ticks_df, query, ticks=ticks_df, partitions=partitions_df)
+    return sql.run_sql(ticks_df, query, ticks=ticks_df, partitions=partitions_df)
 
 
 @dataclass(frozen=True)
@@ -214,17 +208,17 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
     stays in one Spark task, so there is no shuffle.
     """
     meta = trace.meta
-    require_meta(meta, META_KEYS, windows)
+    sql.require_meta(meta, META_KEYS, windows)
     if quota_window_s is None:
         quota_window_s = meta.get("window_size_s") or REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
     quota_window_ms = quota_window_to_ms(quota_window_s)
-    frames = trace_tables(spark, trace, {"ticks": TICKS_INPUT, "partitions": PARTITIONS_INPUT})
+    frames = sql.trace_tables(spark, trace, {"ticks": TICKS_INPUT, "partitions": PARTITIONS_INPUT})
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = quota_window_ms * max(1, math.ceil(n_ticks * tick_ms / (windows * quota_window_ms)))
     t, inbound = float(meta["throttle_bytes_per_s"]), float(meta["bytes_in_per_s"])
     check_rates(t, inbound)
-    throttle, catch_up, partitions_move, ticks_move = collect_parts(spark, [
-        (THROTTLE_SQL.format(**window_args(window_ms, tick_ms)), THROTTLE),
+    throttle, catch_up, partitions_move, ticks_move = sql.collect_parts(spark, [
+        (THROTTLE_SQL.format(**sql.window_args(window_ms, tick_ms)), THROTTLE),
         (catch_up_query(t, inbound, int(meta.get("in_sync_followers", 0))), CATCH_UP),
         (partitions_summary_query(t, inbound), PARTITIONS_MOVE),
         (ticks_summary_query(quota_window_ms, t), TICKS_MOVE),

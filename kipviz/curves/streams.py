@@ -22,16 +22,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import to_spark
+from kipviz.curves import sql, to_spark
 from kipviz.curves.consumer_sql import FAIRNESS_AGGS, JAIN, RANKED
-from kipviz.curves.sql import (
-    collect_parts,
-    require_columns,
-    require_meta,
-    run_sql,
-    trace_tables,
-    window_args,
-)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -144,9 +136,9 @@ def thread_memory_curve(threads_df: DataFrame, window_ms: int) -> DataFrame:
     processed_records in the window; stalled: it processed nothing all window although it had
     records buffered or on the broker at every tick. Columns: see THREAD_MEMORY.
     """
-    require_columns(threads_df.columns, THREADS_INPUT, "threads")
-    query = _THREAD_MEMORY.format(**window_args(window_ms, None))
-    return run_sql(threads_df, query, threads=threads_df)
+    sql.require_columns(threads_df.columns, THREADS_INPUT, "threads")
+    query = _THREAD_MEMORY.format(**sql.window_args(window_ms, None))
+    return sql.run_sql(threads_df, query, threads=threads_df)
 
 
 def instance_memory_curve(ticks_df: DataFrame, window_ms: int, *,
@@ -159,9 +151,9 @@ def instance_memory_curve(ticks_df: DataFrame, window_ms: int, *,
     or waiting on the broker) and the lag left at the window's last tick. Columns: see
     INSTANCE_MEMORY.
     """
-    require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
-    query = _INSTANCE_MEMORY.format(**window_args(window_ms, tick_ms))
-    return run_sql(ticks_df, query, ticks=ticks_df)
+    sql.require_columns(ticks_df.columns, TICKS_INPUT, "ticks")
+    query = _INSTANCE_MEMORY.format(**sql.window_args(window_ms, tick_ms))
+    return sql.run_sql(ticks_df, query, ticks=ticks_df)
 
 
 def thread_fairness(threads_df: DataFrame, window_ms: int) -> DataFrame:
@@ -170,8 +162,8 @@ def thread_fairness(threads_df: DataFrame, window_ms: int) -> DataFrame:
     the others were paused from. starved_threads had work and processed nothing. jain_index is
     null (NaN) in a window where no thread had work. Columns: see THREAD_FAIRNESS.
     """
-    require_columns(threads_df.columns, THREADS_INPUT, "threads")
-    return run_sql(threads_df, _fairness_query(window_ms), threads=threads_df)
+    sql.require_columns(threads_df.columns, THREADS_INPUT, "threads")
+    return sql.run_sql(threads_df, _fairness_query(window_ms), threads=threads_df)
 
 
 def partition_memory(partitions_df: DataFrame) -> DataFrame:
@@ -180,8 +172,8 @@ def partition_memory(partitions_df: DataFrame) -> DataFrame:
     hold memory (under ``buffered.records.per.partition``, the ones with big records).
     record_bytes is 0 for a partition that never held a record. Columns: see PARTITION_MEMORY.
     """
-    require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
-    return run_sql(partitions_df, _PARTITION_MEMORY, partitions=partitions_df)
+    sql.require_columns(partitions_df.columns, PARTITIONS_INPUT, "partitions")
+    return sql.run_sql(partitions_df, _PARTITION_MEMORY, partitions=partitions_df)
 
 
 @dataclass(frozen=True)
@@ -239,14 +231,14 @@ def streams_curves(spark: SparkSession, trace: Any, *, windows: int = 100) -> St
     tick_ms``. The four results are one SQL text (a UNION ALL) collected once through Arrow.
     """
     meta = trace.meta
-    require_meta(meta, META_KEYS, windows)
-    frames = trace_tables(spark, trace, {"threads": THREADS_INPUT,
+    sql.require_meta(meta, META_KEYS, windows)
+    frames = sql.trace_tables(spark, trace, {"threads": THREADS_INPUT,
                                          "partitions": PARTITIONS_INPUT, "ticks": TICKS_INPUT})
     tick_ms, n_ticks = int(meta["tick_ms"]), int(meta["ticks"])
     window_ms = math.ceil(n_ticks / windows) * tick_ms
-    thread_memory, instance_memory, fairness, partitions = collect_parts(spark, [
-        (_THREAD_MEMORY.format(**window_args(window_ms, None)), THREAD_MEMORY),
-        (_INSTANCE_MEMORY.format(**window_args(window_ms, tick_ms)), INSTANCE_MEMORY),
+    thread_memory, instance_memory, fairness, partitions = sql.collect_parts(spark, [
+        (_THREAD_MEMORY.format(**sql.window_args(window_ms, None)), THREAD_MEMORY),
+        (_INSTANCE_MEMORY.format(**sql.window_args(window_ms, tick_ms)), INSTANCE_MEMORY),
         (_fairness_query(window_ms), THREAD_FAIRNESS),
         (_PARTITION_MEMORY, PARTITION_MEMORY),
     ], **frames)
@@ -278,7 +270,7 @@ def bound_sweep(spark: SparkSession, traces: dict[tuple[str, int], Any]) -> pd.D
         raise ValueError("bound_sweep needs at least one trace")
     frames, rows = [], []
     for run, ((policy, value), trace) in enumerate(traces.items()):
-        require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
+        sql.require_columns(trace.ticks.columns, TICKS_INPUT, "ticks")
         frames.append(trace.ticks[list(TICKS_INPUT)].assign(run=run))
         sizes = trace.meta["record_bytes"]
         rows.append({"run": run, "policy": policy, "value_bytes": int(value),
@@ -286,7 +278,7 @@ def bound_sweep(spark: SparkSession, traces: dict[tuple[str, int], Any]) -> pd.D
                      "records_bound_bytes": int(trace.meta["records_bound_bytes"]),
                      "bytes_bound_bytes": int(trace.meta["bytes_bound_bytes"])})
     df = to_spark(spark, pd.concat(frames, ignore_index=True))
-    got = cast(pd.DataFrame, run_sql(df, _SWEEP, ticks=df).toPandas())
+    got = cast(pd.DataFrame, sql.run_sql(df, _SWEEP, ticks=df).toPandas())
     table = pd.DataFrame(rows).merge(got.astype({"run": "int64"}), on="run")
     table = table.astype({"peak_bytes": "int64", "processed_records": "int64"})
     return table.drop(columns="run").sort_values(["policy", "value_bytes"], ignore_index=True)
