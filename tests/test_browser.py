@@ -10,6 +10,7 @@ the test fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -44,6 +45,25 @@ def launch_chromium(playwright: Any) -> Any:
         executable_path=str(CHROMIUM), headless=True,
         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
               "--disable-component-update", "--disable-sync", "--no-first-run"])
+
+
+@contextlib.contextmanager
+def chromium_page(playwright: Any, shot: Path, errors: list[str],
+                  viewport: dict[str, int]) -> Iterator[Any]:
+    """A page of a fresh Chromium whose JavaScript errors go to ``errors``; on leaving, pass or
+    fail, a full-page screenshot goes to ``shot`` and the browser closes."""
+    browser = launch_chromium(playwright)
+    try:
+        page = browser.new_page(viewport=viewport)
+        page.on("pageerror", lambda err: errors.append(f"page error: {err}"))
+        yield page
+        page.screenshot(path=str(shot), full_page=True)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(shot), full_page=True)
+        raise
+    finally:
+        browser.close()
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, seconds: float, what: str,
@@ -135,34 +155,25 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"{request.node.name}.png"
     errors: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.on("pageerror", lambda err: errors.append(f"page error: {err}"))
-            # Voila streams the page while the kernel runs the cells (Spark starts in there)
-            page.goto(voila, wait_until="commit", timeout=30_000)
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=START_S * 1000)
-            page.wait_for_function(f"({FIGURE_DATA_JS})().includes('[[')", timeout=30_000)
-            before = page.evaluate(FIGURE_DATA_JS)
-            slider = page.locator(".widget-slider", has_text="fetch.max.bytes").first
-            readout = slider.locator(".widget-readout")
-            shown = readout.inner_text()
-            handle = slider.locator(".noUi-handle").first
-            handle.focus()
-            for _ in range(3):  # 2 MiB -> 256 KiB, as a user pressing the left arrow
-                handle.press("ArrowLeft")
-            page.wait_for_function(f"before => ({FIGURE_DATA_JS})() !== before", arg=before,
-                                   timeout=90_000)  # three updates, the first warming Spark up
-            after = page.evaluate(FIGURE_DATA_JS)
-            moved_to = readout.inner_text()
-            text = page.inner_text("body")
-            page.screenshot(path=str(shot), full_page=True)
-        except Exception:
-            page.screenshot(path=str(shot), full_page=True)
-            raise
-        finally:
-            browser.close()
+    viewport = {"width": 1280, "height": 1000}
+    with playwright.sync_playwright() as p, chromium_page(p, shot, errors, viewport) as page:
+        # Voila streams the page while the kernel runs the cells (Spark starts in there)
+        page.goto(voila, wait_until="commit", timeout=30_000)
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=START_S * 1000)
+        page.wait_for_function(f"({FIGURE_DATA_JS})().includes('[[')", timeout=30_000)
+        before = page.evaluate(FIGURE_DATA_JS)
+        slider = page.locator(".widget-slider", has_text="fetch.max.bytes").first
+        readout = slider.locator(".widget-readout")
+        shown = readout.inner_text()
+        handle = slider.locator(".noUi-handle").first
+        handle.focus()
+        for _ in range(3):  # 2 MiB -> 256 KiB, as a user pressing the left arrow
+            handle.press("ArrowLeft")
+        page.wait_for_function(f"before => ({FIGURE_DATA_JS})() !== before", arg=before,
+                               timeout=90_000)  # three updates, the first warming Spark up
+        after = page.evaluate(FIGURE_DATA_JS)
+        moved_to = readout.inner_text()
+        text = page.inner_text("body")
     assert (shown, moved_to) == ("2 MiB", "256 KiB")
     assert json.loads(after) != json.loads(before)
     for state in (before, after):  # every trace drawn with data, not only the ones that changed

@@ -34,7 +34,7 @@ from tests.test_browser import (
     _free_port,
     _stop,
     _wait_for_port,
-    launch_chromium,
+    chromium_page,
 )
 from tests.test_widget_coverage import DASHBOARDS
 
@@ -141,49 +141,40 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
     shots = tmp_path / "screenshots"
     shots.mkdir()
     errors: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1200})
-            page.on("pageerror", lambda err: errors.append(f"page error: {err}"))
-            page.goto(url, timeout=60_000)
-            page.wait_for_selector(".jp-Notebook", timeout=60_000)
-            page.wait_for_function("() => window.jupyterapp && document.querySelector("
-                                   "'.jp-Notebook .jp-Cell')", timeout=60_000)
-            page.wait_for_timeout(3000)  # the kernel connects
-            page.evaluate("() => window.jupyterapp.commands.execute("
-                          "'notebook:run-all-cells')")
+    viewport = {"width": 1400, "height": 1200}
+    with playwright.sync_playwright() as p, chromium_page(p, shot, errors, viewport) as page:
+        page.goto(url, timeout=60_000)
+        page.wait_for_selector(".jp-Notebook", timeout=60_000)
+        page.wait_for_function("() => window.jupyterapp && document.querySelector("
+                               "'.jp-Notebook .jp-Cell')", timeout=60_000)
+        page.wait_for_timeout(3000)  # the kernel connects
+        page.evaluate("() => window.jupyterapp.commands.execute("
+                      "'notebook:run-all-cells')")
+        page.wait_for_function(
+            f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n",
+            arg=len(DASHBOARDS), timeout=START_S * 1000)
+        before = page.evaluate(FIGURES_JS)
+        outputs = page.locator(".jp-Cell-outputArea")
+        for i in range(outputs.count()):
+            handles = outputs.nth(i).locator(".widget-slider .noUi-handle")
+            if handles.count():
+                handles.first.focus()
+                handles.first.press("ArrowLeft")
+        # every move is a message the kernel handles (a simulation and a Spark job each): wait
+        # until the kernel has been idle for a while, then give the redraws a moment (a move
+        # may leave some curves as they were, so no figure is required to change)
+        for _ in range(2):
+            page.wait_for_timeout(2000)
+            page.wait_for_function(KERNEL_IDLE_JS, timeout=300_000)
+        with contextlib.suppress(playwright.TimeoutError):
             page.wait_for_function(
-                f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n",
-                arg=len(DASHBOARDS), timeout=START_S * 1000)
-            before = page.evaluate(FIGURES_JS)
-            outputs = page.locator(".jp-Cell-outputArea")
-            for i in range(outputs.count()):
-                handles = outputs.nth(i).locator(".widget-slider .noUi-handle")
-                if handles.count():
-                    handles.first.focus()
-                    handles.first.press("ArrowLeft")
-            # every move is a message the kernel handles (a simulation and a Spark job each): wait
-            # until the kernel has been idle for a while, then give the redraws a moment (a move
-            # may leave some curves as they were, so no figure is required to change)
-            for _ in range(2):
-                page.wait_for_timeout(2000)
-                page.wait_for_function(KERNEL_IDLE_JS, timeout=300_000)
-            with contextlib.suppress(playwright.TimeoutError):
-                page.wait_for_function(
-                    "before => { const now = (" + FIGURES_JS + ")();"
-                    " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
-                    arg=before, timeout=10_000)
-            page.wait_for_timeout(3000)  # deltas from the browser, handled by the kernel
-            layout = _layout_problems(page, outputs, shots)
-            logged = _log_console_text(page)
-            text = page.inner_text(".jp-Notebook")
-            page.screenshot(path=str(shot), full_page=True)
-        except Exception:
-            page.screenshot(path=str(shot), full_page=True)
-            raise
-        finally:
-            browser.close()
+                "before => { const now = (" + FIGURES_JS + ")();"
+                " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
+                arg=before, timeout=10_000)
+        page.wait_for_timeout(3000)  # deltas from the browser, handled by the kernel
+        layout = _layout_problems(page, outputs, shots)
+        logged = _log_console_text(page)
+        text = page.inner_text(".jp-Notebook")
     for marker in ("Traceback", "Error", "ambiguous"):
         assert marker not in logged, f"{marker!r} in the log console:\n{logged[:3000]}"
         assert marker not in text, f"{marker!r} in the notebook:\n{text[:3000]}"
