@@ -148,7 +148,8 @@ def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
 
     ``table`` is column-major and used by nothing after: each column is one contiguous run, and
     an int column is cast in place (the run's float64s rewritten as the int64s astype would give,
-    8 bytes each), so the columns are views of the table, not fresh memory to fault in."""
+    8 bytes each), so the columns are views of the table, not fresh memory to fault in (a
+    trace keeps its tables, spare rows too: ~6 MB resident, not ~4, on the kip405 benchmark)."""
     out = {}
     for k, name in enumerate(names):
         col = table[:, k]
