@@ -88,11 +88,12 @@ class TieredFetchScenario:
         """Catch-up consumers first, then tail consumers."""
         return self.catch_up_consumers + self.tail_consumers
 
-    def partitions_of(self, consumer: int) -> tuple[int, int]:
-        """The consumer's (remote, local) partition counts."""
-        if consumer < self.catch_up_consumers:
-            return self.remote_partitions, self.local_partitions
-        return 0, self.local_partitions
+    def remote_partitions_per_consumer(self) -> np.ndarray:
+        """Each consumer's count of partitions that start on the remote tier: the catch-up
+        consumers' ``remote_partitions``, none for the others (every consumer also reads
+        ``local_partitions`` at the log's tail)."""
+        ids = np.arange(self.consumers, dtype=np.int64)
+        return np.where(ids < self.catch_up_consumers, self.remote_partitions, 0)
 
     def delayed_remote_fetch_wait_ms(self) -> int:
         """``DelayedRemoteFetch``'s timeout in this version (KIP-1018 from 3.8)."""
@@ -126,8 +127,8 @@ def _kinds(consumer: np.ndarray, catch_up_consumers: int) -> pd.Categorical:
 def layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
     """Request orders ``(consumers, width)``, partition counts and the partitions table
     (each consumer's remote partitions first, then its local ones, numbered in order)."""
+    n_remote = s.remote_partitions_per_consumer()
     ids = np.arange(s.consumers, dtype=np.int64)
-    n_remote = np.where(ids < s.catch_up_consumers, s.remote_partitions, 0)
     counts = n_remote + s.local_partitions
     starts = np.cumsum(counts) - counts
     consumer = np.repeat(ids, counts)
