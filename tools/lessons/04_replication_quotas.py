@@ -43,20 +43,13 @@
 # **Course:** ← [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) · [5 · streams input buffer](05_streams_input_buffer.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
 # %%
-from kipviz import data_file
+from kipviz import data_file, planner
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.curves.reassignment_compare import (
     followers_table,
     response_size_table,
     throttle_runs,
     throttle_table,
-)
-from kipviz.planner import (
-    load_partition_sizes,
-    load_reassignment,
-    log_bytes_to_copy,
-    plan_log_dir_move,
-    plan_throttle,
 )
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
 from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
@@ -89,13 +82,14 @@ diagram("04")
 # `--throttle` puts under the quota, and writes the commands that set it:
 
 # %%
-plan = load_reassignment(data_file("reassignment.json"),
-                         current=data_file("current-assignment.json"))
-sizes = load_partition_sizes(data_file("log-dirs.json"))
+plan = planner.load_reassignment(data_file("reassignment.json"),
+                                 current=data_file("current-assignment.json"))
+sizes = planner.load_partition_sizes(data_file("log-dirs.json"))
 print("bytes each destination broker copies:", plan.bytes_per_broker(sizes))
-throttle = plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * MB,
-                         bytes_in_per_s=10 * MB, replication_factor=3,
-                         bytes_to_move=plan.bytes_to_move(sizes), target_completion_s=3600)
+throttle = planner.plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * MB,
+                                 bytes_in_per_s=10 * MB, replication_factor=3,
+                                 bytes_to_move=plan.bytes_to_move(sizes),
+                                 target_completion_s=3600)
 print(throttle.to_text(plan))
 
 # %% [markdown]
@@ -103,12 +97,13 @@ print(throttle.to_text(plan))
 # follower counted) would have picked 35 MB/s, and at 35 MB/s the move really takes five hours:
 
 # %%
-kip_plan = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
-                         replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
-                         target_completion_s=3600, in_sync_followers=0)
-real = plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
-                     replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
-                     throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
+kip_plan = planner.plan_throttle(brokers=4, network_bytes_per_s=125 * MB,
+                                 bytes_in_per_s=10 * MB, replication_factor=3,
+                                 bytes_to_move=plan.bytes_to_move(sizes),
+                                 target_completion_s=3600, in_sync_followers=0)
+real = planner.plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                             replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
+                             throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
 print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, "
       f"{kip_plan.move_time_s / 3600:.1f} h")
 print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
@@ -237,10 +232,11 @@ print(response_size_table(REASSIGNMENT_LESSON_SCENARIO, [10 * 2**20, 50 * 2**20]
 # false) a new replica starts at the last tiered offset and copies only the local part of the log:
 
 # %%
-disk_s = plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB, bytes_in_per_s=10 * MB)
-whole_log = log_bytes_to_copy(500e9, local_log_bytes=20e9)
-local_part = log_bytes_to_copy(500e9, local_log_bytes=20e9,
-                               follower_fetch_last_tiered_offset_enable=True)
+disk_s = planner.plan_log_dir_move(bytes_to_move=1e9, throttle_bytes_per_s=60 * MB,
+                                   bytes_in_per_s=10 * MB)
+whole_log = planner.log_bytes_to_copy(500e9, local_log_bytes=20e9)
+local_part = planner.log_bytes_to_copy(500e9, local_log_bytes=20e9,
+                                       follower_fetch_last_tiered_offset_enable=True)
 print(f"1 GB between two disks at 60 MB/s with 10 MB/s in: {disk_s:.0f} s")
 print(f"a 500 GB tiered log with 20 GB local copies {whole_log / 1e9:g} GB by default, "
       f"{local_part / 1e9:g} GB with follower.fetch.last.tiered.offset.enable=true")
