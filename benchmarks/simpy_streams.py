@@ -24,18 +24,8 @@ import numpy as np
 import pandas as pd
 import simpy
 
+from kipviz import streams_buffer
 from kipviz.scenarios.streams import PARTITIONS, THREADS, StreamsScenario, partition_value_bytes
-from kipviz.streams_buffer import (
-    biggest_partitions_to_pause,
-    fetch_bytes,
-    partition_share_bytes,
-    partitions_to_pause,
-    record_queue_pauses,
-    record_queue_resumes,
-    record_size_bytes,
-    resume_all_after_round,
-    thread_share_bytes,
-)
 from kipviz.streams_rules import (
     partition_over_share,
     pause_over_share,
@@ -75,8 +65,8 @@ class StreamsModel:
         self.steps = s.max_threads + 2
         self.parts = []
         for p, v in enumerate(values):
-            size = record_size_bytes(s.key_bytes, int(v), s.topic_name(p % s.topics))
-            fetch = fetch_bytes(size, s.max_partition_fetch_bytes) // size
+            size = streams_buffer.record_size_bytes(s.key_bytes, int(v), s.topic_name(p % s.topics))
+            fetch = streams_buffer.fetch_bytes(size, s.max_partition_fetch_bytes) // size
             self.parts.append(Partition(p, size, fetch, s.initial_lag_records))
         self.threads = s.threads
         self.owner = [k % s.threads for k in range(s.tasks)]
@@ -136,7 +126,7 @@ class StreamsModel:
             yield self.until(t, 1 + i)
             if i >= self.threads:
                 continue
-            share = thread_share_bytes(s.input_buffer_max_bytes, self.threads,
+            share = streams_buffer.thread_share_bytes(s.input_buffer_max_bytes, self.threads,
                                        bool(s.global_thread))
             tasks = self.tasks_of(i)
             own = [q for k in tasks for q in self.task_parts(k)]
@@ -149,17 +139,18 @@ class StreamsModel:
             sizes = [q.buffered_bytes for q in own]
             held = sum(sizes)
             if policy == "records_per_partition":
-                chosen = [j for j, q in enumerate(own) if record_queue_pauses(q.queued, n_max)]
+                chosen = [j for j, q in enumerate(own)
+                          if streams_buffer.record_queue_pauses(q.queued, n_max)]
             elif policy == "partition_bytes":  # a thread without tasks has nothing to split
-                limit = partition_share_bytes(share, len(own)) if own else share
+                limit = streams_buffer.partition_share_bytes(share, len(own)) if own else share
                 chosen = [j for j, b in enumerate(sizes) if partition_over_share(b, limit)]
             elif policy == "biggest_partitions":
-                chosen = biggest_partitions_to_pause(sizes, share)
+                chosen = streams_buffer.biggest_partitions_to_pause(sizes, share)
             elif policy == "instance_bytes":
                 over = self.instance_bytes() > s.input_buffer_max_bytes
                 chosen = [j for j, q in enumerate(own) if pause_over_share(over, q.queued)]
             else:
-                chosen = partitions_to_pause(sizes, share)
+                chosen = streams_buffer.partitions_to_pause(sizes, share)
             for j in chosen:
                 own[j].paused = True
             after_poll = [held, sum(q.paused for q in own), sum(q.queued > 0 for q in own)]
@@ -183,18 +174,18 @@ class StreamsModel:
                 processed += 1
                 processed_bytes += q.size
                 if policy == "records_per_partition" and q.paused \
-                        and record_queue_resumes(q.queued, n_max):
+                        and streams_buffer.record_queue_resumes(q.queued, n_max):
                     q.paused = False
             held = sum(q.buffered_bytes for q in own)
             if policy == "instance_bytes":
-                resume_all = resume_all_after_round(self.instance_bytes(),
+                resume_all = streams_buffer.resume_all_after_round(self.instance_bytes(),
                                                     s.input_buffer_max_bytes, processed)
             else:
-                resume_all = resume_all_after_round(held, share, processed)
+                resume_all = streams_buffer.resume_all_after_round(held, share, processed)
             for q in own:
                 if policy == "partition_bytes":
-                    if not partition_over_share(q.buffered_bytes,
-                                                partition_share_bytes(share, len(own))):
+                    own_share = streams_buffer.partition_share_bytes(share, len(own))
+                    if not partition_over_share(q.buffered_bytes, own_share):
                         q.paused = False  # (own is not empty in this loop)
                 elif policy != "records_per_partition" and (resume_all or (
                         policy != "thread_bytes_as_merged" and resume_emptied(q.queued))):
