@@ -143,9 +143,9 @@ class TourDashboard(Dashboard):
             "queued_max_request_bytes": slider("queued_max_request_bytes", _QUEUED,
                                                "queued.max.request.bytes"),
             "leader_throttle_bytes_per_s": slider("leader_throttle_bytes_per_s", _THROTTLES,
-                                                  "leader throttle"),
+                                                  "leader.replication.throttled.rate"),
             "follower_throttle_bytes_per_s": slider("follower_throttle_bytes_per_s", _THROTTLES,
-                                                    "follower throttle"),
+                                                    "follower.replication.throttled.rate"),
         }
 
     def _control_values(self, s: ClusterScenario) -> dict[str, Any]:
