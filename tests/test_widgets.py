@@ -226,3 +226,15 @@ def test_warnings_are_a_short_list_most_important_first_with_the_detail_a_click_
     assert shown.count("<li>") == 4 and shown.count("<details>") == 3
     assert "<summary" in shown and "--throttle ... never finishes." in shown
     assert "<li>Short.</li>" in shown
+
+
+def test_the_followers_control_shows_its_r_minus_one_option_selected(reassignment_dashboard):
+    """ipywidgets shows a Dropdown whose value is None as no selection at all: the default
+    (in_sync_followers=None, R - 1 as --throttle sets) is held as its own option and selected."""
+    control = reassignment_dashboard.controls["in_sync_followers"]
+    assert reassignment_dashboard.scenario.in_sync_followers is None
+    assert control.label == "R - 1 (as --throttle)" and control.index == 0
+    assert reassignment_dashboard.update(in_sync_followers=0) is not None
+    assert reassignment_dashboard.scenario.in_sync_followers == 0
+    control.index = 0  # the user picks "R - 1" again
+    assert reassignment_dashboard.scenario.in_sync_followers is None
