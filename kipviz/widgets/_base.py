@@ -22,11 +22,28 @@ from kipviz.widgets._figure import FigureWidget
 from kipviz.widgets._labels import TEXT_BOX_PX, control_width_px, fit_label, label_width_px
 from kipviz.workload import Batches, produce
 
-__all__ = ["STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list", "with_option"]
+__all__ = ["NOT_SET", "STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list",
+           "selectable", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
+
+
+class _NotSet:
+    def __repr__(self) -> str:
+        return "NOT_SET"
+
+
+NOT_SET: Any = _NotSet()
+"""What a selection control holds for a setting left at None ("as this Kafka version does",
+"R - 1", "no quota"): ipywidgets shows a None value as no selection at all. ``update`` reads it
+back as None."""
+
+
+def selectable(value: Any) -> Any:
+    """``value`` as a selection control holds it (None as :data:`NOT_SET`)."""
+    return NOT_SET if value is None else value
 
 
 def byte_options(*values: int) -> list[tuple[str, int]]:
@@ -229,7 +246,9 @@ class Dashboard:
         return handler
 
     def _apply(self, scenario: Any, params: dict[str, Any]) -> Any:
-        """``scenario`` with ``params``; unknown names and invalid values raise ValueError."""
+        """``scenario`` with ``params`` (:data:`NOT_SET` read as None); unknown names and
+        invalid values raise ValueError."""
+        params = {k: None if v is NOT_SET else v for k, v in params.items()}
         known = {f.name for f in fields(scenario)} | set(self.ALIASES)
         unknown = sorted(set(params) - known)
         if unknown:
@@ -275,7 +294,8 @@ class Dashboard:
         try:
             for name, value in self._control_values(self.scenario).items():
                 control = self.controls[name]
-                if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons):
+                if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons) \
+                        and value is not NOT_SET:  # NOT_SET is one of its options already
                     control.options = with_option(list(control.options), value,
                                                   self._option_label(name, value))
                 elif isinstance(control, w.IntSlider | w.FloatSlider):

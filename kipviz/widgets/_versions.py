@@ -12,6 +12,7 @@ from typing import Any
 import ipywidgets as w
 
 from kipviz.versions import BEHAVIOURS, KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
+from kipviz.widgets._base import NOT_SET
 
 __all__ = ["memory_answer_html", "ordering_options", "version_dropdown"]
 
@@ -36,7 +37,7 @@ def version_dropdown(value: str) -> w.Dropdown:
 
 def ordering_options(orderings: Any) -> list[tuple[str, Any]]:
     """The request-order choices: ``None`` (as the chosen release does) first, then each policy."""
-    return [("as this Kafka version does", None),
+    return [("as this Kafka version does", NOT_SET),
             *((o.name.lower().replace("_", "-"), o) for o in orderings)]
 
 

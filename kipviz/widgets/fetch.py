@@ -12,7 +12,7 @@ from kipviz import plots
 from kipviz.curves import consumer_curves
 from kipviz.fetch import Ordering
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, selectable, with_option
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
 from kipviz.workload import Workload
 
@@ -68,7 +68,7 @@ class FetchDashboard(Dashboard):
             "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
             "skew": w.FloatSlider(value=s.workload.zipf_s, min=0.0, max=2.0, step=0.1,
                                   description="skew (Zipf s)"),
-            "ordering": w.Dropdown(options=ordering_options(Ordering), value=s.ordering,
+            "ordering": w.Dropdown(options=ordering_options(Ordering), value=selectable(s.ordering),
                                    description="order"),
             "kafka_version": version_dropdown(s.kafka_version),
         }
@@ -77,7 +77,7 @@ class FetchDashboard(Dashboard):
         return {"fetch_max_bytes": s.fetch_max_bytes,
                 "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
                 "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
-                "ordering": s.ordering, "kafka_version": s.kafka_version}
+                "ordering": selectable(s.ordering), "kafka_version": s.kafka_version}
 
     def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
         params = dict(params)

@@ -17,10 +17,9 @@ import plotly.graph_objects as go
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.plots.reassignment import reassignment_figure, update_reassignment_figure
 from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
-from kipviz.widgets._base import Dashboard, with_option
+from kipviz.widgets._base import NOT_SET, Dashboard, selectable, with_option
 
-__all__ = ["AS_THROTTLE", "METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "UNLIMITED",
-           "ReassignmentDashboard"]
+__all__ = ["METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "UNLIMITED", "ReassignmentDashboard"]
 
 MB = 1_000_000
 
@@ -53,9 +52,7 @@ _IN = [(f"{r:g} MB/s", r * MB) for r in (0, 1, 2, 5, 8, 10, 15, 20, 30, 40, 60)]
 _SCHEDULES: list[tuple[str, Any]] = [("no change", ())] + [
     (f"{r:g} MB/s from 30 s", ((30.0, r * MB),)) for r in (0, 20, 30, 40, 80)] + [
     ("0 (paused) from 30 s, 80 MB/s from 60 s", ((30.0, 0.0), (60.0, 80 * MB)))]
-AS_THROTTLE = -1  # the followers control's "R - 1" option: in_sync_followers=None (a Dropdown
-# shows None as no selection at all, so the control holds this stand-in instead)
-_FOLLOWERS: list[tuple[str, Any]] = [("R - 1 (as --throttle)", AS_THROTTLE),
+_FOLLOWERS: list[tuple[str, Any]] = [("R - 1 (as --throttle)", NOT_SET),
                                      *((f"{f} (KIP-73's idealisation)" if f == 0 else str(f), f)
                                        for f in range(4))]
 
@@ -66,11 +63,6 @@ def _schedule_label(schedule: Any) -> str:
         return "no change"
     return ", ".join(f"{'unlimited' if r is None else f'{r / MB:g} MB/s'} from {at:g} s"
                      for at, r in schedule)
-
-
-def _followers(in_sync_followers: int | None) -> int:
-    """The followers control's value for ``in_sync_followers`` (None: :data:`AS_THROTTLE`)."""
-    return AS_THROTTLE if in_sync_followers is None else in_sync_followers
 
 
 def _rate_options(options: list[tuple[str, Any]], value: float) -> list[tuple[str, Any]]:
@@ -104,7 +96,7 @@ class ReassignmentDashboard(Dashboard):
         if name == "throttle_schedule":
             return _schedule_label(value)
         if name == "in_sync_followers":
-            return "R - 1 (as --throttle)" if value in (None, AS_THROTTLE) else str(value)
+            return "R - 1 (as --throttle)" if value is None else str(value)
         return super()._option_label(name, value)
 
     def __init__(self, scenario: ReassignmentScenario = REASSIGNMENT_LESSON_SCENARIO, *,
@@ -113,8 +105,7 @@ class ReassignmentDashboard(Dashboard):
 
     def _apply(self, scenario: ReassignmentScenario,
                params: dict[str, Any]) -> ReassignmentScenario:
-        params = {k: None if (k in _THROTTLES and v == UNLIMITED)
-                  or (k == "in_sync_followers" and v == AS_THROTTLE) else v
+        params = {k: None if k in _THROTTLES and v == UNLIMITED else v
                   for k, v in params.items()}
         return super()._apply(scenario, params)
 
@@ -136,9 +127,9 @@ class ReassignmentDashboard(Dashboard):
                                     _schedule_label(s.throttle_schedule)),
                 value=s.throttle_schedule, description="throttle schedule"),
             "in_sync_followers": w.Dropdown(
-                options=with_option(_FOLLOWERS, _followers(s.in_sync_followers),
+                options=with_option(_FOLLOWERS, selectable(s.in_sync_followers),
                                     str(s.in_sync_followers)),
-                value=_followers(s.in_sync_followers), description="in-sync followers counted"),
+                value=selectable(s.in_sync_followers), description="in-sync followers counted"),
             "bytes_in_per_s": w.SelectionSlider(
                 options=_rate_options(_IN, s.bytes_in_per_s), value=s.bytes_in_per_s,
                 description="IN (bytes in per s)"),
@@ -155,9 +146,8 @@ class ReassignmentDashboard(Dashboard):
         }
 
     def _control_values(self, s: ReassignmentScenario) -> dict[str, Any]:
-        values = {name: _slider(getattr(s, name)) if name in _THROTTLES else getattr(s, name)
-                  for name in self.controls}
-        return {**values, "in_sync_followers": _followers(s.in_sync_followers)}
+        return {name: _slider(getattr(s, name)) if name in _THROTTLES
+                else selectable(getattr(s, name)) for name in self.controls}
 
     def _sync_controls(self) -> None:
         values = self._control_values(self.scenario)

@@ -13,7 +13,15 @@ from kipviz.curves.tiered import tiered_curves
 from kipviz.plots.tiered import tiered_figure, update_tiered_figure
 from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate
 from kipviz.versions import KAFKA_VERSIONS, has
-from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._base import (
+    NOT_SET,
+    Dashboard,
+    KiB,
+    MiB,
+    byte_options,
+    selectable,
+    with_option,
+)
 
 __all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
 
@@ -24,7 +32,7 @@ TIERED_LESSON_SCENARIO = TieredFetchScenario(duration_ms=10_000)
 
 _FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32)), 52428800)
 _PARTITION_MAX = byte_options(*(2**k * KiB for k in range(8, 14)))
-_QUOTA = [("none (Long.MAX_VALUE)", None),
+_QUOTA = [("none (Long.MAX_VALUE)", NOT_SET),
           *((f"{k:g} MiB/s", float(k * MiB)) for k in (1, 2, 5, 10, 20, 50, 100))]
 
 
@@ -69,8 +77,8 @@ class TieredStorageDashboard(Dashboard):
                 value=s.remote_fetch_max_wait_ms, min=1, max=max(2000, s.remote_fetch_max_wait_ms),
                 step=50, description="remote.fetch.max.wait.ms"),
             "remote_fetch_max_bytes_per_s": w.Dropdown(
-                options=with_option(_QUOTA, s.remote_fetch_max_bytes_per_s),
-                value=s.remote_fetch_max_bytes_per_s,
+                options=with_option(_QUOTA, selectable(s.remote_fetch_max_bytes_per_s)),
+                value=selectable(s.remote_fetch_max_bytes_per_s),
                 description="remote.log.manager.fetch.max.bytes.per.second"),
             "fetch_max_bytes": select("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
             "max_partition_fetch_bytes": select("max_partition_fetch_bytes", _PARTITION_MAX,
@@ -81,7 +89,7 @@ class TieredStorageDashboard(Dashboard):
         }
 
     def _control_values(self, s: TieredFetchScenario) -> dict[str, Any]:
-        return {name: getattr(s, name) for name in self.controls}
+        return {name: selectable(getattr(s, name)) for name in self.controls}
 
     def _option_label(self, name: str, value: Any) -> str:
         if name == "remote_fetch_max_bytes_per_s":
