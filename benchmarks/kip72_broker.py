@@ -30,7 +30,7 @@ import numpy as np
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_broker import simulate_simpy
-from kipviz.scenarios.broker import BrokerScenario, generate_requests, simulate
+from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests, simulate
 
 NAME = "kip72_broker"
 CONNECTIONS = 200

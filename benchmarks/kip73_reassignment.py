@@ -32,7 +32,7 @@ from typing import Any
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_reassignment import simulate_simpy
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 
 NAME = "kip73_reassignment"
 PARTITIONS = 1000

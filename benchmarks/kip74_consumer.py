@@ -21,9 +21,10 @@ from typing import Any
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_consumer import simulate_simpy
-from kipviz.fetch import Ordering
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.workload import Batches, Workload, produce
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Batches, Workload, produce
 
 NAME = "kip74_consumer"
 PARTITIONS = 1000

@@ -29,7 +29,7 @@ import numpy as np
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_streams import simulate_simpy
-from kipviz.scenarios.streams import StreamsScenario, partition_value_bytes, simulate
+from kipviz.scenarios.streams.scenario import StreamsScenario, partition_value_bytes, simulate
 
 NAME = "kip770_streams"
 COMPILED_REPEAT = 21

@@ -32,9 +32,9 @@ from typing import Any
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_consumer import simulate_simpy_trace
-from kipviz.scenarios.consumer import simulate
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import produce
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
-from kipviz.workload import produce
 
 NAME = "kip81_consumer"
 TICKS = 10_000

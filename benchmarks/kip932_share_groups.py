@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
 from benchmarks.simpy_share_group import simulate_simpy
-from kipviz.scenarios.share_group import simulate
+from kipviz.scenarios.share_group.scenario import simulate
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
 
 NAME = "kip932_share_groups"

@@ -1,9 +1,9 @@
 """Today's KIP-73 reassignment loop, kept verbatim as the reference the kernel is checked against.
 
-This is :func:`kipviz.scenarios.reassignment.simulate` as it was before the loop became a
-numba kernel (``kipviz.scenarios._reassignment_kernel``): plain Python over lists, with
-:class:`kipviz.quota.ReplicationQuotaManager` objects for the quotas. It knows nothing of
-``in_sync_followers`` (run it with ``in_sync_followers=0``) and its ``meta`` has no
+This is :func:`kipviz.scenarios.reassignment.scenario.simulate` as it was before the loop became a
+numba kernel (``kipviz.scenarios.reassignment.kernel``): plain Python over lists, with
+:class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` objects for the quotas. It knows
+nothing of ``in_sync_followers`` (run it with ``in_sync_followers=0``) and its ``meta`` has no
 ``in_sync_followers`` key.
 """
 
@@ -15,15 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kipviz.fetch import TopicPartition
-from kipviz.planner import plan_throttle
-from kipviz.quota import (
-    ReplicationQuotaManager,
-    max_replica_fetch_response_bytes,
-    move_time_s,
-    throttle_time_ms,
-)
-from kipviz.scenarios.reassignment import ReassignmentScenario, ReassignmentTrace
+from kipviz.apps.planner.throttle import plan_throttle
+from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.replication.planning import max_replica_fetch_response_bytes, move_time_s
+from kipviz.kafka.replication.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, ReassignmentTrace
 
 _TOPIC = "reassigned"
 _TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,

@@ -7,8 +7,8 @@ thread (``Processor`` with its ``Selector``) polling once a tick; the ``RequestC
 ``Store`` of ``queued.max.requests`` places; and one process per request handler, which sleeps on
 its inbox and then until its request is done, when it releases the memory and sends the
 response. Handlers waiting for work wait in a ``PriorityStore`` ordered by when they are free, so
-the earliest free handler takes the oldest request. The pool is :mod:`kipviz.pool`'s own
-``SimpleMemoryPool`` (or ``NO_POOL``), and the shuffle is ``Collections.shuffle`` with its own
+the earliest free handler takes the oldest request. The pool is :mod:`kipviz.kafka.broker.pool`'s
+own ``SimpleMemoryPool`` (or ``NO_POOL``), and the shuffle is ``Collections.shuffle`` with its own
 ``java.util.Random`` (:class:`JavaRandom`), seeded as the kernel seeds its Random.
 
 Order of events. The kernel runs each tick as: release finished requests, poll (unmute, read
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.pool import broker_pool, should_shuffle_keys
-from kipviz.scenarios._broker_kernel import shuffle_seed
-from kipviz.scenarios.broker import BrokerScenario, generate_requests
+from kipviz.kafka.broker.pool import broker_pool, should_shuffle_keys
+from kipviz.scenarios.broker.kernel import shuffle_seed
+from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests
 
 __all__ = ["JavaRandom", "simulate_simpy"]
 
@@ -215,7 +215,7 @@ def simulate_simpy(scenario: BrokerScenario, *, seed: int = 0,
                    requests: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame,
                                                                   float]:
     """Run the broker scenario in SimPy: the ``ticks`` and ``requests`` tables of
-    :func:`kipviz.scenarios.broker.simulate` (docs/traces.md), value for value, and
+    :func:`kipviz.scenarios.broker.scenario.simulate` (docs/traces.md), value for value, and
     ``MemoryPoolDepletedTimeTotal`` (its ``meta["depleted_time_total_ms"]``)."""
     s = scenario
     if requests is None:

@@ -13,18 +13,19 @@ request, a partition or a response slot freed for an idle fetcher, a response la
 selector, a response read for an idle application) instead of polling every tick.
 
 KIP-81 (as proposed, never shipped). The selector reads through
-:class:`kipviz.buffer.ConsumerBuffer` over the pool :func:`kipviz.buffer.consumer_pool` builds (a
-:class:`kipviz.pool.SimpleMemoryPool` of ``buffer.memory`` bytes, or ``NO_POOL`` for today's
-consumer): the mechanism itself allocates, releases and times the pool's dry spells. Each poll
-visits the responses in the sockets earliest landing first (the coordinator's channel after the
-brokers' on a tie); a refused response stays in its socket and its channel is muted until the
-pool is no longer out of memory (``Selector``'s ``outOfMemory`` muting); heartbeat responses
-bypass the pool unless ``coordinator_bypass`` is off. A response's bytes go back to the pool when
-the application has consumed the last of its parts. The heartbeat thread keeps one heartbeat in
-flight and sends the next ``heartbeat.interval.ms`` after the last once its response was read.
-The rejected alternative, ``max_in_flight_fetches``, counts responses requested and not yet
-wholly consumed; below ``partitions + brokers`` the brokers take turns (a dispatcher process
-hands out the turns in the kernel's order).
+:class:`kipviz.kafka.consumer.buffer_memory.ConsumerBuffer` over the pool
+:func:`kipviz.kafka.consumer.buffer_memory.consumer_pool` builds (a
+:class:`kipviz.kafka.broker.pool.SimpleMemoryPool` of ``buffer.memory`` bytes, or ``NO_POOL`` for
+today's consumer): the mechanism itself allocates, releases and times the pool's dry spells. Each
+poll visits the responses in the sockets earliest landing first (the coordinator's channel after the
+brokers' on a tie); a refused response stays in its socket and its channel is muted until the pool
+is no longer out of memory (``Selector``'s ``outOfMemory`` muting); heartbeat responses bypass the
+pool unless ``coordinator_bypass`` is off. A response's bytes go back to the pool when the
+application has consumed the last of its parts. The heartbeat thread keeps one heartbeat in flight
+and sends the next ``heartbeat.interval.ms`` after the last once its response was read. The rejected
+alternative, ``max_in_flight_fetches``, counts responses requested and not yet wholly consumed;
+below ``partitions + brokers`` the brokers take turns (a dispatcher process hands out the turns in
+the kernel's order).
 
 Order of events. The kernel runs each tick as: producers, reads (earliest arrival first),
 the heartbeat thread, record held and buffer bytes, the application consumes, brokers answer
@@ -32,9 +33,9 @@ the heartbeat thread, record held and buffer bytes, the application consumes, br
 window. Here one tick is ``brokers + 7`` integer time steps: produce, land (responses reach their
 sockets), read, heartbeat, peak record, application, one answer step per broker, end of tick; so
 SimPy's own clock gives the same order. The broker's fill is the loop of
-:func:`kipviz.fetch.fill_raw_bytes` on Python ints, and partition orders change with
-:func:`kipviz.fetch.next_order`'s rules; the test suite checks that tables come out identical to
-the kernel's.
+:func:`kipviz.kafka.fetch.response.fill_raw_bytes` on Python ints, and partition orders change with
+:func:`kipviz.kafka.fetch.request.next_order`'s rules; the test suite checks that tables come out
+identical to the kernel's.
 """
 
 from __future__ import annotations
@@ -48,13 +49,14 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.buffer import ConsumerBuffer, consumer_pool
-from kipviz.fetch import Ordering, next_order, request_partitions
-from kipviz.scenarios._consumer_kernel import HEARTBEAT_RESPONSE_BYTES
-from kipviz.scenarios._fetch_quota import new_quota_rates, throttle_fetch
-from kipviz.scenarios.consumer import ConsumerScenario, initial_orders, random_order_keys
-from kipviz.versions import has
-from kipviz.workload import Batches, produce
+from kipviz.kafka.config.versions import has
+from kipviz.kafka.consumer.buffer_memory import ConsumerBuffer, consumer_pool
+from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
+from kipviz.kafka.quotas.client import new_quota_rates, throttle_fetch
+from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import initial_orders, random_order_keys
+from kipviz.scenarios.workload import Batches, produce
 
 __all__ = ["SimpyTrace", "simulate_simpy", "simulate_simpy_trace"]
 
@@ -71,7 +73,8 @@ Process = Generator[simpy.Event, Any, None]
 
 def fill(first: list[int], log: list[int], partition_max_bytes: int, response_max_bytes: int,
          version: int) -> tuple[list[int], int]:
-    """:func:`kipviz.fetch.fill_raw_bytes` on Python ints: raw bytes per partition and total."""
+    """:func:`kipviz.kafka.fetch.response.fill_raw_bytes` on Python ints: raw bytes per partition
+    and total."""
     limit = response_max_bytes
     min_one_batch = version >= 3
     total = 0
@@ -111,8 +114,8 @@ class Response:
 
 
 class SimpyTrace(NamedTuple):
-    """The tables of :class:`kipviz.scenarios.consumer.ConsumerTrace` the reference produces,
-    and its pool's ``MemoryPoolDepletedTimeTotal``."""
+    """The tables of :class:`kipviz.scenarios.consumer.simulation.ConsumerTrace` the reference
+    produces, and its pool's ``MemoryPoolDepletedTimeTotal``."""
 
     windows: pd.DataFrame
     memory: pd.DataFrame
@@ -629,7 +632,7 @@ class ConsumerModel:
 def simulate_simpy_trace(scenario: ConsumerScenario, *, seed: int = 0,
                          batches: Batches | None = None) -> SimpyTrace:
     """Run the consumer scenario in SimPy: the ``windows``, ``memory``, ``buffer`` and
-    ``heartbeats`` tables of :func:`kipviz.scenarios.consumer.simulate` (docs/traces.md),
+    ``heartbeats`` tables of :func:`kipviz.scenarios.consumer.simulation.simulate` (docs/traces.md),
     value for value, and the pool's ``depleted_time_total_ms``."""
     s = scenario
     if batches is None:
@@ -642,6 +645,6 @@ def simulate_simpy_trace(scenario: ConsumerScenario, *, seed: int = 0,
 def simulate_simpy(scenario: ConsumerScenario, *, seed: int = 0,
                    batches: Batches | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the consumer scenario in SimPy: the ``windows`` and ``memory`` tables of
-    :func:`kipviz.scenarios.consumer.simulate` (docs/traces.md), value for value."""
+    :func:`kipviz.scenarios.consumer.simulation.simulate` (docs/traces.md), value for value."""
     trace = simulate_simpy_trace(scenario, seed=seed, batches=batches)
     return trace.windows, trace.memory

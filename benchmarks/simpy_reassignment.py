@@ -1,15 +1,15 @@
 """The KIP-73 reassignment scenario written as a SimPy program: the benchmark's reference.
 
 The same model as :mod:`kipviz.scenarios.reassignment`, written the way a user of SimPy (a
-general discrete-event library) would write it, with :class:`kipviz.quota.ReplicationQuotaManager`
-objects for the two quotas: a ``simpy.Environment``; a producers process extending every moving
-partition's log by IN / P bytes a second; the existing in-sync followers (when there are any)
-fetching what was produced, counted by the leader's quota (the rule of
-:mod:`kipviz.quota_planning`, R - 1 of them unless the scenario says otherwise); the throttle
-schedule changing both quotas' rates; the destination follower's fetcher
-(build the request from the partitions it lags on, rotated by one each tick, leaving out
-throttled out-of-sync ones while its quota is exceeded; send it; append the response; record;
-in ``mode="delay"`` wait out its own throttle time); the leader (answer each request from a
+general discrete-event library) would write it, with
+:class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` objects for the two quotas: a
+``simpy.Environment``; a producers process extending every moving partition's log by IN / P bytes a
+second; the existing in-sync followers (when there are any) fetching what was produced, counted by
+the leader's quota (the rule of :mod:`kipviz.kafka.replication.planning`, R - 1 of them unless the
+scenario says otherwise); the throttle schedule changing both quotas' rates; the destination
+follower's fetcher (build the request from the partitions it lags on, rotated by one each tick,
+leaving out throttled out-of-sync ones while its quota is exceeded; send it; append the response;
+record; in ``mode="delay"`` wait out its own throttle time); the leader (answer each request from a
 ``simpy.Store`` in order, returning throttled out-of-sync partitions empty while its quota is
 exceeded; record; in ``mode="delay"`` hold the response for its throttle time); and a monitor
 that writes one row a tick.
@@ -29,9 +29,10 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.fetch import TopicPartition
-from kipviz.quota import ReplicationQuotaManager, in_sync_follower_bytes, throttle_time_ms
-from kipviz.scenarios.reassignment import ReassignmentScenario
+from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.replication.planning import in_sync_follower_bytes
+from kipviz.kafka.replication.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 
 __all__ = ["simulate_simpy"]
 
@@ -202,5 +203,5 @@ class ReassignmentModel:
 
 def simulate_simpy(scenario: ReassignmentScenario) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the reassignment in SimPy: the ``ticks`` and ``partitions`` tables of
-    :func:`kipviz.scenarios.reassignment.simulate` (docs/traces.md), value for value."""
+    :func:`kipviz.scenarios.reassignment.scenario.simulate` (docs/traces.md), value for value."""
     return ReassignmentModel(scenario).run()

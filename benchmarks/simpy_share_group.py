@@ -4,9 +4,9 @@ The same model as :mod:`kipviz.scenarios.share_group`, as a SimPy user would wri
 ``simpy.Environment``; a producer process per partition; a lock-timer process per partition
 (``AcquisitionLockTimerTask``); a process per share consumer holding its acquired records in a
 ``deque`` and sending share fetches when it has none left; a process per classic consumer; a
-recorder. Kafka's rules are the mechanisms' own functions (:mod:`kipviz.share_partition`,
-:func:`kipviz.share.uniform_split_into`, :func:`kipviz.fetch.fill_raw_bytes`), called on each
-partition's arrays.
+recorder. Kafka's rules are the mechanisms' own functions (:mod:`kipviz.kafka.share.partition`,
+:func:`kipviz.kafka.share.fetch.uniform_split_into`,
+:func:`kipviz.kafka.fetch.response.fill_raw_bytes`), called on each partition's arrays.
 
 Order of events: one tick is five integer time steps (produce, expire locks, share consumers in
 member order, classic consumers, record), so SimPy's clock gives the kernel's order; the random
@@ -23,17 +23,12 @@ from typing import Any
 import numpy as np
 import simpy
 
-from kipviz import share_acquire as sa
-from kipviz import share_partition as spf
-from kipviz.fetch import fill_raw_bytes
-from kipviz.scenarios.share_group import (
-    ShareGroupScenario,
-    ShareGroupTrace,
-    delivery_rows,
-    kernel_inputs,
-    tables,
-)
-from kipviz.share import uniform_split_into
+from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.share import acquire as sa
+from kipviz.kafka.share import partition as spf
+from kipviz.kafka.share.fetch import uniform_split_into
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario, kernel_inputs, tables
+from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows
 
 __all__ = ["simulate_simpy"]
 

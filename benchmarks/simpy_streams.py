@@ -5,9 +5,9 @@ discrete-event library) would write it: a ``simpy.Environment``; a cluster proce
 thread count changes (the rebalance) and lets the producers append to every partition; one
 process per stream thread (``StreamThread.runOnce``: poll, pause, process, resume); and a
 recorder that writes the partitions' rows. The pause and resume decisions call
-:mod:`kipviz.streams_buffer`'s rules (``partitions_to_pause``, ``biggest_partitions_to_pause``,
-``record_queue_pauses`` and so on, which run the same plain functions the kernel runs compiled)
-on the objects' state.
+:mod:`kipviz.kafka.streams.input_buffer`'s rules (``partitions_to_pause``,
+``biggest_partitions_to_pause``, ``record_queue_pauses`` and so on, which run the same plain
+functions the kernel runs compiled) on the objects' state.
 
 Order of events. The kernel runs each tick as: thread changes, production, then each alive thread
 in id order, then the partition rows. Here one tick is ``max threads + 2`` integer time steps
@@ -24,12 +24,13 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz import streams_buffer
-from kipviz.scenarios.streams import PARTITIONS, THREADS, StreamsScenario, partition_value_bytes
-from kipviz.streams_rules import (
-    partition_over_share,
-    pause_over_share,
-    resume_emptied,
+from kipviz.kafka.streams import input_buffer as streams_buffer
+from kipviz.kafka.streams.rules import partition_over_share, pause_over_share, resume_emptied
+from kipviz.scenarios.streams.scenario import (
+    PARTITIONS,
+    THREADS,
+    StreamsScenario,
+    partition_value_bytes,
 )
 
 __all__ = ["simulate_simpy"]
@@ -226,7 +227,7 @@ class StreamsModel:
 def simulate_simpy(scenario: StreamsScenario, *, seed: int = 0,
                    value_bytes: Sequence[int] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the Streams scenario in SimPy: the ``threads`` and ``partitions`` tables of
-    :func:`kipviz.scenarios.streams.simulate`, value for value."""
+    :func:`kipviz.scenarios.streams.scenario.simulate`, value for value."""
     if value_bytes is None:
         value_bytes = partition_value_bytes(scenario, np.random.default_rng(seed)).tolist()
     return StreamsModel(scenario, value_bytes).run()

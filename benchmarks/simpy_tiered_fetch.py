@@ -5,11 +5,11 @@ process per consumer (send, wait for the answer, receive it ``rtt_ms`` later, se
 ``remote.log.reader.threads`` pool as a ``simpy.Resource``; one process per remote read, which
 asks the pool for a thread, gives up if none is free before the ``DelayedRemoteFetch`` expires
 (``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
-(``RemoteLogReader``). The quota is :class:`kipviz.remote_quota.RemoteLogQuota` over
-:class:`kipviz.quota.SimpleRate` (on lists, the :mod:`kipviz.rate` functions the kernel
-compiles); the broker's rules are the plain functions of :mod:`kipviz.remote_fetch`.
-Consumers due at one instant wait for their turn and go lowest id first, as the kernel takes
-them. The test suite checks the tables equal the kernel's.
+(``RemoteLogReader``). The quota is :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over
+:class:`kipviz.kafka.replication.quota.SimpleRate` (on lists, the :mod:`kipviz.kafka.quotas.rate`
+functions the kernel compiles); the broker's rules are the plain functions of
+:mod:`kipviz.kafka.tiered.fetch`. Consumers due at one instant wait for their turn and go lowest id
+first, as the kernel takes them. The test suite checks the tables equal the kernel's.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.remote_fetch import (
+from kipviz.kafka.tiered.fetch import (
     charges_remote_fetch_up_front,
     read_from_log,
     reads_several_remote_partitions,
     remote_read_bytes,
 )
-from kipviz.remote_quota import RemoteLogQuota
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario, layout
+from kipviz.kafka.tiered.quota import RemoteLogQuota
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, layout
 
 __all__ = ["simulate_simpy"]
 
@@ -150,11 +150,7 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
     for c in range(s.consumers):
         env.process(consumer(c))
     env.run()
-    from kipviz.scenarios._tiered_fetch_kernel import (
-        DELIVERY_COLUMNS,
-        FETCH_COLUMNS,
-        READ_COLUMNS,
-    )
+    from kipviz.scenarios.tiered_fetch.columns import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
     return {"fetches": pd.DataFrame(fetches, columns=list(FETCH_COLUMNS), dtype=np.float64),
             "reads": pd.DataFrame(reads, columns=list(READ_COLUMNS), dtype=np.float64),
             # answered out of send order: the kernel writes them by fetch

@@ -4,12 +4,12 @@ largest scenario.
 * ``sweep_speedup_vs_sequential``: 1,000 configurations of a KIP-74 consumer (60 partitions on 6
   brokers, 5 s of fetching; a 10 x 10 x 10 grid of ``fetch.max.bytes``,
   ``max.partition.fetch.bytes`` and the processing rate) summarised by
-  :func:`kipviz.sweep.sweep` through the session's Spark (``local[*]``: 2 cores here) against the
-  same :func:`kipviz.sweep.summarise` calls run one after another in this process (no cache;
-  medians of three runs each, after a warm-up of the compiled kernel, the Python workers and the
-  JVM).
-* ``curve_rows_per_s_100k`` / ``_1m``: :func:`kipviz.curves.consumer_curves` on traces whose
-  ``windows`` table has about 100,000 and 1,000,000 rows (5,000 and 50,000 partitions x 20).
+  :func:`kipviz.curves.sweep.sweep` through the session's Spark (``local[*]``: 2 cores here) against
+  the same :func:`kipviz.curves.summary.summarise` calls run one after another in this process (no
+  cache; medians of three runs each, after a warm-up of the compiled kernel, the Python workers and
+  the JVM).
+* ``curve_rows_per_s_100k`` / ``_1m``: :func:`kipviz.curves.consumer.consumer_curves` on traces
+  whose ``windows`` table has about 100,000 and 1,000,000 rows (5,000 and 50,000 partitions x 20).
 * ``largest_partition_rounds_60s``, ``largest_partition_fetches_60s`` and ``peak_rss_gib``: a
   consumer of 10,000 partitions on 10 brokers for 10,000 ticks (simulate + Spark curves, end to
   end), if it finishes in 60 s (0 if not): its size in partitions x ticks (the 10^8 the target
@@ -19,7 +19,7 @@ largest scenario.
   and the Spark JVM (each process's high-water mark, ``VmHWM``, summed: at least their peak
   together).
 
-* ``grid_update_p95_s``: slider moves on a :class:`kipviz.widgets.GridDashboard` over a 10 x 10
+* ``grid_update_p95_s``: slider moves on a :class:`kipviz.widgets.grid.GridDashboard` over a 10 x 10
   grid of the two fetch limits (sweep done once, before timing), each a full ``update`` (lookup,
   heatmap slice, redraw) with no Spark job; ``ondemand_update_p95_s``: moves to positions off the
   grid, each computed on demand by a one-configuration Spark job.
@@ -35,12 +35,14 @@ import numpy as np
 import psutil
 
 from benchmarks.harness import emit, note, time_call, time_each
-from kipviz.curves import consumer_curves
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.spark import get_spark
-from kipviz.sweep import grid, summarise, sweep
+from kipviz.curves.consumer import consumer_curves
+from kipviz.curves.spark import get_spark
+from kipviz.curves.summary import summarise
+from kipviz.curves.sweep import grid, sweep
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets import GridDashboard
-from kipviz.workload import Workload
 
 NAME = "spark_sweep"
 MiB = 1024 * 1024

@@ -6,7 +6,7 @@ response (``replica.fetch.max.bytes``, 1 MiB by default).
 
 from __future__ import annotations
 
-from kipviz.scenarios.reassignment import ReassignmentScenario
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 
 MB = 1_000_000
 MIB = 1_048_576

@@ -32,8 +32,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    """The embedded SparkSession of kipviz.spark (or the cluster its environment selects)."""
-    from kipviz.spark import get_spark, stop_spark
+    """The embedded SparkSession of kipviz.curves.spark (or the cluster its environment selects)."""
+    from kipviz.curves.spark import get_spark, stop_spark
 
     session = get_spark(app_name="kipviz-tests")
     yield session
@@ -45,9 +45,10 @@ def compiled_kernels() -> None:
     """The consumer and broker kernels compiled (or loaded from numba's cache) once, before any
     test that times a simulation: it then times the simulation, not numba's first compile (up to
     20 s in a fresh clone on a busy machine)."""
-    from kipviz.scenarios.broker import BrokerScenario
-    from kipviz.scenarios.broker import simulate as broker_simulate
-    from kipviz.scenarios.consumer import ConsumerScenario, simulate
+    from kipviz.scenarios.broker.scenario import BrokerScenario
+    from kipviz.scenarios.broker.scenario import simulate as broker_simulate
+    from kipviz.scenarios.consumer.scenario import ConsumerScenario
+    from kipviz.scenarios.consumer.simulation import simulate
 
     simulate(ConsumerScenario(partitions=2, ticks=5, windows=1), record_fetches=False)
     broker_simulate(BrokerScenario(connections=2, ticks=5))

@@ -40,7 +40,8 @@ def pool_workloads(draw: st.DrawFn) -> tuple[int, int, bool, list[tuple[str, int
     return size, max_single, strict, draw(st.lists(step, max_size=60))
 
 
-# kipviz.quota: a timeline of (ms since the previous step, value, measure instead of record)
+# kipviz.kafka.replication.quota: a timeline of (ms since the previous step, value, measure instead
+# of record)
 rate_steps = st.lists(
     st.tuples(st.integers(0, 4_000), st.integers(0, 1_000_000), st.booleans()), max_size=40
 )
@@ -59,9 +60,9 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
     """Small KIP-74 consumer scenarios over every setting the kernel reads, across the Kafka
     versions whose fetch rules differ (pre-KIP-74, hash order, KAFKA-17182), with fetch quotas
     and paused partitions."""
-    from kipviz.fetch import Ordering
-    from kipviz.scenarios.consumer import ConsumerScenario
-    from kipviz.workload import Workload
+    from kipviz.kafka.fetch.request import Ordering
+    from kipviz.scenarios.consumer.scenario import ConsumerScenario
+    from kipviz.scenarios.workload import Workload
 
     @st.composite
     def build(draw):
@@ -110,7 +111,7 @@ def reassignment_scenarios(*, ticks: tuple[int, int] = (1, 300),
     range is not just 0), and a throttle schedule now and then."""
     from dataclasses import replace
 
-    from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 
     mb = 1_000_000
     throttles = st.none() | st.just(0) | st.integers(1, 20 * mb) | st.floats(1e5, 2e7)
@@ -173,7 +174,8 @@ def buffered_consumer_scenarios(**kwargs):
     ).flatmap(with_buffer)
 
 
-# kipviz.token_bucket: (ms since the previous step, value); values may be negative (unrecord)
+# kipviz.kafka.quotas.token_bucket: (ms since the previous step, value); values may be negative
+# (unrecord)
 bucket_steps = st.lists(st.tuples(st.integers(0, 30_000), st.integers(-50, 400)), max_size=40)
 bucket_quotas = st.sampled_from([0.5, 1, 5, 10, 1_000])
 
@@ -210,7 +212,7 @@ uniform_splits = st.tuples(st.integers(1, 3_000), st.integers(1, 12), st.integer
 def small_share_group_scenarios():
     """Small share-group scenarios over the settings the kernel reads, with the edges: budgets
     below the partition count, record_limit, stalled consumers, tight lock caps."""
-    from kipviz.scenarios.share_group import ShareGroupScenario
+    from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 
     return st.builds(
         lambda partitions, brokers, consumers, stalled, fetch_max_bytes, mode, locks:
@@ -238,7 +240,8 @@ JAVA_INT_MAX = 2**31 - 1
 JAVA_LONG_MAX = 2**63 - 1
 
 
-# --- kipviz.config ----------------------------------------------------------------------------
+# --- kipviz.kafka.config
+# ----------------------------------------------------------------------------
 
 java_ints = st.integers(min_value=0, max_value=JAVA_INT_MAX)
 
@@ -246,7 +249,7 @@ java_ints = st.integers(min_value=0, max_value=JAVA_INT_MAX)
 @st.composite
 def consumer_configs(draw: st.DrawFn):
     """Valid consumer configs, with and without a KIP-81 pool."""
-    from kipviz.config import ConsumerConfig
+    from kipviz.kafka.config.settings import ConsumerConfig
 
     fetch_max = draw(java_ints)
     memory = draw(st.none() | st.integers(min_value=fetch_max, max_value=JAVA_LONG_MAX))
@@ -266,7 +269,7 @@ def consumer_configs(draw: st.DrawFn):
 @st.composite
 def broker_configs(draw: st.DrawFn):
     """Valid broker configs, with and without a request pool and throttles."""
-    from kipviz.config import BrokerConfig
+    from kipviz.kafka.config.settings import BrokerConfig
 
     socket_max = draw(st.integers(1, JAVA_INT_MAX))
     queued = draw(st.integers(-(2**63), 0) | st.integers(socket_max, JAVA_LONG_MAX))
@@ -298,7 +301,8 @@ properties_entries = st.dictionaries(_properties_keys, _properties_values)
 properties_separators = st.sampled_from(["=", ": ", " ", " = ", "\t"])
 
 
-# --- kipviz.fetch, kipviz.curves, kipviz.buffer, kipviz.workload ------------------------------
+# --- kipviz.kafka.fetch.response, kipviz.curves, kipviz.kafka.consumer.buffer_memory,
+# kipviz.scenarios.workload ------------------------------
 
 round_robin_logs = st.lists(st.lists(st.integers(1, 3000), min_size=1, max_size=4), min_size=1,
                             max_size=10)
@@ -333,7 +337,8 @@ workload_shapes = (st.integers(1, 8), st.integers(1, 50), st.floats(0, 5e6), st.
 """(partitions, ticks, produce rate in bytes/s, seed) for ``produce``."""
 
 
-# --- kipviz.quota, kipviz.planner ---------------------------------------------------------------
+# --- kipviz.kafka.replication.quota, kipviz.apps.planner
+# ---------------------------------------------------------------
 
 optimistic_throttles = {
     "quota_bytes_per_s": st.integers(1_000, 1_000_000), "samples": quota_samples,
@@ -369,7 +374,7 @@ def recovering_broker_scenarios(draw: st.DrawFn, strict: bool | None = None):
     quarter of the handlers, the largest request takes at most five ticks, and every
     connection's small request fits in the pool at once, four times over. So every backlog can
     drain within the run."""
-    from kipviz.scenarios.broker import BrokerScenario
+    from kipviz.scenarios.broker.scenario import BrokerScenario
 
     connections = draw(st.integers(1, 8))
     largest = draw(st.integers(50, 3000))
@@ -398,7 +403,7 @@ def recovering_broker_scenarios(draw: st.DrawFn, strict: bool | None = None):
 def small_broker_scenarios(draw: st.DrawFn):
     """Small KIP-72 scenarios of any kind: with or without a pool, under pressure or not,
     handlers from very slow to so fast a request takes less than a float's step of time."""
-    from kipviz.scenarios.broker import BrokerScenario
+    from kipviz.scenarios.broker.scenario import BrokerScenario
 
     largest = draw(st.integers(100, 5_000))
     pooled = draw(st.booleans())
@@ -442,7 +447,7 @@ fetch_versions = st.sampled_from([2, 3, 12])
 
 def throttled_reassignments():
     """Small KIP-73 reassignments of 300 ticks, always throttled on the leader."""
-    from kipviz.scenarios.reassignment import ReassignmentScenario
+    from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 
     mb, mib = 1_000_000, 1024 * 1024
     return st.builds(
@@ -470,8 +475,8 @@ def small_streams_scenarios(draw: st.DrawFn, policies=None, changes: bool = True
     """Small KIP-770 instances over every setting the kernel reads (``policies``: all of
     ``STREAMS_POLICIES`` by default; ``changes``: thread count changes), with their value
     sizes: ``(scenario, values)``."""
-    from kipviz.buffer import STREAMS_POLICIES
-    from kipviz.scenarios.streams import StreamsScenario
+    from kipviz.kafka.streams.input_buffer import STREAMS_POLICIES
+    from kipviz.scenarios.streams.scenario import StreamsScenario
 
     tasks, topics = draw(st.integers(1, 4)), draw(st.integers(1, 3))
     threads = draw(st.integers(1, 3))
@@ -496,7 +501,7 @@ def small_streams_scenarios(draw: st.DrawFn, policies=None, changes: bool = True
 
 def tiered_scenarios():
     """Small KIP-405 tiered-fetch scenarios over the settings the kernel reads."""
-    from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+    from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
 
     return st.builds(
         TieredFetchScenario,
@@ -519,7 +524,7 @@ def declared_setting_values(draw: st.DrawFn, cls):
     bounds, one either side, and anything in its Java type)."""
     import dataclasses
 
-    from kipviz.config.fields import field_setting
+    from kipviz.kafka.config.fields import field_setting
 
     f = draw(st.sampled_from(dataclasses.fields(cls)))
     setting = field_setting(f)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kipviz import data_file
-from kipviz.advice import config_warnings, load_config
-from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.kafka.config.advice import config_warnings, load_config
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 
 MiB = 1024 * 1024
 

@@ -16,18 +16,20 @@ from typing import Any
 
 import pytest
 
-from kipviz.advice import load_config
-from kipviz.cli import main
-from kipviz.config import BrokerConfig, ConsumerConfig, KafkaConfigWarning, parse_properties
-from kipviz.kafka_keys import kafka_keys
-from kipviz.scenarios.broker import BrokerScenario
-from kipviz.scenarios.broker import simulate as broker_simulate
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.apps.cli import main
+from kipviz.curves.sweep_cache import canonical_params, read_cached
+from kipviz.kafka.config.advice import load_config
+from kipviz.kafka.config.keys import KafkaConfigWarning, kafka_keys
+from kipviz.kafka.config.properties import parse_properties
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.scenarios.broker.scenario import BrokerScenario
+from kipviz.scenarios.broker.scenario import simulate as broker_simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.limits import max_trace_bytes
-from kipviz.scenarios.streams import StreamsScenario
-from kipviz.scenarios.streams import simulate as streams_simulate
-from kipviz.sweep_cache import canonical_params, read_cached
-from kipviz.workload import Workload
+from kipviz.scenarios.streams.scenario import StreamsScenario
+from kipviz.scenarios.streams.scenario import simulate as streams_simulate
+from kipviz.scenarios.workload import Workload
 
 # the timed reproducers run compiled kernels: compile them before the clock starts
 pytestmark = pytest.mark.usefixtures("compiled_kernels")

@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from kipviz.curves import broker as bc
-from kipviz.curves import to_spark
 from kipviz.curves.broker import (
     broker_curves,
     large_request_starvation,
@@ -22,13 +21,14 @@ from kipviz.curves.broker import (
     wait_fairness,
     wait_summary,
 )
+from kipviz.curves.sql import to_spark
 from kipviz.plots.broker import (
     BROKER_TRACES,
     broker_figure,
     compare_pools_figure,
     update_broker_figure,
 )
-from kipviz.scenarios.broker import BrokerScenario, request_wait_ms, simulate
+from kipviz.scenarios.broker.scenario import BrokerScenario, request_wait_ms, simulate
 from tests.frames import assert_curves_match, assert_frames_close
 
 NaN = float("nan")

@@ -9,11 +9,16 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 
-from kipviz import pool_state as rules
-from kipviz.config import BrokerConfig
-from kipviz.pool import NO_POOL, SimpleMemoryPool, pool_state, should_shuffle_keys
-from kipviz.scenarios import _broker_kernel as kernel
-from kipviz.scenarios.broker import BrokerScenario, generate_requests, request_wait_ms, simulate
+from kipviz.kafka.broker import pool_state as rules
+from kipviz.kafka.broker.pool import NO_POOL, SimpleMemoryPool, pool_state, should_shuffle_keys
+from kipviz.kafka.config.settings import BrokerConfig
+from kipviz.scenarios.broker import kernel
+from kipviz.scenarios.broker.scenario import (
+    BrokerScenario,
+    generate_requests,
+    request_wait_ms,
+    simulate,
+)
 from tests.strategies import examples, pool_workloads, recovering_broker_scenarios, seeds
 
 # Three connections, a 1000-byte pool whose largest single allocation is 1000 bytes, one I/O

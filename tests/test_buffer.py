@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kipviz.buffer import (
-    KIP81_PROPOSED_BUFFER_MEMORY_BYTES,
-    ConsumerBuffer,
-    consumer_pool,
-    pooled_bytes_bound,
-)
-from kipviz.pool import NO_POOL, SimpleMemoryPool
+from kipviz.kafka.broker.pool import NO_POOL, SimpleMemoryPool
+from kipviz.kafka.config.declarations import KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.kafka.consumer.buffer_memory import ConsumerBuffer, consumer_pool, pooled_bytes_bound
 
 MB = 1_000_000
 MiB = 2**20

@@ -7,18 +7,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kipviz.curves import fairness, to_spark
+from kipviz.curves.consumer import fairness
 from kipviz.curves.consumer_buffer import BUFFER_MEMORY, BUFFER_SUMMARY, buffer_curves
+from kipviz.curves.sql import to_spark
 from kipviz.plots.consumer_buffer import BUFFER_TRACES, buffer_figure, heap_figure
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.scenarios.consumer_buffer import (
+from kipviz.scenarios.consumer.buffer_memory import (
     buffer_modes,
     equivalent_in_flight_cap,
     heap_estimate_bytes,
     simulate_modes,
 )
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets import BufferDashboard
-from kipviz.workload import Workload
 
 MiB = 2**20
 SMALL = ConsumerScenario(
@@ -73,7 +74,7 @@ def test_the_curves_are_the_traces_summarised(curves, traces):
 
 def test_fairness_per_mode_is_kip74s_fairness_of_each_trace(spark, curves, traces):
     """The combined window key changes nothing: each mode's Jain index per window equals
-    :func:`kipviz.curves.fairness` run on its trace alone."""
+    :func:`kipviz.curves.consumer.fairness` run on its trace alone."""
     for label, trace in traces.items():
         alone = fairness(to_spark(spark, trace.windows)).toPandas().sort_values("window")
         mine = curves.of("fairness", label)

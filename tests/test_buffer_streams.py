@@ -1,11 +1,12 @@
-"""KIP-770's Streams input buffer rules (kipviz.buffer, Streams part): worked numbers, bad input."""
+"""KIP-770's Streams input buffer rules (:mod:`kipviz.kafka.streams.input_buffer`): worked
+numbers, bad input."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given
 
-from kipviz.buffer import (
+from kipviz.kafka.streams.input_buffer import (
     BUFFERED_RECORDS_PER_PARTITION,
     INPUT_BUFFER_MAX_BYTES,
     STATESTORE_CACHE_MAX_BYTES,
@@ -22,7 +23,7 @@ from kipviz.buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from kipviz.streams_rules import pick_biggest_partitions
+from kipviz.kafka.streams.rules import pick_biggest_partitions
 from tests.strategies import (
     buffered_partition_sizes,
     partition_sizes,

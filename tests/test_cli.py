@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from kipviz import data_file
-from kipviz.cli import main, parse_size
+from kipviz.apps.cli import main, parse_size
 
 
 @pytest.mark.parametrize(("text", "value"), [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import kipviz.scenarios.consumer
-from kipviz.cli import main
+import kipviz.scenarios.consumer.simulation
+from kipviz.apps.cli import main
 
 
 @pytest.fixture
@@ -77,9 +77,9 @@ def test_an_unwritable_out_is_found_before_the_run(config, tmp_path, capsys, no_
 def test_a_scenario_too_big_for_memory_is_one_line_before_spark(config, tmp_path, capsys,
                                                                 monkeypatch):
     """A billion partitions: the size limit's message (naming partitions), no MemoryError."""
-    import kipviz.spark
+    import kipviz.curves.spark
 
-    monkeypatch.setattr(kipviz.spark, "get_spark", lambda: pytest.fail("Spark started"))
+    monkeypatch.setattr(kipviz.curves.spark, "get_spark", lambda: pytest.fail("Spark started"))
     argv = ["run", "--config", str(config), "--out", str(tmp_path / "p.html"),
             "--partitions", str(10**9)]
     assert main(argv) == 2

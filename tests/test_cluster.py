@@ -33,9 +33,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.sweep import CURVES, grid, sweep
-from kipviz.workload import Workload
+from kipviz.curves.summary import CURVES
+from kipviz.curves.sweep import grid, sweep
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.workload import Workload
 
 pytestmark = pytest.mark.cluster
 
@@ -68,8 +69,8 @@ DRIVER = r'''
 import json, pickle, sys, time
 from pathlib import Path
 
-from kipviz.spark import get_spark
-from kipviz.sweep import sweep
+from kipviz.curves.spark import get_spark
+from kipviz.curves.sweep import sweep
 
 args = json.loads(sys.argv[1])
 out = Path(args["out"])
@@ -204,7 +205,7 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A standalone master and two one-core workers on 127.0.0.1, stopped by pid after."""
-    from kipviz.spark import ensure_java
+    from kipviz.curves.spark import ensure_java
 
     try:
         java = ensure_java()

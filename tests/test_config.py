@@ -1,4 +1,4 @@
-"""Tests for kipviz.config: Kafka's defaults, its ConfigDef rules and .properties import."""
+"""Tests for kipviz.kafka.config: Kafka's defaults, its ConfigDef rules and .properties import."""
 
 from __future__ import annotations
 
@@ -11,14 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from kipviz.config import (
-    KIP81_PROPOSED_BUFFER_MEMORY_BYTES,
-    BrokerConfig,
-    ConsumerConfig,
-    KafkaConfigWarning,
-    LoadedConfig,
-    parse_properties,
-)
+from kipviz.kafka.config.base import LoadedConfig
+from kipviz.kafka.config.declarations import KIP81_PROPOSED_BUFFER_MEMORY_BYTES
+from kipviz.kafka.config.keys import KafkaConfigWarning
+from kipviz.kafka.config.properties import parse_properties
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from tests.strategies import (
     booleans,
     broker_configs,

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.workload import Workload
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from tests.strategies import buffered_consumer_scenarios, examples, seeds
 
 MiB = 2**20

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from kipviz.curves.consumer_compare import bounds_table, fill_cases_table, response_sizes
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.workload import Workload
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 
 MiB = 1024 * 1024
 

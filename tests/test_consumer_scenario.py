@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kipviz.fetch import Ordering
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.workload import Workload
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from tests.strategies import consumer_scenarios, examples, seeds
 
 # KIP-74's example: A and B grow much faster than C and D; the consumer catches up as fast as
@@ -174,7 +175,7 @@ def test_a_scenario_takes_its_fetch_settings_from_a_consumer_properties_file():
     """The sample consumer.properties overrides fetch.max.bytes and max.partition.fetch.bytes."""
     from pathlib import Path
 
-    from kipviz.config import ConsumerConfig
+    from kipviz.kafka.config.settings import ConsumerConfig
 
     loaded = ConsumerConfig.from_properties(Path(__file__).parent / "data" / "consumer.properties")
     s = ConsumerScenario.from_configs(loaded.config, partitions=8)

@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kipviz.consumer_memory import consumer_memory_bounds
-from kipviz.fetch import Ordering, TopicPartition, java_hash_order, request_partitions
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.versions import (
+from kipviz.kafka.config.versions import (
     BEHAVIOURS,
     KAFKA_VERSIONS,
     NEWEST_KAFKA_VERSION,
@@ -20,7 +17,11 @@ from kipviz.versions import (
     has,
     request_ordering,
 )
-from kipviz.workload import Workload
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.fetch.request import Ordering, TopicPartition, java_hash_order, request_partitions
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from tests.strategies import consumer_scenarios, examples, seeds
 
 MiB = 1024 * 1024

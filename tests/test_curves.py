@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 
-from kipviz import curves
-from kipviz.curves import (
+from kipviz.curves import consumer as curves
+from kipviz.curves.consumer import (
     bound_exceedance,
     consumer_curves,
     fair_shares,
@@ -22,8 +22,8 @@ from kipviz.curves import (
     lag_over_time,
     memory_curve,
     starvation_streaks,
-    to_spark,
 )
+from kipviz.curves.sql import to_spark
 from tests.frames import assert_curves_match, assert_frames_close
 from tests.strategies import examples, fractions, window_batches, window_demands
 
@@ -324,7 +324,8 @@ def test_bad_windows_and_dtypes_are_rejected(spark):
 
 
 def test_importing_the_curves_does_not_import_spark():
-    """``import kipviz.curves`` and ``kipviz.spark`` stay light: pyspark loads on first use."""
-    code = "import sys, kipviz.curves, kipviz.spark; print('pyspark' in sys.modules)"
+    """``import kipviz.curves`` and ``kipviz.curves.spark`` stay light: pyspark loads on first
+    use."""
+    code = "import sys, kipviz.curves, kipviz.curves.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from kipviz.scenarios.cluster import ClusterScenario
+from kipviz.scenarios.cluster.scenario import ClusterScenario
 from kipviz.widgets import BrokerDashboard, BufferDashboard, FetchDashboard, TourDashboard
 from kipviz.widgets._figure import FigureWidget
 

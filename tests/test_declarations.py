@@ -1,5 +1,5 @@
-"""Tests for kipviz.config.declarations and kipviz.config.fields: every Kafka setting declared
-once, and the scenarios and configs that read the declarations."""
+"""Tests for kipviz.kafka.config.declarations and kipviz.kafka.config.fields: every Kafka setting
+declared once, and the scenarios and configs that read the declarations."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import re
 import pytest
 from hypothesis import given
 
-from kipviz.config import BROKER, CONSUMER, STREAMS, BrokerConfig, ConsumerConfig
-from kipviz.config.declarations import ROLES
-from kipviz.config.fields import check_setting, field_setting, values_from
-from kipviz.kafka_keys import is_known
-from kipviz.scenarios.broker import BrokerScenario
-from kipviz.scenarios.cluster import ClusterScenario
-from kipviz.scenarios.consumer_scenario import ConsumerScenario
-from kipviz.scenarios.reassignment import ReassignmentScenario
-from kipviz.scenarios.share_group import ShareGroupScenario
-from kipviz.scenarios.streams import StreamsScenario
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+from kipviz.kafka.config.declarations import BROKER, CONSUMER, ROLES, STREAMS
+from kipviz.kafka.config.fields import check_setting, field_setting, values_from
+from kipviz.kafka.config.keys import is_known
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.scenarios.broker.scenario import BrokerScenario
+from kipviz.scenarios.cluster.scenario import ClusterScenario
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario
+from kipviz.scenarios.streams.scenario import StreamsScenario
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
 from tests.strategies import declared_setting_values, draws
 
 SCENARIOS = (ConsumerScenario, BrokerScenario, ReassignmentScenario, StreamsScenario,

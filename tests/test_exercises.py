@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kipviz.exercises import EXERCISES, answer, check
+from kipviz.apps.exercises import EXERCISES, answer, check
 
 
 def test_lesson_8_answers_are_kafkas_numbers():

@@ -6,16 +6,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from kipviz.fetch import (
+from kipviz.kafka.fetch.request import (
     Ordering,
-    PartitionData,
     PartitionStates,
     TopicPartition,
+    java_hash_order,
+    next_order,
+)
+from kipviz.kafka.fetch.response import (
+    PartitionData,
     consumer_memory_bound_bytes,
     effective_response_max_bytes,
     fill_response,
-    java_hash_order,
-    next_order,
 )
 from tests.strategies import byte_limits, fetch_limits, partition_logs, round_robin_logs
 

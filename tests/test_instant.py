@@ -8,13 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kipviz.instant import SweepGrid
+from kipviz.curves.instant import SweepGrid
+from kipviz.curves.summary import SUMMARY, summarise
 from kipviz.plots.sweep import setting_label
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.sweep import SUMMARY, summarise
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets import GridDashboard
 from kipviz.widgets._base import with_option
-from kipviz.workload import Workload
 
 MiB = 2**20
 BASE = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=2 * MiB,

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from kipviz import lessons_dir
-from kipviz.cli import main
-from kipviz.lab import MANIFEST, copy_lessons
-from kipviz.report import REFERENCE_PAGES
+from kipviz.apps.cli import main
+from kipviz.apps.lab import MANIFEST, copy_lessons
+from kipviz.apps.report import REFERENCE_PAGES
 
 LESSONS = sorted(p.name for p in lessons_dir().glob("*.ipynb"))
 
@@ -86,7 +86,7 @@ def test_open_lab_starts_jupyterlab_on_the_folder_on_localhost(tmp_path, monkeyp
     port and --no-browser passed through (and --allow-root only as root)."""
     import os
 
-    from kipviz.lab import open_lab
+    from kipviz.apps.lab import open_lab
 
     pytest.importorskip("jupyterlab", reason="needs the lab extra")
     calls: list[list[str]] = []

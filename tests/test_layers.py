@@ -1,16 +1,29 @@
-"""Layers that point down only (issue 16, item 4), read from the source with ``ast``: no module
-imports another module's private ``_name`` (private *modules* such as ``widgets/_base.py`` are
-fine), and the import graph has no cycle, counting ``TYPE_CHECKING`` imports too."""
+"""The tree shows the architecture and imports point down only, read from the source with ``ast``.
+
+Layers, lowest first (the rank table below): ``kafka`` (the rules), ``scenarios``, ``curves``
+(Spark), ``plots``, ``widgets``, ``apps`` (the front doors). A module imports from its own layer
+or a lower one, counting imports inside functions (lazy) and under ``TYPE_CHECKING``; only
+``__init__.py`` and ``__main__.py`` sit at ``kipviz/``'s top, and ``kipviz/__init__`` imports no
+kipviz module (packages re-export lazily, :func:`kipviz.lazy_exports`). A private module
+(``_name.py``) is imported only inside its own package, no module imports another module's
+private ``_name``, and the module-level import graph has no cycle.
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kipviz"
 
-KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()  # none may be added
-KNOWN_CYCLES: list[set[str]] = []
+RANKS = {"kafka": 0, "scenarios": 1, "curves": 2, "plots": 3, "widgets": 4, "apps": 5}
+"""Each layer's rank: an import may point to the same rank or a lower one."""
+
+NOT_BELOW_CURVES = ("pyspark", "plotly", "ipywidgets", "simpy", "anywidget")
+MAX_LINES = 400
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -64,19 +77,34 @@ def _resolve(name: str) -> str | None:
     return name or None
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the kipviz modules it imports at module level."""
-    graph: dict[str, set[str]] = {}
+def _targets(nodes: list[ast.stmt]) -> set[str]:
+    """The kipviz modules these import statements load, with the packages above each (importing
+    ``a.b.c`` runs ``a.b``'s ``__init__``), ``kipviz`` itself left out."""
+    targets: set[str | None] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            targets |= {_resolve(a.name) for a in node.names if a.name.startswith("kipviz")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.startswith("kipviz"):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                targets.add(full if full in MODULES else _resolve(node.module))
+    out = set()
+    for t in filter(None, targets):
+        parts = t.split(".")
+        out |= {".".join(parts[:i]) for i in range(2, len(parts) + 1)}
+    return out
+
+
+def import_graph(*, everywhere: bool = False) -> dict[str, set[str]]:
+    """Module -> the kipviz modules it imports at module level (``everywhere``: also inside
+    functions)."""
+    graph = {}
     for name, tree in MODULES.items():
-        targets = set()
-        for node in _module_level_imports(tree.body):
-            if isinstance(node, ast.Import):
-                targets |= {_resolve(a.name) for a in node.names if a.name.startswith("kipviz")}
-            elif node.level == 0 and node.module and node.module.startswith("kipviz"):
-                for alias in node.names:
-                    full = f"{node.module}.{alias.name}"
-                    targets.add(full if full in MODULES else _resolve(node.module))
-        graph[name] = {t for t in targets if t and t != name}
+        nodes = ([n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+                 if everywhere else _module_level_imports(tree.body))
+        graph[name] = {t for t in _targets(nodes) if t != name
+                       and not (name.startswith(t + ".") and t.count(".") >= 1)}
     return graph
 
 
@@ -90,7 +118,7 @@ def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
     def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
-        for w in graph[v]:
+        for w in graph.get(v, ()):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -112,31 +140,124 @@ def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
     return out
 
 
+def layer(module: str) -> str:
+    """The layer a module belongs to: its first package under ``kipviz``."""
+    return module.split(".")[1] if module.count(".") >= 1 else ""
+
+
+def upward_imports() -> set[tuple[str, str]]:
+    """(importer, imported) where the imported module's layer ranks above the importer's."""
+    found = set()
+    for importer, targets in import_graph(everywhere=True).items():
+        if importer in ("kipviz", "kipviz.__main__"):
+            continue
+        for target in targets:
+            if RANKS[layer(target)] > RANKS[layer(importer)]:
+                found.add((importer, target))
+    return found
+
+
+def test_kipvizs_top_holds_only_init_and_main_and_every_module_sits_in_a_layer():
+    """A newcomer reads the plan from ``ls kipviz``: one folder per layer."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"]
+    assert {layer(m) for m in MODULES} - {"", "__main__"} == set(RANKS)
+    assert sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__") \
+        == sorted(RANKS)
+
+
+def test_the_rules_live_in_one_folder_per_kafka_area():
+    """``kipviz/kafka/`` holds at least five areas, each a package whose docstring says what lives
+    there and what it may import."""
+    areas = [p for p in (PACKAGE / "kafka").iterdir() if (p / "__init__.py").is_file()]
+    assert len(areas) >= 5
+    for package in [PACKAGE / "kafka", *areas]:
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        assert "May import" in doc, package
+
+
+def test_every_package_says_what_lives_there_and_what_it_may_import():
+    """Each package's ``__init__`` docstring names its modules' purpose and its allowed imports."""
+    for init in PACKAGE.rglob("__init__.py"):
+        if init.parent == PACKAGE:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert "May import" in doc, init
+
+
+def test_imports_point_to_the_same_layer_or_lower_lazy_and_type_checking_ones_too():
+    """The rank table holds for every import statement anywhere in a module."""
+    assert upward_imports() == set()
+
+
+def test_kipvizs_init_imports_no_kipviz_module():
+    """``import kipviz`` adds no edges: packages re-export lazily through ``lazy_exports``."""
+    assert import_graph(everywhere=True)["kipviz"] == set()
+
+
+def test_nothing_below_the_curves_imports_spark_plotly_ipywidgets_or_simpy():
+    """The rules and the scenarios run without Java, a browser or SimPy."""
+    found = []
+    for name, tree in MODULES.items():
+        if layer(name) not in ("kafka", "scenarios"):
+            continue
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [(name, n) for n in names if n.split(".")[0] in NOT_BELOW_CURVES]
+    assert found == []
+
+
+def test_a_private_module_is_imported_only_inside_its_own_package():
+    """``kipviz/widgets/_base.py`` is the widgets' own; another package uses public names."""
+    found = []
+    for importer, targets in import_graph(everywhere=True).items():
+        for target in targets:
+            if target.rpartition(".")[2].startswith("_") and not target.endswith("__"):
+                package = target.rpartition(".")[0]
+                if not (importer == package or importer.startswith(package + ".")):
+                    found.append((importer, target))
+    assert found == []
+
+
 def test_no_module_imports_a_private_name_of_another_module():
-    """``from kipviz.x import _name`` only for private submodules; the Spark SQL plumbing of the
-    reassignment curves is public in ``kipviz.curves.reassignment_sql``."""
-    assert private_imports() - KNOWN_PRIVATE_IMPORTS == set()
+    """``from kipviz.x import _name`` only for private submodules."""
+    assert private_imports() == set()
 
 
 def test_the_import_graph_has_no_cycle_not_even_for_type_checking():
     """Imports point down only: e.g. the reassignment's meta reads its scenario through a
     Protocol rather than importing the module that imports it."""
-    assert [c for c in cycles(import_graph()) if c not in KNOWN_CYCLES] == []
+    assert cycles(import_graph()) == []
 
 
-def test_the_planner_takes_nothing_from_the_scenarios():
-    """``kipviz.planner`` answers from Kafka's JSON and the planning arithmetic of
-    ``kipviz.quota_planning``; it imports no scenario module (nor internals of one)."""
-    graph = import_graph()
-    for name in ("kipviz.planner", "kipviz.planner_input"):
-        assert not {m for m in graph[name] if m.startswith("kipviz.scenarios")}, name
+def test_no_module_is_longer_than_the_ceiling():
+    """One concept a module: 300 lines is a hint, 400 the ceiling."""
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
 
 
-def test_the_checks_see_a_private_import_and_a_cycle():
+@pytest.mark.parametrize("package", sorted(m for m in MODULES if m != "kipviz"
+                                           and (PACKAGE.parent / m.replace(".", "/")).is_dir()))
+def test_every_lazily_exported_name_is_defined_by_the_module_the_package_names(package):
+    """A package's ``__all__`` resolves: each name comes from the submodule its table names,
+    where it is defined (not re-exported there)."""
+    module = importlib.import_module(package)
+    for name in getattr(module, "__all__", ()):
+        value = getattr(module, name)
+        defined_in = getattr(value, "__module__", None)
+        if defined_in is not None and callable(value):
+            assert defined_in.startswith(package + "."), (package, name, defined_in)
+
+
+def test_the_checks_see_a_private_import_a_cycle_and_an_upward_edge():
     """The helpers find what they look for (here, in made-up modules)."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [{"a", "b", "c"}]
-    tree = ast.parse("from kipviz.curves.sql import _hidden\nfrom kipviz.scenarios import _jit")
+    tree = ast.parse("from kipviz.curves.sql import _hidden\nfrom kipviz.scenarios import jit")
     names = [(n.module, a.name) for n in _imports_from(tree) for a in n.names]
-    assert names == [("kipviz.curves.sql", "_hidden"), ("kipviz.scenarios", "_jit")]
-    assert "kipviz.scenarios._jit" in MODULES and "kipviz.curves.sql._hidden" not in MODULES
+    assert names == [("kipviz.curves.sql", "_hidden"), ("kipviz.scenarios", "jit")]
+    assert "kipviz.scenarios.jit" in MODULES and "kipviz.curves.sql._hidden" not in MODULES
+    assert layer("kipviz.kafka.fetch.response") == "kafka"
+    assert RANKS[layer("kipviz.widgets.tour")] > RANKS[layer("kipviz.plots.tour")]

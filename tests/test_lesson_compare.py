@@ -21,8 +21,8 @@ from kipviz.curves.streams_compare import (
     skewed_value_bytes,
     thread_fairness_table,
 )
-from kipviz.scenarios.broker import BrokerScenario
-from kipviz.scenarios.streams import StreamsScenario
+from kipviz.scenarios.broker.scenario import BrokerScenario
+from kipviz.scenarios.streams.scenario import StreamsScenario
 
 MiB = 1024 * 1024
 SMALL_STREAMS = StreamsScenario(threads=2, tasks=4, topics=2, input_buffer_max_bytes=4 * MiB,

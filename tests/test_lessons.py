@@ -96,7 +96,7 @@ def test_every_lesson_links_its_neighbours_the_cheat_sheet_and_the_glossary():
 
 def test_every_numbered_lesson_ends_with_your_cluster():
     """Lessons 1 to 6 close by applying their formula to the reader's own files."""
-    from kipviz.your_cluster import LESSONS
+    from kipviz.apps.your_cluster import LESSONS
 
     for lesson in LESSONS:
         (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
@@ -107,8 +107,8 @@ def test_every_numbered_lesson_ends_with_your_cluster():
 
 def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
     """Exercises: each lesson with exercises has one hidden answer cell per exercise, calling
-    kipviz.exercises.check; and the solutions the cells pass are right."""
-    from kipviz.exercises import EXERCISES, check
+    kipviz.apps.exercises.check; and the solutions the cells pass are right."""
+    from kipviz.apps.exercises import EXERCISES, check
 
     for (lesson, number), exercise in EXERCISES.items():
         assert str(check(lesson, number, eval(exercise.solution))).startswith("Right"), (lesson,
@@ -148,9 +148,10 @@ def test_a_notebook_has_the_cells_of_its_source(name):
 
 
 def test_every_exercise_question_is_asked_in_its_lesson():
-    """The questions a lesson asks are kipviz.exercises' own: written word for word in its text,
-    or printed by a cell calling ``question(lesson, number)`` or ``check(lesson, number, None)``."""
-    from kipviz.exercises import EXERCISES
+    """The questions a lesson asks are kipviz.apps.exercises' own: written word for word in its
+    text, or printed by a cell calling ``question(lesson, number)`` or ``check(lesson, number,
+    None)``."""
+    from kipviz.apps.exercises import EXERCISES
 
     for (lesson, number), exercise in EXERCISES.items():
         (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
@@ -178,8 +179,8 @@ def test_every_numbered_lesson_draws_its_mechanism_near_the_top():
 
 def test_what_kafka_does_today_names_the_release_it_describes():
     """Each numbered lesson's "What Kafka does today" says which release it describes: the
-    newest the package models (kipviz.versions.NEWEST_KAFKA_VERSION)."""
-    from kipviz.versions import NEWEST_KAFKA_VERSION
+    newest the package models (kipviz.kafka.config.versions.NEWEST_KAFKA_VERSION)."""
+    from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
 
     for path in _numbered_lessons():
         text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]

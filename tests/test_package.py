@@ -56,8 +56,10 @@ def test_every_module_lists_its_public_names_sorted_and_documents_them(name):
 
 
 def test_importing_kipviz_and_its_mechanisms_needs_neither_spark_nor_numba():
-    """Mechanisms work without Java: ``import kipviz.fetch`` loads no pyspark and no numba."""
-    code = ("import sys, kipviz, kipviz.fetch, kipviz.config, kipviz.workload; "
+    """Mechanisms work without Java: ``import kipviz.kafka.fetch.response`` loads no pyspark and
+    no numba."""
+    code = ("import sys, kipviz, kipviz.kafka.fetch.response, kipviz.kafka.config, "
+            "kipviz.scenarios.workload; "
             "print(sorted(m for m in ('pyspark', 'numba') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -80,7 +82,8 @@ def test_docstring_examples_run(name):
 
 def test_the_mechanisms_carry_examples():
     """The mechanism modules document themselves with runnable examples, Ciw-style."""
-    for name in ("kipviz.fetch", "kipviz.quota", "kipviz.versions", "kipviz.consumer_memory"):
+    for name in ("kipviz.kafka.fetch.response", "kipviz.kafka.replication.quota",
+                 "kipviz.kafka.config.versions", "kipviz.kafka.consumer.memory"):
         assert doctest.testmod(importlib.import_module(name)).attempted > 0, name
 
 

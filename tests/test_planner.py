@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from kipviz.fetch import TopicPartition
-from kipviz.planner import (
-    PartitionAssignment,
+from kipviz.apps.planner.files import load_partition_sizes, load_reassignment
+from kipviz.apps.planner.throttle import (
     ThrottlePlan,
-    load_partition_sizes,
-    load_reassignment,
     log_bytes_to_copy,
     plan_log_dir_move,
     plan_throttle,
 )
-from kipviz.quota import REPLICATION_QUOTA_WINDOW_NUM, move_time_s
+from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.replication.planning import move_time_s
+from kipviz.kafka.replication.quota import REPLICATION_QUOTA_WINDOW_NUM
+from kipviz.kafka.replication.reassignment import PartitionAssignment
 from tests.strategies import throttle_ranges
 
 MB = 1_000_000

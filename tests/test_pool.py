@@ -8,25 +8,25 @@ import math
 import pytest
 from hypothesis import given
 
-from kipviz.config import BrokerConfig
-from kipviz.pool import (
+from kipviz.kafka.broker.pool import (
     LONG_MAX_VALUE,
     NO_POOL,
     SOCKET_REQUEST_MAX_BYTES,
-    DepletionTracker,
     SimpleMemoryPool,
     broker_pool,
     max_outstanding_bytes,
     should_shuffle_keys,
 )
-from kipviz.pool_state import (
+from kipviz.kafka.broker.pool_state import (
     AVAILABLE,
     DEPLETED,
     DRY,
+    DepletionTracker,
     new_pool_row,
     pool_release,
     pool_try_allocate,
 )
+from kipviz.kafka.config.settings import BrokerConfig
 from tests.strategies import pool_workloads
 
 MiB = 1024 * 1024

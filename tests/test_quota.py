@@ -12,20 +12,23 @@ import math
 import pytest
 from hypothesis import given
 
-from kipviz.fetch import TopicPartition, effective_response_max_bytes
-from kipviz.quota import (
+from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.fetch.response import effective_response_max_bytes
+from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.replication.planning import (
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    throttle_bounds,
+)
+from kipviz.kafka.replication.quota import (
     REPLICATION_QUOTA_WINDOW_NUM,
     Quota,
     Rate,
     ReplicationQuotaManager,
     Sample,
     SimpleRate,
-    java_round,
-    max_replica_fetch_response_bytes,
     max_value_in_quota_window,
-    move_time_s,
     parse_throttled_replicas,
-    throttle_bounds,
     throttle_time_ms,
 )
 from tests.strategies import (
@@ -177,7 +180,7 @@ def test_java_round_is_exact_where_floor_of_x_plus_a_half_is_not():
 
 def test_the_max_value_in_a_quota_window_is_window_num_minus_one_windows_of_quota():
     """ClientQuotaManager.getMaxValueInQuotaWindow: 1 MiB/s * (11 - 1) * 1 s = 10 MiB, the same
-    cap that kipviz.fetch.effective_response_max_bytes applies to a fetch."""
+    cap that kipviz.kafka.fetch.response.effective_response_max_bytes applies to a fetch."""
     assert max_value_in_quota_window(MiB, 11, 1) == 10 * MiB
     assert max_value_in_quota_window(1000, 3, 0.5) == 1000
     assert effective_response_max_bytes(52428800, fetch_quota_bytes_per_s=MiB) == int(

@@ -1,5 +1,5 @@
-"""kipviz.rate: Kafka's windowed rate as plain functions on state, the one copy that the quota
-classes, the kernels (compiled) and the SimPy references run."""
+"""kipviz.kafka.quotas.rate: Kafka's windowed rate as plain functions on state, the one copy that
+the quota classes, the kernels (compiled) and the SimPy references run."""
 
 from __future__ import annotations
 
@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from kipviz import rate
-from kipviz.quota import Rate, SimpleRate
-from kipviz.quota import java_round as quota_java_round
-from kipviz.remote_quota import RemoteLogQuota
-from kipviz.scenarios._rate_jit import compiled_rates
+from kipviz.kafka.quotas import rate
+from kipviz.kafka.quotas.rate import java_round as quota_java_round
+from kipviz.kafka.replication.quota import Rate, SimpleRate
+from kipviz.kafka.tiered.quota import RemoteLogQuota
+from kipviz.scenarios.rate_jit import compiled_rates
 from tests.strategies import booleans, quota_samples, quota_windows_ms, rate_steps
 
 T = 1_764_000_000_000  # a wall-clock time, as Kafka's MockTime starts
 
 
 def test_java_round_is_defined_once():
-    """``kipviz.quota.java_round`` is ``kipviz.rate.java_round`` itself, not a copy."""
+    """``java_round`` is defined once, in :mod:`kipviz.kafka.quotas.rate`, not copied."""
     assert quota_java_round is rate.java_round
 
 

@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from kipviz.curves import reassignment as rc
-from kipviz.curves import to_spark
 from kipviz.curves.reassignment import (
     ReassignmentCurves,
     catch_up_curve,
@@ -21,13 +20,14 @@ from kipviz.curves.reassignment import (
     reassignment_curves,
     throttle_curve,
 )
+from kipviz.curves.sql import to_spark
 from kipviz.plots.reassignment import (
     REASSIGNMENT_TRACES,
     compare_throttles_figure,
     reassignment_figure,
     update_reassignment_figure,
 )
-from kipviz.scenarios.reassignment import simulate
+from kipviz.scenarios.reassignment.scenario import simulate
 from tests.cases import MB, MIB, ONE
 from tests.frames import assert_curves_match, assert_frames_close
 

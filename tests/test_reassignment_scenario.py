@@ -1,5 +1,6 @@
 """The KIP-73 reassignment scenario: worked numbers, T <= IN, KAFKA-4313, properties, bad input;
-the kernel against the loop it replaced, and its windowed rate against kipviz.quota."""
+the kernel against the loop it replaced, and its windowed rate against
+kipviz.kafka.replication.quota."""
 
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.reassignment_reference import simulate_reference
-from kipviz import rate
-from kipviz.planner import plan_throttle
-from kipviz.quota import (
+from kipviz.apps.planner.throttle import plan_throttle
+from kipviz.kafka.quotas import rate
+from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.replication.quota import (
     Rate,
     ReplicationQuotaManager,
     Sample,
     SimpleRate,
-    java_round,
     throttle_time_ms,
 )
-from kipviz.scenarios import _reassignment_kernel as kernel
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment import kernel
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 from tests.cases import MB, MIB, ONE
 from tests.strategies import (
     booleans,
@@ -305,7 +306,8 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
         replace(base, in_sync_followers=-1)
 
 
-# --- the kernel's windowed rate (kipviz.rate on arrays, compiled) is kipviz.quota's ------------
+# --- the kernel's windowed rate (kipviz.kafka.quotas.rate on arrays, compiled) is
+# kipviz.kafka.replication.quota's ------------
 
 
 def _functions(compiled: bool) -> dict[str, Any]:
@@ -322,8 +324,9 @@ def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
 @given(rate_steps, quota_samples, quota_windows_ms, booleans)
 def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
         compiled, steps, samples, window_ms, simple):
-    """On any timeline of records and measurements, the arrays hold kipviz.quota's slots (samples
-    + 1, purged by last event, created by measuring an empty stat) and measure the same window
+    """On any timeline of records and measurements, the arrays hold kipviz.kafka.replication.quota's
+    slots (samples + 1, purged by last event, created by measuring an empty stat) and measure the
+    same window
     (padded for Rate, at least one window for SimpleRate, never below 1 ms) and rate."""
     f = _functions(compiled)
     stat = (SimpleRate if simple else Rate)(samples, window_ms)

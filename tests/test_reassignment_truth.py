@@ -13,14 +13,14 @@ from dataclasses import replace
 
 import pytest
 
-from kipviz.planner import plan_throttle
-from kipviz.quota import (
+from kipviz.apps.planner.throttle import plan_throttle
+from kipviz.kafka.replication.planning import (
     catch_up_bytes_per_s,
     move_time_s,
     scheduled_move_time_s,
     throttle_bounds,
 )
-from kipviz.scenarios.reassignment import MOVE_STATUS, ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment.scenario import MOVE_STATUS, ReassignmentScenario, simulate
 
 MB = 1_000_000
 # R = 3, IN = 10 MB/s into ten moving partitions of 100 MB (1 GB), both throttles 40 MB/s.
@@ -171,8 +171,8 @@ def test_a_trace_too_big_for_memory_is_refused_before_anything_is_allocated(monk
 def test_the_advice_counts_the_followers_against_the_leader_rate_only():
     """R = 3, IN = 10 MB/s: a leader rate of 30 MB/s never finishes (R x IN), the same follower
     rate is fine (the follower quota counts the new replica alone: T - IN)."""
-    from kipviz.advice import config_warnings
-    from kipviz.config import BrokerConfig
+    from kipviz.kafka.config.advice import config_warnings
+    from kipviz.kafka.config.settings import BrokerConfig
 
     kw = {"bytes_in_per_s": 10e6, "network_bytes_per_s": 125e6, "replication_factor": 3}
     leader = BrokerConfig(leader_replication_throttled_rate_bytes_per_s=30_000_000)
@@ -183,9 +183,10 @@ def test_the_advice_counts_the_followers_against_the_leader_rate_only():
     assert config_warnings(broker=follower, **kw) == []
 
 
-@pytest.mark.parametrize("name", ["kipviz.quota_planning", "kipviz.planner_input",
+@pytest.mark.parametrize("name", ["kipviz.kafka.replication.planning",
+                                  "kipviz.kafka.replication.reassignment",
                                   "kipviz.curves.reassignment_compare",
-                                  "kipviz.scenarios._reassignment_meta"])
+                                  "kipviz.scenarios.reassignment.meta"])
 def test_the_new_modules_list_sorted_public_names_and_their_doctests_run(name):
     """As tests/test_package.py checks for the older modules: a sorted ``__all__`` whose names
     exist and have docstrings, and docstring examples that pass."""

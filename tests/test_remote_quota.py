@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import kipviz.remote_fetch as rf
-import kipviz.remote_quota as rq
-from kipviz.fetch import fill_raw_bytes
-from kipviz.remote_fetch import (
+import kipviz.kafka.tiered.fetch as rf
+import kipviz.kafka.tiered.quota as rq
+from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.tiered.fetch import (
     REMOTE_FETCH_MAX_WAIT_MS,
     charges_remote_fetch_up_front,
     delayed_remote_fetch_complete_ms,
@@ -19,7 +19,7 @@ from kipviz.remote_fetch import (
     reads_several_remote_partitions,
     remote_read_bytes,
 )
-from kipviz.remote_quota import (
+from kipviz.kafka.tiered.quota import (
     RemoteLogQuota,
     copy_segment,
     copy_segments,
@@ -175,7 +175,8 @@ def test_bad_remote_quota_settings_are_rejected_naming_the_setting(kwargs, match
 
 @given(logs=partition_logs, limit=byte_limits, pmax=byte_limits)
 def test_with_no_remote_partition_the_loop_is_kip74s_fill_raw_bytes(logs, limit, pmax):
-    """All-local requests are filled exactly as :func:`kipviz.fetch.fill_raw_bytes` (v3)."""
+    """All-local requests are filled exactly as
+    :func:`kipviz.kafka.fetch.response.fill_raw_bytes` (v3)."""
     first = np.array([s[0] if s else 0 for s in logs], np.int64)
     log = np.array([sum(s) for s in logs], np.int64)
     n = len(logs)

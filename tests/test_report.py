@@ -7,7 +7,8 @@ import re
 import nbformat
 import pytest
 
-from kipviz.report import NOTEBOOKS, PLOTLY_JS, build_site, find_notebooks
+from kipviz.apps.report import NOTEBOOKS, build_site, find_notebooks
+from kipviz.apps.static.html import PLOTLY_JS
 
 # Anything a page would fetch from the network (links in the lesson text are not fetched).
 FETCHED = re.compile(r"""<(?:script|link|img)[^>]+(?:src|href)=["']?(?:https?:)?//""")

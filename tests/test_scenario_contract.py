@@ -1,5 +1,5 @@
-"""One contract for every scenario kind in ``kipviz.scenarios.SCENARIOS``, and a registry that
-makes a new kind work in the summaries and sweeps without editing them (issue 16, item 3)."""
+"""One contract for every scenario kind in ``kipviz.scenarios.registry.SCENARIOS``, and a registry
+that makes a new kind work in the summaries and sweeps without editing them (issue 16, item 3)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kipviz import summary
+from kipviz.curves import summary
 from kipviz.scenarios import SCENARIOS, Reduction, ScenarioKind, kind_of
-from kipviz.scenarios.broker import BrokerScenario
-from kipviz.scenarios.consumer import ConsumerScenario
+from kipviz.scenarios.broker.scenario import BrokerScenario
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.contract import input_rng
-from kipviz.scenarios.reassignment import ReassignmentScenario
-from kipviz.scenarios.share_group import ShareGroupScenario
-from kipviz.scenarios.streams import StreamsScenario
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario
+from kipviz.scenarios.streams.scenario import StreamsScenario
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "traces.md"
 
@@ -122,8 +122,8 @@ def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name)
 
 
 def _curves() -> dict[str, list[Any]]:
-    from kipviz.curves import consumer_curves
     from kipviz.curves.broker import broker_curves
+    from kipviz.curves.consumer import consumer_curves
     from kipviz.curves.consumer_buffer import buffer_curves
     from kipviz.curves.reassignment import reassignment_curves
     from kipviz.curves.share_group import share_group_curves
@@ -148,7 +148,7 @@ def test_every_kinds_curves_take_the_same_windows_argument():
 def test_a_consumers_windows_are_the_simulations_and_a_tiered_run_takes_windows_or_ms():
     """A consumer trace is windowed by its scenario (``windows`` must match it, or be None);
     tiered curves take ``windows`` or ``window_ms``, not both. Refused before any Spark job."""
-    from kipviz.curves import consumer_curves
+    from kipviz.curves.consumer import consumer_curves
     from kipviz.curves.tiered import tiered_curves
 
     trace = SCENARIOS["consumer"].simulate(SMALL["consumer"], record_fetches=False)
@@ -247,7 +247,7 @@ def test_a_kind_added_to_the_registry_is_swept_and_cached_with_no_other_edit(
         toy_registered, spark, tmp_path):
     """The Spark tasks get the kind with each configuration, so a kind registered in the
     driver only is swept; its rows are cached and read back like any other kind's."""
-    from kipviz.sweep import grid, sweep
+    from kipviz.curves.sweep import grid, sweep
 
     configs = grid(ToyScenario(), rate_bytes_per_tick=[10, 50])
     first = sweep(spark, configs, cache_dir=tmp_path)

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import kipviz.share as share
-import kipviz.share_acquire as sa
-import kipviz.share_assign as sassign
-import kipviz.share_partition as spf
-from kipviz.share import SharePartition, uniform_partition_max_bytes, uniform_split_into
-from kipviz.share_partition import ACQUIRED, ARCHIVED, AVAILABLE, RELEASE
+import kipviz.kafka.share.acquire as sa
+import kipviz.kafka.share.assign as sassign
+import kipviz.kafka.share.fetch as share
+import kipviz.kafka.share.partition as spf
+from kipviz.kafka.share.fetch import SharePartition, uniform_partition_max_bytes, uniform_split_into
+from kipviz.kafka.share.partition import ACQUIRED, ARCHIVED, AVAILABLE, RELEASE
 from tests.strategies import share_partition_runs, uniform_splits
 
 TPS = ["topic1-0", "topic1-1", "topic2-0"]
@@ -296,7 +296,7 @@ def test_record_states_stay_consistent(run):
 def test_the_share_partition_functions_compile_with_numba():
     """The rules kernels will call are numba-ready and give the same answers."""
     pytest.importorskip("numba")
-    from kipviz.scenarios._jit import jit_functions
+    from kipviz.scenarios.jit import jit_functions
 
     jit = jit_functions(["in_flight_batch_first", "acknowledge", "_release",
                          "advance_start_offset", "expire_locks", "next_fetch_offset"], vars(spf))

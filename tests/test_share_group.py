@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_share_group import simulate_simpy
-from kipviz.scenarios.share_group import ShareGroupScenario, range_assign, simulate
-from kipviz.share_assign import simple_assign
+from kipviz.kafka.share.assign import simple_assign
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario, range_assign, simulate
 from tests.strategies import examples, share_seeds, small_share_group_scenarios
 
 SMALL = {

@@ -19,7 +19,7 @@ from kipviz.curves.share_group import (
     share_scaling,
     window_ms_of,
 )
-from kipviz.scenarios.share_group import ShareGroupScenario, simulate, simulate_scaling
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario, simulate, simulate_scaling
 from tests.frames import assert_frames_close
 
 pytestmark = pytest.mark.spark

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kipviz.exercises import EXERCISES, check, question
-from kipviz.share import SharePartition, in_flight_bound_records
-from kipviz.share_advice import share_group_advice
+from kipviz.apps.exercises import EXERCISES, check, question
+from kipviz.apps.share_advice import share_group_advice
+from kipviz.kafka.share.fetch import SharePartition, in_flight_bound_records
 
 
 def test_each_exercise_accepts_its_answer_and_refuses_another():
@@ -66,7 +66,7 @@ def test_a_share_group_scenario_is_sweepable_and_summarised_like_the_curves():
     0.5 at worst with one of eight stalled: the curves' numbers) and the group's bytes/s."""
     from dataclasses import replace
 
-    from kipviz.summary import check_sweepable, summarise
+    from kipviz.curves.summary import check_sweepable, summarise
     from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
 
     check_sweepable(SHARE_LESSON_SCENARIO)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_broker import JavaRandom, simulate_simpy
-from kipviz.scenarios.broker import BrokerScenario, simulate
+from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 from tests.strategies import broker_arrivals, draws, examples, seeds, small_broker_scenarios
 
 SMALL = {

@@ -3,8 +3,9 @@ kernel's model.
 
 The ``kip81_consumer`` benchmark divides the SimPy program's speed by the kernel's; that ratio
 means something only if both compute the same thing, table for table. The SimPy program reads
-through :class:`kipviz.buffer.ConsumerBuffer` over a :class:`kipviz.pool.SimpleMemoryPool`, so
-these tests also check the kernel's pool arithmetic against the mechanism itself.
+through :class:`kipviz.kafka.consumer.buffer_memory.ConsumerBuffer` over a
+:class:`kipviz.kafka.broker.pool.SimpleMemoryPool`, so these tests also check the kernel's pool
+arithmetic against the mechanism itself.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from benchmarks.simpy_consumer import (
     simulate_simpy,
     simulate_simpy_trace,
 )
-from kipviz.fetch import Ordering
-from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
-from kipviz.workload import Workload, produce
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.workload import Workload, produce
 from tests.strategies import buffered_consumer_scenarios, examples, seeds
 
 TABLES = ("windows", "memory", "buffer", "heartbeats")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_reassignment import simulate_simpy
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 from tests.strategies import examples, reassignment_scenarios
 
 MB = 1_000_000

@@ -13,9 +13,11 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_consumer import fill, simulate_simpy
-from kipviz.fetch import Ordering, fill_raw_bytes
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.workload import Workload, produce
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload, produce
 from tests.strategies import (
     byte_limits,
     examples,

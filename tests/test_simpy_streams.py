@@ -2,8 +2,8 @@
 
 The ``kip770_streams`` benchmark divides the SimPy program's speed by the kernel's; that ratio
 means something only if both compute the same thing, table for table. The SimPy program calls
-:mod:`kipviz.buffer`'s pause and resume rules where the kernel has its own array code, so the
-agreement checks those too.
+:mod:`kipviz.kafka.consumer.buffer_memory`'s pause and resume rules where the kernel has its own
+array code, so the agreement checks those too.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_streams import simulate_simpy
-from kipviz.buffer import STREAMS_POLICIES
-from kipviz.scenarios.streams import StreamsScenario, simulate
+from kipviz.kafka.streams.input_buffer import STREAMS_POLICIES
+from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 from tests.strategies import examples, small_streams_scenarios
 
 # Two then three then one thread (with a global thread), five two-topic tasks, a 2 MB budget:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kipviz import spark
+from kipviz.curves import spark
 
 
 def test_kipviz_spark_conf_adds_key_value_settings(monkeypatch):

@@ -17,13 +17,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kipviz.fetch import Ordering
-from kipviz.report import PLOTLY_JS, build_site, dashboards_in
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.static.grids import SliderGrid, dashboard_grids
-from kipviz.static.html import html_page
-from kipviz.static.sliders import fill_grid, grid_payload, slider_section
-from kipviz.workload import Workload
+from kipviz.apps.report import build_site, dashboards_in
+from kipviz.apps.static.grids import SliderGrid, dashboard_grids
+from kipviz.apps.static.html import PLOTLY_JS, html_page
+from kipviz.apps.static.sliders import fill_grid, grid_payload, slider_section
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.workload import Workload
 from tests.test_browser import ARTIFACTS, CHROMIUM, launch_chromium
 
 MiB = 1024 * 1024
@@ -112,7 +112,8 @@ def test_a_slider_page_is_offline_and_says_what_was_precomputed(tmp_path, small_
 def test_a_report_writes_a_slider_page_per_dashboard_and_links_it(tmp_path, spark, monkeypatch):
     """``build_site(..., sliders=True)``: a lesson building a FetchDashboard gets a slider page
     (its grid from :func:`dashboard_grids`), linked from the lesson page and the index."""
-    monkeypatch.setattr("kipviz.static.grids.dashboard_grids", lambda: {"FetchDashboard": SPEC})
+    monkeypatch.setattr("kipviz.apps.static.grids.dashboard_grids",
+                        lambda: {"FetchDashboard": SPEC})
     lessons_dir = tmp_path / "lessons"
     lessons_dir.mkdir()
     nb = nbformat.v4.new_notebook()
@@ -193,7 +194,7 @@ def test_kipviz_run_adds_sliders_around_the_users_own_fetch_settings(tmp_path, s
     sliders include the values read from the file (16 MiB and 2 MiB in the sample) and start
     there; ``--no-sliders`` leaves the section out."""
     from kipviz import data_file
-    from kipviz.cli import main
+    from kipviz.apps.cli import main
 
     page = tmp_path / "run.html"
     args = ["run", "--config", str(data_file("consumer.properties")), "--out", str(page),

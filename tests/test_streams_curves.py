@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kipviz.curves import to_spark
+from kipviz.curves.sql import to_spark
 from kipviz.curves.streams import (
     INSTANCE_MEMORY,
     PARTITION_MEMORY,
@@ -28,7 +28,7 @@ from kipviz.plots.streams import (
     compare_policies_figure,
     streams_figure,
 )
-from kipviz.scenarios.streams import THREADS, TICKS, simulate
+from kipviz.scenarios.streams.scenario import THREADS, TICKS, simulate
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO
 from tests.frames import assert_curves_match, assert_frames_close
 

@@ -1,4 +1,4 @@
-"""A Streams instance's input memory (kipviz.streams_memory): worked numbers, the one consumer
+"""A Streams instance's input memory (kipviz.kafka.streams.memory): worked numbers, the one consumer
 answer reused, bad input."""
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 
-import kipviz.streams_memory as streams_memory_module
-from kipviz.consumer_memory import consumer_memory_bounds
-from kipviz.scenarios.consumer_scenario import ConsumerScenario
-from kipviz.streams_memory import (
+import kipviz.kafka.streams.memory as streams_memory_module
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.streams.memory import (
     StreamsInstance,
     input_bounds_table,
     streams_memory,
@@ -20,6 +19,7 @@ from kipviz.streams_memory import (
     thread_partitions,
     thread_shares_table,
 )
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from tests.strategies import streams_splits
 
 MiB = 1024 * 1024
@@ -149,19 +149,8 @@ def test_the_modules_examples_run_and_its_names_are_documented():
     assert all(getattr(streams_memory_module, n).__doc__ for n in names if not n.isupper())
 
 
-def test_kipviz_buffer_re_exports_the_streams_rules_as_the_same_objects():
-    """``from kipviz.buffer import record_size_bytes`` keeps working after the move to
-    kipviz.streams_buffer: every Streams name is re-exported, the same object."""
-    import kipviz.buffer
-    import kipviz.streams_buffer
-
-    for name in kipviz.streams_buffer.__all__:
-        assert name in kipviz.buffer.__all__
-        assert getattr(kipviz.buffer, name) is getattr(kipviz.streams_buffer, name)
-    assert doctest.testmod(kipviz.streams_buffer).failed == 0
-
-
-@pytest.mark.parametrize("name", ["kipviz.streams_buffer", "kipviz.curves.broker_compare",
+@pytest.mark.parametrize("name", ["kipviz.kafka.streams.input_buffer",
+                                  "kipviz.curves.broker_compare",
                                   "kipviz.curves.streams_compare"])
 def test_the_new_modules_list_their_public_names_sorted_and_document_them(name):
     """As tests/test_package.py asks of every module (isort-style ``__all__``, docstrings)."""

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kipviz.buffer import STREAMS_POLICIES, fetch_bytes, thread_share_bytes
-from kipviz.scenarios.streams import StreamsScenario, simulate
+from kipviz.kafka.streams.input_buffer import STREAMS_POLICIES, fetch_bytes, thread_share_bytes
+from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 from tests.strategies import examples, small_streams_scenarios
 
 # One thread, one task reading one topic "t-0": a record of value 77 costs 77 + 3 + 20 = 100

@@ -10,26 +10,22 @@ import pandas as pd
 import pytest
 
 import kipviz
-from kipviz import sweep as sw
-from kipviz.curves import fairness, to_spark
+from kipviz.curves import sweep as sw
+from kipviz.curves.consumer import fairness
+from kipviz.curves.sql import to_spark
 from kipviz.curves.streams import thread_fairness
+from kipviz.curves.summary import SUMMARY, summarise
+from kipviz.curves.sweep import grid, pareto_front, sample, sweep
+from kipviz.curves.sweep_cache import config_key
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.scenarios.reassignment import ReassignmentScenario
-from kipviz.scenarios.reassignment import simulate as reassignment_simulate
-from kipviz.scenarios.streams import StreamsScenario
-from kipviz.scenarios.streams import simulate as streams_simulate
-from kipviz.sweep import (
-    SUMMARY,
-    config_key,
-    grid,
-    jain_by_window,
-    pareto_front,
-    sample,
-    summarise,
-    sweep,
-)
-from kipviz.workload import Workload
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.contract import jain_by_window
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
+from kipviz.scenarios.reassignment.scenario import simulate as reassignment_simulate
+from kipviz.scenarios.streams.scenario import StreamsScenario
+from kipviz.scenarios.streams.scenario import simulate as streams_simulate
+from kipviz.scenarios.workload import Workload
 
 MiB = 2**20
 BASE = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=2 * MiB,

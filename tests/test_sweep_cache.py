@@ -10,12 +10,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kipviz import sweep as sw
-from kipviz.fetch import Ordering
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.sweep import SUMMARY, CacheWarning, config_key, grid, sweep
-from kipviz.sweep_cache import canonical_params, read_cached, valid_row, write_cached
-from kipviz.workload import Workload
+from kipviz.curves import sweep as sw
+from kipviz.curves.summary import SUMMARY
+from kipviz.curves.sweep import grid, sweep
+from kipviz.curves.sweep_cache import (
+    CacheWarning,
+    canonical_params,
+    config_key,
+    read_cached,
+    valid_row,
+    write_cached,
+)
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.workload import Workload
 
 MiB = 2**20
 BASE = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=2 * MiB,

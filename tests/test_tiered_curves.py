@@ -7,7 +7,7 @@ import pytest
 
 from kipviz.curves.tiered import CLASSES, tiered_curves
 from kipviz.plots.tiered import TIERED_TRACES, tiered_figure
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate_versions
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate_versions
 
 pytestmark = pytest.mark.spark
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 
 from benchmarks.simpy_tiered_fetch import simulate_simpy
-from kipviz.scenarios._tiered_fetch_kernel import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate, simulate_versions
+from kipviz.scenarios.tiered_fetch.columns import DELIVERY_COLUMNS, FETCH_COLUMNS, READ_COLUMNS
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate, simulate_versions
 from tests.strategies import examples, tiered_scenarios
 
 MiB = 1024 * 1024

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kipviz.scenarios.tiered_quotas import bursty_load, copy_under_quota, three_rates
+from kipviz.scenarios.tiered_fetch.quotas import bursty_load, copy_under_quota, three_rates
 
 
 def test_an_rlm_quota_of_50_bytes_per_s_throttles_9000_then_1000_then_0_ms():
@@ -64,7 +64,7 @@ def test_bad_arguments_name_the_setting(call, match):
 def test_the_throttle_summary_says_when_each_meter_first_throttles():
     """5,000 units every 3 s against 1,000/s: SimpleRate at once, Rate at 6 s, the bucket of
     11,000 credits at 12 s."""
-    from kipviz.scenarios.tiered_quotas import throttle_summary
+    from kipviz.scenarios.tiered_fetch.quotas import throttle_summary
 
     table = three_rates(bursty_load(5_000, 3_000, 30_000), 1_000, 30_000, sample_ms=250)
     first = throttle_summary(table)["first throttle s"].to_dict()

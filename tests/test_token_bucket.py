@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import kipviz.token_bucket as tb
-from kipviz.quota import java_round
-from kipviz.token_bucket import (
+import kipviz.kafka.quotas.token_bucket as tb
+from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.quotas.token_bucket import (
     ControllerMutationQuota,
     TokenBucket,
     bucket_measure,
@@ -180,7 +180,7 @@ def test_strict_rejects_exactly_when_overdrawn_and_permissive_never(quota, sampl
 def test_the_plain_functions_compile_with_numba_and_agree():
     """The rules numba compiles for kernels give the same credits and throttle times."""
     pytest.importorskip("numba")
-    from kipviz.scenarios._jit import jit_functions
+    from kipviz.scenarios.jit import jit_functions
 
     names = ["bucket_refill", "bucket_measure", "bucket_record", "token_bucket_throttle_time_ms",
              "strict_record", "permissive_record", "_as_int", "remaining_throttle_time_ms"]

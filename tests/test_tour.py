@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from kipviz import data_file
-from kipviz.config import BrokerConfig, ConsumerConfig
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.plots.tour import TOUR_TRACES, tour_figure
-from kipviz.scenarios.cluster import TOUR_SETTINGS, ClusterScenario
+from kipviz.scenarios.cluster.scenario import TOUR_SETTINGS, ClusterScenario
 from kipviz.widgets.reassignment import UNLIMITED
 from kipviz.widgets.tour import NO_BUFFER_MEMORY, TourDashboard
 

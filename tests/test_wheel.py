@@ -82,7 +82,7 @@ def test_the_wheel_lists_every_lesson_and_data_file_inside_the_package(built):
         for folder, names in (("notebooks", LESSONS), ("data", DATA)):
             for name in names:
                 assert whl.read(f"kipviz/{folder}/{name}") == (ROOT / folder / name).read_bytes()
-        assert "kipviz/static/sliders.js" in whl.namelist()  # the slider pages' script
+        assert "kipviz/apps/static/sliders.js" in whl.namelist()  # the slider pages' script
 
 
 def test_the_installed_wheel_finds_its_data_and_lessons_from_an_empty_folder(built, tmp_path):

@@ -1,8 +1,8 @@
 """Every dashboard, every control, end to end: a redrawn figure or a visible warning, never a raise.
 
 Dashboards are discovered from ``kipviz.widgets.__all__``, so one added later is covered without
-editing this file, and every scenario kind registered in ``kipviz.scenarios.SCENARIOS`` must have
-one. Each control is moved to its edges and middle (every option of a dropdown or
+editing this file, and every scenario kind registered in ``kipviz.scenarios.registry.SCENARIOS``
+must have one. Each control is moved to its edges and middle (every option of a dropdown or
 toggle) through ``update``, the path a slider takes, on a small scenario (fewer ticks,
 partitions, connections) so the sweep stays fast.
 """
@@ -20,7 +20,7 @@ import pytest
 
 import kipviz.widgets
 from kipviz.scenarios import SCENARIOS, kind_of
-from kipviz.scenarios.cluster import ClusterScenario
+from kipviz.scenarios.cluster.scenario import ClusterScenario
 from kipviz.widgets import Dashboard
 
 pytestmark = pytest.mark.spark
@@ -184,7 +184,7 @@ def test_every_dashboard_has_a_static_html_fallback(cls, spark, monkeypatch):
 def test_the_figure_a_browser_first_sees_already_holds_the_curves(spark):
     """A FigureWidget syncs only the data it was made with (later changes are messages a page
     opened afterwards never gets): the dashboard's figure must carry its first curves."""
-    d = kipviz.widgets.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"])
+    d = kipviz.widgets.fetch.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"])
     synced = d.figure._widget_data  # the state a new view is built from (plotly's trait)
     assert all("y" in trace and len(trace["y"]) for trace in synced)
     assert d.figure in d.widget.children
@@ -193,7 +193,7 @@ def test_the_figure_a_browser_first_sees_already_holds_the_curves(spark):
 def test_a_peak_above_kip74_from_oversized_batches_is_blamed_on_the_first_batch_exception(spark):
     """16 KiB responses and 4 KiB partitions against 16 KiB batches: each fetch returns a whole
     batch (KIP-74's first-batch exception), not a lagging application; small sizes in KiB."""
-    d = kipviz.widgets.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"],
+    d = kipviz.widgets.fetch.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"],
                                       fetch_max_bytes=16384, max_partition_fetch_bytes=4096)
     assert "first-batch exception" in d.warning.value
     assert "application lagged" not in d.warning.value and "0.0 MiB" not in d.warning.value
@@ -202,7 +202,7 @@ def test_a_peak_above_kip74_from_oversized_batches_is_blamed_on_the_first_batch_
 
 def test_a_zero_throttle_is_described_in_bytes_not_as_an_infinite_ratio(spark):
     """Kafka accepts a throttle of 0; the first window's overshoot has no ratio then."""
-    d = kipviz.widgets.ReassignmentDashboard(spark=spark,
+    d = kipviz.widgets.reassignment.ReassignmentDashboard(spark=spark,
                                              **KNOWN_SMALL["ReassignmentDashboard"],
                                              leader_throttle_bytes_per_s=0)
     assert "inf" not in d.warning.value and "inf" not in d.summary.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kipviz.fetch import Ordering
+from kipviz.kafka.fetch.request import Ordering
 from kipviz.widgets import BrokerDashboard, FetchDashboard, ReassignmentDashboard
 from kipviz.widgets.reassignment import UNLIMITED
 from tests.frames import assert_refused_and_kept
@@ -209,7 +209,7 @@ def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(d
 def test_warnings_are_a_short_list_most_important_first_with_the_detail_a_click_away():
     """A rejected setting first, then what never finishes, then risks; each one line (its
     headline) with the full text in a <details>; a one-line note needs no details."""
-    from kipviz.advice import REJECTED, UNSAFE, Note
+    from kipviz.kafka.config.advice import REJECTED, UNSAFE, Note
     from kipviz.widgets._base import notice_list
 
     risky = "max.partition.fetch.bytes is above the response limit: the response limit applies."

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from kipviz.workload import RECORD_BATCH_OVERHEAD_BYTES, Workload, partition_rates, produce
+from kipviz.scenarios.workload import (
+    RECORD_BATCH_OVERHEAD_BYTES,
+    Workload,
+    partition_rates,
+    produce,
+)
 from tests.strategies import workload_shapes
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kipviz import data_file
-from kipviz.config import BrokerConfig, ConsumerConfig
-from kipviz.your_cluster import LESSONS, your_cluster
+from kipviz.apps.your_cluster import LESSONS, your_cluster
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 
 MiB = 1024 * 1024
 

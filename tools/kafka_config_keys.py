@@ -1,4 +1,5 @@
-"""Generate kipviz/kafka_config_keys.json: every config key Kafka defines, by role and version.
+"""Generate kipviz/kafka/config/kafka_config_keys.json: every config key Kafka defines, by role
+and version.
 
 Reads Kafka's own ``ConfigDef`` definitions in a git mirror of apache/kafka (one release branch
 per version, e.g. ``3.9``, ``4.1``, and ``trunk``), without building Kafka:
@@ -28,7 +29,7 @@ from functools import cache
 from pathlib import Path
 
 REPO = Path("/work/.mirror/confluentinc+kafka/repo")
-OUT = Path(__file__).resolve().parents[1] / "kipviz" / "kafka_config_keys.json"
+OUT = Path(__file__).resolve().parents[1] / "kipviz" / "kafka" / "config" / "kafka_config_keys.json"
 VERSIONS = ["0.10.1", "0.10.2", "0.11.0", "1.0", "1.1", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
             "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8",
             "3.9", "4.0", "4.1", "4.2", "4.3", "4.4", "trunk"]

@@ -6,8 +6,8 @@ section of ``docs/traces.md`` and return Spark DataFrames (unordered: sort after
 one Spark job. As in :mod:`kipviz.curves`, every curve is one Spark SQL text.
 
 A request's wait is ``read_ms - arrival_ms``: how long it sat in its socket before the network
-thread got pool memory for it (``kipviz.scenarios.broker.request_wait_ms``). Requests never read
-in the run (``read_ms = -1``) have no wait; they are counted as ``unread_requests``.
+thread got pool memory for it (``kipviz.scenarios.broker.scenario.request_wait_ms``). Requests never
+read in the run (``read_ms = -1``) have no wait; they are counted as ``unread_requests``.
 
 Fairness (``wait_fairness``) is Jain's index over connections of their service rate, the inverse
 of their mean wait. Served bytes would mostly measure what each client asked for (open-loop

@@ -1,8 +1,8 @@
 """Lesson 2's comparisons of KIP-72 broker runs: the pool's rules, several runs, one table each.
 
 :func:`allocation_table` walks ``SimpleMemoryPool.tryAllocate`` on a few requests (strict and
-not); the others run :func:`kipviz.scenarios.broker.simulate` on variants of a scenario, turn
-the traces into :class:`~kipviz.curves.broker.BrokerCurves` with Spark and reduce them to the
+not); the others run :func:`kipviz.scenarios.broker.scenario.simulate` on variants of a scenario,
+turn the traces into :class:`~kipviz.curves.broker.BrokerCurves` with Spark and reduce them to the
 small pandas table a lesson prints, so that lesson cells only call and print.
 """
 
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves.broker import BrokerCurves, broker_curves
-from kipviz.pool import SimpleMemoryPool
-from kipviz.scenarios.broker import BrokerScenario, simulate
+from kipviz.kafka.broker.pool import SimpleMemoryPool
+from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

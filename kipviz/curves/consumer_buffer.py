@@ -9,7 +9,8 @@ all of them is collected once.
   bytes), peak completed fetches held, peak bytes waiting in the sockets, the share of ticks the
   pool was dry, and bytes handed to the application per second (throughput);
 * **fairness** per mode and window: Jain's index over partitions with data, as KIP-74's curves
-  (:func:`kipviz.curves.fairness`), which KIP-81 relies on instead of a fairness rule of its own;
+  (:func:`kipviz.curves.consumer.fairness`), which KIP-81 relies on instead of a fairness rule of
+  its own;
 * **summary** per mode: peak and p99 retained bytes, mean throughput, dry share, heartbeats and
   their longest delay (0 whenever coordinator traffic bypasses the pool), lowest and mean Jain.
 """
@@ -23,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import FAIRNESS_INPUT, to_spark
+from kipviz.curves.consumer import FAIRNESS_INPUT
 from kipviz.curves.consumer_sql import FAIRNESS, per_window_query
-from kipviz.curves.sql import collect_parts, require_columns, require_windows, window_args
+from kipviz.curves.sql import collect_parts, require_columns, require_windows, to_spark, window_args
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

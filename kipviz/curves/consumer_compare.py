@@ -14,14 +14,15 @@ from typing import Any
 
 import pandas as pd
 
-from kipviz.fetch import (
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.fetch.response import (
     CONSUMER_FETCH_MAX_BYTES,
     MAX_PARTITION_FETCH_BYTES,
-    Ordering,
     consumer_memory_bound_bytes,
     fill_response,
 )
-from kipviz.scenarios.consumer import ConsumerScenario, ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
 
 __all__ = ["ResponseSizes", "bounds_table", "fill_cases_table", "heap_table",
            "order_fairness_table", "response_sizes", "starvation_table"]
@@ -44,9 +45,10 @@ def fill_cases_table(cases: Iterable[tuple[str, Sequence[Sequence[int]], int, in
 def starvation_table(spark: Any, runs: Mapping[str, ConsumerTrace],
                      names: Sequence[str] | None = None) -> pd.DataFrame:
     """Per partition (rows, optionally renamed ``names``) and run (column groups): fetches,
-    starved fetches and the longest starvation streak (:func:`kipviz.curves.starvation_streaks`
-    on the full-resolution fetches)."""
-    from kipviz.curves import starvation_streaks, to_spark
+    starved fetches and the longest starvation streak
+    (:func:`kipviz.curves.consumer.starvation_streaks` on the full-resolution fetches)."""
+    from kipviz.curves.consumer import starvation_streaks
+    from kipviz.curves.sql import to_spark
 
     parts = {}
     for label, trace in runs.items():
@@ -63,7 +65,7 @@ def order_fairness_table(spark: Any, scenario: ConsumerScenario,
                          orderings: Iterable[Ordering] = tuple(Ordering)) -> pd.DataFrame:
     """The scenario under each partition order: min and mean Jain index and the longest
     starvation streak (fetches), one row per order."""
-    from kipviz.curves import consumer_curves
+    from kipviz.curves.consumer import consumer_curves
 
     rows = {}
     for order in orderings:
@@ -125,10 +127,11 @@ def response_sizes(scenario: ConsumerScenario, trace: ConsumerTrace) -> Response
 
 def heap_table(traces: Mapping[str, ConsumerTrace], baseline_heap_bytes: int,
                published: Mapping[str, float], names: Mapping[str, str]) -> pd.DataFrame:
-    """The heap each mode needs (:func:`kipviz.scenarios.consumer_buffer.heap_estimate_bytes`:
-    the baseline plus its peak retained responses) against a published measurement, one row per
-    mode of ``published``: ``consumer``, ``heap_bytes``, ``published_bytes`` and both in MB."""
-    from kipviz.scenarios.consumer_buffer import heap_estimate_bytes
+    """The heap each mode needs
+    (:func:`kipviz.scenarios.consumer.buffer_memory.heap_estimate_bytes`: the baseline plus its peak
+    retained responses) against a published measurement, one row per mode of ``published``:
+    ``consumer``, ``heap_bytes``, ``published_bytes`` and both in MB."""
+    from kipviz.scenarios.consumer.buffer_memory import heap_estimate_bytes
 
     rows = []
     for mode, measured in published.items():

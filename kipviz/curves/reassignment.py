@@ -14,10 +14,10 @@ From a ``ReassignmentTrace`` (``docs/traces.md``: tables ``ticks`` and ``partiti
   the fetchers' ``ConsumerLag`` / ``MaxLag``) and the client bandwidth left, N - IN/R -
   replication sent (Q&A 4's sizing of a broker's network);
 * the move completion time against the planned one, ``bytes / (T - (F + 1) x IN)`` with the F
-  in-sync followers the leader's quota counts (:mod:`kipviz.quota_planning`), and against Q&A
-  1's ``MoveTime = MoveRatio x TotalLogSizePerBroker x #Brokers / (quota - max(BytesInPerSec))``
-  (F = 0), as a whole and partition by partition; a move not done within the run is "not within
-  this run" (with its projected time) or "never", as the trace's ``meta`` says;
+  in-sync followers the leader's quota counts (:mod:`kipviz.kafka.replication.planning`), and
+  against Q&A 1's ``MoveTime = MoveRatio x TotalLogSizePerBroker x #Brokers / (quota -
+  max(BytesInPerSec))`` (F = 0), as a whole and partition by partition; a move not done within the
+  run is "not within this run" (with its projected time) or "never", as the trace's ``meta`` says;
 * the overshoot of the first quota window: nothing is measured before the first responses, so
   "a large cluster could exceed the quota with the first request" (the mechanism is optimistic;
   ``replica.fetch.response.max.bytes`` bounds it).
@@ -52,7 +52,8 @@ from kipviz.curves.reassignment_sql import (
     quota_window_to_ms,
     ticks_summary_query,
 )
-from kipviz.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS, scheduled_move_time_s
+from kipviz.kafka.replication.planning import scheduled_move_time_s
+from kipviz.kafka.replication.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -112,7 +113,7 @@ def move_summary(ticks_df: DataFrame, partitions_df: DataFrame, *, throttle_byte
 
     partitions, caught_up_partitions, bytes_to_move; completed_s: when the last new replica
     caught up (NaN if one never did in the run); kip_move_time_s: bytes_to_move / (T - IN), as
-    :func:`kipviz.quota.move_time_s` (infinite when T <= IN); moved_bytes and
+    :func:`kipviz.kafka.replication.planning.move_time_s` (infinite when T <= IN); moved_bytes and
     replica_lag_end_bytes at the last tick; first_window_throttled_bytes: throttled bytes sent
     in the first quota window of ``quota_window_s`` against first_window_quota_bytes = T x
     window, their ratio first_window_overshoot (> 1: the optimistic first responses went over

@@ -1,10 +1,11 @@
 """Several KIP-73 reassignments side by side, as the lesson's tables: throttles, followers, sizes.
 
-Each function varies one thing of a :class:`~kipviz.scenarios.reassignment.ReassignmentScenario`
-and returns a small pandas table (or the curves of each run), so a lesson cell only calls and
-prints. Move times come from the trace's plan (``bytes / (T - (F + 1) x IN)``, the followers
-``--throttle`` counts, :mod:`kipviz.quota_planning`) beside KIP-73's ``bytes / (T - IN)``; a run
-that did not finish says "never" or "not within this run" with its projected time.
+Each function varies one thing of a
+:class:`~kipviz.scenarios.reassignment.scenario.ReassignmentScenario` and returns a small pandas
+table (or the curves of each run), so a lesson cell only calls and prints. Move times come from the
+trace's plan (``bytes / (T - (F + 1) x IN)``, the followers ``--throttle`` counts,
+:mod:`kipviz.kafka.replication.planning`) beside KIP-73's ``bytes / (T - IN)``; a run that did not
+finish says "never" or "not within this run" with its projected time.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from kipviz.curves.reassignment import ReassignmentCurves, reassignment_curves
-from kipviz.scenarios.reassignment import ReassignmentMeta, ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
+from kipviz.scenarios.trace_meta import ReassignmentMeta
 
 __all__ = ["followers_table", "response_size_table", "throttle_runs", "throttle_table"]
 

@@ -1,6 +1,6 @@
 """The SQL of :mod:`kipviz.curves.reassignment`: input and output schemas, query texts and the
-move-time expressions (``bytes / (T - (F + 1) x IN)``, as :mod:`kipviz.quota_planning`, with
-Spark's ANSI mode in mind: no division by zero)."""
+move-time expressions (``bytes / (T - (F + 1) x IN)``, as :mod:`kipviz.kafka.replication.planning`,
+with Spark's ANSI mode in mind: no division by zero)."""
 
 from __future__ import annotations
 
@@ -104,9 +104,9 @@ def _double(x: float) -> str:
 
 
 def _kip_time(cum: str, throttle_bytes_per_s: float, bytes_in_per_s: float) -> str:
-    """Q&A 1's move time of ``cum`` bytes as SQL, as :func:`kipviz.quota.move_time_s`: 0 for
-    nothing to move, infinite when the throttle is not above IN (no division by zero: Spark's
-    ANSI mode raises on it)."""
+    """Q&A 1's move time of ``cum`` bytes as SQL, as
+    :func:`kipviz.kafka.replication.planning.move_time_s`: 0 for nothing to move, infinite when the
+    throttle is not above IN (no division by zero: Spark's ANSI mode raises on it)."""
     headroom = float(throttle_bytes_per_s) - float(bytes_in_per_s)
     rate = _double(math.inf) if headroom <= 0 else f"{cum} / {_double(headroom)}"
     return f"CASE WHEN {cum} IS NULL THEN NULL WHEN {cum} = 0 THEN 0.0D ELSE {rate} END"

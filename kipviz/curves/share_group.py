@@ -1,8 +1,9 @@
 """Spark turns a KIP-932 share-group trace into the curves lesson 7 plots, in one job.
 
-``share_group_curves`` is the slider path: a :class:`~kipviz.scenarios.share_group.ShareGroupTrace`
-in, small sorted pandas tables out. Every curve is one Spark SQL text; their union is collected
-once (as :mod:`kipviz.curves.consumer_buffer` does).
+``share_group_curves`` is the slider path: a
+:class:`~kipviz.scenarios.share_group.tables.ShareGroupTrace` in, small sorted pandas tables out.
+Every curve is one Spark SQL text; their union is collected once (as
+:mod:`kipviz.curves.consumer_buffer` does).
 
 * **fairness** per group (``share``, ``classic``) and window: Jain's index over the group's
   consumers, x_i = records consumer i processed in the window. Every consumer processes at the
@@ -18,8 +19,9 @@ once (as :mod:`kipviz.curves.consumer_buffer` does).
 * **memory** per share consumer: peak and mean bytes held (records acquired and not yet
   processed), beside ``meta["memory_bound_bytes"]``.
 
-``share_scaling`` runs the group sizes of :func:`kipviz.scenarios.share_group.simulate_scaling`
-through one job: records/s and active consumers of each group against its size.
+``share_scaling`` runs the group sizes of
+:func:`kipviz.scenarios.share_group.scenario.simulate_scaling` through one job: records/s and active
+consumers of each group against its size.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import to_spark
-from kipviz.curves.sql import collect_parts, require_columns, run_sql, trace_tables
+from kipviz.curves.sql import collect_parts, require_columns, run_sql, to_spark, trace_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

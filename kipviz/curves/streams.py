@@ -10,8 +10,8 @@ Fairness across threads is the reason KIP-770 gives each ``StreamThread`` its ow
 are paused for the one that does not). Per window it is Jain's index over the threads with work,
 x_i = records thread i processed divided by its max-min fair share of what the instance processed,
 each thread's demand being the records it could have processed had nothing been paused
-(min(its processing budget, records buffered or on the broker)): :func:`kipviz.curves.fair_shares`'
-water-filling with threads in place of partitions.
+(min(its processing budget, records buffered or on the broker)):
+:func:`kipviz.curves.consumer.fair_shares`' water-filling with threads in place of partitions.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from kipviz.curves import sql, to_spark
+from kipviz.curves import sql
 from kipviz.curves.consumer_sql import FAIRNESS_AGGS, JAIN, RANKED
+from kipviz.curves.sql import to_spark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -1,11 +1,11 @@
 """Lesson 5's comparisons of KIP-770 Streams runs: several scenarios, their curves, one table.
 
-Each function runs :func:`kipviz.scenarios.streams.simulate` on a few variants of a scenario,
-turns the traces into :class:`~kipviz.curves.streams.StreamsCurves` with Spark and reduces them
-to the small pandas table a lesson prints, so that lesson cells only call and print. Policies are
-:data:`kipviz.streams_buffer.STREAMS_POLICIES`: ``thread_bytes_as_merged`` is KIP-770's resume
-rule as written and merged, ``thread_bytes`` adds apache/kafka#13283's resume of emptied
-partitions.
+Each function runs :func:`kipviz.scenarios.streams.scenario.simulate` on a few variants of a
+scenario, turns the traces into :class:`~kipviz.curves.streams.StreamsCurves` with Spark and reduces
+them to the small pandas table a lesson prints, so that lesson cells only call and print. Policies
+are :data:`kipviz.kafka.streams.input_buffer.STREAMS_POLICIES`: ``thread_bytes_as_merged`` is
+KIP-770's resume rule as written and merged, ``thread_bytes`` adds apache/kafka#13283's resume of
+emptied partitions.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves.streams import StreamsCurves, bound_sweep, streams_curves
-from kipviz.scenarios.streams import StreamsScenario, simulate
+from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

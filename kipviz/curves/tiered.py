@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kipviz.curves import to_spark
-from kipviz.curves.sql import collect_parts
+from kipviz.curves.sql import collect_parts, to_spark
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

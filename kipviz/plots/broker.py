@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.plots import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]

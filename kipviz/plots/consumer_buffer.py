@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kipviz.curves.consumer_buffer import BufferCurves
-from kipviz.plots import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = ["BUFFER_TRACES", "MODE_NAMES", "buffer_figure", "heap_figure",
            "update_buffer_figure"]

@@ -2,11 +2,13 @@
 
 ``diagram("01")`` ... ``diagram("08")`` return a small plotly figure (one panel, readable at
 JupyterLab's default width and in the static report). Every number in a diagram comes from the
-package's mechanism functions run on the example (:func:`kipviz.fetch.fill_response`,
-:class:`kipviz.pool.SimpleMemoryPool`, :func:`kipviz.consumer_memory.memory_bounds`,
-:class:`kipviz.quota.ReplicationQuotaManager`, :mod:`kipviz.streams_buffer`'s record-queue rules,
-:class:`kipviz.share.SharePartition`, :func:`kipviz.remote_fetch.read_from_log`), never typed in.
-:func:`example` returns the example's numbers as a table, which the tests check.
+package's mechanism functions run on the example (:func:`kipviz.kafka.fetch.response.fill_response`,
+:class:`kipviz.kafka.broker.pool.SimpleMemoryPool`,
+:func:`kipviz.kafka.consumer.memory.memory_bounds`,
+:class:`kipviz.kafka.replication.quota.ReplicationQuotaManager`,
+:mod:`kipviz.kafka.streams.input_buffer`'s record-queue rules,
+:class:`kipviz.kafka.share.fetch.SharePartition`, :func:`kipviz.kafka.tiered.fetch.read_from_log`),
+never typed in. :func:`example` returns the example's numbers as a table, which the tests check.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ _BLUE, _RED, _GREEN, _GREY, _ORANGE = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
 
 def _fetch() -> pd.DataFrame:
     """KIP-74: A, B, C in request order, 1 MiB response, 512 KiB per partition."""
-    from kipviz.fetch import fill_response
+    from kipviz.kafka.fetch.response import fill_response
 
     batches = {"A": [400 * _KiB, 400 * _KiB], "B": [300 * _KiB, 300 * _KiB], "C": [200 * _KiB]}
     parts = fill_response(list(batches.values()), response_max_bytes=_MiB,
@@ -39,7 +41,7 @@ def _fetch() -> pd.DataFrame:
 
 def _pool() -> pd.DataFrame:
     """KIP-72: a non-strict 10 MiB pool takes 4 MiB requests while any byte is free."""
-    from kipviz.pool import SimpleMemoryPool, max_outstanding_bytes
+    from kipviz.kafka.broker.pool import SimpleMemoryPool, max_outstanding_bytes
 
     pool = SimpleMemoryPool(10 * _MiB, 4 * _MiB, strict=False)
     rows: list[dict[str, Any]] = []
@@ -58,9 +60,9 @@ def _pool() -> pd.DataFrame:
 
 def _buffer() -> pd.DataFrame:
     """A lagging consumer of 100 partitions on 3 brokers, fetch.max.bytes 10 MiB: what bounds it."""
-    from kipviz.consumer_memory import memory_bounds
-    from kipviz.fetch import largest_response_bytes
-    from kipviz.versions import NEWEST_KAFKA_VERSION
+    from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
+    from kipviz.kafka.consumer.memory import memory_bounds
+    from kipviz.kafka.fetch.response import largest_response_bytes
 
     settings: dict[str, Any] = {"brokers": 3, "partitions": 100, "fetch_max_bytes": 10 * _MiB,
                 "max_partition_fetch_bytes": _MiB, "lagging": True}
@@ -79,7 +81,7 @@ def _buffer() -> pd.DataFrame:
 
 def _quota() -> pd.DataFrame:
     """KIP-73: a 10 MB/s throttle, the leader sending 2 MB each 100 ms while within the quota."""
-    from kipviz.quota import ReplicationQuotaManager
+    from kipviz.kafka.replication.quota import ReplicationQuotaManager
 
     quota = ReplicationQuotaManager(10 * _MB)
     rows: list[dict[str, Any]] = []
@@ -96,7 +98,7 @@ def _quota() -> pd.DataFrame:
 
 def _streams() -> pd.DataFrame:
     """buffered.records.per.partition = 5: a poll adds 4 records, a round processes 1."""
-    from kipviz.streams_buffer import record_queue_pauses, record_queue_resumes
+    from kipviz.kafka.streams.input_buffer import record_queue_pauses, record_queue_resumes
 
     queue, paused, rows = 0, False, list[dict[str, Any]]()
     for step in range(16):
@@ -113,9 +115,9 @@ def _streams() -> pd.DataFrame:
 
 def _sweep() -> pd.DataFrame:
     """A lagging consumer's bound (MiB) over fetch.max.bytes x partitions: 3 brokers, 4.x."""
-    from kipviz.consumer_memory import memory_bounds
-    from kipviz.fetch import largest_response_bytes
-    from kipviz.versions import NEWEST_KAFKA_VERSION
+    from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
+    from kipviz.kafka.consumer.memory import memory_bounds
+    from kipviz.kafka.fetch.response import largest_response_bytes
 
     rows = [{"fetch_max_mib": f, "partitions": p, "bound_mib": memory_bounds(
         kafka_version=NEWEST_KAFKA_VERSION, brokers=3, partitions=p, fetch_max_bytes=f * _MiB,
@@ -127,8 +129,8 @@ def _sweep() -> pd.DataFrame:
 
 def _share() -> pd.DataFrame:
     """KIP-932: 3 consumers share one partition of four 5-record batches (locks 100 ms)."""
-    from kipviz.share import SharePartition
-    from kipviz.share_partition import ACQUIRED
+    from kipviz.kafka.share.fetch import SharePartition
+    from kipviz.kafka.share.partition import ACQUIRED
 
     sp = SharePartition([5, 5, 5, 5], lock_duration_ms=100)
     rows: list[dict[str, Any]] = []
@@ -150,7 +152,7 @@ def _share() -> pd.DataFrame:
 def _remote_fetch() -> pd.DataFrame:
     """KIP-405: one fetch request, A and D local, B and C remote, 1 MiB per partition, a 3 MiB
     response limit, under 4.1 (one remote read, not charged) and 4.2 (every one, charged)."""
-    from kipviz import remote_fetch as rf
+    from kipviz.kafka.tiered import fetch as rf
 
     names, remote = ["A", "B", "C", "D"], np.array([False, True, True, False])
     batch, log = np.full(4, 256 * _KiB), np.full(4, 8 * _MiB)

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",

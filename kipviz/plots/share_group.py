@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.share_group import ShareGroupCurves
-from kipviz.plots import finish_grid, set_trace_data
+from kipviz.plots.grid import finish_grid, set_trace_data
 
 __all__ = ["SHARE_TRACES", "scaling_figure", "share_group_figure", "update_share_group_figure"]
 

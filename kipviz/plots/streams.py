@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.streams import StreamsCurves
-from kipviz.plots import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_policies_figure",
            "streams_figure", "update_streams_figure"]

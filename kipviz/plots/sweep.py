@@ -4,7 +4,7 @@
 second metric's floor as a contour (the fairness floor); ``pareto_figure`` plots every
 configuration of a sweep by memory and throughput with the Pareto front drawn through them;
 ``grid_point_figure`` / ``update_grid_point_figure`` show one point of a
-:class:`kipviz.instant.SweepGrid`: where it sits on the grid, and its curves.
+:class:`kipviz.curves.instant.SweepGrid`: where it sits on the grid, and its curves.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 if TYPE_CHECKING:
-    from kipviz.instant import GridPoint
+    from kipviz.curves.instant import GridPoint
 
 __all__ = ["byte_label", "grid_point_figure", "pareto_figure", "safe_region_figure",
            "setting_label", "update_grid_point_figure"]
@@ -145,9 +145,9 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
 
 def update_grid_point_figure(fig: go.Figure, point: GridPoint, heat: pd.DataFrame, *, x: str,
                              y: str | None) -> None:
-    """Put ``point`` and the grid slice ``heat`` (from :meth:`kipviz.instant.SweepGrid.slice`)
-    into a figure made by :func:`grid_point_figure`, in place (one redraw). The point is marked
-    when it lies on the grid."""
+    """Put ``point`` and the grid slice ``heat`` (from
+    :meth:`kipviz.curves.instant.SweepGrid.slice`) into a figure made by :func:`grid_point_figure`,
+    in place (one redraw). The point is marked when it lies on the grid."""
     xs = [setting_label(x, v) for v in heat.columns]
     ys = [setting_label(y, v) for v in heat.index] if y is not None else ["-"]
     x_here = setting_label(x, getattr(point.scenario, x))

@@ -2,8 +2,8 @@
 
 ``tiered_figure`` has a fixed list of traces (two runs, e.g. Kafka 4.1 and 4.2), so a
 ``FigureWidget`` is redrawn in place by ``update_tiered_figure``; ``copy_quota_figure`` and
-``three_rates_figure`` draw the tables of :mod:`kipviz.scenarios.tiered_quotas`. Subplot titles
-are short so a 2 x 2 grid reads at JupyterLab's default width (~600 px).
+``three_rates_figure`` draw the tables of :mod:`kipviz.scenarios.tiered_fetch.quotas`. Subplot
+titles are short so a 2 x 2 grid reads at JupyterLab's default width (~600 px).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.tiered import CLASSES, TieredCurves
-from kipviz.plots import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots.grid import add_fixed_traces, finish_grid, set_trace_data
 
 __all__ = ["RUNS", "TIERED_TRACES", "copy_quota_figure", "three_rates_figure", "tiered_figure",
            "update_tiered_figure"]

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from kipviz.curves.broker import BrokerCurves
 from kipviz.curves.consumer_buffer import BufferCurves
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
 

@@ -1,12 +1,32 @@
 """Seeded, vectorised simulations of Kafka clients and brokers that emit columnar traces.
 
-``SCENARIOS`` maps each scenario kind's name to its :class:`ScenarioKind` (scenario class,
-``simulate``, trace class, typed ``meta`` and what a sweep needs): :mod:`kipviz.summary`,
-:mod:`kipviz.sweep`, the trace-schema docs and the coverage tests iterate it
-(:mod:`kipviz.scenarios.registry`, :mod:`kipviz.scenarios.contract`).
+One folder per scenario kind, each with its scenario (a frozen dataclass varied with
+``replace``), its ``simulate(scenario, *, seed=0)``, its numba kernel and the kernel's named
+column blocks: :mod:`~kipviz.scenarios.consumer` (KIP-74, KIP-81), :mod:`~kipviz.scenarios.broker`
+(KIP-72), :mod:`~kipviz.scenarios.reassignment` (KIP-73), :mod:`~kipviz.scenarios.streams`
+(KIP-770), :mod:`~kipviz.scenarios.share_group` (KIP-932), :mod:`~kipviz.scenarios.tiered_fetch`
+(KIP-405), and the tour's :mod:`~kipviz.scenarios.cluster`. What they share:
+
+* :mod:`~kipviz.scenarios.contract`: the shape every kind has (``ScenarioKind``, ``Reduction``,
+  seeds) and :mod:`~kipviz.scenarios.registry`'s ``SCENARIOS``, the one table the sweeps,
+  summaries, trace docs and coverage tests iterate.
+* :mod:`~kipviz.scenarios.limits`: Java ranges and the trace-size check made before allocating.
+* :mod:`~kipviz.scenarios.workload`: produce-rate profiles and the record batches they write.
+* :mod:`~kipviz.scenarios.jit` and :mod:`~kipviz.scenarios.rate_jit`: the one way a kernel is
+  compiled by numba.
+* :mod:`~kipviz.scenarios.trace_meta`: each kind's typed ``meta``.
+
+May import: numpy, pandas, numba and :mod:`kipviz.kafka`. Nothing here imports Spark, plotly,
+ipywidgets or SimPy (the SimPy references the kernels are checked against live in
+``benchmarks/``).
 """
 
-from kipviz.scenarios.contract import Reduction, ScenarioKind
-from kipviz.scenarios.registry import SCENARIOS, kind_of
+from __future__ import annotations
 
-__all__ = ["SCENARIOS", "Reduction", "ScenarioKind", "kind_of"]
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "contract": ["Reduction", "ScenarioKind"],
+    "registry": ["SCENARIOS", "kind_of"],
+    "workload": ["Workload"],
+})

@@ -5,7 +5,7 @@ A *kind* (the KIP-74 consumer, the KIP-72 broker, the KIP-73 reassignment, ...) 
 ``simulate(scenario, *, seed=0, ...)``, its trace class (pandas tables and a typed ``meta``) and
 ``summarise(scenario, seed) -> Reduction``: the run reduced to per-tick memory and throughput,
 Jain's index per window and the summary metrics it has (``bound_bytes``, ``move_time_s``, ...).
-:mod:`kipviz.summary` turns a :class:`Reduction` into a sweep's row, whatever the kind.
+:mod:`kipviz.curves.summary` turns a :class:`Reduction` into a sweep's row, whatever the kind.
 
 Every run draws its random inputs from ``numpy.random.SeedSequence(seed)``
 (:func:`input_rng`, which is ``numpy.random.default_rng(seed)``), never from numpy's global
@@ -38,7 +38,7 @@ _NO_WINDOWS = np.full(0, math.nan)
 class Reduction:
     """One run as a sweep reads it: ``memory_bytes`` and ``consumed_bytes`` per tick of
     ``tick_ms``, ``jain_index`` per window (empty: the kind has no fairness), ``metrics`` (the
-    :data:`kipviz.summary.SUMMARY` metrics the kind has; the others are NaN) and ``windows``,
+    :data:`kipviz.curves.summary.SUMMARY` metrics the kind has; the others are NaN) and ``windows``,
     how many windows the curves are downsampled to."""
 
     memory_bytes: np.ndarray
@@ -66,7 +66,7 @@ class ScenarioKind:
 
     @property
     def sweepable(self) -> bool:
-        """Whether :func:`kipviz.sweep.sweep` can summarise this kind."""
+        """Whether :func:`kipviz.curves.sweep.sweep` can summarise this kind."""
         return self.summarise is not None
 
 
@@ -87,7 +87,7 @@ def curve_window_ms(ticks: int, windows: int, tick_ms: int) -> int:
 
 
 def jain_by_window(windows: pd.DataFrame) -> np.ndarray:
-    """Jain's index per window over partitions with data, as :func:`kipviz.curves.fairness`
+    """Jain's index per window over partitions with data, as :func:`kipviz.curves.consumer.fairness`
     computes it in Spark (max-min fair shares by water-filling), here in numpy for the tasks."""
     out = []
     for _, w in windows.groupby("window", sort=True):

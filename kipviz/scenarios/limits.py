@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.config.fields import field_rule, field_setting
-from kipviz.consumer_fetch import Ordering
+from kipviz.kafka.config.fields import field_rule, field_setting
+from kipviz.kafka.fetch.request import Ordering
 
 __all__ = [
     "JAVA_MAX",
@@ -49,7 +49,7 @@ JAVA_MAX = {"short": 2**15 - 1, "int": 2**31 - 1, "long": 2**63 - 1}
 _FALLBACK_BYTES = 8 * 1024**3  # when os.sysconf cannot tell the machine's memory
 
 # Fields that are not declared Kafka settings but still have a Java type (a declared field's
-# Java type is its declaration's: kipviz.config.declarations, read by check_fields).
+# Java type is its declaration's: kipviz.kafka.config.declarations, read by check_fields).
 KAFKA_SETTINGS: dict[str, tuple[str, str]] = {
     "version": ("the fetch request version, a Java short", "short"),
 }
@@ -125,8 +125,9 @@ def leading_brokers(partitions: int, brokers: int) -> int:
 
 
 def workload_bytes(workload: Any, partitions: int, ticks: int, tick_ms: int) -> float:
-    """Peak bytes :func:`kipviz.workload.produce` allocates: its per-(tick, partition) arrays and
-    the batches expected (records / records per batch, at most one part-filled batch a cell)."""
+    """Peak bytes :func:`kipviz.scenarios.workload.produce` allocates: its per-(tick, partition)
+    arrays and the batches expected (records / records per batch, at most one part-filled batch a
+    cell)."""
     cells = float(partitions) * float(ticks)
     seconds = float(ticks) * tick_ms / 1000.0
     rate = workload.produce_bytes_per_s * (workload.burst_multiplier
@@ -140,7 +141,8 @@ def workload_bytes(workload: Any, partitions: int, ticks: int, tick_ms: int) -> 
 
 
 def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
-    """Estimated peak bytes of :func:`kipviz.scenarios.consumer.simulate` for ``scenario``."""
+    """Estimated peak bytes of :func:`kipviz.scenarios.consumer.simulation.simulate` for
+    ``scenario``."""
     s = scenario
     rtt_ticks = max(1, -(-s.rtt_ms // s.tick_ms))
     responses = float(s.partitions) * (-(-s.ticks // rtt_ticks) + 1)  # partitions x fetches

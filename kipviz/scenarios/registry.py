@@ -75,7 +75,7 @@ def kind_of(scenario: Any) -> ScenarioKind | None:
 
 
 def _consumer(scenario: Any, seed: int) -> Reduction:
-    from kipviz.scenarios.consumer import simulate
+    from kipviz.scenarios.consumer.simulation import simulate
 
     t = simulate(scenario, seed=seed, record_fetches=False)
     return Reduction(
@@ -88,7 +88,7 @@ def _consumer(scenario: Any, seed: int) -> Reduction:
 
 
 def _broker(scenario: Any, seed: int) -> Reduction:
-    from kipviz.scenarios.broker import simulate
+    from kipviz.scenarios.broker.scenario import simulate
 
     t = simulate(scenario, seed=seed)
     bound = t.meta["outstanding_bound_bytes"]
@@ -98,7 +98,7 @@ def _broker(scenario: Any, seed: int) -> Reduction:
 
 
 def _reassignment(scenario: Any, seed: int) -> Reduction:
-    from kipviz.scenarios.reassignment import simulate
+    from kipviz.scenarios.reassignment.scenario import simulate
 
     t = simulate(scenario, seed=seed)
     done = t.meta["completed_ms"]
@@ -109,7 +109,7 @@ def _reassignment(scenario: Any, seed: int) -> Reduction:
 
 
 def _streams(scenario: Any, seed: int, windows: int = 20) -> Reduction:
-    from kipviz.scenarios.streams import simulate
+    from kipviz.scenarios.streams.scenario import simulate
 
     t = simulate(scenario, seed=seed)
     memory, tick_ms = t.ticks["buffered_bytes_after_poll"].to_numpy(), t.meta["tick_ms"]
@@ -121,7 +121,7 @@ def _streams(scenario: Any, seed: int, windows: int = 20) -> Reduction:
 
 
 def _share_group(scenario: Any, seed: int, windows: int = 20) -> Reduction:
-    from kipviz.scenarios.share_group import simulate
+    from kipviz.scenarios.share_group.scenario import simulate
 
     t = simulate(scenario, seed=seed)
     share = t.consumers[t.consumers["group"] == "share"]
@@ -140,8 +140,13 @@ def _share_group(scenario: Any, seed: int, windows: int = 20) -> Reduction:
 
 def _builtin_kinds() -> list[ScenarioKind]:
     """The built-in kinds, one line each (their modules import this package: loaded lazily)."""
-    from kipviz.scenarios import broker, consumer, reassignment, share_group, streams, tiered_fetch
     from kipviz.scenarios import trace_meta as m
+    from kipviz.scenarios.broker import scenario as broker
+    from kipviz.scenarios.consumer import simulation as consumer
+    from kipviz.scenarios.reassignment import scenario as reassignment
+    from kipviz.scenarios.share_group import scenario as share_group
+    from kipviz.scenarios.streams import scenario as streams
+    from kipviz.scenarios.tiered_fetch import scenario as tiered_fetch
 
     return [
         ScenarioKind("consumer", "KIP-74, KIP-81", consumer.ConsumerScenario, consumer.simulate,

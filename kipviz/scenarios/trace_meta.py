@@ -50,15 +50,15 @@ class _ConsumerRun(TypedDict):
 
 
 class ConsumerMeta(_ConsumerRun, total=False):
-    """``kipviz.scenarios.consumer.simulate`` (KIP-74, KIP-81); the last two keys only with a
-    KIP-81 ``buffer.memory`` pool."""
+    """``kipviz.scenarios.consumer.simulation.simulate`` (KIP-74, KIP-81); the last two keys only
+    with a KIP-81 ``buffer.memory`` pool."""
 
     buffer_memory_bytes: int
     pooled_bound_bytes: int
 
 
 class BrokerMeta(TypedDict):
-    """``kipviz.scenarios.broker.simulate`` (KIP-72)."""
+    """``kipviz.scenarios.broker.scenario.simulate`` (KIP-72)."""
 
     connections: int
     tick_ms: int
@@ -116,13 +116,13 @@ class MoveOutcome(TypedDict):
 
 
 class ReassignmentMeta(MovePlan, MoveOutcome):
-    """``kipviz.scenarios.reassignment.simulate`` (KIP-73)."""
+    """``kipviz.scenarios.reassignment.scenario.simulate`` (KIP-73)."""
 
     first_window_throttled_bytes: int
 
 
 class StreamsMeta(TypedDict):
-    """``kipviz.scenarios.streams.simulate`` (KIP-770)."""
+    """``kipviz.scenarios.streams.scenario.simulate`` (KIP-770)."""
 
     tick_ms: int
     ticks: int
@@ -148,7 +148,7 @@ class StreamsMeta(TypedDict):
 
 
 class ShareGroupMeta(TypedDict):
-    """``kipviz.scenarios.share_group.simulate`` (KIP-932)."""
+    """``kipviz.scenarios.share_group.scenario.simulate`` (KIP-932)."""
 
     tick_ms: int
     ticks: int
@@ -173,7 +173,7 @@ class ShareGroupMeta(TypedDict):
 
 
 class TieredFetchMeta(TypedDict):
-    """``kipviz.scenarios.tiered_fetch.simulate`` (KIP-405)."""
+    """``kipviz.scenarios.tiered_fetch.scenario.simulate`` (KIP-405)."""
 
     kafka_version: str
     seed: int

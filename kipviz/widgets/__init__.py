@@ -14,11 +14,14 @@ keeps its last good curves.
 * :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
 * :class:`ShareGroupDashboard`: KIP-932 share groups beside a classic group (lesson 7).
 * :class:`TieredStorageDashboard`: tiered-storage fetches and remote quotas by version (lesson 8).
+
+May import: ipywidgets, :mod:`kipviz.plots`, :mod:`kipviz.curves`, :mod:`kipviz.scenarios` and
+:mod:`kipviz.kafka`.
 """
 
 from __future__ import annotations
 
-from kipviz.widgets._base import Dashboard, byte_options
+from kipviz.widgets._base import STATIC_ENV, Dashboard, byte_options
 from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
@@ -31,7 +34,7 @@ from kipviz.widgets.tour import TourDashboard
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "GRID_LESSON_SCENARIO",
            "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO", "SHARE_LESSON_SCENARIO",
-           "STREAMS_LESSON_SCENARIO", "TIERED_LESSON_SCENARIO", "BrokerDashboard",
+           "STATIC_ENV", "STREAMS_LESSON_SCENARIO", "TIERED_LESSON_SCENARIO", "BrokerDashboard",
            "BufferDashboard", "Dashboard", "FetchDashboard", "GridDashboard",
            "ReassignmentDashboard", "ShareGroupDashboard", "StreamsDashboard",
            "TieredStorageDashboard", "TourDashboard", "byte_options"]

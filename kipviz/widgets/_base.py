@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 import ipywidgets as w
 import plotly.graph_objects as go
 
+from kipviz.plots.html import warnings_html
 from kipviz.plots.sweep import byte_label, setting_label
-from kipviz.static.html import warnings_html
+from kipviz.scenarios.workload import Batches, produce
 from kipviz.widgets._figure import FigureWidget
 from kipviz.widgets._labels import TEXT_BOX_PX, control_width_px, fit_label, label_width_px
-from kipviz.workload import Batches, produce
 
 __all__ = ["NOT_SET", "STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list",
            "selectable", "with_option"]
@@ -75,7 +75,7 @@ def notice(text: str, *, error: bool = False) -> str:
 
 def notice_list(notes: list[str]) -> str:
     """Warnings as a short amber list, one line each, most important first, each line's full
-    text a click away (:func:`kipviz.static.html.warnings_html`); "" when there are none."""
+    text a click away (:func:`kipviz.plots.html.warnings_html`); "" when there are none."""
     return warnings_html(notes, box=True) if notes else ""
 
 
@@ -94,7 +94,7 @@ class Dashboard:
     def __init__(self, scenario: Any, *, seed: int = 0, spark: Any = None,
                  **overrides: Any) -> None:
         if spark is None:
-            from kipviz.spark import get_spark
+            from kipviz.curves.spark import get_spark
 
             spark = get_spark()
         self.spark = spark
@@ -159,7 +159,7 @@ class Dashboard:
         """The record batches the producers of a consumer ``scenario`` write, made once per
         workload (workload, partitions, ticks, tick, seed): a move of a fetch setting, the order,
         the memory or the Kafka version re-runs the consumer on the same batches, as
-        ``simulate`` would make them (:func:`kipviz.workload.produce` with the seed)."""
+        ``simulate`` would make them (:func:`kipviz.scenarios.workload.produce` with the seed)."""
         key = (scenario.workload, scenario.partitions, scenario.ticks, scenario.tick_ms,
                self.seed)
         if self._batches_made is None or self._batches_made[0] != key:

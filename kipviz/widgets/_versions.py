@@ -1,8 +1,8 @@
 """The Kafka-version control the consumer dashboards share, and the memory answer they print.
 
-The choices are the releases :mod:`kipviz.versions` knows, newest first; moving the control
-re-runs the consumer under that release's fetch rules (KAFKA-17182's one response per broker from
-4.0, the request order, the broker caps).
+The choices are the releases :mod:`kipviz.kafka.config.versions` knows, newest first; moving the
+control re-runs the consumer under that release's fetch rules (KAFKA-17182's one response per broker
+from 4.0, the request order, the broker caps).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from kipviz.versions import BEHAVIOURS, KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
+from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
 from kipviz.widgets._base import NOT_SET
 
 __all__ = ["memory_answer_html", "ordering_options", "version_dropdown"]
@@ -42,6 +42,7 @@ def ordering_options(orderings: Any) -> list[tuple[str, Any]]:
 
 
 def memory_answer_html(meta: dict[str, Any]) -> str:
-    """The trace's one consumer-memory sentence (:mod:`kipviz.consumer_memory`) for a summary."""
+    """The trace's one consumer-memory sentence (:mod:`kipviz.kafka.consumer.memory`) for a
+    summary."""
     sentence = meta.get("memory_sentence")
     return f"<br><b>memory</b> {sentence}" if sentence else ""

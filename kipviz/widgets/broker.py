@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from kipviz.curves.broker import broker_curves
 from kipviz.plots.broker import broker_figure, update_broker_figure
-from kipviz.scenarios.broker import BrokerScenario, simulate
+from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BrokerDashboard"]
@@ -37,8 +37,8 @@ class BrokerDashboard(Dashboard):
     the share and size of large requests, strict vs non-strict pool and key shuffling.
 
     ``BrokerDashboard(connections=200)`` overrides fields of :data:`BROKER_LESSON_SCENARIO`;
-    ``update(**params)`` takes :class:`~kipviz.scenarios.broker.BrokerScenario` field names and
-    returns :class:`kipviz.curves.broker.BrokerCurves`, or None when the settings were rejected
+    ``update(**params)`` takes :class:`~kipviz.scenarios.broker.scenario.BrokerScenario` field names
+    and returns :class:`kipviz.curves.broker.BrokerCurves`, or None when the settings were rejected
     (for example ``queued.max.request.bytes`` below ``socket.request.max.bytes``: the reason
     shows in ``warning``). ``strict`` and ``shuffle=False`` are what-ifs: a broker's pool is
     never strict and always shuffles ready keys under memory pressure.

@@ -8,14 +8,15 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.consumer_memory import consumer_memory_bounds
 from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.scenarios.consumer_buffer import MODES, buffer_modes
+from kipviz.scenarios.consumer.buffer_memory import MODES, buffer_modes
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html, version_dropdown
-from kipviz.workload import Workload
 
 __all__ = ["BUFFER_LESSON_SCENARIO", "BufferDashboard"]
 
@@ -45,8 +46,8 @@ class BufferDashboard(Dashboard):
     pool of ``buffer.memory`` (as proposed; never shipped in Kafka) and the rejected cap on
     in-flight fetches sized to the same memory, and redraws their Spark curves.
     ``BufferDashboard(partitions=500)`` overrides fields of :data:`BUFFER_LESSON_SCENARIO`;
-    ``update(...)`` takes :class:`~kipviz.scenarios.consumer.ConsumerScenario` field names and
-    returns :class:`kipviz.curves.consumer_buffer.BufferCurves`, or None when the settings were
+    ``update(...)`` takes :class:`~kipviz.scenarios.consumer.scenario.ConsumerScenario` field names
+    and returns :class:`kipviz.curves.consumer_buffer.BufferCurves`, or None when the settings were
     rejected (``buffer.memory`` below ``fetch.max.bytes``: the reason shows in ``warning``).
     """
 

@@ -8,13 +8,14 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz import plots
-from kipviz.curves import consumer_curves
-from kipviz.fetch import Ordering
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
+from kipviz.curves.consumer import consumer_curves
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.plots import consumer as plots
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, selectable, with_option
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
-from kipviz.workload import Workload
 
 __all__ = ["LESSON_SCENARIO", "FetchDashboard"]
 
@@ -42,8 +43,8 @@ class FetchDashboard(Dashboard):
     ``FetchDashboard(partitions=1000, ticks=2000)`` overrides fields of :data:`LESSON_SCENARIO`;
     ``update(...)`` also takes the workload settings ``skew``, ``produce_bytes_per_s``,
     ``initial_lag_bytes`` and ``record_bytes``, and an order by name
-    (``ordering="round-robin"``). It returns :class:`kipviz.curves.ConsumerCurves`, or None when
-    the settings were rejected (the reason shows in ``warning``).
+    (``ordering="round-robin"``). It returns :class:`kipviz.curves.consumer.ConsumerCurves`, or None
+    when the settings were rejected (the reason shows in ``warning``).
     """
 
     ALIASES = tuple(_WORKLOAD_PARAMS)
@@ -126,7 +127,7 @@ def _size(n: float) -> str:
 def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     """Warnings for legal but risky or surprising combinations.
 
-    Held memory is measured against the one answer of :mod:`kipviz.consumer_memory` for the
+    Held memory is measured against the one answer of :mod:`kipviz.kafka.consumer.memory` for the
     run's Kafka version (``meta["memory_bound_bytes"]``): above KIP-74's one-round figure but
     within it is the version's rule at work (a lagging pre-4.0 consumer, or record batches larger
     than the limits returned whole by the first-batch exception).

@@ -19,12 +19,12 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.consumer_memory import consumer_memory_bounds
-from kipviz.instant import GridPoint, SweepGrid
+from kipviz.curves.instant import GridPoint, SweepGrid
+from kipviz.curves.summary import metric_parts
+from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
-from kipviz.scenarios.consumer import ConsumerScenario
-from kipviz.summary import metric_parts
-from kipviz.versions import NEWEST_KAFKA_VERSION
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
 
@@ -50,7 +50,7 @@ class GridDashboard(Dashboard):
     every valid combination of ``axes`` (fields of ``scenario``: a consumer, broker,
     reassignment or Streams scenario) and shows one slider per axis. ``update(**params)`` takes the
     scenario's field names, as every dashboard does; it returns the
-    :class:`~kipviz.instant.GridPoint`, or None when the settings were rejected.
+    :class:`~kipviz.curves.instant.GridPoint`, or None when the settings were rejected.
     ``slider_values`` (axis name -> values) adds positions off the grid to an axis' slider.
     ``source``
     says how the last answer came: ``"grid"`` (from memory, no Spark job), ``"cache"`` (off
@@ -64,7 +64,7 @@ class GridDashboard(Dashboard):
                  slider_values: Mapping[str, Sequence[Any]] | None = None,
                  **overrides: Any) -> None:
         if spark is None:
-            from kipviz.spark import get_spark
+            from kipviz.curves.spark import get_spark
 
             spark = get_spark()
         base = self._apply(scenario, overrides)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.plots.reassignment import reassignment_figure, update_reassignment_figure
-from kipviz.scenarios.reassignment import ReassignmentScenario, simulate
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 from kipviz.widgets._base import NOT_SET, Dashboard, selectable, with_option
 
 __all__ = ["METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "UNLIMITED", "ReassignmentDashboard"]
@@ -85,8 +85,8 @@ class ReassignmentDashboard(Dashboard):
 
     ``ReassignmentDashboard(partitions=20)`` overrides fields of
     :data:`REASSIGNMENT_LESSON_SCENARIO`; ``update(**params)`` takes
-    :class:`~kipviz.scenarios.reassignment.ReassignmentScenario` field names (rates in bytes/s,
-    None or ``math.inf`` = unlimited) and returns
+    :class:`~kipviz.scenarios.reassignment.scenario.ReassignmentScenario` field names (rates in
+    bytes/s, None or ``math.inf`` = unlimited) and returns
     :class:`kipviz.curves.reassignment.ReassignmentCurves`, or None when the settings were
     rejected (the reason shows in ``warning``). A throttle at or below IN is legal in Kafka and
     runs, with a warning that the move never finishes.

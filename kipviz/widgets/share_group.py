@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from kipviz.curves.share_group import share_group_curves
 from kipviz.plots.share_group import share_group_figure, update_share_group_figure
-from kipviz.scenarios.share_group import ShareGroupScenario, simulate
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 
 __all__ = ["SHARE_LESSON_SCENARIO", "ShareGroupDashboard"]
@@ -38,7 +38,7 @@ class ShareGroupDashboard(Dashboard):
 
     ``ShareGroupDashboard(partitions=4)`` overrides fields of :data:`SHARE_LESSON_SCENARIO`;
     ``update(consumers=16)`` sets both groups' sizes, other names are
-    :class:`~kipviz.scenarios.share_group.ShareGroupScenario` fields. It returns
+    :class:`~kipviz.scenarios.share_group.scenario.ShareGroupScenario` fields. It returns
     :class:`kipviz.curves.share_group.ShareGroupCurves`, or None when the settings were rejected
     (fewer consumers than stalled ones: the reason shows in ``warning``).
     """

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from kipviz.curves.streams import streams_curves
 from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
-from kipviz.scenarios.streams import StreamsScenario, simulate
+from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 
 __all__ = ["STREAMS_LESSON_SCENARIO", "StreamsDashboard"]
@@ -40,11 +40,11 @@ class StreamsDashboard(Dashboard):
     each thread's processing rate and the pause/resume policy.
 
     ``StreamsDashboard(threads=2)`` overrides fields of :data:`STREAMS_LESSON_SCENARIO`;
-    ``update(**params)`` takes :class:`~kipviz.scenarios.streams.StreamsScenario` field names and
-    returns :class:`kipviz.curves.streams.StreamsCurves`, or None when the settings were rejected
-    (the reason shows in ``warning``). Only ``buffered.records.per.partition`` is in Kafka today;
-    the byte policies are KIP-770 (merged twice and reverted): ``thread_bytes_as_merged`` as its
-    text says, ``thread_bytes`` with apache/kafka#13283's task-level resume rule on top.
+    ``update(**params)`` takes :class:`~kipviz.scenarios.streams.scenario.StreamsScenario` field
+    names and returns :class:`kipviz.curves.streams.StreamsCurves`, or None when the settings were
+    rejected (the reason shows in ``warning``). Only ``buffered.records.per.partition`` is in Kafka
+    today; the byte policies are KIP-770 (merged twice and reverted): ``thread_bytes_as_merged`` as
+    its text says, ``thread_bytes`` with apache/kafka#13283's task-level resume rule on top.
     """
 
     def __init__(self, scenario: StreamsScenario = STREAMS_LESSON_SCENARIO, *, seed: int = 0,

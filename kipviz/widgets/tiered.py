@@ -10,9 +10,9 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.tiered import tiered_curves
+from kipviz.kafka.config.versions import KAFKA_VERSIONS, has
 from kipviz.plots.tiered import tiered_figure, update_tiered_figure
-from kipviz.scenarios.tiered_fetch import TieredFetchScenario, simulate
-from kipviz.versions import KAFKA_VERSIONS, has
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate
 from kipviz.widgets._base import (
     NOT_SET,
     Dashboard,
@@ -44,7 +44,7 @@ class TieredStorageDashboard(Dashboard):
     Every move runs the scenario twice, on the chosen release and on 4.1 (one remote partition
     per request, none charged to the response limit) — or on 4.2 when 4.1 or older is chosen —
     and redraws their Spark curves (:class:`kipviz.curves.tiered.TieredCurves`).
-    ``update(...)`` takes :class:`~kipviz.scenarios.tiered_fetch.TieredFetchScenario` field
+    ``update(...)`` takes :class:`~kipviz.scenarios.tiered_fetch.scenario.TieredFetchScenario` field
     names; a rejected value shows in ``warning`` and returns None.
     """
 

@@ -1,11 +1,11 @@
 """The tour dashboard: every knob of the five lessons' cluster on one screen, and your own config.
 
-Thin wiring over :class:`~kipviz.scenarios.cluster.ClusterScenario`: a move of a consumer knob
-re-runs the consumer (today's and, with ``buffer.memory``, KIP-81's pool, as proposed), a move of
-a broker knob the request pool, a move of a throttle the reassignment; each part's Spark curves
+Thin wiring over :class:`~kipviz.scenarios.cluster.scenario.ClusterScenario`: a move of a consumer
+knob re-runs the consumer (today's and, with ``buffer.memory``, KIP-81's pool, as proposed), a move
+of a broker knob the request pool, a move of a throttle the reassignment; each part's Spark curves
 are recomputed only when its scenario changed. Pasting a ``consumer.properties`` or
 ``server.properties`` (or :meth:`TourDashboard.load`) runs the cluster with those settings and
-lists the risky values (:func:`kipviz.advice.config_warnings`).
+lists the risky values (:func:`kipviz.kafka.config.advice.config_warnings`).
 """
 
 from __future__ import annotations
@@ -16,17 +16,18 @@ from typing import Any
 import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
-from kipviz.config import BrokerConfig, ConsumerConfig, parse_properties
 from kipviz.curves.broker import broker_curves
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.reassignment import reassignment_curves
+from kipviz.kafka.config.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
+from kipviz.kafka.config.properties import parse_properties
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.plots.tour import tour_figure, update_tour_figure
-from kipviz.scenarios import broker as broker_scenario
-from kipviz.scenarios import consumer as consumer_scenario
-from kipviz.scenarios import reassignment as reassignment_scenario
-from kipviz.scenarios.cluster import ClusterScenario
-from kipviz.scenarios.consumer_buffer import buffer_modes
+from kipviz.scenarios.broker import scenario as broker_scenario
+from kipviz.scenarios.cluster.scenario import ClusterScenario
+from kipviz.scenarios.consumer import simulation as consumer_scenario
+from kipviz.scenarios.consumer.buffer_memory import buffer_modes
+from kipviz.scenarios.reassignment import scenario as reassignment_scenario
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html, version_dropdown
 from kipviz.widgets.reassignment import UNLIMITED
@@ -62,8 +63,8 @@ class TourDashboard(Dashboard):
     ``queued.max.request.bytes`` and the leader / follower replication throttles, with a
     reassignment running; plus boxes to paste your own ``consumer.properties`` /
     ``server.properties``. ``update(**settings)`` takes the names of
-    :data:`kipviz.scenarios.cluster.TOUR_SETTINGS` and returns :class:`TourCurves`, or None when
-    a setting was rejected (the reason shows in ``warning``).
+    :data:`kipviz.scenarios.cluster.scenario.TOUR_SETTINGS` and returns :class:`TourCurves`, or None
+    when a setting was rejected (the reason shows in ``warning``).
     """
 
     ALIASES = ("cluster",)  # update(cluster=...) replaces the whole ClusterScenario

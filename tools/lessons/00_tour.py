@@ -49,7 +49,7 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -84,7 +84,7 @@ print(f"reassignment: {c.reassignment.move_text} "
 # %%
 from dataclasses import replace
 
-from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
 
 consumer = replace(tour.scenario.consumer, buffer_memory_bytes=None)
 print(consumer_memory_bounds(consumer).sentence())

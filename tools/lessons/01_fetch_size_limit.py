@@ -33,7 +33,8 @@
 # %%
 from dataclasses import replace
 
-from kipviz import curves, plots
+from kipviz import plots
+from kipviz.curves import consumer as curves
 from kipviz.curves.consumer_compare import (
     bounds_table,
     fill_cases_table,
@@ -41,11 +42,13 @@ from kipviz.curves.consumer_compare import (
     response_sizes,
     starvation_table,
 )
-from kipviz.fetch import Ordering, fill_response
-from kipviz.scenarios.consumer import ConsumerScenario, simulate
-from kipviz.scenarios.consumer_versions import memory_by_version
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.fetch.response import fill_response
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.versions import memory_by_version
+from kipviz.scenarios.workload import Workload
 from kipviz.widgets import LESSON_SCENARIO, FetchDashboard
-from kipviz.workload import Workload
 
 MiB = 1024 * 1024
 
@@ -116,7 +119,7 @@ print(f"version 3: {v3.raw_bytes:,} bytes, whole batches {v3.complete_batches}")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()  # embedded local[*]; set SPARK_REMOTE or KIPVIZ_SPARK_MASTER for a cluster
 spark.version
@@ -258,7 +261,7 @@ FetchDashboard(spark=spark)
 #
 # ## What Kafka does today
 #
-# This is Kafka 4.3 (the newest release kipviz models, `kipviz.versions.NEWEST_KAFKA_VERSION`);
+# This is Kafka 4.3 (the newest release kipviz models, `kipviz.kafka.config.versions.NEWEST_KAFKA_VERSION`);
 # each point says from which release it holds.
 #
 # * **Request order, by version** (read on each release branch): the consumer keeps its assignment
@@ -288,15 +291,15 @@ FetchDashboard(spark=spark)
 # 1. fetch.max.bytes = 1 MiB, max.partition.fetch.bytes = 1 MiB. Partition A has two 600 KiB batches, partition B one 300 KiB batch, in that request order. How many bytes does B get?
 # 2. A lagging Kafka 4.3 consumer reads 1,000 partitions from 3 brokers with the defaults. At most how many MiB of fetch responses does it hold?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("01", 1, 0))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("01", 2, 150))  # exercise 2
 
@@ -307,7 +310,7 @@ print(check("01", 2, 150))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("01", data_file("consumer.properties"), data_file("server.properties"),
                    brokers=6, partitions=120))

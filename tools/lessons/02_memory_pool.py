@@ -47,8 +47,8 @@ from kipviz.curves.broker_compare import (
     pools_table,
     waits_table,
 )
+from kipviz.kafka.broker.pool import max_outstanding_bytes
 from kipviz.plots.broker import broker_figure, compare_pools_figure, compare_waits_figure
-from kipviz.pool import max_outstanding_bytes
 from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
 
 MiB = 1024 * 1024
@@ -103,7 +103,7 @@ print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -172,7 +172,7 @@ broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool 
 # > `lowMemThreshold` is 10% of the pool and `outOfMemory` is set when a channel has muted itself
 # > because its allocation failed (and cleared once the pool has memory again). So there is *no*
 # > shuffle right after a failed allocation, and there is one while memory is merely low. kipviz
-# > follows the code (`kipviz.pool.should_shuffle_keys`).
+# > follows the code (`kipviz.kafka.broker.pool.should_shuffle_keys`).
 
 # %%
 pressure = replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=20 * MiB,
@@ -229,15 +229,15 @@ BrokerDashboard(spark=spark)
 # 1. queued.max.request.bytes = 200 MiB, socket.request.max.bytes = 100 MiB. At most how many MiB of requests can the broker's pool have handed out?
 # 2. The same pool made strict (the what-if): at most how many MiB?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("02", 1, 300 - 1 / 1048576))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("02", 2, 200))  # exercise 2
 
@@ -248,7 +248,7 @@ print(check("02", 2, 200))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("02", data_file("consumer.properties"), data_file("server.properties"),
                    brokers=6, partitions=120))

@@ -37,8 +37,8 @@ from dataclasses import replace
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.consumer_compare import bounds_table, heap_table
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
-from kipviz.scenarios.consumer_buffer import simulate_modes
-from kipviz.scenarios.consumer_versions import memory_by_version
+from kipviz.scenarios.consumer.buffer_memory import simulate_modes
+from kipviz.scenarios.consumer.versions import memory_by_version
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
 MiB = 1024 * 1024
@@ -46,7 +46,7 @@ MiB = 1024 * 1024
 
 # %% [markdown]
 # **The mechanism in one picture** (`kipviz.plots.diagrams`: what bounds a lagging consumer of 100
-# partitions on 3 brokers with `fetch.max.bytes` 10 MiB, from `kipviz.consumer_memory`. On 3.9 a
+# partitions on 3 brokers with `fetch.max.bytes` 10 MiB, from `kipviz.kafka.consumer.memory`. On 3.9 a
 # completed fetch of every partition (100 x 1 MiB); with KIP-81's proposed 16 MiB `buffer.memory`
 # the pool plus one response, less 1 byte; on 4.3 one response per broker, 3 x 10 MiB.)
 
@@ -89,7 +89,7 @@ print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_str
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -280,15 +280,15 @@ BufferDashboard(spark=spark)
 # 1. Kafka 3.9, 120 partitions on 10 brokers, fetch.max.bytes 4 MiB, the application lagging: at most how many MiB of fetch responses?
 # 2. The same consumer on Kafka 4.3?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("03", 1, 120))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("03", 2, 40))  # exercise 2
 
@@ -299,7 +299,7 @@ print(check("03", 2, 40))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("03", data_file("consumer.properties"), data_file("server.properties"),
                    brokers=6, partitions=120, kafka_version="4.3"))

@@ -43,7 +43,8 @@
 # **Course:** ← [3 · consumer buffer memory](03_consumer_buffer_memory.ipynb) · [5 · streams input buffer](05_streams_input_buffer.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
 # %%
-from kipviz import data_file, planner
+from kipviz import data_file
+from kipviz.apps import planner
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.curves.reassignment_compare import (
     followers_table,
@@ -51,9 +52,13 @@ from kipviz.curves.reassignment_compare import (
     throttle_runs,
     throttle_table,
 )
+from kipviz.kafka.replication.planning import (
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    throttle_bounds,
+)
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
-from kipviz.quota import max_replica_fetch_response_bytes, move_time_s, throttle_bounds
-from kipviz.scenarios.reassignment import simulate
+from kipviz.scenarios.reassignment.scenario import simulate
 from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.reassignment import METRICS_TEXT
 
@@ -149,7 +154,7 @@ print(f"replica.fetch.response.max.bytes < "
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -286,7 +291,7 @@ ReassignmentDashboard(spark=spark)
 # * KIP-1023 (4.3, tiered storage, opt-in) lets a new follower skip the tiered part of the log.
 # * The rate behind the quota is Kafka's `SimpleRate` over 11 windows of 1 s by default; Kafka 3.8
 #   (apache/kafka#15889) changed when old samples are purged, which kipviz follows (`legacy=True`
-#   in `kipviz.quota` gives the earlier rule).
+#   in `kipviz.kafka.replication.quota` gives the earlier rule).
 
 # %% [markdown]
 # ## Exercises
@@ -294,15 +299,15 @@ ReassignmentDashboard(spark=spark)
 # 1. R = 3, IN = 10 MB/s, a throttle T = 40 MB/s set with --throttle, 1 GB to move. How many seconds?
 # 2. R = 3, IN = 10 MB/s: at or below which throttle (MB/s) does the move never finish?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("04", 1, 100))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("04", 2, 30))  # exercise 2
 
@@ -313,7 +318,7 @@ print(check("04", 2, 30))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("04", data_file("consumer.properties"), data_file("server.properties"),
                    replication_factor=3, bytes_in_per_s=10e6, bytes_to_move=200e9))

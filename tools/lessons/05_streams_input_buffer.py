@@ -46,15 +46,15 @@ from kipviz.curves.streams_compare import (
     skewed_value_bytes,
     thread_fairness_table,
 )
-from kipviz.plots.streams import bound_sweep_figure, compare_policies_figure, streams_figure
-from kipviz.streams_buffer import record_size_bytes
-from kipviz.streams_memory import (
+from kipviz.kafka.streams.input_buffer import record_size_bytes
+from kipviz.kafka.streams.memory import (
     StreamsInstance,
     input_bounds_table,
     streams_memory,
     streams_memory_table,
     thread_shares_table,
 )
+from kipviz.plots.streams import bound_sweep_figure, compare_policies_figure, streams_figure
 from kipviz.widgets import STREAMS_LESSON_SCENARIO, StreamsDashboard
 
 MiB = 1024 * 1024
@@ -130,7 +130,7 @@ print(input_bounds_table(partitions=(8, 32, 128, 512), value_bytes=(100, 1000, 1
 # Records live in two places. The **input buffer** (`RecordQueue`s, bounded by
 # `buffered.records.per.partition` today, or by KIP-770's `input.buffer.max.bytes`), and before
 # that each stream thread's **embedded consumer**, whose completed fetches follow the consumer's
-# rule of the Kafka release (`kipviz.consumer_memory`, the one consumer-memory answer): before 4.0
+# rule of the Kafka release (`kipviz.kafka.consumer.memory`, the one consumer-memory answer): before 4.0
 # one completed fetch per partition; from 4.0 (KAFKA-17182) one response per broker, plus one
 # completed fetch for each *paused* partition that still holds one. Streams pauses partitions as
 # its own back-pressure (above 1000 records), and a paused partition keeps its completed fetch
@@ -188,7 +188,7 @@ print(streams_memory(app, "4.3").consumer.sentence())
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -314,15 +314,15 @@ StreamsDashboard(spark=spark)
 # 1. A record with a 16-byte key and a 1,000-byte value on topic 'orders': how many bytes does KIP-770 count?
 # 2. input.buffer.max.bytes = 512 MiB, 4 stream threads and a global thread: each thread's share in bytes?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("05", 1, 1042))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("05", 2, 107374182))  # exercise 2
 
@@ -333,7 +333,7 @@ print(check("05", 2, 107374182))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("05", data_file("consumer.properties"), data_file("server.properties"),
                    partitions=2000, threads=4, brokers=3))

@@ -35,7 +35,7 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 
@@ -43,10 +43,10 @@ spark = get_spark()
 import tempfile
 from dataclasses import replace
 
-from kipviz.consumer_memory import consumer_memory_bounds
+from kipviz.curves.summary import metric_table, select_rows
+from kipviz.curves.sweep import grid, pareto_front, sweep
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
-from kipviz.summary import metric_table, select_rows
-from kipviz.sweep import grid, pareto_front, sweep
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, GRID_LESSON_SCENARIO, GridDashboard
 
 MiB = 1024 * 1024
@@ -54,7 +54,7 @@ cache = tempfile.mkdtemp(prefix="kipviz-sweep-")  # a fresh cache, so the counts
 
 # %% [markdown]
 # **The mechanism in one picture** (`kipviz.plots.diagrams`: the bound of a lagging Kafka 4.3
-# consumer from `kipviz.consumer_memory`, over `fetch.max.bytes` and the number of partitions, 3
+# consumer from `kipviz.kafka.consumer.memory`, over `fetch.max.bytes` and the number of partitions, 3
 # brokers, `max.partition.fetch.bytes` 1 MiB. It grows with `fetch.max.bytes` until every broker's
 # response carries all its partitions' 1 MiB, and no further. The simulated grid below has the
 # same shape.)
@@ -175,7 +175,7 @@ pareto_figure(pareto, front, x="peak_memory_bytes", y="throughput_bytes_per_s", 
 #
 # ## Under the hood: Spark sweeps, the cache and instant sliders
 #
-# `kipviz.sweep` puts every configuration in a row of a Spark DataFrame and runs them as one job
+# `kipviz.curves.sweep` puts every configuration in a row of a Spark DataFrame and runs them as one job
 # (`mapInPandas`): each task simulates its configurations and reduces them to summary metrics
 # (peak and p99 memory, the bounds, lowest and mean Jain's index, longest starvation, throughput,
 # move time) and downsampled curves. Each configuration is cached once, as Parquet keyed by its
@@ -229,15 +229,15 @@ instant
 # 1. Lesson 6's grid at fetch.max.bytes 16 MiB, max.partition.fetch.bytes 2 MiB, Kafka 4.3: the bound in MiB?
 # 2. The same cell on Kafka 3.9?
 #
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.exercises.check`).
+# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("06", 1, 160))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
-from kipviz.exercises import check
+from kipviz.apps.exercises import check
 
 print(check("06", 2, 240))  # exercise 2
 
@@ -248,7 +248,7 @@ print(check("06", 2, 240))  # exercise 2
 
 # %%
 from kipviz import data_file
-from kipviz.your_cluster import your_cluster
+from kipviz.apps.your_cluster import your_cluster
 
 print(your_cluster("06", data_file("consumer.properties"), data_file("server.properties"),
                    brokers=6, partitions=120))

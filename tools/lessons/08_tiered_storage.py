@@ -37,17 +37,17 @@
 # %%
 from dataclasses import replace
 
+from kipviz.apps.exercises import answer, check
 from kipviz.curves.tiered import tiered_curves
-from kipviz.exercises import answer, check
+from kipviz.kafka.quotas.token_bucket import TokenBucket
 from kipviz.plots.tiered import copy_quota_figure, three_rates_figure, tiered_figure
-from kipviz.scenarios.tiered_fetch import simulate, simulate_versions, trace_summary
-from kipviz.scenarios.tiered_quotas import (
+from kipviz.scenarios.tiered_fetch.quotas import (
     bursty_load,
     copy_under_quota,
     three_rates,
     throttle_summary,
 )
-from kipviz.token_bucket import TokenBucket
+from kipviz.scenarios.tiered_fetch.scenario import simulate, simulate_versions, trace_summary
 from kipviz.widgets import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 
 MiB = 1024 * 1024
@@ -77,7 +77,7 @@ diagram("08")
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.spark import get_spark
+from kipviz.curves.spark import get_spark
 
 spark = get_spark()
 

@@ -17,7 +17,7 @@
 #
 # One page for the whole course ([the tour](00_tour.ipynb) and lessons
 # [1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
-# Every table below is built by the package (`kipviz.cheatsheet`), from the same declarations the
+# Every table below is built by the package (`kipviz.apps.cheatsheet`), from the same declarations the
 # simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
 # value where Kafka's setting is in bytes; rates are in MB/s, and amounts moved at a rate in MB.
 #
@@ -26,7 +26,7 @@
 # %%
 import pandas as pd
 
-from kipviz import cheatsheet
+from kipviz.apps import cheatsheet
 
 pd.set_option("display.max_colwidth", None)
 cheatsheet.formulas()

@@ -16,12 +16,12 @@
 # # Glossary
 #
 # The terms the course uses ([the tour](00_tour.ipynb), the [cheat sheet](cheatsheet.ipynb)),
-# defined once in `kipviz.cheatsheet.GLOSSARY`.
+# defined once in `kipviz.apps.cheatsheet.GLOSSARY`.
 
 # %%
 import pandas as pd
 
-from kipviz.cheatsheet import glossary_table
+from kipviz.apps.cheatsheet import glossary_table
 
 pd.set_option("display.max_colwidth", None)
 glossary_table()

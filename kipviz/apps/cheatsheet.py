@@ -1,0 +1,163 @@
+"""The course's one-page cheat sheet and glossary, as tables the package builds (never typed twice).
+
+:func:`formulas` lists which limit applies when, with its formula, the Kafka releases it holds
+for and the source; :func:`version_table` is :data:`kipviz.kafka.config.versions.BEHAVIOURS`;
+:func:`defaults_table` reads the Kafka settings kipviz models, with their defaults and rules, from
+the config classes' own field declarations; :data:`GLOSSARY` defines the terms the lessons use.
+
+>>> formulas().loc[0, "question"]
+'How many bytes can one fetch response hold?'
+>>> defaults_table().set_index("setting").loc["fetch.max.bytes (consumer)", "default"]
+'52428800 (50 MiB)'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from kipviz.kafka.config.declarations import Setting
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS
+
+__all__ = ["GLOSSARY", "defaults_table", "formulas", "glossary_table", "version_table"]
+
+_MiB = 1024 * 1024
+
+_FORMULAS = (
+    ("How many bytes can one fetch response hold?",
+     "min(client fetch.max.bytes, broker fetch.max.bytes, fetch quota x (quota.window.num - 1) x "
+     "quota.window.size.seconds), except that the first non-empty partition's first record batch "
+     "comes back whole",
+     "0.10.1 on (broker cap 2.5 on, quota cap 2.4 on)", "KIP-74, KIP-541, KAFKA-9677; lesson 1"),
+    ("How many bytes can one partition bring in a response?",
+     "min(max.partition.fetch.bytes, what is left of the response limit); a partial tail batch is "
+     "dropped and fetched again", "0.10.1 on", "KIP-74, ReplicaManager.readFromLog; lesson 1"),
+    ("How much memory will my consumer use (application lagging)?",
+     "min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) + one record batch "
+     "per broker: one response per broker", "4.0 on",
+     "KAFKA-17182 (AbstractFetch.prepareFetchRequests); lessons 1, 3"),
+    ("How much memory will my consumer use (application lagging), before 4.0?",
+     "partitions x max(max.partition.fetch.bytes, largest batch): one completed fetch per "
+     "partition", "0.10.1 to 3.9", "AbstractFetch.fetchablePartitions; lessons 1, 3"),
+    ("How much memory will my consumer use (application keeping up)?",
+     "about min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes): one round "
+     "of responses", "0.10.1 on", "KIP-74 Motivation; lesson 1"),
+    ("How much can the broker's request pool hold?",
+     "queued.max.request.bytes + socket.request.max.bytes - 1 (non-strict pool); no pool at the "
+     "default -1", "1.0 on", "KIP-72, SimpleMemoryPool; lesson 2"),
+    ("How much would KIP-81's consumer pool hold?",
+     "buffer.memory + largest response - 1 (as proposed; never shipped)", "never shipped",
+     "KIP-81; lesson 3"),
+    ("How long will my throttled reassignment take?",
+     "see kipviz.kafka.replication.move_time_s and kipviz.apps.planner.plan_throttle: bytes "
+     "to move over the throttle left once the partitions' own traffic is counted; never when "
+     "that is <= 0",
+     "0.10.1 on", "KIP-73, ReassignPartitionsCommand; lesson 4"),
+    ("How many bytes does a share fetch give each partition?",
+     "fetch.max.bytes (the request's MaxBytes) split evenly over the partitions acquired, the "
+     "remainder to one of them (PartitionMaxBytesStrategy.UNIFORM); max.poll.records caps the "
+     "records", "4.1 preview, 4.2 on", "KIP-932; lesson 7"),
+    ("How many records can be in flight on a share partition?",
+     "group.share.partition.max.record.locks (2000) + the largest log batch - 1: acquisition "
+     "runs to the end of a batch", "4.1 preview, 4.2 on", "KIP-932, SharePartition; lesson 7"),
+    ("How much can one fetch read from tiered storage?",
+     "before 4.2 one remote partition per request; from 4.2 several, each charged min("
+     "max.partition.fetch.bytes, what is left of the response limit) up front; the local data "
+     "waits up to remote.fetch.max.wait.ms", "3.6 on (several from 4.2)",
+     "KIP-405, KAFKA-14915, KAFKA-19462, KIP-1018; lesson 8"),
+    ("How much input does a Streams thread buffer?",
+     "buffered.records.per.partition (1000) records per partition; KIP-770's byte bound "
+     "input.buffer.max.bytes / threads was merged twice and reverted twice",
+     "all releases (records)", "KIP-770, RecordQueue; lesson 5"),
+)
+
+
+def formulas() -> pd.DataFrame:
+    """Which limit applies when: ``question``, ``formula``, ``kafka`` (releases), ``source``."""
+    return pd.DataFrame(_FORMULAS, columns=["question", "formula", "kafka", "source"])
+
+
+def version_table() -> pd.DataFrame:
+    """The consumer-fetch behaviours by release
+    (:data:`kipviz.kafka.config.versions.BEHAVIOURS`)."""
+    rows = [{"since": b.since, "until": b.until or "", "change": b.change, "what": b.summary}
+            for b in BEHAVIOURS]
+    table = pd.DataFrame(rows)
+    order = {v: i for i, v in enumerate(KAFKA_VERSIONS)}
+    return table.sort_values("since", key=lambda s: s.map(order), kind="stable").reset_index(
+        drop=True)
+
+
+def _default_text(value: object) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, int) and value >= _MiB and value % (_MiB // 16) == 0:
+        return f"{value} ({value / _MiB:g} MiB)"
+    return str(value)
+
+
+def _rule_text(setting: Setting) -> str:
+    return "" if setting.at_least is None else f">= {setting.at_least}"
+
+
+def defaults_table() -> pd.DataFrame:
+    """Every Kafka setting kipviz models: ``setting`` (with its role), ``default`` and ``rule``,
+    read from the declarations (:mod:`kipviz.kafka.config.declarations`) of the fields of
+    :class:`~kipviz.kafka.config.settings.ConsumerConfig` and
+    :class:`~kipviz.kafka.config.settings.BrokerConfig`."""
+    rows = []
+    for role, cls in (("consumer", ConsumerConfig), ("broker", BrokerConfig)):
+        for f in dataclasses.fields(cls):
+            setting = f.metadata.get("setting")
+            if not isinstance(setting, Setting):
+                continue
+            rows.append({"setting": f"{setting.key} ({role})",
+                         "default": _default_text(setting.default),
+                         "rule": _rule_text(setting), "field": f.name})
+    return pd.DataFrame(rows)
+
+
+GLOSSARY = {
+    "Jain's index": "Fairness of one window: (sum x)^2 / (n x sum x^2) over the partitions "
+                    "(or consumers) that had data, x being each one's bytes divided by its "
+                    "max-min fair share. 1 is perfectly fair; 1/n means one took everything.",
+    "max-min fair share": "What each partition would get if the bytes delivered were shared by "
+                          "water-filling: nobody gets more than it asked for, and the rest is "
+                          "split evenly among those that want more.",
+    "tick": "The simulation's time step (10 ms unless a scenario says otherwise).",
+    "window": "A run of ticks the curves aggregate over (a run of 2,000 ticks in 20 windows has "
+              "windows of 1 s).",
+    "held memory": "Bytes of fetch responses that reached the consumer and were not yet handed to "
+                   "the application (completed fetches).",
+    "retained memory": "Bytes of responses read and not yet released: a response's buffer stays "
+                       "until its last partition is consumed (what KIP-81's pool would count).",
+    "in flight": "Bytes of responses the brokers sent that have not reached the consumer yet.",
+    "pool dry %": "The share of ticks a memory pool had no memory left (available <= 0).",
+    "first-batch exception": "A fetch always returns the first record batch of the first "
+                             "non-empty partition whole, even above the limits (KIP-74).",
+    "fetch session": "KIP-227 (Kafka 1.1): the broker remembers a consumer's partitions, so "
+                     "requests carry only what changed; it rotates partitions that returned data "
+                     "to the end.",
+    "buffered node": "Kafka 4.0 (KAFKA-17182): a broker serving a partition with buffered data; "
+                     "the consumer sends it no fetch until that data is consumed.",
+    "throttle time": "How long a client must wait after going over a quota: (observed - bound) / "
+                     "bound x the rate's window, rounded as Java's Math.round.",
+    "IN": "The inbound (producer) rate into the partitions being moved, per broker (KIP-73).",
+    "T": "A replication throttle, leader.replication.throttled.rate or "
+         "follower.replication.throttled.rate, in bytes per second.",
+    "R": "The replication factor.",
+    "MoveRatio": "KIP-73's share of a broker's log that a reassignment moves.",
+    "MiB / MB": "Sizes are in MiB (1,048,576 bytes) with the byte value where Kafka's setting is "
+                "in bytes; rates are in MB/s (1,000,000 bytes per second), and amounts moved at a "
+                "rate or measured that way (bytes to reassign, a published heap) in decimal MB.",
+}
+"""The terms the lessons use, defined once."""
+
+
+def glossary_table() -> pd.DataFrame:
+    """:data:`GLOSSARY` as a two-column table, in alphabetical order."""
+    return pd.DataFrame(sorted(GLOSSARY.items(), key=lambda kv: kv[0].lower()),
+                        columns=["term", "meaning"])
+

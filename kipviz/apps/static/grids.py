@@ -1,0 +1,148 @@
+"""The grids behind the static pages: each lesson dashboard's main controls and their values.
+
+A static page cannot run a simulation, so it offers what Spark computed while the page was built:
+every valid combination of two or three of the dashboard's controls (about 50 configurations),
+the rest of the lesson's scenario fixed. The controls are the lesson's point: KIP-74's two fetch
+limits and the partition order (lesson 1), KIP-72's pool size against large requests and the
+strict what-if (lesson 2), KIP-81's ``buffer.memory`` against ``fetch.max.bytes`` (lesson 3),
+KIP-73's two throttles (lesson 4), KIP-770's byte bound under the three policies Kafka had
+(lesson 5), lesson 6's 7 x 7 grid of fetch limits, and KIP-932's share consumers against
+``max.poll.records`` under both acquire modes (lesson 7). Values are Kafka's units (bytes,
+bytes/s); ``None`` is Kafka's "no pool" / "unlimited".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kipviz.kafka.fetch.request import Ordering
+
+__all__ = ["SliderGrid", "dashboard_grids", "run_grid"]
+
+KiB, MiB, MB = 1024, 1024 * 1024, 1_000_000
+
+
+@dataclass(frozen=True)
+class SliderGrid:
+    """One static page's grid: a ``base`` scenario, ``axes`` (scenario field -> the values its
+    slider offers, in slider order), the Kafka setting each axis is (``labels``), the page's
+    ``title`` and ``live``: how to get the live dashboard, as HTML."""
+
+    name: str
+    title: str
+    base: Any
+    axes: Mapping[str, Sequence[Any]]
+    labels: Mapping[str, str]
+    live: str
+
+
+def _lab(notebook: str, dashboard: str) -> str:
+    return (f"<code>pip install 'kipviz[lab]' &amp;&amp; kipviz lab</code> (or "
+            f"<code>make lab</code> in a clone), open <code>{notebook}</code> and run it: "
+            f"<code>{dashboard}</code> there moves every setting, off this grid too, with Spark "
+            f"behind it")
+
+
+def dashboard_grids() -> dict[str, SliderGrid]:
+    """The static page grid of each lesson dashboard, by the dashboard's class name."""
+    from kipviz.scenarios.cluster.scenario import ClusterScenario
+    from kipviz.widgets import (
+        BROKER_LESSON_SCENARIO,
+        BUFFER_LESSON_SCENARIO,
+        LESSON_SCENARIO,
+        REASSIGNMENT_LESSON_SCENARIO,
+        SHARE_LESSON_SCENARIO,
+        STREAMS_LESSON_SCENARIO,
+    )
+    from kipviz.widgets.grid import GRID_AXES, GRID_LESSON_SCENARIO
+
+    rates = [r * MB for r in (5, 10, 15, 20, 30, 60)] + [None]
+    grids = [
+        SliderGrid("FetchDashboard", "KIP-74: fetch limits and partition order", LESSON_SCENARIO,
+                   {"fetch_max_bytes": [256 * KiB, 512 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB,
+                                        52428800],
+                    "max_partition_fetch_bytes": [256 * KiB, MiB, 4 * MiB],
+                    "ordering": [Ordering.FIXED, Ordering.ROUND_ROBIN]},
+                   {"fetch_max_bytes": "fetch.max.bytes",
+                    "max_partition_fetch_bytes": "max.partition.fetch.bytes",
+                    "ordering": "partition order"},
+                   _lab("01_fetch_size_limit.ipynb", "FetchDashboard()")),
+        SliderGrid("BrokerDashboard", "KIP-72: the broker's request memory pool",
+                   BROKER_LESSON_SCENARIO,
+                   {"queued_max_request_bytes": [-1, *(k * MiB for k in (10, 20, 40, 60, 100,
+                                                                          200))],
+                    "large_share": [0.05, 0.1, 0.2, 0.4], "strict": [False, True]},
+                   {"queued_max_request_bytes": "queued.max.request.bytes",
+                    "large_share": "large share (in the spike)",
+                    "strict": "strict pool (what-if)"},
+                   _lab("02_memory_pool.ipynb", "BrokerDashboard()")),
+        SliderGrid("BufferDashboard", "KIP-81 (as proposed): the consumer's buffer.memory",
+                   BUFFER_LESSON_SCENARIO,
+                   {"buffer_memory_bytes": [None, 20 * MiB, 30_000_000, 50 * MiB, 100 * MiB],
+                    "fetch_max_bytes": [MiB, 5 * MiB, 10 * MiB, 20 * MiB, 52428800],
+                    "consume_bytes_per_s": [25e6, 50e6]},
+                   {"buffer_memory_bytes": "buffer.memory (none: today's consumer)",
+                    "fetch_max_bytes": "fetch.max.bytes",
+                    "consume_bytes_per_s": "processing rate"},
+                   _lab("03_consumer_buffer_memory.ipynb", "BufferDashboard()")),
+        SliderGrid("ReassignmentDashboard", "KIP-73: replication throttles",
+                   REASSIGNMENT_LESSON_SCENARIO,
+                   {"leader_throttle_bytes_per_s": rates, "follower_throttle_bytes_per_s": rates},
+                   {"leader_throttle_bytes_per_s": "leader.replication.throttled.rate",
+                    "follower_throttle_bytes_per_s": "follower.replication.throttled.rate"},
+                   _lab("04_replication_quotas.ipynb", "ReassignmentDashboard()")),
+        SliderGrid("StreamsDashboard", "KIP-770: the Streams input buffer",
+                   STREAMS_LESSON_SCENARIO,
+                   {"input_buffer_max_bytes": [k * MiB for k in (1, 4, 8, 16, 32, 64, 128)],
+                    "policy": ["records_per_partition", "thread_bytes",
+                               "thread_bytes_as_merged"],
+                    "threads": [2, 4]},
+                   {"input_buffer_max_bytes": "input.buffer.max.bytes",
+                    "policy": "pause/resume policy", "threads": "num.stream.threads"},
+                   _lab("05_streams_input_buffer.ipynb", "StreamsDashboard()")),
+        SliderGrid("TourDashboard", "The tour's consumer: KIP-74 limits and KIP-81's pool",
+                   ClusterScenario().consumer,
+                   {"fetch_max_bytes": [MiB, 4 * MiB, 16 * MiB, 32 * MiB, 52428800],
+                    "max_partition_fetch_bytes": [256 * KiB, 512 * KiB, MiB, 2 * MiB, 4 * MiB],
+                    "buffer_memory_bytes": [None, 64 * MiB]},
+                   {"fetch_max_bytes": "fetch.max.bytes",
+                    "max_partition_fetch_bytes": "max.partition.fetch.bytes",
+                    "buffer_memory_bytes": "buffer.memory (KIP-81)"},
+                   _lab("00_tour.ipynb", "TourDashboard()")),
+        SliderGrid("GridDashboard", "Lesson 6's grid of the two fetch limits",
+                   GRID_LESSON_SCENARIO, GRID_AXES,
+                   {"fetch_max_bytes": "fetch.max.bytes",
+                    "max_partition_fetch_bytes": "max.partition.fetch.bytes"},
+                   _lab("06_sweeps.ipynb", "GridDashboard()")),
+        SliderGrid("ShareGroupDashboard", "KIP-932: share consumers on 2 partitions",
+                   SHARE_LESSON_SCENARIO,
+                   {"share_consumers": [2, 4, 8, 12, 16],
+                    "max_poll_records": [10, 50, 100, 200, 500],
+                    "acquire_mode": ["batch_optimized", "record_limit"]},
+                   {"share_consumers": "share consumers",
+                    "max_poll_records": "max.poll.records",
+                    "acquire_mode": "share.acquire.mode"},
+                   _lab("07_share_groups.ipynb", "ShareGroupDashboard()")),
+    ]
+    return {grid.name: grid for grid in grids}
+
+
+def run_grid(scenario: Any) -> SliderGrid:
+    """The grid of ``kipviz run``'s page: the two KIP-74 fetch limits and the partition order
+    around the settings read from the user's files (their own values included)."""
+    def around(value: Any, others: Sequence[Any]) -> list[Any]:
+        return sorted({value, *others})
+
+    axes = {"fetch_max_bytes": around(scenario.fetch_max_bytes,
+                                      [512 * KiB, MiB, 4 * MiB, 16 * MiB, 52428800]),
+            "max_partition_fetch_bytes": around(scenario.max_partition_fetch_bytes,
+                                                [256 * KiB, MiB, 4 * MiB]),
+            "ordering": around(scenario.request_ordering, [Ordering.FIXED, Ordering.ROUND_ROBIN])}
+    live = ("run <code>kipviz lab</code> and, in a notebook, "
+            "<code>FetchDashboard(ConsumerScenario.from_configs(...))</code> with your files")
+    return SliderGrid("run", "Your consumer around its settings", replace(scenario), axes,
+                      {"fetch_max_bytes": "fetch.max.bytes",
+                       "max_partition_fetch_bytes": "max.partition.fetch.bytes",
+                       "ordering": "partition order"}, live)

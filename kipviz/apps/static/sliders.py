@@ -1,0 +1,179 @@
+"""A static page whose sliders move: a dashboard's main controls over a grid Spark computed.
+
+:func:`fill_grid` has Spark sweep every valid combination of a :class:`~kipviz.apps.static.grids.
+SliderGrid`'s axes (:class:`kipviz.curves.instant.SweepGrid`, one job; the Parquet cache is used
+when given). :func:`slider_section` turns the filled grid into HTML: one ``<input type="range">``
+per axis offering exactly the grid's values, the figure of :func:`kipviz.plots.sweep.
+grid_point_figure` (the curves and bounds :class:`kipviz.widgets.grid.GridDashboard` draws: memory
+per window against KIP-74's and the mechanism's bound, throughput, Jain's index, and where the
+point sits on the grid), and, as JSON in the page, each point's trace data as
+:func:`kipviz.plots.sweep.update_grid_point_figure` computes it. A small script
+(``sliders.js``) maps the controls' positions to that data and redraws with ``Plotly.react``:
+no kernel, no network. A combination Kafka rejects shows the reason instead.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import html
+import itertools
+import json
+import math
+from dataclasses import replace
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kipviz.apps.static.grids import SliderGrid
+from kipviz.apps.static.html import figure_html
+from kipviz.curves.instant import GridPoint, SweepGrid
+from kipviz.curves.summary import metric_parts
+from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["fill_grid", "grid_payload", "slider_section"]
+
+
+
+def fill_grid(spec: SliderGrid, spark: SparkSession, *, seed: int = 0,
+              cache_dir: Any = None) -> SweepGrid:
+    """Sweep ``spec``'s grid as one Spark job (cached configurations are read, not simulated)."""
+    grid = SweepGrid(spec.base, spec.axes, seed=seed, cache_dir=cache_dir)
+    grid.fill(spark)
+    return grid
+
+
+def _plain(values: Any) -> Any:
+    """Trace data as JSON: numbers to 5 significant digits, NaN as null, labels as they are."""
+    if values is None:
+        return []
+    array = np.asarray(values, dtype=object)
+    if array.ndim > 1:
+        return [_plain(row) for row in array]
+    out: list[Any] = []
+    for v in array.tolist():
+        if isinstance(v, float | np.floating):
+            out.append(None if not math.isfinite(v) else float(f"{v:.5g}"))
+        else:
+            out.append(v)
+    return out
+
+
+def _summary(point: GridPoint) -> str:
+    m = point.metrics
+    parts = metric_parts(m, labels={"bound_bytes": "the mechanism's bound"},
+                         skip=("mean_jain_index",))
+    if m["peak_memory_bytes"] > m["kip74_bound_bytes"]:
+        parts.append("<b>above KIP-74's bound</b>")
+    return " &middot; ".join(parts)
+
+
+def grid_payload(spec: SliderGrid, grid: SweepGrid) -> dict[str, Any]:
+    """What the page's script needs: the axes (labels, start positions) and, by position key
+    (``"i-j-k"``), each point's trace data and summary, or the reason Kafka rejects it."""
+    names = list(spec.axes)
+    x, y = names[0], names[1] if len(names) > 1 else None
+    figure = grid_point_figure(x, y)
+    points: dict[str, Any] = {}
+    rejected: dict[str, str] = {}
+    for index in itertools.product(*(range(len(spec.axes[n])) for n in names)):
+        key = "-".join(map(str, index))
+        change = {n: spec.axes[n][i] for n, i in zip(names, index, strict=True)}
+        try:
+            scenario = replace(spec.base, **change)
+        except ValueError as err:
+            rejected[key] = f"Kafka rejects this combination: {err}"
+            continue
+        point = grid.lookup(scenario)
+        if point is None:
+            raise RuntimeError(f"grid point {change} was not computed")
+        update_grid_point_figure(figure, point, grid.slice(scenario), x=x, y=y)
+        traces = []
+        for trace in figure.data:
+            data = {"x": _plain(trace.x), "y": _plain(trace.y)}
+            if getattr(trace, "type", "") == "heatmap":
+                data["z"] = _plain(trace.z)
+            traces.append(data)
+        # the grid's cells and this point's marker labelled as the sliders are (a None value,
+        # "no pool" or "unlimited", would read NaN in the slice's pandas index)
+        traces[0]["x"] = [_label(x, v) for v in spec.axes[x]]
+        traces[0]["y"] = [_label(y, v) for v in spec.axes[y]] if y is not None else ["-"]
+        traces[1]["x"] = [_label(x, change[x])]
+        traces[1]["y"] = [_label(y, change[y]) if y is not None else "-"]
+        points[key] = {"traces": traces, "summary": _summary(point)}
+    axes = [{"name": n, "label": spec.labels.get(n, n.replace("_", ".")),
+             "values": [_label(n, v) for v in spec.axes[n]],
+             "start": _start(spec.axes[n], _base_value(spec.base, n))} for n in names]
+    return {"axes": axes, "points": points, "rejected": rejected}
+
+
+def _label(name: str, value: Any) -> str:
+    """A slider value as a person reads it: enums by name, booleans yes/no, no throttle
+    "unlimited", the rest by the unit of ``name`` (:func:`kipviz.plots.sweep.setting_label`)."""
+    if isinstance(value, enum.Enum):
+        return value.name.lower().replace("_", "-")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None and name.endswith("_bytes_per_s"):
+        return "unlimited"
+    return setting_label(name, value)
+
+
+def _base_value(base: Any, name: str) -> Any:
+    """The base scenario's value of an axis; an order left to the Kafka version
+    (``ordering=None``) is the order that version uses (``request_ordering``)."""
+    value = getattr(base, name)
+    if value is None and name == "ordering":
+        return base.request_ordering
+    return value
+
+
+def _start(values: Any, value: Any) -> int:
+    return next((i for i, v in enumerate(values) if v == value), 0)
+
+
+def _first_point(payload: dict[str, Any]) -> str:
+    start = "-".join(str(a["start"]) for a in payload["axes"])
+    return start if start in payload["points"] else next(iter(payload["points"]))
+
+
+def slider_section(spec: SliderGrid, grid: SweepGrid, *, div_id: str) -> str:
+    """The HTML of a grid's sliders, figure, data and script (see the module); the page must
+    load plotly.js. ``div_id`` names the figure's ``div`` (unique in the page)."""
+    payload = grid_payload(spec, grid)
+    first = _first_point(payload)
+    names = list(spec.axes)
+    figure = grid_point_figure(names[0], names[1] if len(names) > 1 else None)
+    for trace, data in zip(figure.data, payload["points"][first]["traces"], strict=True):
+        trace.update(data)
+    payload["axes"] = [{**a, "start": int(i)} for a, i in zip(payload["axes"],
+                                                                first.split("-"), strict=True)]
+    windows = max(len(p["traces"][2]["x"]) for p in payload["points"].values())
+    combos = math.prod(len(v) for v in spec.axes.values())
+    fixed = html.escape(repr(spec.base))
+    built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    about = (
+        f"<p class='kipviz-note'><b>Precomputed, no kernel:</b> Spark simulated and summarised "
+        f"{len(payload['points'])} configurations of this scenario when this page was built "
+        f"({built}, <code>kipviz.curves.sweep</code> / "
+        f"<code>kipviz.curves.instant.SweepGrid</code>): every "
+        f"combination of the slider values below ({combos}; "
+        f"{len(payload['rejected'])} of them rejected by Kafka's rules). Each curve is "
+        f"downsampled to {windows} windows (<code>kipviz.curves.summary</code>); values between "
+        f"the grid's are not offered. The live dashboard: {spec.live}.</p>")
+    script = resources.files("kipviz.apps.static").joinpath("sliders.js").read_text("utf-8")
+    data = json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return (f'<section class="kipviz-grid" id="{div_id}-grid" data-figure="{div_id}">\n'
+            f"<h2>{html.escape(spec.title)}</h2>\n{about}\n"
+            f'<div class="kipviz-controls"></div>\n'
+            f'<div class="kipviz-grid-message" role="status"></div>\n'
+            f'<div class="kipviz-grid-summary"></div>\n'
+            f"{figure_html(figure, div_id)}\n"
+            f"<details><summary>the other settings (fixed)</summary><pre>{fixed}</pre></details>\n"
+            f'<script type="application/json" class="kipviz-grid-data">{data}</script>\n'
+            f"<script>{script}\nkipvizSliders(document.getElementById('{div_id}-grid'));"
+            f"</script>\n</section>")

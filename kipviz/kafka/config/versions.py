@@ -1,0 +1,138 @@
+"""Which Kafka release does what: the consumer-fetch behaviours kipviz models, by version.
+
+Every rule that changed between releases is looked up here, in one table, with the Kafka change
+that introduced it. Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0");
+each was read on its release branch of apache/kafka.
+
+>>> has("3.9", "buffered_nodes"), has("4.0", "buffered_nodes")
+(False, True)
+>>> fetch_request_version("0.10.0"), fetch_request_version("0.10.1"), fetch_request_version("4.3")
+(2, 3, 18)
+>>> request_ordering("3.6").name, request_ordering("3.7").name, request_ordering("4.2").name
+('ROUND_ROBIN', 'HASH', 'ROUND_ROBIN')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kipviz.kafka.fetch.request import Ordering
+
+__all__ = [
+    "BEHAVIOURS",
+    "KAFKA_VERSIONS",
+    "NEWEST_KAFKA_VERSION",
+    "Behaviour",
+    "check_kafka_version",
+    "fetch_request_version",
+    "has",
+    "request_ordering",
+    "version_key",
+]
+
+# Releases the model knows, oldest first, with the newest FetchRequest version each one's consumer
+# sends (FetchRequest.json "validVersions", or Protocol.java before 2.2).
+_FETCH_VERSIONS = {
+    "0.10.0": 2, "0.10.1": 3, "0.10.2": 3, "0.11.0": 5, "1.0": 6, "1.1": 7, "2.0": 8,
+    "2.1": 10, "2.2": 10, "2.3": 11, "2.4": 11, "2.5": 11, "2.6": 11, "2.7": 12, "2.8": 12,
+    "3.0": 12, "3.1": 13, "3.2": 13, "3.3": 13, "3.4": 13, "3.5": 15, "3.6": 15, "3.7": 16,
+    "3.8": 16, "3.9": 17, "4.0": 17, "4.1": 18, "4.2": 18, "4.3": 18,
+}
+KAFKA_VERSIONS: tuple[str, ...] = tuple(_FETCH_VERSIONS)
+# the newest release whose code the model was read against (the default everywhere)
+NEWEST_KAFKA_VERSION = KAFKA_VERSIONS[-1]
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A rule that holds from ``since`` on (until ``until``, exclusive, when it was undone)."""
+
+    name: str
+    since: str
+    change: str  # the KIP, JIRA or pull request that introduced it
+    summary: str
+    until: str | None = None
+    area: str = "consumer"  # "consumer": the client's fetch path; "tiered": the broker's remote one
+
+
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    Behaviour("response_limit", "0.10.1", "KIP-74 (fetch request v3)",
+              "fetch.max.bytes caps a response; the first non-empty partition may exceed it by one "
+              "record batch"),
+    Behaviour("round_robin_order", "0.10.1", "KIP-74 (PartitionStates.moveToEnd)",
+              "requests list partitions in assignment order, a partition that returned bytes "
+              "moving to the end", until="3.7"),
+    Behaviour("hash_set_order", "3.7", "KAFKA-14274 (PR #14359)",
+              "AbstractFetch.fetchablePartitions copies the list into a HashSet: requests go in "
+              "Java hash order", until="4.2"),
+    Behaviour("round_robin_order_again", "4.2", "KAFKA-19820 (PR #20745)",
+              "fetchablePartitions is a list in assignment order again, with moveToEnd"),
+    Behaviour("fetch_sessions", "1.1", "KIP-227 (fetch request v7)",
+              "incremental fetch sessions: the broker keeps the partition order of a session"),
+    Behaviour("throttled_empty_response", "2.0", "KIP-219",
+              "a quota-throttled fetch is answered at once, empty, with a throttle time; the "
+              "client sends nothing to that broker until it has passed"),
+    Behaviour("quota_window_cap", "2.4", "KAFKA-9677 (PR #8290)",
+              "a consumer with a fetch quota gets at most quota x (quota.window.num - 1) x "
+              "quota.window.size.seconds bytes per response"),
+    Behaviour("broker_fetch_max_bytes", "2.5", "KIP-541 (KAFKA-9101)",
+              "the broker's fetch.max.bytes (default 57671680) caps every consumer response"),
+    Behaviour("buffered_nodes", "4.0", "KAFKA-17182 (PR #18795)",
+              "AbstractFetch.prepareFetchRequests sends no fetch to a broker while any fetchable "
+              "partition it serves has buffered data (paused partitions do not count)"),
+    # tiered storage (KIP-405): the broker's remote fetch path, kipviz.kafka.tiered.fetch
+    Behaviour("tiered_storage", "3.6", "KIP-405 (early access; production-ready in 3.9)",
+              "a fetch below the local log start is read from remote storage by "
+              "remote.log.reader.threads and answered through DelayedRemoteFetch", area="tiered"),
+    Behaviour("remote_log_quotas", "3.8", "KIP-956 (KAFKA-15265 throttle times in 3.9)",
+              "remote.log.manager.{copy,fetch}.max.bytes.per.second over SimpleRate: a copy "
+              "waits, a throttled remote partition comes back empty with no error", area="tiered"),
+    Behaviour("remote_fetch_max_wait", "3.8", "KIP-1018",
+              "DelayedRemoteFetch expires after remote.fetch.max.wait.ms (500) instead of the "
+              "request's fetch.max.wait.ms", area="tiered"),
+    Behaviour("remote_fetch_several_partitions", "4.2", "KAFKA-14915 (PR #20045)",
+              "one fetch request reads every remote partition it reaches, in parallel, not only "
+              "the first", area="tiered"),
+    Behaviour("remote_fetch_charged_up_front", "4.2", "KAFKA-19462 (PR #20088)",
+              "a remote partition is charged min(max.partition.fetch.bytes, limit left) to the "
+              "response limit when the request is read", area="tiered"),
+)
+_BY_NAME = {b.name: b for b in BEHAVIOURS}
+
+
+def version_key(kafka_version: str) -> tuple[int, ...]:
+    """``"0.10.1"`` -> ``(0, 10, 1)``: release names ordered as releases."""
+    return tuple(int(part) for part in check_kafka_version(kafka_version).split("."))
+
+
+def check_kafka_version(kafka_version: object) -> str:
+    """``kafka_version`` itself when it names a release the model knows; ValueError otherwise."""
+    if not isinstance(kafka_version, str) or kafka_version not in _FETCH_VERSIONS:
+        raise ValueError(f"kafka_version must be one of {', '.join(KAFKA_VERSIONS)} "
+                         f"(\"MAJOR.MINOR\", a release name): {kafka_version!r}")
+    return kafka_version
+
+
+def has(kafka_version: str, behaviour: str) -> bool:
+    """Whether the release follows ``behaviour`` (a name in :data:`BEHAVIOURS`)."""
+    rule = _BY_NAME[behaviour]
+    key = version_key(kafka_version)
+    return key >= version_key(rule.since) and (rule.until is None
+                                               or key < version_key(rule.until))
+
+
+def fetch_request_version(kafka_version: str) -> int:
+    """The newest FetchRequest version the release's consumer sends (<= 2 is pre-KIP-74)."""
+    return _FETCH_VERSIONS[check_kafka_version(kafka_version)]
+
+
+def request_ordering(kafka_version: str) -> Ordering:
+    """The order in which the release's consumer lists partitions in a fetch request.
+
+    0.10.0 iterates a ``HashMap`` (``SubscriptionState.assignment``); 0.10.1 to 3.6 and 4.2 on
+    walk ``PartitionStates`` in assignment order with KIP-74's move-to-end; 3.7 to 4.1 build the
+    request from a ``HashSet`` (KAFKA-14274, undone by KAFKA-19820).
+    """
+    if has(kafka_version, "round_robin_order") or has(kafka_version, "round_robin_order_again"):
+        return Ordering.ROUND_ROBIN
+    return Ordering.HASH

@@ -1,0 +1,17 @@
+"""The consumer's memory: how much a consumer holds by Kafka version, and KIP-81's pool.
+
+* :mod:`~kipviz.kafka.consumer.memory`: the one memory answer (``consumer_memory_bounds``).
+* :mod:`~kipviz.kafka.consumer.buffer_memory`: KIP-81's ``buffer.memory`` pool, as proposed
+  (never merged).
+
+May import: :mod:`kipviz.kafka.config`, :mod:`kipviz.kafka.fetch`, :mod:`kipviz.kafka.broker`.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "memory": ["ConsumerMemoryBounds", "consumer_memory_bounds", "memory_bounds"],
+    "buffer_memory": ["ConsumerBuffer", "consumer_pool", "pooled_bytes_bound"],
+})

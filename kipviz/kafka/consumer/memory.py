@@ -1,0 +1,213 @@
+"""How much memory will my consumer use? One answer, by Kafka version, with its source.
+
+Bytes of fetch responses a consumer holds (landed and not yet handed to the application, or in
+flight), bounded by the rule of the Kafka release it runs:
+
+* **Kafka 4.0 and later** (KAFKA-17182, ``AbstractFetch.prepareFetchRequests``'s
+  ``bufferedNodes``): no fetch goes to a broker while any fetchable partition it serves has
+  buffered data, so a consumer holds at most one response per broker, however far its
+  application lags: ``brokers x largest response`` (a response is at most
+  ``max(fetch.max.bytes, one record batch)`` and at most the broker's partitions x
+  ``max(max.partition.fetch.bytes, batch)``). Paused partitions keep their buffered data without
+  blocking their broker: each adds up to one partition's worth.
+* **Before 4.0** every fetchable partition with nothing buffered is fetched again
+  (``fetchablePartitions``): a lagging application lets completed fetches pile up towards
+  ``partitions x max(max.partition.fetch.bytes, batch)``. While the application keeps up,
+  about one round of responses is held: KIP-74's ``min(brokers x fetch.max.bytes, partitions x
+  max.partition.fetch.bytes)``, a typical figure rather than a bound.
+* KIP-81's ``buffer.memory`` pool (as proposed, never shipped) caps what is read at
+  ``buffer.memory + largest response - 1`` (non-strict pool); its rejected alternative, a cap of
+  N fetches, at N x the largest response.
+
+>>> b = memory_bounds(kafka_version="4.0", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
+...                   max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
+...                   lagging=True)
+>>> b.bound_bytes // 2**20, b.rule
+(12, 'one response per broker')
+>>> memory_bounds(kafka_version="3.9", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
+...               max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
+...               lagging=True).bound_bytes // 2**20
+60
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.versions import check_kafka_version, fetch_request_version, has
+from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
+from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
+
+if TYPE_CHECKING:
+    from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+
+__all__ = ["ConsumerMemoryBounds", "config_memory_bounds", "consumer_memory_bounds",
+           "memory_bounds"]
+
+_MiB = 1024 * 1024
+_SOURCES = {
+    "one response per broker": "AbstractFetch.prepareFetchRequests skips a broker while any "
+                               "fetchable partition it serves has buffered data (KAFKA-17182, "
+                               "Kafka 4.0)",
+    "one completed fetch per partition": "AbstractFetch.fetchablePartitions fetches every "
+                                         "partition with nothing buffered (Kafka before 4.0)",
+    "one round of responses": "KIP-74: min(brokers x fetch.max.bytes, partitions x "
+                              "max.partition.fetch.bytes), while the application keeps up",
+    "buffer.memory pool": "KIP-81 as proposed (never shipped): buffer.memory + largest "
+                          "response - 1",
+    "in-flight cap": "KIP-81's rejected alternative: N fetches x largest response",
+}
+
+
+@dataclass(frozen=True)
+class ConsumerMemoryBounds:
+    """The answer: ``bound_bytes`` by ``rule`` (from ``source``), with the figures behind it.
+
+    ``kip74_bytes`` is KIP-74's one-round figure, ``lagging_bytes`` what the release's rule lets
+    a lagging application reach (before any pool or cap), ``bound_bytes`` what holds for this
+    scenario (pool and cap included; for a pre-4.0 consumer that keeps up, the one-round figure).
+    """
+
+    kafka_version: str
+    lagging: bool
+    brokers: int
+    partitions: int
+    per_broker_bytes: int
+    per_partition_bytes: int
+    kip74_bytes: int
+    lagging_bytes: int
+    bound_bytes: int
+    rule: str
+    max_batch_bytes: int = 0
+    buffer_memory_bytes: int | None = None
+    max_in_flight_fetches: int | None = None
+
+    @property
+    def source(self) -> str:
+        """The Kafka code, JIRA or KIP the bound comes from."""
+        return _SOURCES[self.rule]
+
+    @property
+    def is_bound(self) -> bool:
+        """False for the one-round figure of a pre-4.0 consumer that keeps up (typical only)."""
+        return self.rule != "one round of responses"
+
+    def sentence(self) -> str:
+        """The one sentence every lesson, dashboard, warning and command prints."""
+        state = "lagging" if self.lagging else "keeping up"
+        verb = "at most" if self.is_bound else "about"
+        every_partition = f"{self.partitions} x {_mb(self.per_partition_bytes)}"
+        figure = {
+            "one response per broker": (
+                every_partition if self.bound_bytes == self.partitions * self.per_partition_bytes
+                else f"{self.brokers} x {_mb(self.per_broker_bytes)}"),
+            "one completed fetch per partition": every_partition,
+            "buffer.memory pool": f"buffer.memory + largest response - 1 = "
+                                  f"{self.buffer_memory_bytes or 0:,} + "
+                                  f"{self.per_broker_bytes:,} - 1 bytes",
+            "in-flight cap": f"{self.max_in_flight_fetches} x {_mb(self.per_broker_bytes)}",
+        }.get(self.rule)
+        text = (f"Kafka {self.kafka_version} consumer, {state}: {verb} {_mb(self.bound_bytes)} "
+                f"({self.bound_bytes:,} bytes) of fetch responses "
+                f"({self.rule}{': ' + figure if figure else ''}; {self.source})")
+        if self.max_batch_bytes > self.per_partition_bytes - 1 and self.max_batch_bytes:
+            text += (f", with record batches of up to {self.max_batch_bytes:,} bytes returned "
+                     f"whole (the first-batch exception)")
+        if not self.is_bound:
+            text += f"; up to {_mb(self.lagging_bytes)} if the application falls behind"
+        return text + "."
+
+
+def _mb(n: int) -> str:
+    """MiB, or KiB below 1 MiB (so small bounds do not read 0.0 MiB)."""
+    return f"{n / _MiB:,.1f} MiB" if n >= _MiB else f"{n / 1024:,.1f} KiB"
+
+
+def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_max_bytes: int,
+                  max_partition_fetch_bytes: int, largest_response_bytes: int, lagging: bool,
+                  max_batch_bytes: int = 0, paused_partitions: int = 0,
+                  buffer_memory_bytes: int | None = None, strict_pool: bool = False,
+                  max_in_flight_fetches: int | None = None) -> ConsumerMemoryBounds:
+    """The bound from plain settings; :func:`consumer_memory_bounds` fills them from a scenario.
+
+    ``brokers`` counts the brokers serving the consumer's partitions; ``largest_response_bytes``
+    is the largest response one of them can send (``ConsumerScenario.largest_response_bytes``).
+    """
+    serving = min(brokers, partitions)
+    per_partition = max(max_partition_fetch_bytes, max_batch_bytes)
+    everything = partitions * per_partition
+    kip74 = min(serving * max(fetch_max_bytes, max_batch_bytes), everything)
+    if has(kafka_version, "buffered_nodes"):
+        rule = "one response per broker"
+        reach = min(serving * largest_response_bytes + paused_partitions * per_partition,
+                    everything)
+        bound = reach
+    else:
+        reach = everything
+        rule, bound = (("one completed fetch per partition", everything) if lagging
+                       else ("one round of responses", kip74))
+    if buffer_memory_bytes is not None:
+        pooled = pooled_bytes_bound(buffer_memory_bytes, largest_response_bytes,
+                                    strict=strict_pool)
+        if pooled < reach:
+            rule, bound = "buffer.memory pool", min(pooled, reach)
+    elif max_in_flight_fetches is not None:
+        capped = max_in_flight_fetches * largest_response_bytes
+        if capped < reach:
+            rule, bound = "in-flight cap", capped
+    return ConsumerMemoryBounds(kafka_version=kafka_version, lagging=lagging, brokers=serving,
+                                partitions=partitions, per_broker_bytes=largest_response_bytes,
+                                per_partition_bytes=per_partition, kip74_bytes=kip74,
+                                lagging_bytes=reach, bound_bytes=bound, rule=rule,
+                                max_batch_bytes=max_batch_bytes,
+                                buffer_memory_bytes=buffer_memory_bytes,
+                                max_in_flight_fetches=max_in_flight_fetches)
+
+
+def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
+                           max_batch_bytes: int = 0) -> ConsumerMemoryBounds:
+    """The bound that holds for a :class:`~kipviz.scenarios.consumer.scenario.ConsumerScenario`.
+
+    ``lagging=None`` decides from the scenario: the application lags when it consumes more
+    slowly than the producers write (``workload.produce_bytes_per_s``), or, with a backlog to
+    catch up on (``initial_lag_bytes``), more slowly than the brokers can send
+    (``brokers x network_bytes_per_s``): then fetched data waits for it. Pass ``lagging=True``
+    where no consume rate is known.
+    """
+    s = scenario
+    if lagging is None:
+        lagging = (s.consume_bytes_per_s < s.workload.produce_bytes_per_s
+                   or (s.workload.initial_lag_bytes > 0
+                       and s.consume_bytes_per_s < min(s.brokers, s.partitions)
+                       * s.network_bytes_per_s))
+    return memory_bounds(
+        kafka_version=s.kafka_version, brokers=s.brokers, partitions=s.partitions,
+        fetch_max_bytes=s.response_max_bytes, max_partition_fetch_bytes=s.max_partition_fetch_bytes,
+        largest_response_bytes=s.largest_response_bytes(max_batch_bytes), lagging=lagging,
+        max_batch_bytes=max_batch_bytes, paused_partitions=len(set(s.paused_partitions)),
+        buffer_memory_bytes=s.buffer_memory_bytes, strict_pool=s.strict_pool,
+        max_in_flight_fetches=s.max_in_flight_fetches)
+
+
+def config_memory_bounds(consumer: ConsumerConfig, broker: BrokerConfig, *, kafka_version: str,
+                         brokers: int, partitions: int, lagging: bool = True,
+                         max_batch_bytes: int = 0) -> ConsumerMemoryBounds:
+    """The bound for a consumer's and a broker's Kafka configs, ``partitions`` on ``brokers``:
+    what :func:`consumer_memory_bounds` gives a scenario made from them, with no fetch quota,
+    nothing paused and the fetch request version the release sends."""
+    check_kafka_version(kafka_version)
+    check_int("brokers", brokers, 1)
+    check_int("partitions", partitions, 1)
+    limit = response_limit_bytes(kafka_version, consumer.fetch_max_bytes, broker.fetch_max_bytes)
+    largest = largest_response_bytes(partitions, brokers, limit,
+                                     consumer.max_partition_fetch_bytes,
+                                     max_batch_bytes=max_batch_bytes,
+                                     version=fetch_request_version(kafka_version))
+    return memory_bounds(kafka_version=kafka_version, brokers=brokers, partitions=partitions,
+                         fetch_max_bytes=limit,
+                         max_partition_fetch_bytes=consumer.max_partition_fetch_bytes,
+                         largest_response_bytes=largest, lagging=lagging,
+                         max_batch_bytes=max_batch_bytes,
+                         buffer_memory_bytes=consumer.buffer_memory_bytes)

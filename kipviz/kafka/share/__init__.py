@@ -1,0 +1,24 @@
+"""Share groups (KIP-932): the byte split of a share fetch, a share partition's records,
+the simple assignor.
+
+* :mod:`~kipviz.kafka.share.fetch`: ``PartitionMaxBytesStrategy.UNIFORM`` and the
+  ``SharePartition`` class.
+* :mod:`~kipviz.kafka.share.partition`: a share partition's record states as plain functions.
+* :mod:`~kipviz.kafka.share.acquire`: ``SharePartition.acquire`` (batch ends, the delivery
+  limit, KIP-1206's acquire modes).
+* :mod:`~kipviz.kafka.share.assign`: ``SimpleAssignor``.
+
+May import: :mod:`kipviz.kafka.config`, :mod:`kipviz.kafka.fetch`.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "fetch": [
+        "SharePartition", "in_flight_bound_records", "share_fetch_max_bytes",
+        "uniform_partition_max_bytes", "uniform_split_into",
+    ],
+    "assign": ["simple_assign"],
+})

@@ -1,0 +1,68 @@
+"""The grid every dashboard figure starts from: fixed traces in a rows x 2 subplot grid, filled in
+place.
+
+A dashboard's figure has a fixed set of traces, so a ``FigureWidget`` can be redrawn in place:
+:func:`grid_figure` builds the grid with empty traces (:func:`add_fixed_traces`) and titled axes
+(:func:`finish_grid`), and :func:`set_trace_data` swaps the data of the same traces in one redraw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+__all__ = ["MiB", "add_fixed_traces", "finish_grid", "grid_figure", "set_trace_data"]
+
+MiB = 1024 * 1024
+
+
+def add_fixed_traces(fig: go.Figure, specs: list[tuple[Any, ...]], colors: Mapping[str, str], *,
+                     marker_size: int = 4) -> None:
+    """Add one empty ``Scatter`` per ``(row, col, name, mode, colour, dash)`` spec, in order, so
+    that :func:`set_trace_data` can later fill them in place."""
+    for row, col, name, mode, colour, dash in specs:
+        fig.add_trace(go.Scatter(name=name, mode=mode, line={"color": colors[colour], "dash": dash},
+                                 marker={"color": colors[colour], "size": marker_size}),
+                      row=row, col=col)
+
+
+def finish_grid(fig: go.Figure, x_titles: list[tuple[int, int, str]], *, height: int,
+                title: str = "", y_titles: Sequence[tuple[int, int, str]] = ()) -> None:
+    """Label each subplot's axes and lay a grid figure out with the legend below it.
+
+    Subplot titles stay short (a few words: they share a row at JupyterLab's default width);
+    units go on the axes (``y_titles``). The figure takes its container's width (``autosize``).
+    """
+    for row, col, label in x_titles:
+        fig.update_xaxes(title_text=label, row=row, col=col)
+    for row, col, label in y_titles:
+        fig.update_yaxes(title_text=label, title_standoff=4, row=row, col=col)
+    fig.update_layout(height=height, title=title or None, autosize=True,
+                      margin={"t": 80, "b": 40, "l": 60, "r": 20},
+                      legend={"orientation": "h", "y": -0.08, "yanchor": "top"})
+
+
+def grid_figure(titles: Sequence[str], specs: list[tuple[Any, ...]], colors: Mapping[str, str],
+                *, x_titles: Sequence[str], y_titles: Sequence[str], height: int, title: str = "",
+                rows: int = 2, vertical_spacing: float = 0.2, marker_size: int = 4) -> go.Figure:
+    """A ``rows`` x 2 grid of short subplot ``titles`` holding the fixed traces ``specs``
+    (:func:`add_fixed_traces`), its axes titled in subplot order (row by row), laid out by
+    :func:`finish_grid`: what every dashboard's figure starts from."""
+    fig = make_subplots(rows=rows, cols=2, horizontal_spacing=0.1,
+                        vertical_spacing=vertical_spacing, subplot_titles=tuple(titles))
+    add_fixed_traces(fig, specs, colors, marker_size=marker_size)
+    cells = [(row, col) for row in range(1, rows + 1) for col in (1, 2)]
+    finish_grid(fig, [(*cell, label) for cell, label in zip(cells, x_titles, strict=True)],
+                height=height, title=title,
+                y_titles=[(*cell, label) for cell, label in zip(cells, y_titles, strict=True)])
+    return fig
+
+
+def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:
+    """Give each trace of ``fig`` the x and y of ``data`` (same order), as one redraw."""
+    with fig.batch_update():
+        for trace, xy in zip(fig.data, data, strict=True):
+            trace.x, trace.y = xy["x"], xy["y"]

@@ -1,0 +1,16 @@
+"""The KIP-72 broker scenario: a network thread reading requests under the memory pool.
+
+* :mod:`~kipviz.scenarios.broker.scenario`: ``BrokerScenario``, ``simulate``, ``BrokerTrace``.
+* :mod:`~kipviz.scenarios.broker.kernel`: the numba kernel and its column blocks.
+
+May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
+limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "scenario": ["BrokerScenario", "BrokerTrace", "simulate"],
+})

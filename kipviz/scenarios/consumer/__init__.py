@@ -1,0 +1,24 @@
+"""The KIP-74 consumer scenario: a consumer fetching from P partitions on B brokers.
+
+* :mod:`~kipviz.scenarios.consumer.scenario`: ``ConsumerScenario``, its settings by Kafka version.
+* :mod:`~kipviz.scenarios.consumer.simulation`: ``simulate`` and ``ConsumerTrace``.
+* :mod:`~kipviz.scenarios.consumer.kernel`, :mod:`~kipviz.scenarios.consumer.columns`,
+  :mod:`~kipviz.scenarios.consumer.jit`: the numba kernel, its named column blocks, its compilation.
+* :mod:`~kipviz.scenarios.consumer.buffer_memory`: KIP-81 side by side (today's consumer, the
+  pool, the rejected in-flight cap).
+* :mod:`~kipviz.scenarios.consumer.versions`: one workload under several Kafka releases.
+
+May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
+limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "scenario": ["ConsumerScenario"],
+    "simulation": ["ConsumerTrace", "simulate"],
+    "buffer_memory": ["buffer_modes", "simulate_modes"],
+    "versions": ["memory_by_version", "simulate_versions"],
+})

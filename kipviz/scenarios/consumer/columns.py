@@ -1,0 +1,105 @@
+"""The consumer kernel's named column blocks: its inputs, settings and output tables.
+
+Numba takes namedtuples of numpy arrays (and of scalars) as arguments, so
+:func:`kipviz.scenarios.consumer.kernel.consumer_kernel` gets a few named blocks instead of
+dozens of positional arguments; the output blocks' field names are the trace's column names.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["BufferColumns", "ConsumerInputs", "ConsumerSettings", "FetchColumns",
+           "HeartbeatColumns", "MemoryColumns", "WindowColumns"]
+
+
+class ConsumerInputs(NamedTuple):
+    """The kernel's input arrays. ``orders[order_start[b]:order_start[b + 1]]``: broker b's
+    partitions in the first request's order; ``limits``: each partition's
+    ``max.partition.fetch.bytes``; ``paused``: the partitions ``Consumer.pause`` pauses;
+    ``random_keys``: the random order's keys, drawn in the scenario and read in turn (one per
+    partition of each response); ``quota_slots`` / ``quota_pos``: each broker's client-quota
+    ``Rate``."""
+
+    orders: np.ndarray
+    order_start: np.ndarray
+    limits: np.ndarray
+    paused: np.ndarray
+    random_keys: np.ndarray
+    quota_slots: np.ndarray
+    quota_pos: np.ndarray
+
+
+class ConsumerSettings(NamedTuple):
+    """The kernel's scalar settings, in ticks and bytes per tick."""
+
+    response_max_bytes: int
+    version: int  # fetch request version
+    ordering: int  # an Ordering member
+    fetch_min_bytes: int
+    max_wait_ticks: int
+    rtt_ticks: int
+    network_per_tick: float
+    consume_per_tick: float
+    ticks: int
+    n_windows: int
+    record_fetches: bool
+    coordinator_bypass: bool
+    max_in_flight: int
+    hb_interval_ticks: int
+    tick_ms: int
+    skip_buffered_nodes: bool  # Kafka 4.0 on (KAFKA-17182)
+    pause_tick: int  # -1: no pause
+    quota_bound: float  # consumer_byte_rate (0: none)
+    quota_empty: bool  # KIP-219: a throttled response is empty
+
+
+class FetchColumns(NamedTuple):
+    """One row per partition of each answered request (``time_ms`` in ticks here)."""
+
+    fetch_id: np.ndarray
+    time_ms: np.ndarray
+    broker: np.ndarray
+    partition: np.ndarray
+    position: np.ndarray
+    lag_bytes: np.ndarray
+    raw_bytes: np.ndarray
+    complete_batches: np.ndarray
+    complete_bytes: np.ndarray
+
+
+class WindowColumns(NamedTuple):
+    """Per (window, partition) arrays."""
+
+    demand_bytes: np.ndarray
+    delivered_bytes: np.ndarray
+    lag_end_bytes: np.ndarray
+    fetches: np.ndarray
+    starved_fetches: np.ndarray
+    max_starvation_streak: np.ndarray
+
+
+class MemoryColumns(NamedTuple):
+    """Per tick: bytes held, in flight and consumed."""
+
+    held_bytes: np.ndarray
+    in_flight_bytes: np.ndarray
+    consumed_bytes: np.ndarray
+
+
+class BufferColumns(NamedTuple):
+    """Per tick: KIP-81's retained and waiting bytes, and the pool dry."""
+
+    retained_bytes: np.ndarray
+    waiting_bytes: np.ndarray
+    pool_dry: np.ndarray
+
+
+class HeartbeatColumns(NamedTuple):
+    """Per heartbeat: the ticks it was sent, its response arrived and was read (-1: not)."""
+
+    sent: np.ndarray
+    arrived: np.ndarray
+    read: np.ndarray

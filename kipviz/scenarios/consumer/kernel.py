@@ -1,0 +1,300 @@
+"""The consumer scenario's kernel: plain loops over numpy arrays that numba compiles.
+
+:func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
+it is the plain-Python reference, and :mod:`kipviz.scenarios.consumer.jit` compiles it. It calls
+the mechanisms themselves: KIP-74's ``fill_raw_bytes`` and ``next_order``
+(:mod:`kipviz.kafka.fetch.response`), KIP-81's pool rules (:mod:`kipviz.kafka.broker.pool_state`, on
+the row of :func:`kipviz.kafka.broker.pool.pool_state`).
+
+Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
+them in the socket, coordinator responses bypass it), the heartbeat thread sends its next
+heartbeat, the application consumes completed fetches, and brokers answer fetch requests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kipviz.kafka.broker.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
+from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.quotas.client import throttle_fetch
+
+__all__ = ["HEARTBEAT_RESPONSE_BYTES", "consumer_kernel"]
+
+# Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
+# of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
+# answers (in flight) until the application has consumed it (buffered); FETCHES and STARVED count
+# this window's fetches.
+LOG_END, OFFSET, FETCH_PTR, PART_RAW, PART_LEFT, STREAK, FETCHES, STARVED = range(8)
+HEARTBEAT_RESPONSE_BYTES = 16  # a v4 HeartbeatResponse: size, correlation id, throttle, error
+
+
+def consumer_kernel(
+    batches, inputs, settings, pool,
+    # outputs (throttled: count and total ms of quota-throttled fetches)
+    throttled, out_fetches, out_windows, out_memory, out_buffer, out_heartbeats,
+):  # pragma: no cover - exercised compiled and uncompiled through simulate()
+    """Run the model on ``batches`` (``TimeOrderedBatches``), ``inputs`` and ``settings``
+    (:mod:`kipviz.scenarios.consumer.columns`) and KIP-81's pool row
+    (:func:`kipviz.kafka.broker.pool.pool_state`); fills ``throttled`` and the ``out_*`` column
+    blocks. Returns (fetch rows, heartbeats)."""
+    batch_size, batch_tick, batch_part, batch_next, batch_first = batches
+    orders, order_start, limits, paused, random_keys, q_slots, q_pos = inputs
+    (response_max_bytes, version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks,
+     network_per_tick, consume_per_tick, ticks, n_windows, record_fetches, coordinator_bypass,
+     max_in_flight, hb_interval_ticks, tick_ms, skip_buffered_nodes, pause_tick, quota_bound,
+     quota_empty) = settings
+    f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete = out_fetches
+    w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak = out_windows
+    m_held, m_in_flight, m_consumed = out_memory
+    b_retained, b_waiting, b_dry = out_buffer
+    hb_sent, hb_arrived, hb_read = out_heartbeats
+    n_part = batch_first.shape[0]
+    n_batches = batch_size.shape[0]
+    n_brokers = order_start.shape[0] - 1
+    produced = 0  # batches are in append order: those before this index are in the logs
+    # one 64-byte row per partition: the fields a fetch touches share a cache line
+    st = np.zeros((n_part, 8), np.int64)
+    st[:, FETCH_PTR] = batch_first  # batch at each partition's fetch offset
+    end_ptr = batch_first.copy()  # each partition's first batch not yet appended
+    part_slot = np.full(n_part, -1, np.int64)
+    offset_at_window_start = np.zeros(n_part, np.int64)
+    queue = np.zeros(n_part + 1, np.int64)
+    head = tail = 0
+    arrive = np.full(n_brokers, -1, np.int64)
+    parked_since = np.full(n_brokers, -1, np.int64)
+    in_flight = np.zeros(n_brokers, np.int64)
+    # A response's slot lives from its request until all its parts are consumed: at most one per
+    # partition with a part, plus one per broker in flight.
+    n_slots = n_part + n_brokers
+    slot_bytes = np.zeros(n_slots, np.int64)
+    slot_parts = np.zeros(n_slots, np.int64)
+    free_slots = np.arange(n_slots - 1, -1, -1).astype(np.int64)
+    n_free = n_slots
+    broker_slot = np.full(n_brokers, -1, np.int64)
+    pending = np.zeros(n_brokers + 1, np.int64)
+    muted = np.zeros(n_brokers + 1, np.bool_)
+    first = np.zeros(n_part, np.int64)
+    logb = np.zeros(n_part, np.int64)
+    lim = np.zeros(n_part, np.int64)
+    raw = np.zeros(n_part, np.int64)
+    returned = np.zeros(n_part, np.bool_)
+    sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
+    place = np.zeros(n_part, np.int64)  # where each of those stands in the broker's order
+    sent_n = np.zeros(n_brokers, np.int64)
+    scratch = np.zeros(n_part, np.int64)  # next_order's working space
+    next_key = 0  # the next of random_keys
+    held = retained = rows = fetch_id = window = hb_n = 0
+    credit = 0.0
+    hb_arrive = -1
+    hb_next = 0 if hb_interval_ticks > 0 else ticks
+    first_broker = 0  # with a cap on fetches, brokers take turns to send
+    fetchable = np.ones(n_part, np.bool_)  # assigned, not paused (Consumer.pause)
+    blocked_until = np.zeros(n_brokers, np.int64)  # KIP-219: no request while throttled
+    for t in range(ticks):
+        now = t * tick_ms
+        if t == pause_tick:
+            for i in range(paused.shape[0]):
+                fetchable[paused[i]] = False
+        while produced < n_batches and batch_tick[produced] <= t:  # producers append
+            st[batch_part[produced], LOG_END] += batch_size[produced]
+            end_ptr[batch_part[produced]] = batch_next[produced]
+            produced += 1
+        # Responses in the consumer's sockets, earliest first (the heartbeat's is n_brokers).
+        n_pending = 0
+        for b in range(n_brokers + 1):
+            at = hb_arrive if b == n_brokers else arrive[b]
+            if 0 <= at <= t:
+                key = at * (n_brokers + 1) + b
+                i = n_pending
+                while i > 0 and pending[i - 1] > key:
+                    pending[i] = pending[i - 1]
+                    i -= 1
+                pending[i] = key
+                n_pending += 1
+        waiting = 0
+        for i in range(n_pending):
+            b = pending[i] % (n_brokers + 1)
+            # Selector: a channel muted for memory is not read again until the pool has memory
+            if muted[b] and pool_out_of_memory(pool):
+                waiting += in_flight[b] if b < n_brokers else 0
+                continue
+            muted[b] = False
+            if b == n_brokers:  # the coordinator's heartbeat response
+                if coordinator_bypass or pool_try_allocate(pool, HEARTBEAT_RESPONSE_BYTES, now):
+                    if not coordinator_bypass:
+                        pool_release(pool, HEARTBEAT_RESPONSE_BYTES, now)  # parsed at once
+                    hb_arrived[hb_n] = hb_arrive
+                    hb_read[hb_n] = t
+                    hb_n += 1
+                    hb_arrive = -1
+                else:
+                    muted[b] = True
+                continue
+            total = in_flight[b]
+            if total > 0:
+                granted = pool_try_allocate(pool, total, now)
+            else:
+                granted = not pool_out_of_memory(pool)
+            if not granted:  # left in the socket until the pool has room
+                muted[b] = True
+                waiting += total
+                continue
+            s = broker_slot[b]
+            for j in range(order_start[b], order_start[b] + sent_n[b]):
+                # each part with bytes is queued for the application; a request lists only
+                # partitions with nothing buffered, so the others' slot and queue entries are
+                # free to overwrite (no branch on the random part sizes)
+                p = sent[j]
+                has = 1 if st[p, PART_RAW] > 0 else 0
+                held += st[p, PART_RAW]
+                part_slot[p] = s
+                slot_parts[s] += has
+                queue[tail] = p
+                tail += has
+                if tail == queue.shape[0]:
+                    tail = 0
+            retained += total
+            slot_bytes[s] = total
+            if slot_parts[s] == 0:  # nothing to hand over: the slot is free at once
+                free_slots[n_free] = s
+                n_free += 1
+            broker_slot[b] = -1
+            in_flight[b] = 0
+            arrive[b] = -1
+        if hb_arrive < 0 and t >= hb_next:  # the heartbeat thread: one heartbeat in flight
+            hb_sent[hb_n] = t
+            hb_arrive = t + rtt_ticks
+            hb_next = t + hb_interval_ticks
+        m_held[t] = held  # peak of the tick: responses landed, nothing consumed yet
+        b_retained[t] = retained
+        b_waiting[t] = waiting
+        b_dry[t] = pool_out_of_memory(pool)
+        credit += consume_per_tick  # the application consumes completed fetches in order
+        consumed = 0
+        while head != tail:
+            p = queue[head]
+            if not fetchable[p]:  # FetchCollector sets a paused partition's data aside, kept
+                head = head + 1 if head + 1 < queue.shape[0] else 0
+                continue
+            if st[p, PART_LEFT] > credit:
+                take = int(credit)
+                st[p, PART_LEFT] -= take
+                consumed += take
+                credit -= take
+                break
+            credit -= st[p, PART_LEFT]
+            consumed += st[p, PART_LEFT]
+            held -= st[p, PART_RAW]
+            st[p, PART_RAW] = 0
+            st[p, PART_LEFT] = 0
+            head = head + 1 if head + 1 < queue.shape[0] else 0
+            s = part_slot[p]  # the last of a response's parts handed over releases it
+            slot_parts[s] -= 1
+            if slot_parts[s] == 0:
+                pool_release(pool, slot_bytes[s], now)
+                retained -= slot_bytes[s]
+                free_slots[n_free] = s
+                n_free += 1
+        if head == tail:
+            credit = 0.0  # an idle application banks no time
+        start = first_broker  # this tick's turn order; a send moves the next tick's start
+        for k in range(n_brokers):  # brokers answer requests (new or parked)
+            b = (start + k) % n_brokers
+            if arrive[b] >= 0:
+                continue
+            lo = order_start[b]
+            if parked_since[b] < 0:  # a new request: the fetchable partitions, in order
+                if t < blocked_until[b] or n_slots - n_free >= max_in_flight:
+                    continue  # throttled, or the rejected alternative's cap
+                n = request_partitions(orders[lo : order_start[b + 1]], st[:, PART_RAW],
+                                       fetchable, skip_buffered_nodes, sent[lo:], place[lo:])
+                sent_n[b] = n
+                if n > 0:
+                    n_free -= 1
+                    broker_slot[b] = free_slots[n_free]
+                    if max_in_flight < n_slots:
+                        first_broker = (b + 1) % n_brokers
+            n = sent_n[b]
+            if n == 0:
+                continue
+            for i in range(n):
+                p = sent[lo + i]
+                first[i] = batch_size[st[p, FETCH_PTR]] if st[p, FETCH_PTR] < produced else 0
+                logb[i] = st[p, LOG_END] - st[p, OFFSET]
+                lim[i] = limits[p]
+            total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
+                                   raw[:n])
+            if total < fetch_min_bytes:
+                if parked_since[b] < 0:
+                    parked_since[b] = t
+                if t - parked_since[b] < max_wait_ticks:
+                    continue
+            parked_since[b] = -1
+            throttle_ticks = 0
+            if quota_bound > 0:  # the broker records the response against consumer_byte_rate
+                throttle_ticks = throttle_fetch(q_slots[b], q_pos[b], quota_bound, raw[:n],
+                                                total, now, quota_empty, tick_ms, throttled)
+                if throttle_ticks > 0 and quota_empty:
+                    total = 0
+            returned[: order_start[b + 1] - lo] = False
+            for i in range(n):
+                p = sent[lo + i]
+                r = raw[i]
+                k = st[p, FETCH_PTR]
+                got = 0
+                whole = 0
+                if r == logb[i] and not record_fetches:  # all to the log end: whole batches
+                    got = r
+                    k = end_ptr[p]
+                else:
+                    while k < produced and got + batch_size[k] <= r:
+                        got += batch_size[k]
+                        k = batch_next[k]
+                        whole += 1
+                if record_fetches:
+                    f_id[rows], f_time[rows], f_broker[rows], f_part[rows] = fetch_id, t, b, p
+                    f_pos[rows], f_lag[rows], f_raw[rows] = i, logb[i], r
+                    f_batches[rows], f_complete[rows] = whole, got
+                    rows += 1
+                st[p, FETCHES] += 1
+                if logb[i] > 0 and got == 0:
+                    st[p, STREAK] += 1
+                    st[p, STARVED] += 1
+                    w_streak[window, p] = max(w_streak[window, p], st[p, STREAK])
+                else:
+                    st[p, STREAK] = 0
+                st[p, FETCH_PTR] = k
+                st[p, OFFSET] += got
+                st[p, PART_RAW] = r
+                st[p, PART_LEFT] = got
+                returned[place[lo + i]] = (r > 0) if ordering == Ordering.ROUND_ROBIN else (got > 0)
+            served = order_start[b + 1] - lo
+            keys = random_keys[:0]
+            if ordering == Ordering.RANDOM:
+                keys = random_keys[next_key : next_key + served]
+                next_key += served
+            next_order(orders[lo : order_start[b + 1]], returned[:served], ordering, keys,
+                       scratch)
+            in_flight[b] = total
+            arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
+            if quota_empty:
+                blocked_until[b] = arrive[b] + throttle_ticks
+            else:  # before KIP-219 the broker held the response for the throttle time
+                arrive[b] += throttle_ticks
+            fetch_id += 1
+        m_in_flight[t] = in_flight.sum()
+        m_consumed[t] = consumed
+        if (t + 1) * n_windows // ticks > window:  # last tick of this window
+            for p in range(n_part):
+                w_demand[window, p] = st[p, LOG_END] - offset_at_window_start[p]
+                w_delivered[window, p] = st[p, OFFSET] - offset_at_window_start[p]
+                w_lag_end[window, p] = st[p, LOG_END] - st[p, OFFSET]
+                w_fetches[window, p], w_starved[window, p] = st[p, FETCHES], st[p, STARVED]
+                st[p, FETCHES] = st[p, STARVED] = 0
+                if st[p, STREAK] > w_streak[window, p]:
+                    w_streak[window, p] = st[p, STREAK]
+                offset_at_window_start[p] = st[p, OFFSET]
+            window += 1
+    return rows, hb_n

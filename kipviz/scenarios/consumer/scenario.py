@@ -1,0 +1,176 @@
+"""The consumer scenario's settings: one consumer, its Kafka settings (by Kafka version) and the
+cluster around it, validated at construction (:class:`ConsumerScenario`). The simulation is
+:mod:`kipviz.scenarios.consumer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kipviz.kafka.config.checks import check_int as _check_int
+from kipviz.kafka.config.declarations import BROKER, CONSUMER
+from kipviz.kafka.config.fields import check_declared, kafka_field, knob, values_from
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.config.versions import (
+    NEWEST_KAFKA_VERSION,
+    check_kafka_version,
+    fetch_request_version,
+    has,
+    request_ordering,
+    version_key,
+)
+from kipviz.kafka.consumer.buffer_memory import consumer_pool, pooled_bytes_bound
+from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.fetch.response import (
+    consumer_memory_bound_bytes,
+    largest_response_bytes,
+    response_limit_bytes,
+)
+from kipviz.scenarios import limits
+from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
+from kipviz.scenarios.workload import Workload
+
+__all__ = ["TOPIC", "ConsumerScenario"]
+
+TOPIC = "events"
+
+
+@dataclass(frozen=True)
+class ConsumerScenario:
+    """One consumer, its Kafka settings and the cluster around it; vary it with ``replace``."""
+
+    partitions: int = knob(100, at_least=1)
+    brokers: int = knob(3, at_least=1)
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    broker_fetch_max_bytes: int = kafka_field(BROKER["fetch.max.bytes"],
+                                              label="broker fetch.max.bytes")
+    fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
+    fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
+    # None: the request order this Kafka version's consumer uses (kipviz.kafka.config.versions)
+    ordering: Ordering | None = None
+    # fetch request version; None: the newest the Kafka version sends (<= 2: before KIP-74)
+    version: int | None = None
+    kafka_version: str = NEWEST_KAFKA_VERSION  # "MAJOR.MINOR": the rules of that release
+    # the client's consumer_byte_rate quota (None: Long.MAX_VALUE, no quota)
+    fetch_quota_bytes_per_s: float | None = kafka_field(
+        CONSUMER["consumer_byte_rate"], above=0, number=True, label="consumer_byte_rate")
+    paused_partitions: tuple[int, ...] = ()  # Consumer.pause(...) at pause_at_ms
+    pause_at_ms: int = knob(0, at_least=0)
+    consume_bytes_per_s: float = knob(100e6, above=0, number=True)
+    rtt_ms: int = knob(10, at_least=1)
+    # each broker's link to the consumer (1 Gbit/s)
+    network_bytes_per_s: float = knob(125e6, above=0, number=True)
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(1000, at_least=1)
+    windows: int = knob(20, at_least=1)
+    workload: Workload = field(default_factory=Workload)
+    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool; a pool
+    # of 0 bytes could hold nothing, so the model asks for >= 1 (and >= fetch.max.bytes)
+    buffer_memory_bytes: int | None = kafka_field(CONSUMER["buffer.memory"], at_least=1)
+    strict_pool: bool = False  # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
+    coordinator_bypass: bool = True  # KIP-81 step 3.b: heartbeats are read even when dry
+    # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
+    max_in_flight_fetches: int | None = knob(None, at_least=1, optional=True)
+    heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])  # 0: none
+    # Kafka puts no bound on session.timeout.ms; a session of 0 ms would expire at once
+    session_timeout_ms: int = kafka_field(CONSUMER["session.timeout.ms"], at_least=1)
+
+    def __post_init__(self) -> None:
+        limits.check_fields(self)  # bools are bools; Java int/long ranges (kipviz.scenarios.limits)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        if self.windows > self.ticks:
+            raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
+        check_kafka_version(self.kafka_version)
+        self._check_version()
+        _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
+        if self.ordering is not None:
+            Ordering(self.ordering)
+            if self.ordering == Ordering.SESSION and not has(self.kafka_version,
+                                                             "fetch_sessions"):
+                raise ValueError(f"ordering SESSION needs fetch sessions (KIP-227, Kafka 1.1): "
+                                 f"kafka_version {self.kafka_version!r}")
+        for p in self.paused_partitions:
+            if _check_int("paused_partitions", p, 0) >= self.partitions:
+                raise ValueError(f"paused_partitions must name partitions 0..{self.partitions - 1}"
+                                 f": {p}")
+        consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
+        if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
+                and self.heartbeat_interval_ms > 0
+                and self.buffer_memory_bytes < HEARTBEAT_RESPONSE_BYTES):
+            raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
+                             f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
+                             f"do not bypass the pool: {self.buffer_memory_bytes}")
+
+    def _check_version(self) -> None:
+        """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
+        if self.version is None:
+            return
+        _check_int("version", self.version, 0)
+        newest = fetch_request_version(self.kafka_version)
+        oldest = 4 if version_key(self.kafka_version) >= (4, 0) else 0
+        if not oldest <= self.version <= newest:
+            raise ValueError(f"version (fetch request version) must be {oldest}..{newest} for "
+                             f"kafka_version {self.kafka_version!r}: {self.version}")
+
+    @property
+    def fetch_version(self) -> int:
+        """The fetch request version sent: ``version``, or the newest the release sends."""
+        return (fetch_request_version(self.kafka_version) if self.version is None
+                else self.version)
+
+    @property
+    def request_ordering(self) -> Ordering:
+        """``ordering``, or the order the release's consumer uses
+        (:mod:`kipviz.kafka.config.versions`)."""
+        return (request_ordering(self.kafka_version) if self.ordering is None
+                else Ordering(self.ordering))
+
+    @property
+    def mode(self) -> str:
+        """``"today"`` (no pool), ``"kip81_pool"`` or ``"in_flight_cap"`` (the rejected one)."""
+        if self.buffer_memory_bytes is not None:
+            return "kip81_pool"
+        return "today" if self.max_in_flight_fetches is None else "in_flight_cap"
+
+    def largest_response_bytes(self, max_batch_bytes: int = 0) -> int:
+        """The largest fetch response a broker can send this consumer
+        (:func:`kipviz.kafka.fetch.response.largest_response_bytes`)."""
+        return largest_response_bytes(self.partitions, self.brokers, self.response_max_bytes,
+                                      self.max_partition_fetch_bytes,
+                                      max_batch_bytes=max_batch_bytes, version=self.fetch_version)
+
+    @classmethod
+    def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
+                     **scenario: Any) -> ConsumerScenario:
+        """A scenario with the settings of a consumer's (and broker's) Kafka config that it
+        models (those its fields declare: :func:`kipviz.kafka.config.fields.values_from`);
+        ``scenario`` sets the rest."""
+        return cls(**{**values_from(cls, consumer, broker or BrokerConfig()), **scenario})
+
+    @property
+    def response_max_bytes(self) -> int:
+        """The broker's response limit for this consumer, as the Kafka version applies it: the
+        broker's fetch.max.bytes from 2.5 (KIP-541), the quota window from 2.4 (KAFKA-9677)."""
+        return response_limit_bytes(self.kafka_version, self.fetch_max_bytes,
+                                    self.broker_fetch_max_bytes, self.fetch_quota_bytes_per_s)
+
+    def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
+        """The analytic memory bounds drawn beside the simulated memory."""
+        p, b = self.partitions, self.brokers
+        return {
+            "pre_kip74_bound_bytes": p * self.max_partition_fetch_bytes,
+            "kip74_bound_bytes": consumer_memory_bound_bytes(
+                b, self.fetch_max_bytes, self.max_partition_fetch_bytes, p),
+            "in_flight_bound_bytes": b * max(self.response_max_bytes, max_batch_bytes),
+            "buffered_bound_bytes": p * max(self.max_partition_fetch_bytes, max_batch_bytes),
+            "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
+            **({} if self.buffer_memory_bytes is None else {
+                "buffer_memory_bytes": self.buffer_memory_bytes,
+                "pooled_bound_bytes": pooled_bytes_bound(
+                    self.buffer_memory_bytes, self.largest_response_bytes(max_batch_bytes),
+                    strict=self.strict_pool)}),
+        }
+
+

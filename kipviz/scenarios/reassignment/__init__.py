@@ -1,0 +1,18 @@
+"""The KIP-73 reassignment scenario: a throttled move between a leader and a destination.
+
+* :mod:`~kipviz.scenarios.reassignment.scenario`: ``ReassignmentScenario``, ``simulate``,
+  ``ReassignmentTrace``.
+* :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel and its column blocks.
+* :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries.
+
+May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
+limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "scenario": ["ReassignmentScenario", "ReassignmentTrace", "simulate"],
+})

@@ -1,0 +1,173 @@
+"""The plan a reassignment's trace carries in ``meta``: KIP-73's rule with the followers counted.
+
+The scenario does not call the planner; it applies the same rule of
+:mod:`kipviz.kafka.replication.planning` to its own settings: the new replica nets ``min(T_leader -
+(F + 1) x IN, T_follower - IN)`` (the leader quota counts the F in-sync followers, the follower
+quota the new replica alone), capped by what one fetch per tick can carry, piecewise over the
+throttle schedule. A move that did not finish within the run is "not within this run" with the
+projected time from that rule, or "never" when the rule says so.
+
+It reads the scenario through :class:`MoveSettings` (what a ``ReassignmentScenario`` has), so it
+imports nothing from :mod:`kipviz.scenarios.reassignment`, which imports it: no import cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Protocol
+
+from kipviz.kafka.replication.planning import (
+    catch_up_bytes_per_s,
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    resolve_in_sync_followers,
+    scheduled_move_time_s,
+)
+from kipviz.scenarios.trace_meta import MoveOutcome, MovePlan
+
+__all__ = ["MoveSettings", "move_meta", "move_outcome", "resolve_in_sync_followers",
+           "trace_size_check"]
+
+_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
+_TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
+_PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
+
+
+class MoveSettings(Protocol):
+    """The settings of a reassignment the plan reads (a ``ReassignmentScenario`` has them)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def tick_ms(self) -> int: ...
+    @property
+    def ticks(self) -> int: ...
+    @property
+    def brokers(self) -> int: ...
+    @property
+    def network_bytes_per_s(self) -> float: ...
+    @property
+    def bytes_in_per_s(self) -> float: ...
+    @property
+    def replication_factor(self) -> int: ...
+    @property
+    def leader_throttle_bytes_per_s(self) -> float | None: ...
+    @property
+    def follower_throttle_bytes_per_s(self) -> float | None: ...
+    @property
+    def throttle_schedule(self) -> tuple[tuple[float, float | None], ...]: ...
+    @property
+    def replica_fetch_max_bytes(self) -> int: ...
+    @property
+    def replica_fetch_response_max_bytes(self) -> int: ...
+    @property
+    def replication_quota_window_num(self) -> int: ...
+    @property
+    def replication_quota_window_size_seconds(self) -> float: ...
+    @property
+    def followers(self) -> int: ...
+    @property
+    def partition_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def throttle_bytes_per_s(self) -> float: ...
+
+
+def _max_trace_bytes() -> int:
+    env = os.environ.get("KIPVIZ_MAX_TRACE_BYTES")
+    if env:
+        return int(env)
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):  # no sysconf: assume 8 GiB
+        return 4 * 2**30
+
+
+def trace_size_check(ticks: int, partitions: int) -> None:
+    """ValueError naming the settings to lower when the trace would not fit in memory (half the
+    machine's, or ``KIPVIZ_MAX_TRACE_BYTES``), before anything is allocated."""
+    size = ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES
+    limit = _max_trace_bytes()
+    if size > limit:
+        raise ValueError(f"ticks x partitions too large: the trace would take {size:,} bytes, "
+                         f"above the limit of {limit:,} (half the memory, or "
+                         f"KIPVIZ_MAX_TRACE_BYTES); lower ticks ({ticks}) or partitions "
+                         f"({partitions})")
+
+
+def _net(s: MoveSettings, leader: float | None, follower: float | None) -> float:
+    """What the new replica nets at these rates (None: no throttle), within one fetch a tick."""
+    f, inbound = s.followers, s.bytes_in_per_s
+    per_tick = min(len(s.partition_sizes) * s.replica_fetch_max_bytes,
+                   s.replica_fetch_response_max_bytes,
+                   math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0))
+    nets = [per_tick * 1000.0 / s.tick_ms - inbound]
+    if leader is not None:
+        nets.append(catch_up_bytes_per_s(leader, inbound, f))
+    if follower is not None:
+        nets.append(catch_up_bytes_per_s(follower, inbound, 0))
+    return min(nets)
+
+
+def move_meta(s: MoveSettings, seed: int) -> MovePlan:
+    """The settings and the plan of a run (``docs/traces.md``), before it runs."""
+    sizes, t = s.partition_sizes, s.throttle_bytes_per_s
+    window_total_s = s.replication_quota_window_num * s.replication_quota_window_size_seconds
+    moved = sum(sizes)
+    steps = [(0.0, _net(s, s.leader_throttle_bytes_per_s, s.follower_throttle_bytes_per_s))]
+    steps += [(float(at), _net(s, rate, rate)) for at, rate in s.throttle_schedule]
+    if len(steps) > 1 and steps[1][0] == 0.0:
+        steps = steps[1:]
+    planned = scheduled_move_time_s(moved, tuple(steps))
+    meta: MovePlan = {
+        "mode": s.mode, "seed": seed, "tick_ms": s.tick_ms, "ticks": s.ticks,
+        "brokers": s.brokers, "network_bytes_per_s": s.network_bytes_per_s,
+        "bytes_in_per_s": s.bytes_in_per_s, "replication_factor": s.replication_factor,
+        "leader_throttle_bytes_per_s": s.leader_throttle_bytes_per_s,
+        "follower_throttle_bytes_per_s": s.follower_throttle_bytes_per_s,
+        "throttle_bytes_per_s": t, "bytes_to_move": moved,
+        "in_sync_followers": s.followers,
+        "throttle_schedule": [(float(at), rate) for at, rate in s.throttle_schedule],
+        "replica_fetch_max_bytes": s.replica_fetch_max_bytes,
+        "replica_fetch_response_max_bytes": s.replica_fetch_response_max_bytes,
+        "window_total_s": window_total_s,
+        "window_size_s": s.replication_quota_window_size_seconds,
+        "catch_up_bytes_per_s": steps[-1][1],
+        "catch_up_schedule": steps,
+        "planned_move_time_s": planned,
+        "kip_move_time_s": (move_time_s(1.0, moved, 1, t, s.bytes_in_per_s)
+                            if t < math.inf else 0.0),
+        "safe_response_max_bytes": (max_replica_fetch_response_bytes(
+            t, window_total_s, s.network_bytes_per_s, s.brokers) if t < math.inf else None),
+        "finishes": planned < math.inf,
+        "reason": "",
+    }
+    if planned == math.inf:
+        f = s.followers
+        what = ("bytes_in_per_s (IN)" if f == 0
+                else f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
+        final = s.throttle_schedule[-1][1] if s.throttle_schedule else t
+        meta["reason"] = (f"{_RATE} = {math.floor(final)} B/s must be above {what} = "
+                          f"{(f + 1) * s.bytes_in_per_s:g}: no move ever finishes"
+                          if final is not None and final < math.inf else
+                          "the network or the fetch sizes leave no room above IN: "
+                          "no move ever finishes")
+    elif t < math.inf and t >= s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:
+        meta["reason"] = (f"{_RATE} = {math.floor(t)} B/s is not below N - IN/R = "
+                          f"{s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:g}"
+                          f": clients lose bandwidth")
+    return meta
+
+
+def move_outcome(meta: MovePlan, completed_ms: int | None) -> MoveOutcome:
+    """``completed_ms`` (None: not within the run), ``move_status`` ("finished", "not within
+    this run" or "never") and ``projected_move_time_s`` (the simulated time if it finished, else
+    the planned one: ``inf`` for never)."""
+    if completed_ms is not None:
+        status, projected = "finished", completed_ms / 1000.0
+    elif meta["planned_move_time_s"] < math.inf:
+        status, projected = "not within this run", meta["planned_move_time_s"]
+    else:
+        status, projected = "never", math.inf
+    return {"completed_ms": completed_ms, "move_status": status,
+            "projected_move_time_s": projected}

@@ -1,0 +1,265 @@
+"""A KIP-73 throttled reassignment between one leader and one destination follower, tick by tick.
+
+What it models (``ReplicaManager.fetchMessages`` / ``ReplicaFetcherThread`` with the leader and
+follower ``ReplicationQuotaManager`` of :mod:`kipviz.kafka.replication.quota`; every partition moved
+is throttled on both sides, as ``kafka-reassign-partitions --throttle`` sets it):
+
+* P moving partitions, each a log of ``size_bytes`` at t = 0 that producers extend by IN / P bytes
+  a second (the moving partitions take all of the broker's IN, as the KIP's move-time formula
+  assumes). The destination replica starts empty and out of sync.
+* One fetch per tick (``tick_ms`` stands for the fetch round trip; Kafka's fetcher refetches as
+  soon as a response arrives, or after ``replica.fetch.wait.max.ms`` when there is nothing).
+  The follower's request lists the partitions it lags on, rotated by one each fetch, leaving out
+  throttled out-of-sync partitions while *its* quota is exceeded (``should_throttle``).
+* ``mode="quota"`` (KIP-73 as shipped): the leader walks the request in order and returns a
+  partition EMPTY when ``leader_quota.should_throttle`` says so (out of sync, throttled, quota
+  exceeded); otherwise up to ``replica.fetch.max.bytes`` within what is left of
+  ``replica.fetch.response.max.bytes`` and of the network (N x tick). It then records the bytes
+  of throttled partitions it sent; the follower appends them (same tick) and records them too.
+* ``mode="delay"`` (the KIP's rejected design, for comparison): nothing is omitted; when a
+  quota is exceeded after recording, the leader holds the response for
+  ``throttle_time_ms(rate, quota, window)`` and the follower blocks its next fetch likewise.
+* KAFKA-4313: a moving replica is in sync once it has caught up to the log end; from then on it
+  is never throttled, but its bytes are still recorded by both quotas.
+* Clients: Q&A 4 sizes a broker's network as the replication it sends plus the unthrottled
+  produce traffic IN / R of its leaders, so the bandwidth left is N - IN/R - sent / tick.
+* ``in_sync_followers`` F (None: R - 1, what ``--throttle`` sets up; 0: KIP-73's idealisation):
+  the moving partitions' existing in-sync followers. Each tick, before the destination's fetch,
+  they fetch what was produced since the last tick (F x IN x tick in all); the leader records
+  those bytes in its quota, because ``--throttle`` lists the current replicas in
+  ``leader.replication.throttled.replicas`` and in-sync replicas are counted though never
+  throttled (KAFKA-4313). The move nets ``T - (F + 1) x IN``
+  (:mod:`kipviz.kafka.replication.planning`), so it finishes only above ``(F + 1) x IN``; they
+  appear in no column but the leader's rate.
+* ``throttle_schedule``: ``(from_s, T)`` pairs; from ``from_s`` on both rates are T (None: no
+  throttle), as ``kafka-configs --alter`` (or ``--execute --additional --throttle``) changes
+  them mid-move; ``ReplicationQuotaManager.updateQuota`` keeps the bytes already recorded.
+
+``meta`` plans the move by the same rule (``planned_move_time_s``, piecewise over the schedule)
+and says whether it finished, will finish after the run (``projected_move_time_s``) or never.
+
+Simplifications: bytes are continuous (no record batches, so no oversized first batch of
+KIP-74); a replica never drops out of the ISR again (no ``replica.lag.time.max.ms``).
+
+The loop is :func:`kipviz.scenarios.reassignment.kernel.run`, plain loops over numpy arrays with
+Kafka's windowed rate as arrays: numba compiles it (``compiled=True``); run as it is, it is the
+plain-Python reference the benchmark compares against.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from kipviz.kafka.config.checks import check_int, check_number
+from kipviz.kafka.config.declarations import BROKER
+from kipviz.kafka.config.fields import check_declared, field_rule, kafka_field, knob
+from kipviz.kafka.replication.planning import resolve_in_sync_followers as _followers
+from kipviz.kafka.replication.quota import ReplicationQuotaManager
+from kipviz.scenarios.limits import check_seed
+from kipviz.scenarios.reassignment import kernel as _kernel
+from kipviz.scenarios.reassignment.meta import move_meta, move_outcome, trace_size_check
+from kipviz.scenarios.trace_meta import ReassignmentMeta
+
+__all__ = ["MOVE_STATUS", "ReassignmentMeta", "ReassignmentScenario", "ReassignmentTrace",
+           "simulate"]
+
+MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
+_JAVA_INT_MAX = 2**31 - 1
+_LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
+
+_TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
+                 "follower_rate_bytes_per_s": np.float64, "throttled_bytes": np.int64,
+                 "unthrottled_bytes": np.int64, "replica_lag_bytes": np.int64,
+                 "moved_bytes": np.int64, "client_bandwidth_left_bytes_per_s": np.float64}
+
+
+@dataclass(frozen=True)
+class ReassignmentScenario:
+    """A reassignment's brokers, partitions and Kafka settings; vary it with ``replace``.
+
+    Rates are bytes/s per broker; ``None`` throttles are unlimited (Kafka's default). A throttle
+    at or below (F + 1) x IN is legal (Kafka accepts it) but the move never finishes (``meta``).
+    ``sizes`` (bytes per moving partition) overrides ``partitions`` x ``log_bytes``.
+    ``in_sync_followers``: existing in-sync followers counted by the leader's quota (None:
+    ``replication_factor - 1``, as ``--throttle`` sets it up; 0: KIP-73's idealisation).
+    ``throttle_schedule``: ``(from_s, bytes/s or None)`` pairs, ascending, setting both rates.
+    """
+
+    brokers: int = knob(5, at_least=1)
+    network_bytes_per_s: float = knob(125e6, above=0, number=True)
+    bytes_in_per_s: float = knob(0.0, at_least=0, number=True)
+    replication_factor: int = knob(3, at_least=1)
+    partitions: int = knob(1, at_least=1)
+    log_bytes: int = knob(100_000_000, at_least=0)
+    sizes: tuple[int, ...] | None = None
+    leader_throttle_bytes_per_s: float | None = kafka_field(
+        BROKER["leader.replication.throttled.rate"], 10e6, number=True)
+    follower_throttle_bytes_per_s: float | None = kafka_field(
+        BROKER["follower.replication.throttled.rate"], 10e6, number=True)
+    replica_fetch_max_bytes: int = kafka_field(BROKER["replica.fetch.max.bytes"])
+    # Kafka's range is atLeast(0); the model asks for 1 (a response of 0 bytes moves nothing)
+    replica_fetch_response_max_bytes: int = kafka_field(
+        BROKER["replica.fetch.response.max.bytes"], at_least=1)
+    replication_quota_window_num: int = kafka_field(BROKER["replication.quota.window.num"])
+    replication_quota_window_size_seconds: int = kafka_field(
+        BROKER["replication.quota.window.size.seconds"])
+    tick_ms: int = knob(10, at_least=1)
+    ticks: int = knob(2000, at_least=1)
+    mode: Literal["quota", "delay"] = "quota"
+    in_sync_followers: int | None = None
+    throttle_schedule: tuple[tuple[float, float | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        for f in dataclasses.fields(self):  # Java's int (a long for log_bytes, with room)
+            value, found = getattr(self, f.name), field_rule(f)
+            if found is None or found[1].number:
+                continue
+            top = _LOG_BYTES_MAX if f.name == "log_bytes" else _JAVA_INT_MAX
+            if value > top:
+                raise ValueError(f"{found[0]} must be <= {top} (Java's "
+                                 f"{'long, with room to grow' if f.name == 'log_bytes' else 'int'})"
+                                 f": {value}")
+        _followers(self.in_sync_followers, self.replication_factor)
+        if self.replication_factor + 1 > self.brokers:
+            raise ValueError(f"replication_factor must be <= brokers - 1 = {self.brokers - 1}: "
+                             f"{self.replication_factor} (the R current replicas and the "
+                             f"destination of a moving partition are distinct brokers)")
+        for name in ("network_bytes_per_s", "bytes_in_per_s"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be finite: {getattr(self, name)}")
+        for name, setting in (("leader_throttle_bytes_per_s", "leader"),
+                              ("follower_throttle_bytes_per_s", "follower")):
+            _check_rate(f"{name} ({setting}.replication.throttled.rate)", getattr(self, name))
+        _check_schedule(self.throttle_schedule)
+        if self.sizes is not None:
+            if not isinstance(self.sizes, tuple) or not self.sizes:
+                raise ValueError(f"sizes must be a non-empty tuple of byte counts: {self.sizes!r}")
+            for i, size in enumerate(self.sizes):
+                if check_int(f"sizes[{i}]", size, 0) > _LOG_BYTES_MAX:
+                    raise ValueError(f"sizes[{i}] must be <= {_LOG_BYTES_MAX}: {size}")
+        if self.mode not in ("quota", "delay"):
+            raise ValueError(f"mode must be 'quota' (KIP-73 as shipped) or 'delay' (the "
+                             f"rejected delay-based design): {self.mode!r}")
+        n = self.partitions if self.sizes is None else len(self.sizes)
+        trace_size_check(self.ticks, n)  # before the sizes are ever built
+        run_s = self.ticks * self.tick_ms / 1000.0
+        for name, what in (("bytes_in_per_s", "x the run (ticks x tick_ms)"),
+                           ("network_bytes_per_s", "x tick_ms")):
+            span = run_s if name == "bytes_in_per_s" else self.tick_ms / 1000.0
+            if getattr(self, name) * span > _LOG_BYTES_MAX:
+                raise ValueError(f"{name} {what} must stay below {_LOG_BYTES_MAX} bytes (Java's "
+                                 f"long): {getattr(self, name)}")
+        total = self.partitions * self.log_bytes if self.sizes is None else sum(self.sizes)
+        if total > _LOG_BYTES_MAX:
+            raise ValueError(f"the bytes to move (partitions x log_bytes, or sum(sizes)) must be "
+                             f"<= {_LOG_BYTES_MAX}: {total}")
+
+    @property
+    def followers(self) -> int:
+        """The in-sync followers counted by the leader's quota (``in_sync_followers`` resolved)."""
+        return _followers(self.in_sync_followers, self.replication_factor)
+
+    @property
+    def partition_sizes(self) -> tuple[int, ...]:
+        """Bytes of each moving partition at t = 0."""
+        return self.sizes if self.sizes is not None else (self.log_bytes,) * self.partitions
+
+    @property
+    def throttle_bytes_per_s(self) -> float:
+        """The binding throttle T: the lower of the two rates (``inf`` if both are unlimited)."""
+        rates = [r for r in (self.leader_throttle_bytes_per_s,
+                             self.follower_throttle_bytes_per_s) if r is not None]
+        return min(rates, default=math.inf)
+
+
+@dataclass(frozen=True)
+class ReassignmentTrace:
+    """Columnar output: ``ticks`` and ``partitions`` tables and ``meta`` (docs/traces.md)."""
+
+    ticks: pd.DataFrame
+    partitions: pd.DataFrame
+    meta: ReassignmentMeta
+
+
+def _check_rate(label: str, rate: float | None) -> None:
+    """None (no throttle) or a finite rate >= 0 (Kafka's long ``atLeast(0)``)."""
+    if rate is not None:
+        check_number(label, rate, 0)
+        if not rate < 2**63:
+            raise ValueError(f"{label} must be below 2**63 (Java's long; None: no throttle): "
+                             f"{rate}")
+
+
+def _check_schedule(schedule: tuple[tuple[float, float | None], ...]) -> None:
+    if not isinstance(schedule, tuple):
+        raise ValueError(f"throttle_schedule must be a tuple of (from_s, rate) pairs: "
+                         f"{schedule!r}")
+    last = -1.0
+    for i, step in enumerate(schedule):
+        if not isinstance(step, tuple) or len(step) != 2:
+            raise ValueError(f"throttle_schedule[{i}] must be a (from_s, rate) pair: {step!r}")
+        at = check_number(f"throttle_schedule[{i}] from_s", step[0], 0)
+        if not at < math.inf or not at > last:
+            raise ValueError(f"throttle_schedule[{i}] from_s must be finite and above the one "
+                             f"before: {at}")
+        last = at
+        _check_rate(f"throttle_schedule[{i}] rate (leader. and follower.replication.throttled"
+                    f".rate)", step[1])
+
+
+def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
+             compiled: bool = True) -> ReassignmentTrace:
+    """Run the scenario; deterministic (``seed`` is recorded only: nothing here is random).
+
+    ``compiled=False`` runs the same kernel as plain Python (slow; a reference).
+    """
+    s = scenario
+    seed = check_seed(seed)
+    sizes = np.array(s.partition_sizes, dtype=np.int64)
+    n = len(sizes)
+    window_s = s.replication_quota_window_size_seconds
+    leader, follower = (ReplicationQuotaManager(rate, s.replication_quota_window_num, window_s)
+                        for rate in (s.leader_throttle_bytes_per_s,
+                                     s.follower_throttle_bytes_per_s))
+    bounds = [_kernel.UNLIMITED if q.quota is None else float(q.quota.bound)
+              for q in (leader, follower)]
+    network_per_tick = math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0)
+    tk = {name: np.zeros(s.ticks, dtype) for name, dtype in _TICK_COLUMNS.items()}
+    caught_up = np.zeros(n, np.int64)
+    sched_ms = np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64)
+    sched_bounds = np.array([_kernel.UNLIMITED if r is None else float(r)
+                             for _, r in s.throttle_schedule], np.float64)
+    run: Any = _kernel.compiled()["run"] if compiled else _kernel.run
+    cfg = _kernel.ReassignmentSettings(
+        in_per_partition_ms=s.bytes_in_per_s / n / 1000.0, tick_ms=s.tick_ms, ticks=s.ticks,
+        fetch_max=s.replica_fetch_max_bytes,
+        response_budget=min(s.replica_fetch_response_max_bytes, network_per_tick),
+        delay_mode=s.mode == "delay", leader_bound=bounds[0], follower_bound=bounds[1],
+        samples=s.replication_quota_window_num, window_ms=leader.rate.window_ms,
+        in_sync_followers=s.followers, network_bytes_per_s=float(s.network_bytes_per_s),
+        keep_up=s.bytes_in_per_s / s.replication_factor)
+    cols = _kernel.TickColumns(**{name: tk[name] for name in _kernel.TickColumns._fields})
+    status = run(cfg, _kernel.ReassignmentInputs(sizes, sched_ms, sched_bounds), cols,
+                 caught_up)
+    if status != _kernel.OK:
+        side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
+        raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
+                         f"be > 0 in mode='delay' once bytes are sent: the delay divides by it")
+    tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    ticks = pd.DataFrame(tk)
+    partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": sizes,
+                               "caught_up_ms": caught_up})
+    plan = move_meta(s, seed)
+    done = bool((caught_up >= 0).all())
+    first = ticks.time_ms < window_s * 1000
+    meta: ReassignmentMeta = {
+        **plan, **move_outcome(plan, int(caught_up.max()) if done else None),
+        "first_window_throttled_bytes": int(ticks.throttled_bytes[first].sum())}
+    return ReassignmentTrace(ticks=ticks, partitions=partitions, meta=meta)

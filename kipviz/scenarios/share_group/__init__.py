@@ -1,0 +1,19 @@
+"""The KIP-932 scenario: C share consumers and a classic group side by side on P partitions.
+
+* :mod:`~kipviz.scenarios.share_group.scenario`: ``ShareGroupScenario``, ``simulate``.
+* :mod:`~kipviz.scenarios.share_group.tables`: ``ShareGroupTrace`` built from the kernel's rows.
+* :mod:`~kipviz.scenarios.share_group.kernel`, :mod:`~kipviz.scenarios.share_group.columns`:
+  the numba kernel and its named column blocks.
+
+May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
+limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "scenario": ["ShareGroupScenario", "simulate", "simulate_scaling"],
+    "tables": ["ShareGroupTrace"],
+})

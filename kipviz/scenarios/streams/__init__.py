@@ -1,0 +1,17 @@
+"""The KIP-770 Streams scenario: an instance of T stream threads buffering its input.
+
+* :mod:`~kipviz.scenarios.streams.scenario`: ``StreamsScenario``, ``simulate``, ``StreamsTrace``.
+* :mod:`~kipviz.scenarios.streams.kernel`, :mod:`~kipviz.scenarios.streams.columns`: the numba
+  kernel and its named column blocks.
+
+May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
+limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+"""
+
+from __future__ import annotations
+
+from kipviz import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "scenario": ["StreamsScenario", "StreamsTrace", "simulate"],
+})

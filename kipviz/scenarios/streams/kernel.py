@@ -1,0 +1,285 @@
+"""The KIP-770 Streams scenario's kernel: plain loops over numpy arrays that numba compiles.
+
+:func:`streams_kernel` runs :mod:`kipviz.scenarios.streams`'s model tick by tick; run as it is,
+it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
+numba (imported only then). The pause and resume rules are
+:mod:`kipviz.kafka.streams.input_buffer`'s own plain functions, called here (compiled with the
+kernel) as the mechanism's functions and the SimPy reference call them; the policy codes are the
+positions of :data:`kipviz.kafka.streams.input_buffer.STREAMS_POLICIES`.
+
+A partition's queue is a span of offsets: ``consumed <= fetched <= end`` (``RecordQueue`` holds
+``fetched - consumed`` records, the broker ``end - fetched`` more). Every record of a partition
+costs the same ``size`` bytes (:func:`kipviz.kafka.streams.input_buffer.record_size_bytes`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from kipviz.kafka.streams.input_buffer import STREAMS_POLICIES
+from kipviz.kafka.streams.rules import (
+    partition_over_share,
+    pause_above_records,
+    pause_over_share,
+    pick_biggest_partitions,
+    resume_all_within_share,
+    resume_at_records,
+    resume_emptied,
+    share_per_partition,
+)
+from kipviz.scenarios.jit import jit_functions
+
+__all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
+
+POLICY_CODES = {name: i for i, name in enumerate(STREAMS_POLICIES)}
+# THREAD: KIP-770 + apache/kafka#13283's resume rule; AS_MERGED: KIP-770's text, as merged
+RECORDS, THREAD, AS_MERGED, INSTANCE, PARTITION, BIGGEST = range(6)
+# Columns of the per-thread, per-tick output block (int64).
+(T_ALIVE, T_SHARE, T_POLLED, T_AFTER_POLL, T_BYTES, T_RECORDS, T_PROCESSED, T_PROCESSED_BYTES,
+ T_DEMAND, T_PARTITIONS, T_PAUSED, T_PAUSED_AFTER_POLL, T_NONEMPTY_AFTER_POLL, T_LAG) = range(14)
+THREAD_COLUMNS = 14
+
+
+def assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks):
+    """Task k goes to thread k % threads (tasks in id order within a thread)."""
+    n_thread_tasks[:] = 0
+    for k in range(n_tasks):
+        i = k % threads
+        owner[k] = i
+        thread_tasks[i, n_thread_tasks[i]] = k
+        n_thread_tasks[i] += 1
+
+
+def thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks):
+    """Bytes buffered by thread i (``TaskManager.getInputBufferSizeInBytes``)."""
+    total = 0
+    for j in range(n_thread_tasks[i]):
+        k = thread_tasks[i, j]
+        for p in range(k * topics, (k + 1) * topics):
+            total += (fetched[p] - consumed[p]) * size[p]
+    return total
+
+
+def instance_bytes(size, fetched, consumed):
+    """Bytes buffered by the whole instance (the rejected one-bound-per-instance alternative)."""
+    total = 0
+    for p in range(size.shape[0]):
+        total += (fetched[p] - consumed[p]) * size[p]
+    return total
+
+
+def next_partition(k, topics, fetched, consumed, end):
+    """The partition task k processes next, or -1 if it cannot process.
+
+    ``PartitionGroup.nextRecord``: the head with the smallest timestamp (here the lowest offset:
+    the k-th record of every partition has the same timestamp; ties go to the lower partition).
+    A task with an empty partition that still has records on the broker waits for them
+    (``max.task.idle.ms`` 0, KIP-695), whether that partition is paused or not.
+    """
+    best = -1
+    for p in range(k * topics, (k + 1) * topics):
+        if fetched[p] == consumed[p]:
+            if end[p] > fetched[p]:
+                return -1
+        elif best < 0 or consumed[p] < consumed[best]:
+            best = p
+    return best
+
+
+def streams_kernel(
+    partitions, changes, settings,
+    # outputs
+    t_out, out_partitions,
+):  # pragma: no cover - exercised compiled and uncompiled through simulate()
+    """Run the model on the ``StreamsPartitions``, ``ThreadChanges`` and ``StreamsSettings`` of
+    :mod:`kipviz.scenarios.streams.columns`; fills ``t_out`` (ticks x max threads x
+    THREAD_COLUMNS) and ``PartitionTicks``. Returns the number of task moves made by thread
+    count changes."""
+    size, fetch_records, lag0 = partitions
+    change_tick, change_threads = changes
+    (rate_per_ms, topics, n_tasks, threads0, total_bytes, global_thread, policy,
+     records_per_partition, records_per_tick, tick_ms, ticks) = settings
+    p_buffered, p_lag, p_paused, p_polled, p_processed, p_thread = out_partitions
+    n_parts = size.shape[0]
+    max_threads = t_out.shape[1]
+    end = lag0.copy()
+    fetched = np.zeros(n_parts, np.int64)
+    consumed = np.zeros(n_parts, np.int64)
+    paused = np.zeros(n_parts, np.bool_)
+    owner = np.zeros(n_tasks, np.int64)
+    thread_tasks = np.zeros((max_threads, n_tasks), np.int64)
+    n_thread_tasks = np.zeros(max_threads, np.int64)
+    rr = np.zeros(max_threads, np.int64)  # round-robin position in each thread's task list
+    carry = np.zeros(max_threads, np.float64)  # fraction of a record of processing budget
+    order = np.zeros(n_parts, np.int64)
+    queued_bytes = np.zeros(n_parts, np.int64)
+    chosen = np.zeros(n_parts, np.int64)
+    consumed_before = np.zeros(n_parts, np.int64)
+    threads = threads0
+    assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks)
+    moves = 0
+    change = 0
+    for t in range(ticks):
+        now = t * tick_ms
+        while change < change_tick.shape[0] and change_tick[change] == t:
+            # KafkaStreams.addStreamThread / removeStreamThread: a rebalance moves tasks; a
+            # moved task's buffered records go back to the broker side (re-fetched from the
+            # committed offset by the new owner), its partitions start unpaused
+            old = owner.copy()
+            threads = change_threads[change]
+            assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks)
+            for k in range(n_tasks):
+                if owner[k] != old[k]:
+                    moves += 1
+                    for p in range(k * topics, (k + 1) * topics):
+                        fetched[p] = consumed[p]
+                        paused[p] = False
+            rr[:] = 0
+            change += 1
+        for p in range(n_parts):
+            end[p] = lag0[p] + math.floor(rate_per_ms * now)
+        share = total_bytes // (threads + global_thread)
+        consumed_before[:] = consumed
+        for i in range(threads):
+            nt = n_thread_tasks[i]
+            n_own = nt * topics
+            # --- poll: every unpaused partition with records on the broker gets one fetch
+            polled = 0
+            for j in range(nt):
+                k = thread_tasks[i, j]
+                for p in range(k * topics, (k + 1) * topics):
+                    p_thread[t, p] = i
+                    n = 0
+                    if not paused[p] and end[p] > fetched[p]:
+                        n = min(end[p] - fetched[p], fetch_records[p])
+                        fetched[p] += n
+                        polled += n * size[p]
+                    p_polled[t, p] = n
+            held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
+            t_out[t, i, T_AFTER_POLL] = held
+            t_out[t, i, T_POLLED] = polled
+            # --- pause after the poll (kipviz.kafka.streams.input_buffer's rules)
+            over = held > share
+            if policy == INSTANCE:
+                over = instance_bytes(size, fetched, consumed) > total_bytes
+            limit = share_per_partition(share, max(n_own, 1))
+            n_order = 0
+            for j in range(nt):
+                k = thread_tasks[i, j]
+                for p in range(k * topics, (k + 1) * topics):
+                    queued = fetched[p] - consumed[p]
+                    if policy == RECORDS:
+                        if pause_above_records(queued, records_per_partition):
+                            paused[p] = True
+                    elif policy == PARTITION:
+                        if partition_over_share(queued * size[p], limit):
+                            paused[p] = True
+                    elif policy == BIGGEST:
+                        order[n_order] = p
+                        queued_bytes[n_order] = queued * size[p]
+                        n_order += 1
+                    elif pause_over_share(over, queued):
+                        paused[p] = True
+            if policy == BIGGEST and over:
+                n_chosen = pick_biggest_partitions(queued_bytes[:n_order], held - share, chosen)
+                for c in range(n_chosen):
+                    paused[order[chosen[c]]] = True
+            n_paused = 0
+            n_nonempty = 0
+            lag = 0
+            demand = 0
+            for j in range(nt):
+                k = thread_tasks[i, j]
+                for p in range(k * topics, (k + 1) * topics):
+                    n_paused += paused[p]
+                    n_nonempty += fetched[p] > consumed[p]
+                    demand += end[p] - consumed[p]
+            t_out[t, i, T_PAUSED_AFTER_POLL] = n_paused
+            t_out[t, i, T_NONEMPTY_AFTER_POLL] = n_nonempty
+            # --- process: one record per task in turn, within the thread's budget
+            carry[i] += records_per_tick
+            budget = int(carry[i])
+            carry[i] -= budget
+            t_out[t, i, T_DEMAND] = min(budget, demand)
+            processed = 0
+            processed_bytes = 0
+            pos = rr[i]  # the next task in turn
+            while processed < budget and nt > 0:
+                p = -1
+                for _ in range(nt):
+                    k = thread_tasks[i, pos]
+                    pos = pos + 1 if pos + 1 < nt else 0
+                    p = next_partition(k, topics, fetched, consumed, end)
+                    if p >= 0:
+                        break
+                if p < 0:
+                    break  # every task waits: the thread idles for the rest of the tick
+                consumed[p] += 1
+                processed += 1
+                processed_bytes += size[p]
+                if (policy == RECORDS and paused[p]
+                        and resume_at_records(fetched[p] - consumed[p], records_per_partition)):
+                    paused[p] = False  # StreamTask.process: back to N, resume
+            rr[i] = pos
+            # --- resume after the round
+            held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
+            total, bound = held, share
+            if policy == INSTANCE:
+                total, bound = instance_bytes(size, fetched, consumed), total_bytes
+            resume_all = resume_all_within_share(processed, total, bound)
+            for j in range(nt):
+                k = thread_tasks[i, j]
+                for p in range(k * topics, (k + 1) * topics):
+                    queued = fetched[p] - consumed[p]
+                    if policy == PARTITION:
+                        if not partition_over_share(queued * size[p], limit):
+                            paused[p] = False
+                    elif policy != RECORDS:
+                        if resume_all:
+                            paused[p] = False  # KIP-770's text (and the merged code): all
+                        elif policy != AS_MERGED and resume_emptied(queued):
+                            paused[p] = False  # beyond the KIP, #13283: resume emptied ones
+            n_paused = 0
+            records = 0
+            for j in range(nt):
+                k = thread_tasks[i, j]
+                for p in range(k * topics, (k + 1) * topics):
+                    n_paused += paused[p]
+                    records += fetched[p] - consumed[p]
+                    lag += end[p] - fetched[p]
+            t_out[t, i, T_ALIVE] = 1
+            t_out[t, i, T_SHARE] = share
+            t_out[t, i, T_BYTES] = held
+            t_out[t, i, T_RECORDS] = records
+            t_out[t, i, T_PROCESSED] = processed
+            t_out[t, i, T_PROCESSED_BYTES] = processed_bytes
+            t_out[t, i, T_PARTITIONS] = n_own
+            t_out[t, i, T_PAUSED] = n_paused
+            t_out[t, i, T_LAG] = lag
+        for p in range(n_parts):
+            p_buffered[t, p] = fetched[p] - consumed[p]
+            p_lag[t, p] = end[p] - fetched[p]
+            p_paused[t, p] = paused[p]
+            p_processed[t, p] = consumed[p] - consumed_before[p]
+    return moves
+
+
+_RULES = ("partition_over_share", "pause_over_share", "resume_all_within_share", "resume_emptied",
+          "pause_above_records", "resume_at_records", "share_per_partition",
+          "pick_biggest_partitions")
+_FUNCTIONS = ("assign_tasks", "thread_bytes", "instance_bytes", "next_partition",
+              "streams_kernel")
+_compiled: dict[str, Any] = {}
+
+
+def compiled_kernel(name: str = "streams_kernel") -> Any:
+    """``streams_kernel`` (or one of its helpers, by name) compiled by numba, once per process
+    (:func:`kipviz.scenarios.jit.jit_functions`: the plain functions stay plain)."""
+    if not _compiled:
+        _compiled.update(jit_functions(_FUNCTIONS, globals(),
+                                       foreign={name: globals()[name] for name in _RULES},
+                                       inline_foreign=True))
+    return _compiled[name]
