@@ -27,7 +27,12 @@ from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.share import acquire as sa
 from kipviz.kafka.share import partition as spf
 from kipviz.kafka.share.fetch import uniform_split_into
-from kipviz.scenarios.share_group.scenario import ShareGroupScenario, kernel_inputs, tables
+from kipviz.scenarios.share_group.scenario import (
+    ShareGroupScenario,
+    acquire_settings,
+    kernel_inputs,
+    tables,
+)
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows
 
 __all__ = ["simulate_simpy"]
@@ -37,11 +42,10 @@ PRODUCE, EXPIRE, SHARE, CLASSIC, RECORD = range(STEPS)
 
 
 class _Partition:
-    """One partition: its log end and its share-partition arrays."""
+    """One partition: its log end and its share-partition arrays (``part``)."""
 
     def __init__(self, capacity: int, batch_last: np.ndarray, log_end: int) -> None:
-        (self.sp, self.state, self.delivery, self.lock_exp, self.owner,
-         self.inflight_last, self.split) = spf.new_share_partition(capacity)
+        self.part = spf.new_share_partition(capacity)
         self.batch_last = batch_last
         self.log_end = log_end
         self.produced = 0.0
@@ -65,6 +69,7 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     queues: list[deque[tuple[int, int]]] = [deque() for _ in range(c)]
     batch_bytes = s.batch_records * s.record_bytes
     limit = int(inp["response_max_bytes"])  # type: ignore[call-overload]
+    settings = acquire_settings(s)
 
     def tick() -> int:
         return int(env.now) // STEPS
@@ -80,16 +85,16 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     def lock_timer(x: _Partition) -> Generator[Any, Any, None]:
         yield env.timeout(EXPIRE)
         while True:
-            spf.expire_locks(x.sp, x.state, x.delivery, x.lock_exp, x.owner,
-                             s.delivery_count_limit, tick() * s.tick_ms)
+            spf.expire_locks(x.part, s.delivery_count_limit, tick() * s.tick_ms)
             yield env.timeout(STEPS)
 
     def fetch(m: int, broker: int, now: int) -> None:
         ready = []
         for i, x in enumerate(parts):
             if assign[m, i] and i % s.brokers == broker:  # type: ignore[index]
-                nxt = spf.next_fetch_offset(x.sp, x.state)
-                can = nxt != x.sp[1] + 1 or spf.in_flight_records(x.sp) < s.max_record_locks
+                nxt = spf.next_fetch_offset(x.part.sp, x.part.record_state)
+                can = nxt != x.part.sp[1] + 1 or \
+                    spf.in_flight_records(x.part.sp) < s.max_record_locks
                 if nxt < x.log_end and can:
                     ready.append(i)
         if not ready:
@@ -98,7 +103,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         rand = next(draws) % n if limit < n or limit % n else 0
         split = np.zeros(n, np.int64)
         uniform_split_into(limit, n, n, rand, split)
-        offsets = [spf.next_fetch_offset(parts[i].sp, parts[i].state) for i in ready]
+        offsets = [spf.next_fetch_offset(parts[i].part.sp, parts[i].part.record_state)
+                   for i in ready]
         bases = [o - o % s.batch_records for o in offsets]
         raw = np.zeros(n, np.int64)
         fill_raw_bytes(np.full(n, batch_bytes, np.int64),
@@ -113,17 +119,14 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
             if whole == 0:
                 continue
             x = parts[i]
-            k = sa.acquire(x.sp, x.state, x.delivery, x.lock_exp, x.owner, x.inflight_last,
-                            x.split, x.batch_last, m, offsets[j],
-                            bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
-                            s.max_record_locks, s.delivery_count_limit,
-                            s.acquire_mode == "record_limit", s.max_poll_records,
-                            s.record_lock_duration_ms, now, out)
+            k = sa.acquire(x.part, settings, x.batch_last, m, offsets[j],
+                           bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
+                           now, out)
             got += k
             for o in out[:k].tolist():
                 queues[m].append((i, o))
                 acquired[tick(), m, i] += 1
-                redelivered[tick(), m, i] += x.delivery[o] > 1
+                redelivered[tick(), m, i] += x.part.delivery_count[o] > 1
 
     def share_consumer(m: int) -> Generator[Any, Any, None]:
         yield env.timeout(SHARE)
@@ -131,8 +134,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         while True:
             queue = queues[m]
             if stalled[m]:  # type: ignore[index]
-                kept = [(i, o) for i, o in queue
-                        if parts[i].owner[o] == m and parts[i].state[o] == spf.ACQUIRED]
+                kept = [(i, o) for i, o in queue if parts[i].part.owner[o] == m
+                        and parts[i].part.record_state[o] == spf.ACQUIRED]
                 queue.clear()
                 queue.extend(kept)
             else:
@@ -142,8 +145,7 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
                     budget -= 1.0
                     processed[tick(), m] += 1
                     x = parts[i]
-                    if spf.acknowledge(x.sp, x.state, x.delivery, x.owner, x.inflight_last,
-                                       x.split, m, o, o, spf.ACCEPT, s.delivery_count_limit) > 0:
+                    if spf.acknowledge(x.part, m, o, o, spf.ACCEPT, s.delivery_count_limit) > 0:
                         acknowledged[tick(), m, i] += 1
             if not queue:
                 budget = 0.0
@@ -171,11 +173,11 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
         yield env.timeout(RECORD)
         while True:
             for i, x in enumerate(parts):
-                part["in_flight_records"][tick(), i] = spf.in_flight_records(x.sp)
-                part["start_offset"][tick(), i] = x.sp[0]
+                part["in_flight_records"][tick(), i] = spf.in_flight_records(x.part.sp)
+                part["start_offset"][tick(), i] = x.part.sp[0]
                 part["log_end_offset"][tick(), i] = x.log_end
                 part["archived_records"][tick(), i] = int(
-                    np.sum(x.state[: x.log_end] == spf.ARCHIVED))
+                    np.sum(x.part.record_state[: x.log_end] == spf.ARCHIVED))
             yield env.timeout(STEPS)
 
     for x in parts:

@@ -48,20 +48,21 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
     wait_ms = float(s.delayed_remote_fetch_wait_ms())
     several = reads_several_remote_partitions(s.kafka_version)
     charge = charges_remote_fetch_up_front(s.kafka_version)
-    fetches: list[list[float]] = []
-    reads: list[list[float]] = []
-    deliveries: list[list[float]] = []
+    fetches: list[dict[str, float]] = []  # rows by column name
+    reads: list[dict[str, float]] = []
+    deliveries: list[dict[str, float]] = []
 
-    def reader(row: list[float], size: int, expiry: float,
+    def reader(row: dict[str, float], size: int, expiry: float,
                finished: simpy.Event) -> Generator[Any, Any, None]:
         req = pool.request()
         yield req | env.timeout(max(0.0, expiry - env.now))
         if not req.triggered or env.now >= expiry:
             req.cancel() if not req.triggered else pool.release(req)
             return  # cancelled by the expiry: never started
-        row[3] = env.now
-        row[4] = env.now + s.remote_read_latency_ms + size / (s.remote_read_bytes_per_s / 1000)
-        yield env.timeout(row[4] - env.now)
+        row["started_ms"] = env.now
+        row["done_ms"] = env.now + s.remote_read_latency_ms + size / (
+            s.remote_read_bytes_per_s / 1000)
+        yield env.timeout(row["done_ms"] - env.now)
         if quota is not None:
             quota.record(size, env.now)  # RemoteLogReader, after the read
         pool.release(req)
@@ -105,7 +106,9 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                                                                  np.int64),
                                   s.fetch_max_bytes, several, charge, raw, rmax, min_one)
             fetch_id = len(fetches)
-            row_f = [c, t, 0.0, local, 0, 0, 0, float(throttled and remote.any())]
+            row_f = {"consumer": c, "sent_ms": t, "answered_ms": 0.0, "local_bytes": local,
+                     "remote_bytes": 0, "reads_scheduled": 0, "reads_served": 0,
+                     "quota_throttled": float(throttled and remote.any())}
             fetches.append(row_f)
             mine_reads = {}
             for i, p in enumerate(mine):
@@ -113,7 +116,9 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                 if rmax[i] > 0:
                     size = remote_read_bytes(s.batch_bytes, int(log[i]), int(rmax[i]),
                                              bool(min_one[i]))
-                    row = [fetch_id, p, t, -1.0, np.inf, size, 0.0]
+                    row = {"fetch": fetch_id, "partition": p, "submitted_ms": t,
+                           "started_ms": -1.0, "done_ms": np.inf, "bytes": size,
+                           "served": 0.0}
                     reads.append(row)
                     done = env.event()
                     env.process(reader(row, size, t + wait_ms, done))
@@ -130,19 +135,21 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
             answer = env.now
             got = [int(raw[i]) for i in range(n)]
             for i, (row, _) in mine_reads.items():
-                if row[4] <= answer:
-                    row[6] = 1.0
-                    got[i] = int(row[5])
-                    row_f[4] += row[5]
-                    row_f[6] += 1
+                if row["done_ms"] <= answer:
+                    row["served"] = 1.0
+                    got[i] = int(row["bytes"])
+                    row_f["remote_bytes"] += row["bytes"]
+                    row_f["reads_served"] += 1
                     p = mine[i]
-                    behind[p] = max(0, behind[p] - (int(row[5]) // s.batch_bytes) * s.batch_bytes)
-            row_f[5] = len(mine_reads)
+                    behind[p] = max(0, behind[p]
+                                    - (int(row["bytes"]) // s.batch_bytes) * s.batch_bytes)
+            row_f["reads_scheduled"] = len(mine_reads)
             for i, p in enumerate(mine):
                 if got[i] > 0:  # a row per partition that returned data
-                    deliveries.append([fetch_id, p, float(remote[i]), got[i],
-                                       int(behind[p] + lag_avail[i])])  # whole bytes
-            row_f[2] = answer + s.rtt_ms
+                    deliveries.append({"fetch": fetch_id, "partition": p,
+                                       "remote": float(remote[i]), "bytes": got[i],
+                                       "lag_bytes": int(behind[p] + lag_avail[i])})  # whole
+            row_f["answered_ms"] = answer + s.rtt_ms
             yield env.timeout(s.rtt_ms)
             mine = [p for i, p in enumerate(mine) if got[i] == 0] + \
                 [p for i, p in enumerate(mine) if got[i] > 0]

@@ -11,7 +11,7 @@ from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import java_round as quota_java_round
 from kipviz.kafka.replication.quota import Rate, SimpleRate
 from kipviz.kafka.tiered.quota import RemoteLogQuota
-from kipviz.scenarios.rate_jit import compiled_rates
+from kipviz.scenarios.jit import compiled_rates
 from tests.strategies import booleans, quota_samples, quota_windows_ms, rate_steps
 
 T = 1_764_000_000_000  # a wall-clock time, as Kafka's MockTime starts

@@ -311,8 +311,8 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
 
 
 def _functions(compiled: bool) -> dict[str, Any]:
-    return kernel.compiled() if compiled else {name: getattr(rate, name)
-                                                for name in rate.RATE_FUNCTIONS}
+    return {name: kernel.compiled_kernel(name) if compiled else getattr(rate, name)
+            for name in rate.RATE_FUNCTIONS}
 
 
 def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:

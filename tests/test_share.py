@@ -302,17 +302,14 @@ def test_the_share_partition_functions_compile_with_numba():
                          "advance_start_offset", "expire_locks", "next_fetch_offset"], vars(spf))
     jit.update(jit_functions(["_take", "in_flight_batch_first", "_acquire_subset",
                               "throttle_records_delivery_limit", "acquire"], vars(sa)))
-    sp = SharePartition([5, 10, 5, 3], max_in_flight_records=20, start_offset=10)
+    sp = SharePartition([5, 10, 5, 3], max_in_flight_records=20, lock_duration_ms=100,
+                        batch_size=500, start_offset=10)
     out = np.zeros(sp.log_end, np.int64)
-    n = jit["acquire"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms, sp.owner,
-                       sp.inflight_last, sp.split, sp.batch_last, 0, 10, 32, 500, 20, 5, False,
-                       500, 100, 0, out)
+    n = jit["acquire"](sp.part, sp.settings, sp.batch_last, 0, 10, 32, 500, 0, out)
     assert out[:n].tolist() == list(range(10, 30))
-    assert jit["acknowledge"](sp.sp, sp.record_state, sp.delivery, sp.owner, sp.inflight_last,
-                              sp.split, 0, 15, 19, RELEASE, 5) == 5
+    assert jit["acknowledge"](sp.part, 0, 15, 19, RELEASE, 5) == 5
     assert jit["next_fetch_offset"](sp.sp, sp.record_state) == 15
-    assert jit["expire_locks"](sp.sp, sp.record_state, sp.delivery, sp.lock_expiry_ms,
-                               sp.owner, 5, 100) == 15
+    assert jit["expire_locks"](sp.part, 5, 100) == 15
 
 
 @pytest.mark.parametrize("module", [share, spf, sa, sassign])

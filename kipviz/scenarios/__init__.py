@@ -12,8 +12,8 @@ column blocks: :mod:`~kipviz.scenarios.consumer` (KIP-74, KIP-81), :mod:`~kipviz
   summaries, trace docs and coverage tests iterate.
 * :mod:`~kipviz.scenarios.limits`: Java ranges and the trace-size check made before allocating.
 * :mod:`~kipviz.scenarios.workload`: produce-rate profiles and the record batches they write.
-* :mod:`~kipviz.scenarios.jit` and :mod:`~kipviz.scenarios.rate_jit`: the one way a kernel is
-  compiled by numba.
+* :mod:`~kipviz.scenarios.jit`: the one way a kernel is compiled by numba (and Kafka's windowed
+  rate, compiled once for every kernel that measures one).
 * :mod:`~kipviz.scenarios.trace_meta`: each kind's typed ``meta``.
 
 May import: numpy, pandas, numba and :mod:`kipviz.kafka`. Nothing here imports Spark, plotly,

@@ -139,8 +139,8 @@ class Batches:
         next_batch[position] = following
         first = np.full(self.partitions, n, dtype=np.int64)
         first[counts > 0] = position[self.start[:-1][counts > 0]]
-        return TimeOrderedBatches(self.size_bytes[order], self.tick[order], partition[order],
-                                  next_batch, first)
+        return TimeOrderedBatches(size_bytes=self.size_bytes[order], tick=self.tick[order],
+                                  partition=partition[order], next_batch=next_batch, first=first)
 
 
 class TimeOrderedBatches(NamedTuple):

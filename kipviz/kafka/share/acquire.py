@@ -18,30 +18,50 @@ On :mod:`kipviz.kafka.share.partition`'s arrays:
   ``size >> (count - that + 1)``; a record on its last attempt goes out alone.
 
 >>> from kipviz.kafka.share.partition import ACCEPT, acknowledge, new_share_partition
->>> sp, state, count, lock, owner, inflight, split = new_share_partition(20)
+>>> part = new_share_partition(20)
+>>> settings = AcquireSettings(max_in_flight_records=2000, max_delivery_count=5,
+...                            record_limit=False, batch_size=500, lock_duration_ms=30_000)
 >>> batch_last = np.repeat([9, 19], 10)          # two log batches of 10 records
 >>> out = np.zeros(20, np.int64)
->>> acquire(sp, state, count, lock, owner, inflight, split, batch_last, 7, 0, 19, 15, 2000, 5,
-...         False, 500, 30_000, 0, out)           # MaxRecords 15: up to the end of a batch
+>>> acquire(part, settings, batch_last, 7, 0, 19, 15, 0, out)  # MaxRecords 15: to a batch end
 20
->>> acknowledge(sp, state, count, owner, inflight, split, 7, 0, 9, ACCEPT, 5), sp.tolist()
+>>> acknowledge(part, 7, 0, 9, ACCEPT, 5), part.sp.tolist()
 (10, [10, 19, 1])
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from kipviz.kafka.share.partition import ACQUIRED, AVAILABLE, in_flight_batch_first
+from kipviz.kafka.share.partition import (
+    ACQUIRED,
+    AVAILABLE,
+    SharePartitionState,
+    in_flight_batch_first,
+)
 
-__all__ = ["acquire", "throttle_records_delivery_limit"]
+__all__ = ["AcquireSettings", "acquire", "throttle_records_delivery_limit"]
 
 _START, _END, _CACHED = 0, 1, 2
 
 
-def _take(o: int, member: int, record_state: np.ndarray, delivery_count: np.ndarray,
-          lock_expiry_ms: np.ndarray, owner: np.ndarray, lock_until_ms: int,
-          out_offsets: np.ndarray, count: int) -> int:
+class AcquireSettings(NamedTuple):
+    """The group's settings an acquisition runs under."""
+
+    max_in_flight_records: int  # group.share.partition.max.record.locks
+    max_delivery_count: int  # group.share.delivery.count.limit
+    record_limit: bool  # share.acquire.mode=record_limit (KIP-1206)
+    batch_size: int  # the share fetch's BatchSize (max.poll.records)
+    lock_duration_ms: int  # group.share.record.lock.duration.ms
+
+
+def _take(record_state: np.ndarray, delivery_count: np.ndarray, lock_expiry_ms: np.ndarray,
+          owner: np.ndarray, o: int, member: int, lock_until_ms: int, out_offsets: np.ndarray,
+          count: int) -> int:
+    # on the state's arrays, read once by the caller: a kernel inlines this per record, and
+    # each read of a tuple's field there would count a reference
     record_state[o] = ACQUIRED
     delivery_count[o] += 1
     lock_expiry_ms[o] = lock_until_ms
@@ -56,12 +76,15 @@ def throttle_records_delivery_limit(max_delivery_count: int) -> int:
     return max(2, (max_delivery_count + 1) // 2)
 
 
-def _acquire_subset(batch_first: int, batch_last_o: int, request_first: int, request_last: int,
-                    max_fetch_records: int, member: int, record_state: np.ndarray,
-                    delivery_count: np.ndarray, lock_expiry_ms: np.ndarray, owner: np.ndarray,
-                    until: int, out_offsets: np.ndarray, count: int, max_delivery_count: int,
-                    limit: int, record_limit: bool) -> int:
+def _acquire_subset(part: SharePartitionState, settings: AcquireSettings, member: int,
+                    batch_first: int, batch_last_o: int, request_first: int, request_last: int,
+                    max_fetch_records: int, until: int, out_offsets: np.ndarray,
+                    count: int) -> int:
     """``acquireSubsetBatchRecords`` over one offset-tracked batch; returns the new count."""
+    record_state, delivery_count = part.record_state, part.delivery_count
+    lock_expiry_ms, owner = part.lock_expiry_ms, part.owner
+    max_delivery_count, record_limit = settings.max_delivery_count, settings.record_limit
+    limit = throttle_records_delivery_limit(max_delivery_count)
     got = 0
     cap = -1
     size = batch_last_o - batch_first + 1
@@ -73,7 +96,7 @@ def _acquire_subset(batch_first: int, batch_last_o: int, request_first: int, req
             break  # the last attempt goes out alone, in the next fetch
         if d >= limit and cap < 0:
             cap = max(1, size >> (d - limit + 1))  # halved with each delivery past the limit
-        count = _take(o, member, record_state, delivery_count, lock_expiry_ms, owner, until,
+        count = _take(record_state, delivery_count, lock_expiry_ms, owner, o, member, until,
                       out_offsets, count)
         got += 1
         if delivery_count[o] == max_delivery_count and max_delivery_count > 2:
@@ -85,21 +108,23 @@ def _acquire_subset(batch_first: int, batch_last_o: int, request_first: int, req
     return count
 
 
-def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray,
-            lock_expiry_ms: np.ndarray, owner: np.ndarray, inflight_last: np.ndarray,
-            split: np.ndarray, batch_last: np.ndarray, member: int, fetch_offset: int,
-            fetched_last_offset: int, max_fetch_records: int, max_in_flight_records: int,
-            max_delivery_count: int, record_limit: bool, batch_size: int,
-            lock_duration_ms: int, now_ms: int, out_offsets: np.ndarray) -> int:
-    """``SharePartition.acquire`` for fetched data from the log batch holding ``fetch_offset``
-    to ``fetched_last_offset``; writes the acquired offsets to ``out_offsets`` and returns how
-    many (``ShareAcquiredRecords.count``)."""
+def acquire(part: SharePartitionState, settings: AcquireSettings, batch_last: np.ndarray,
+            member: int, fetch_offset: int, fetched_last_offset: int, max_fetch_records: int,
+            now_ms: int, out_offsets: np.ndarray) -> int:
+    """``SharePartition.acquire`` by ``member`` at ``now_ms``, of at most ``max_fetch_records``
+    (``MaxRecords``) of the fetched data from the log batch holding ``fetch_offset`` to
+    ``fetched_last_offset`` (``batch_last[o]``: the last offset of o's log batch); writes the
+    acquired offsets to ``out_offsets`` and returns how many (``ShareAcquiredRecords.count``)."""
+    sp, record_state, delivery_count = part.sp, part.record_state, part.delivery_count
+    lock_expiry_ms, owner = part.lock_expiry_ms, part.owner
+    inflight_last, split = part.inflight_last, part.split
+    max_delivery_count, record_limit = settings.max_delivery_count, settings.record_limit
     if max_fetch_records <= 0 or fetched_last_offset < sp[_START]:
         return 0
     end = sp[_END]
     last = fetched_last_offset
     in_flight = end - sp[_START] + 1 if sp[_CACHED] else 0
-    max_records = min(max_fetch_records, max_in_flight_records - in_flight)
+    max_records = min(max_fetch_records, settings.max_in_flight_records - in_flight)
     if max_records <= 0:
         if sp[_CACHED] and fetch_offset <= end:  # re-acquire inside the cached range only
             max_records = min(max_fetch_records, end - fetch_offset + 1)
@@ -110,7 +135,7 @@ def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray
     while request_first > 0 and batch_last[request_first - 1] == batch_last[fetch_offset]:
         request_first -= 1  # the fetched data starts at the log batch holding fetch_offset
     base = max(request_first, sp[_START])
-    until = now_ms + lock_duration_ms  # scheduleAcquisitionLockTimeout
+    until = now_ms + settings.lock_duration_ms  # scheduleAcquisitionLockTimeout
     limit = throttle_records_delivery_limit(max_delivery_count)
     count = 0
     if sp[_CACHED] and base <= end:
@@ -137,10 +162,8 @@ def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray
                     if record_state[batch_first] != AVAILABLE:
                         continue  # a batch-level batch must be wholly available
                     split[batch_first:batch_last_o + 1] = 1  # maybeInitializeOffsetStateUpdate
-                got = _acquire_subset(batch_first, batch_last_o, request_first, last, remaining,
-                                      member, record_state, delivery_count, lock_expiry_ms,
-                                      owner, until, out_offsets, count, max_delivery_count,
-                                      limit, record_limit)
+                got = _acquire_subset(part, settings, member, batch_first, batch_last_o,
+                                      request_first, last, remaining, until, out_offsets, count)
                 if throttle and got > count:
                     return got  # maxRecordsToAcquire = 0
                 count = got
@@ -148,7 +171,7 @@ def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray
             if record_state[batch_first] != AVAILABLE:
                 continue
             for k in range(batch_first, batch_last_o + 1):  # the whole batch, one state
-                count = _take(k, member, record_state, delivery_count, lock_expiry_ms, owner,
+                count = _take(record_state, delivery_count, lock_expiry_ms, owner, k, member,
                               until, out_offsets, count)
         first_new = end + 1
     elif sp[_CACHED]:
@@ -162,10 +185,10 @@ def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray
     if remaining < new_last - first_new + 1:  # up to the end of the log batch
         new_last = batch_last[first_new + remaining - 1]
     cut = first_new  # createBatches: in-flight batches of >= batch_size at log batch starts
-    if not record_limit and new_last - first_new + 1 > batch_size:
+    if not record_limit and new_last - first_new + 1 > settings.batch_size:
         b = first_new
         while b <= new_last:
-            if b - cut >= batch_size:
+            if b - cut >= settings.batch_size:
                 inflight_last[cut:b] = b - 1
                 cut = b
             b = batch_last[b] + 1
@@ -176,7 +199,7 @@ def acquire(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray
         if record_limit and o - first_new >= remaining:
             record_state[o] = AVAILABLE  # record_limit: the rest of the batch stays available
         else:
-            count = _take(o, member, record_state, delivery_count, lock_expiry_ms, owner,
+            count = _take(record_state, delivery_count, lock_expiry_ms, owner, o, member,
                           until, out_offsets, count)
     if not sp[_CACHED]:
         sp[_START] = first_new

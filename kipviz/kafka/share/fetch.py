@@ -178,9 +178,16 @@ class SharePartition:
         for size in sizes:
             self.batch_last[o : o + size] = o + size - 1
             o += size
-        (self.sp, self.record_state, self.delivery, self.lock_expiry_ms, self.owner,
-         self.inflight_last, self.split) = spf.new_share_partition(self.log_end)
+        self.part = spf.new_share_partition(self.log_end)  # the state the rules change
+        self.sp, self.record_state, self.owner = self.part.sp, self.part.record_state, \
+            self.part.owner
+        self.delivery, self.lock_expiry_ms = self.part.delivery_count, self.part.lock_expiry_ms
+        self.inflight_last, self.split = self.part.inflight_last, self.part.split
         self.sp[:] = (start_offset, start_offset, 0)
+        self.settings = sa.AcquireSettings(
+            max_in_flight_records=self.max_in_flight_records,
+            max_delivery_count=self.max_delivery_count, record_limit=self.record_limit,
+            batch_size=self.batch_size, lock_duration_ms=self.lock_duration_ms)
 
     @property
     def start_offset(self) -> int:
@@ -214,22 +221,17 @@ class SharePartition:
         if first >= self.log_end or last < first:
             return []
         out = np.zeros(self.log_end, dtype=np.int64)
-        n = sa.acquire(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
-                        self.owner, self.inflight_last, self.split, self.batch_last, member,
-                        first, last, max_fetch_records, self.max_in_flight_records,
-                        self.max_delivery_count, self.record_limit, self.batch_size,
-                        self.lock_duration_ms, now_ms, out)
+        n = sa.acquire(self.part, self.settings, self.batch_last, member, first, last,
+                       max_fetch_records, now_ms, out)
         return out[:n].tolist()
 
     def acknowledge(self, member: int, first_offset: int, last_offset: int,
                     ack_type: int) -> int:
         """ACCEPT / RELEASE / REJECT ``first..last``; -1 if not all acquired by ``member``."""
-        return spf.acknowledge(self.sp, self.record_state, self.delivery, self.owner,
-                               self.inflight_last, self.split, member, first_offset, last_offset,
-                               ack_type, self.max_delivery_count)
+        return spf.acknowledge(self.part, member, first_offset, last_offset, ack_type,
+                               self.max_delivery_count)
 
     def expire_locks(self, now_ms: int) -> int:
         """Release the records whose lock expired by ``now_ms``; how many are available again
         (the others reached the delivery limit and are archived)."""
-        return spf.expire_locks(self.sp, self.record_state, self.delivery, self.lock_expiry_ms,
-                                self.owner, self.max_delivery_count, now_ms)
+        return spf.expire_locks(self.part, self.max_delivery_count, now_ms)

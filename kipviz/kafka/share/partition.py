@@ -17,15 +17,18 @@ keeps a state per offset, ``InFlightBatch.offsetState``). Acquiring is
   everything cached is done the cache empties and SPSO = SPEO = last + 1.
 
 Not modelled: the persister's read-gap window and compaction gaps, transactions, the DLQ.
-Offsets are array indices from 0. The partition's scalars are ``sp = [SPSO, SPEO, cached]``
-(int64; SPEO is the next offset when nothing is cached).
+Offsets are array indices from 0. A partition's state is a :class:`SharePartitionState` of
+arrays (numba takes it as it is); its scalars are ``sp = [SPSO, SPEO, cached]`` (int64; SPEO is
+the next offset when nothing is cached).
 
->>> sp, state, count, lock, owner, inflight, split = new_share_partition(20)
->>> in_flight_records(sp), next_fetch_offset(sp, state)
+>>> part = new_share_partition(20)
+>>> in_flight_records(part.sp), next_fetch_offset(part.sp, part.record_state)
 (0, 0)
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,6 +40,7 @@ __all__ = [
     "AVAILABLE",
     "REJECT",
     "RELEASE",
+    "SharePartitionState",
     "acknowledge",
     "advance_start_offset",
     "expire_locks",
@@ -51,13 +55,28 @@ ACCEPT, RELEASE, REJECT = 1, 2, 3  # AcknowledgeType ids
 _START, _END, _CACHED = 0, 1, 2
 
 
-def new_share_partition(capacity: int) -> tuple[np.ndarray, ...]:
-    """Empty state for offsets ``0 .. capacity - 1``: ``(sp, record_state, delivery_count,
-    lock_expiry_ms, owner, inflight_last, split)``; ``owner`` -1 is nobody; ``split`` 1 marks
-    the in-flight batches that keep a state per offset (``InFlightBatch.offsetState``)."""
-    return (np.zeros(3, np.int64), np.zeros(capacity, np.int8), np.zeros(capacity, np.int32),
-            np.zeros(capacity, np.int64), np.full(capacity, -1, np.int32),
-            np.zeros(capacity, np.int64), np.zeros(capacity, np.int8))
+class SharePartitionState(NamedTuple):
+    """One share partition's state, one entry per offset but ``sp``: ``[SPSO, SPEO, cached]``,
+    each record's ``RecordState`` id, delivery count, lock expiry (ms) and owner (-1: nobody),
+    the last offset of its in-flight batch, and ``split`` (1: its batch keeps a state per offset,
+    ``InFlightBatch.offsetState``)."""
+
+    sp: np.ndarray
+    record_state: np.ndarray
+    delivery_count: np.ndarray
+    lock_expiry_ms: np.ndarray
+    owner: np.ndarray
+    inflight_last: np.ndarray
+    split: np.ndarray
+
+
+def new_share_partition(capacity: int) -> SharePartitionState:
+    """Empty state for offsets ``0 .. capacity - 1``."""
+    return SharePartitionState(
+        sp=np.zeros(3, np.int64), record_state=np.zeros(capacity, np.int8),
+        delivery_count=np.zeros(capacity, np.int32), lock_expiry_ms=np.zeros(capacity, np.int64),
+        owner=np.full(capacity, -1, np.int32), inflight_last=np.zeros(capacity, np.int64),
+        split=np.zeros(capacity, np.int8))
 
 
 def in_flight_records(sp: np.ndarray) -> int:
@@ -99,9 +118,11 @@ def advance_start_offset(sp: np.ndarray, record_state: np.ndarray) -> None:
         sp[_START] = o
 
 
-def _release(o: int, record_state: np.ndarray, delivery_count: np.ndarray,
-             owner: np.ndarray, max_delivery_count: int) -> bool:
-    """AVAILABLE again, or ARCHIVED at the delivery limit; whether it is available."""
+def _release(record_state: np.ndarray, delivery_count: np.ndarray, owner: np.ndarray, o: int,
+             max_delivery_count: int) -> bool:
+    """AVAILABLE again, or ARCHIVED at the delivery limit; whether it is available. On the
+    state's arrays, read once by the caller (a kernel inlines this per record: each read of a
+    tuple's field there would count a reference)."""
     owner[o] = -1
     if delivery_count[o] >= max_delivery_count:
         record_state[o] = ARCHIVED
@@ -110,14 +131,14 @@ def _release(o: int, record_state: np.ndarray, delivery_count: np.ndarray,
     return True
 
 
-def acknowledge(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray,
-                owner: np.ndarray, inflight_last: np.ndarray, split: np.ndarray, member: int,
-                first_offset: int, last_offset: int, ack_type: int,
-                max_delivery_count: int) -> int:
+def acknowledge(part: SharePartitionState, member: int, first_offset: int, last_offset: int,
+                ack_type: int, max_delivery_count: int) -> int:
     """``SharePartition.acknowledge`` of ``first..last`` by ``member`` with ACCEPT, RELEASE or
     REJECT; -1 (nothing changed: ``InvalidRecordStateException``) unless every record there is
     ACQUIRED by ``member``; else the records acknowledged. A batch acknowledged in part keeps a
     state per offset from then on."""
+    sp, record_state, owner = part.sp, part.record_state, part.owner
+    delivery_count, inflight_last, split = part.delivery_count, part.inflight_last, part.split
     if first_offset < sp[_START] or last_offset > sp[_END] or not sp[_CACHED]:
         return -1
     for o in range(first_offset, last_offset + 1):
@@ -137,22 +158,22 @@ def acknowledge(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.nda
             record_state[o] = ARCHIVED
             owner[o] = -1
         else:
-            _release(o, record_state, delivery_count, owner, max_delivery_count)
+            _release(record_state, delivery_count, owner, o, max_delivery_count)
     advance_start_offset(sp, record_state)
     return last_offset - first_offset + 1
 
 
-def expire_locks(sp: np.ndarray, record_state: np.ndarray, delivery_count: np.ndarray,
-                 lock_expiry_ms: np.ndarray, owner: np.ndarray, max_delivery_count: int,
-                 now_ms: int) -> int:
+def expire_locks(part: SharePartitionState, max_delivery_count: int, now_ms: int) -> int:
     """``AcquisitionLockTimerTask``: ACQUIRED records whose lock expired by ``now_ms`` become
     AVAILABLE (or ARCHIVED at the delivery limit); returns how many are available again."""
+    sp, record_state, lock_expiry_ms = part.sp, part.record_state, part.lock_expiry_ms
+    delivery_count, owner = part.delivery_count, part.owner
     if not sp[_CACHED]:
         return 0
     redelivered = 0
     for o in range(sp[_START], sp[_END] + 1):
         if (record_state[o] == ACQUIRED and lock_expiry_ms[o] <= now_ms
-                and _release(o, record_state, delivery_count, owner, max_delivery_count)):
+                and _release(record_state, delivery_count, owner, o, max_delivery_count)):
             redelivered += 1
     advance_start_offset(sp, record_state)
     return redelivered

@@ -27,7 +27,7 @@ from kipviz.kafka.broker.pool_state import (
     pool_should_shuffle,
     pool_try_allocate,
 )
-from kipviz.scenarios.jit import jit_functions
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 
 __all__ = ["BrokerRequests", "BrokerSettings", "BrokerTicks", "RequestTimes", "broker_kernel",
            "compiled_kernel", "java_random", "java_shuffle", "shuffle_seed"]
@@ -139,10 +139,15 @@ def broker_kernel(
     state row (:func:`kipviz.kafka.broker.pool.pool_state`) and the shuffling ``java.util.Random``'s
     state ``rand``. Fills :class:`RequestTimes`, :class:`BrokerTicks` and ``pool``; returns the
     Random's final state."""
-    size, conn, arrival = requests
-    n_conn, tick_ms, ticks, queued_max_requests, num_io_threads, bytes_per_ms, shuffle = settings
-    read_ms, done_ms = out_requests
-    t_used, t_available, t_queue, t_muted, t_read, t_shuffled = out_ticks
+    # the blocks' fields as locals, read by name once
+    size, conn, arrival = requests.size_bytes, requests.connection, requests.arrival_ms
+    n_conn, tick_ms, ticks = settings.connections, settings.tick_ms, settings.ticks
+    queued_max_requests, num_io_threads = settings.queued_max_requests, settings.num_io_threads
+    bytes_per_ms, shuffle = settings.bytes_per_ms, settings.shuffle
+    read_ms, done_ms = out_requests.read_ms, out_requests.done_ms
+    t_used, t_available = out_ticks.pool_used_bytes, out_ticks.pool_available_bytes
+    t_queue, t_muted = out_ticks.requests_in_queue, out_ticks.muted_for_memory
+    t_read, t_shuffled = out_ticks.bytes_read, out_ticks.shuffled
     n = size.shape[0]
     # each connection's requests in arrival order: by_conn[conn_start[c]:conn_start[c + 1]]
     conn_start = np.zeros(n_conn + 1, np.int64)
@@ -238,14 +243,15 @@ def broker_kernel(
 _POOL_RULES = ("pool_try_allocate", "pool_release", "pool_out_of_memory", "pool_should_shuffle",
                "dry_spell_refused", "dry_spell_served")
 _FUNCTIONS = ("java_shuffle", "take_requests", "broker_kernel")
-_compiled: dict[str, Any] = {}
+
+
+def _compile() -> dict[str, Any]:
+    pool = jit_functions(_POOL_RULES, vars(rules))  # compiled over their own module
+    return {**pool, **jit_functions(_FUNCTIONS, {**globals(), **pool})}
 
 
 def compiled_kernel(name: str = "broker_kernel") -> Any:
-    """``broker_kernel`` (or one of its helpers, by name) compiled by numba, once per process
-    (:func:`kipviz.scenarios.jit.jit_functions`: the plain functions stay plain)."""
-    if not _compiled:
-        pool = jit_functions(_POOL_RULES, vars(rules))  # compiled over their own module
-        _compiled.update(pool)
-        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **pool}))
-    return _compiled[name]
+    """``broker_kernel`` (or one of its helpers, or of the pool rules, by name) compiled by
+    numba, once per process (:func:`kipviz.scenarios.jit.compiled_functions`: the plain functions
+    stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

@@ -217,20 +217,22 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     pool = broker_pool(s.queued_max_request_bytes, s.socket_request_max_bytes, strict=s.strict)
     state = pool_state(pool)
     n = len(req)
-    times = RequestTimes(np.full(n, -1, np.int64), np.full(n, -1, np.int64))
-    tk = BrokerTicks(*(np.zeros(s.ticks, _TICK_COLUMNS[name]) for name in BrokerTicks._fields))
+    times = RequestTimes(read_ms=np.full(n, -1, np.int64), done_ms=np.full(n, -1, np.int64))
+    tk = BrokerTicks(**{name: np.zeros(s.ticks, _TICK_COLUMNS[name])
+                        for name in BrokerTicks._fields})
     kernel = compiled_kernel() if compiled else broker_kernel
-    kernel(BrokerRequests(req.size_bytes.to_numpy(np.int64), req.connection.to_numpy(np.int64),
-                          req.arrival_ms.to_numpy(np.int64)),
-           BrokerSettings(int(s.connections), int(s.tick_ms), int(s.ticks),
-                          int(s.queued_max_requests), int(_busy_handlers(s)),
-                          float(s.handler_bytes_per_s / 1000.0), bool(s.shuffle)),
+    kernel(BrokerRequests(**{name: req[name].to_numpy(np.int64)
+                             for name in BrokerRequests._fields}),
+           BrokerSettings(connections=int(s.connections), tick_ms=int(s.tick_ms),
+                          ticks=int(s.ticks), queued_max_requests=int(s.queued_max_requests),
+                          num_io_threads=int(_busy_handlers(s)),
+                          bytes_per_ms=float(s.handler_bytes_per_s / 1000.0),
+                          shuffle=bool(s.shuffle)),
            state, java_random(shuffle_seed(seed)), times, tk)
     ticks = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
-                          **tk._asdict()})
-    read_ms, done_ms = times
-    req["read_ms"] = read_ms
-    req["done_ms"] = done_ms
+                          **{name: getattr(tk, name) for name in list(_TICK_COLUMNS)[1:]}})
+    req["read_ms"] = times.read_ms
+    req["done_ms"] = times.done_ms
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
     largest = int(req.size_bytes.max()) if n else 0
     meta = cast(BrokerMeta, {  # its keys are checked by tests/test_scenario_contract.py

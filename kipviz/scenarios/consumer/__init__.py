@@ -2,8 +2,8 @@
 
 * :mod:`~kipviz.scenarios.consumer.scenario`: ``ConsumerScenario``, its settings by Kafka version.
 * :mod:`~kipviz.scenarios.consumer.simulation`: ``simulate`` and ``ConsumerTrace``.
-* :mod:`~kipviz.scenarios.consumer.kernel`, :mod:`~kipviz.scenarios.consumer.columns`,
-  :mod:`~kipviz.scenarios.consumer.jit`: the numba kernel, its named column blocks, its compilation.
+* :mod:`~kipviz.scenarios.consumer.kernel`, :mod:`~kipviz.scenarios.consumer.columns`: the
+  numba kernel (and its compilation), its named column blocks.
 * :mod:`~kipviz.scenarios.consumer.buffer_memory`: KIP-81 side by side (today's consumer, the
   pool, the rejected in-flight cap).
 * :mod:`~kipviz.scenarios.consumer.versions`: one workload under several Kafka releases.

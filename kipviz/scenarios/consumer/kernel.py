@@ -1,10 +1,13 @@
 """The consumer scenario's kernel: plain loops over numpy arrays that numba compiles.
 
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
-it is the plain-Python reference, and :mod:`kipviz.scenarios.consumer.jit` compiles it. It calls
-the mechanisms themselves: KIP-74's ``fill_raw_bytes`` and ``next_order``
-(:mod:`kipviz.kafka.fetch.response`), KIP-81's pool rules (:mod:`kipviz.kafka.broker.pool_state`, on
-the row of :func:`kipviz.kafka.broker.pool.pool_state`).
+it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
+numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
+``fill_raw_bytes`` (:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
+``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-81's pool rules
+(:mod:`kipviz.kafka.broker.pool_state`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
+and the fetch quota's ``throttle_fetch`` (:mod:`kipviz.kafka.quotas.client`, over the ``Rate``
+slot functions).
 
 Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
 them in the socket, coordinator responses bypass it), the heartbeat thread sends its next
@@ -13,14 +16,17 @@ heartbeat, the application consumes completed fetches, and brokers answer fetch 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from kipviz.kafka.broker.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.quotas.client import throttle_fetch
+from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
-__all__ = ["HEARTBEAT_RESPONSE_BYTES", "consumer_kernel"]
+__all__ = ["HEARTBEAT_RESPONSE_BYTES", "compiled_kernel", "consumer_kernel"]
 
 # Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
 # of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
@@ -39,17 +45,34 @@ def consumer_kernel(
     (:mod:`kipviz.scenarios.consumer.columns`) and KIP-81's pool row
     (:func:`kipviz.kafka.broker.pool.pool_state`); fills ``throttled`` and the ``out_*`` column
     blocks. Returns (fetch rows, heartbeats)."""
-    batch_size, batch_tick, batch_part, batch_next, batch_first = batches
-    orders, order_start, limits, paused, random_keys, q_slots, q_pos = inputs
-    (response_max_bytes, version, ordering, fetch_min_bytes, max_wait_ticks, rtt_ticks,
-     network_per_tick, consume_per_tick, ticks, n_windows, record_fetches, coordinator_bypass,
-     max_in_flight, hb_interval_ticks, tick_ms, skip_buffered_nodes, pause_tick, quota_bound,
-     quota_empty) = settings
-    f_id, f_time, f_broker, f_part, f_pos, f_lag, f_raw, f_batches, f_complete = out_fetches
-    w_demand, w_delivered, w_lag_end, w_fetches, w_starved, w_streak = out_windows
-    m_held, m_in_flight, m_consumed = out_memory
-    b_retained, b_waiting, b_dry = out_buffer
-    hb_sent, hb_arrived, hb_read = out_heartbeats
+    # the blocks' fields as locals, read by name once
+    batch_size, batch_tick, batch_part = batches.size_bytes, batches.tick, batches.partition
+    batch_next, batch_first = batches.next_batch, batches.first
+    orders, order_start, limits = inputs.orders, inputs.order_start, inputs.limits
+    paused, random_keys = inputs.paused, inputs.random_keys
+    q_slots, q_pos = inputs.quota_slots, inputs.quota_pos
+    response_max_bytes, version = settings.response_max_bytes, settings.version
+    ordering, fetch_min_bytes = settings.ordering, settings.fetch_min_bytes
+    max_wait_ticks, rtt_ticks = settings.max_wait_ticks, settings.rtt_ticks
+    network_per_tick, consume_per_tick = settings.network_per_tick, settings.consume_per_tick
+    ticks, n_windows, tick_ms = settings.ticks, settings.n_windows, settings.tick_ms
+    record_fetches, coordinator_bypass = settings.record_fetches, settings.coordinator_bypass
+    max_in_flight, hb_interval_ticks = settings.max_in_flight, settings.hb_interval_ticks
+    skip_buffered_nodes, pause_tick = settings.skip_buffered_nodes, settings.pause_tick
+    quota_bound, quota_empty = settings.quota_bound, settings.quota_empty
+    f_id, f_time, f_broker = out_fetches.fetch_id, out_fetches.time_ms, out_fetches.broker
+    f_part, f_pos, f_lag = out_fetches.partition, out_fetches.position, out_fetches.lag_bytes
+    f_raw, f_batches = out_fetches.raw_bytes, out_fetches.complete_batches
+    f_complete = out_fetches.complete_bytes
+    w_demand, w_delivered = out_windows.demand_bytes, out_windows.delivered_bytes
+    w_lag_end, w_fetches = out_windows.lag_end_bytes, out_windows.fetches
+    w_starved, w_streak = out_windows.starved_fetches, out_windows.max_starvation_streak
+    m_held, m_in_flight = out_memory.held_bytes, out_memory.in_flight_bytes
+    m_consumed = out_memory.consumed_bytes
+    b_retained, b_waiting, b_dry = out_buffer.retained_bytes, out_buffer.waiting_bytes, \
+        out_buffer.pool_dry
+    hb_sent, hb_arrived, hb_read = out_heartbeats.sent, out_heartbeats.arrived, \
+        out_heartbeats.read
     n_part = batch_first.shape[0]
     n_batches = batch_size.shape[0]
     n_brokers = order_start.shape[0] - 1
@@ -298,3 +321,26 @@ def consumer_kernel(
                 offset_at_window_start[p] = st[p, OFFSET]
             window += 1
     return rows, hb_n
+
+
+def _compile() -> dict[str, Any]:
+    from kipviz.kafka.fetch import request, response
+    from kipviz.kafka.quotas import client
+    from kipviz.scenarios.broker.kernel import compiled_kernel as broker_compiled
+
+    # the fetch quota over kipviz.kafka.quotas.rate's functions, compiled once for every kernel
+    quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
+                          {**vars(client), **compiled_rates()})
+    # kipviz.kafka.broker.pool_state's rules, as the broker kernel compiles them
+    pool = {name: broker_compiled(name) for name in (
+        "pool_try_allocate", "pool_release", "pool_out_of_memory")}
+    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool}, foreign={
+        "fill_raw_bytes": response.fill_raw_bytes, "next_order": request.next_order,
+        "request_partitions": request.request_partitions})
+
+
+def compiled_kernel(name: str = "consumer_kernel") -> Any:
+    """:func:`consumer_kernel` (or a rule it calls, by name) compiled by numba with every
+    mechanism it calls, once per process (:func:`kipviz.scenarios.jit.compiled_functions`: the
+    plain functions stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

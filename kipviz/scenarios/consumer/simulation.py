@@ -53,8 +53,7 @@ from kipviz.scenarios.consumer.columns import (
     MemoryColumns,
     WindowColumns,
 )
-from kipviz.scenarios.consumer.jit import compiled_kernel
-from kipviz.scenarios.consumer.kernel import consumer_kernel
+from kipviz.scenarios.consumer.kernel import compiled_kernel, consumer_kernel
 from kipviz.scenarios.consumer.scenario import TOPIC, ConsumerScenario
 from kipviz.scenarios.trace_meta import ConsumerMeta
 from kipviz.scenarios.workload import Batches, produce
@@ -133,35 +132,41 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     n_windows = s.windows
     rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
     cap = s.partitions * (math.ceil(s.ticks / rtt_ticks) + 1) if record_fetches else 0
-    f = FetchColumns(*(np.zeros(cap, t) for t in _FETCH_COLUMNS.values()))
-    w = WindowColumns(*(np.zeros((n_windows, s.partitions), t) for t in _WINDOW_COLUMNS.values()))
-    m = MemoryColumns(*(np.zeros(s.ticks, np.int64) for _ in MemoryColumns._fields))
-    buf = BufferColumns(*(np.zeros(s.ticks, t) for t in _BUFFER_COLUMNS.values()))
+    f = FetchColumns(**{name: np.zeros(cap, t) for name, t in _FETCH_COLUMNS.items()})
+    w = WindowColumns(**{name: np.zeros((n_windows, s.partitions), t)
+                         for name, t in _WINDOW_COLUMNS.items()})
+    m = MemoryColumns(**{name: np.zeros(s.ticks, t) for name, t in _MEMORY_COLUMNS.items()})
+    buf = BufferColumns(**{name: np.zeros(s.ticks, t) for name, t in _BUFFER_COLUMNS.items()})
     hb_interval = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
     n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
-    hb = HeartbeatColumns(*(np.full(n_hb, -1, np.int64) for _ in HeartbeatColumns._fields))
+    hb = HeartbeatColumns(**{name: np.full(n_hb, -1, np.int64)
+                             for name in HeartbeatColumns._fields})
     state = pool_state(pool)
     q_slots, q_pos = new_quota_rates(order_start.shape[0] - 1)  # the brokers leading partitions
     throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
     inputs = ConsumerInputs(
-        orders, order_start, np.full(s.partitions, s.max_partition_fetch_bytes, np.int64),
-        np.array(sorted(set(s.paused_partitions)), np.int64), random_order_keys(s, seed),
-        q_slots, q_pos)
+        orders=orders, order_start=order_start,
+        limits=np.full(s.partitions, s.max_partition_fetch_bytes, np.int64),
+        paused=np.array(sorted(set(s.paused_partitions)), np.int64),
+        random_keys=random_order_keys(s, seed), quota_slots=q_slots, quota_pos=q_pos)
     settings = ConsumerSettings(
-        int(s.response_max_bytes), int(s.fetch_version), int(s.request_ordering),
-        int(s.fetch_min_bytes), math.ceil(s.fetch_max_wait_ms / s.tick_ms), rtt_ticks,
-        float(s.network_bytes_per_s * s.tick_ms / 1000.0),
-        float(s.consume_bytes_per_s * s.tick_ms / 1000.0), int(s.ticks), int(n_windows),
-        bool(record_fetches), bool(s.coordinator_bypass),
-        int(s.max_in_flight_fetches or s.partitions + s.brokers), int(hb_interval),
-        int(s.tick_ms), bool(has(s.kafka_version, "buffered_nodes")),
-        math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
-        float(s.fetch_quota_bytes_per_s or 0.0),
-        bool(has(s.kafka_version, "throttled_empty_response")))
+        response_max_bytes=int(s.response_max_bytes), version=int(s.fetch_version),
+        ordering=int(s.request_ordering), fetch_min_bytes=int(s.fetch_min_bytes),
+        max_wait_ticks=math.ceil(s.fetch_max_wait_ms / s.tick_ms), rtt_ticks=rtt_ticks,
+        network_per_tick=float(s.network_bytes_per_s * s.tick_ms / 1000.0),
+        consume_per_tick=float(s.consume_bytes_per_s * s.tick_ms / 1000.0),
+        ticks=int(s.ticks), n_windows=int(n_windows), record_fetches=bool(record_fetches),
+        coordinator_bypass=bool(s.coordinator_bypass),
+        max_in_flight=int(s.max_in_flight_fetches or s.partitions + s.brokers),
+        hb_interval_ticks=int(hb_interval), tick_ms=int(s.tick_ms),
+        skip_buffered_nodes=bool(has(s.kafka_version, "buffered_nodes")),
+        pause_tick=math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
+        quota_bound=float(s.fetch_quota_bytes_per_s or 0.0),
+        quota_empty=bool(has(s.kafka_version, "throttled_empty_response")))
     kernel = compiled_kernel() if compiled else consumer_kernel
     rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, throttled,
                                     f, w, m, buf, hb)
-    fetches = pd.DataFrame({k: v[:rows] for k, v in f._asdict().items()})
+    fetches = pd.DataFrame({name: getattr(f, name)[:rows] for name in _FETCH_COLUMNS})
     fetches["time_ms"] *= s.tick_ms
     bounds = -(-np.arange(n_windows + 1, dtype=np.int64) * s.ticks // n_windows) * s.tick_ms
     windows = pd.DataFrame({
@@ -169,11 +174,13 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         "window_start_ms": np.repeat(bounds[:-1], s.partitions),
         "window_end_ms": np.repeat(bounds[1:], s.partitions),
         "partition": np.tile(np.arange(s.partitions, dtype=np.int32), n_windows),
-        **{k: v.ravel() for k, v in w._asdict().items()},
+        **{name: getattr(w, name).ravel() for name in _WINDOW_COLUMNS},
     })
     time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
-    memory = pd.DataFrame({"time_ms": time_ms, **m._asdict()})
-    buffer = pd.DataFrame({"time_ms": time_ms, **buf._asdict()})
+    memory = pd.DataFrame({"time_ms": time_ms, **{name: getattr(m, name)
+                                                  for name in _MEMORY_COLUMNS}})
+    buffer = pd.DataFrame({"time_ms": time_ms, **{name: getattr(buf, name)
+                                                  for name in _BUFFER_COLUMNS}})
     heartbeats = _heartbeats(hb, s)
     meta = cast(ConsumerMeta, {  # its keys are checked by tests/test_scenario_contract.py
             "partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
@@ -233,4 +240,6 @@ _FETCH_COLUMNS = {"fetch_id": np.int64, "time_ms": np.int64, "broker": np.int32,
 _WINDOW_COLUMNS = {"demand_bytes": np.int64, "delivered_bytes": np.int64,
                    "lag_end_bytes": np.int64, "fetches": np.int32, "starved_fetches": np.int32,
                    "max_starvation_streak": np.int32}
+_MEMORY_COLUMNS = {"held_bytes": np.int64, "in_flight_bytes": np.int64,
+                   "consumed_bytes": np.int64}
 _BUFFER_COLUMNS = {"retained_bytes": np.int64, "waiting_bytes": np.int64, "pool_dry": np.bool_}

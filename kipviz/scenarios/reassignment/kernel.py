@@ -1,7 +1,8 @@
 """The loop of :mod:`kipviz.scenarios.reassignment`, on numpy arrays.
 
-numba compiles these functions for the dashboards (:func:`compiled`); run as they are, they are
-the plain-Python path (``simulate(..., compiled=False)``) the benchmark compares against.
+numba compiles these functions for the dashboards (:func:`compiled_kernel`); run as they are,
+they are the plain-Python path (``simulate(..., compiled=False)``) the benchmark compares
+against.
 
 Each quota is a rate's state arrays (``slots``, ``pos``) run by :mod:`kipviz.kafka.quotas.rate`'s
 functions, the ones :class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` runs, including
@@ -26,11 +27,11 @@ from kipviz.kafka.quotas.rate import (
     rate_record,
 )
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
-from kipviz.scenarios.jit import jit_functions
-from kipviz.scenarios.rate_jit import compiled_rates
+from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
 __all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "ReassignmentInputs",
-           "ReassignmentSettings", "TickColumns", "answer", "compiled", "insert_sorted", "run"]
+           "ReassignmentSettings", "TickColumns", "answer", "compiled_kernel", "insert_sorted",
+           "run"]
 
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
 
@@ -127,8 +128,10 @@ def run(cfg, inp, cols, caught_up):
     samples, window_ms, in_sync_followers = cfg.samples, cfg.window_ms, cfg.in_sync_followers
     network_bytes_per_s, keep_up = cfg.network_bytes_per_s, cfg.keep_up
     sizes, sched_ms, sched_bounds = inp.sizes, inp.sched_ms, inp.sched_bounds
-    (leader_rate, follower_rate, throttled_col, unthrottled_col, lag_col, moved_col,
-     client_col) = cols
+    leader_rate, follower_rate = cols.leader_rate_bytes_per_s, cols.follower_rate_bytes_per_s
+    throttled_col, unthrottled_col = cols.throttled_bytes, cols.unthrottled_bytes
+    lag_col, moved_col = cols.replica_lag_bytes, cols.moved_bytes
+    client_col = cols.client_bandwidth_left_bytes_per_s
     n = sizes.shape[0]
     l_slots, l_pos = new_rate(samples, False)  # the leader's quota
     f_slots, f_pos = new_rate(samples, False)  # the follower's quota
@@ -223,16 +226,16 @@ def run(cfg, inp, cols, caught_up):
 
 
 _FUNCTIONS = ("answer", "insert_sorted", "run")
-_compiled: dict[str, Any] = {}
 
 
-def compiled() -> dict[str, Any]:
-    """These functions compiled by numba (once per process) with :mod:`kipviz.kafka.quotas.rate`'s,
-    by name; numba is imported here."""
-    if not _compiled:
-        rates = compiled_rates()
-        _compiled.update(rates)
-        _compiled.update(jit_functions(
-            _FUNCTIONS, {**globals(), **rates},
-            foreign={"in_sync_follower_bytes": in_sync_follower_bytes}))
-    return _compiled
+def _compile() -> dict[str, Any]:
+    rates = compiled_rates()  # kipviz.kafka.quotas.rate's, compiled once for every kernel
+    return {**rates, **jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign={
+        "in_sync_follower_bytes": in_sync_follower_bytes})}
+
+
+def compiled_kernel(name: str = "run") -> Any:
+    """``run`` (or a function it calls, :mod:`kipviz.kafka.quotas.rate`'s included, by name)
+    compiled by numba, once per process (:func:`kipviz.scenarios.jit.compiled_functions`: the
+    plain functions stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

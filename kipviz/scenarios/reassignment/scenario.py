@@ -236,7 +236,7 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     sched_ms = np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64)
     sched_bounds = np.array([_kernel.UNLIMITED if r is None else float(r)
                              for _, r in s.throttle_schedule], np.float64)
-    run: Any = _kernel.compiled()["run"] if compiled else _kernel.run
+    run: Any = _kernel.compiled_kernel() if compiled else _kernel.run
     cfg = _kernel.ReassignmentSettings(
         in_per_partition_ms=s.bytes_in_per_s / n / 1000.0, tick_ms=s.tick_ms, ticks=s.ticks,
         fetch_max=s.replica_fetch_max_bytes,
@@ -246,8 +246,8 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
         in_sync_followers=s.followers, network_bytes_per_s=float(s.network_bytes_per_s),
         keep_up=s.bytes_in_per_s / s.replication_factor)
     cols = _kernel.TickColumns(**{name: tk[name] for name in _kernel.TickColumns._fields})
-    status = run(cfg, _kernel.ReassignmentInputs(sizes, sched_ms, sched_bounds), cols,
-                 caught_up)
+    inputs = _kernel.ReassignmentInputs(sizes=sizes, sched_ms=sched_ms, sched_bounds=sched_bounds)
+    status = run(cfg, inputs, cols, caught_up)
     if status != _kernel.OK:
         side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
         raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "

@@ -3,7 +3,7 @@
 Numba takes namedtuples of numpy arrays (and of scalars) as arguments, so
 :func:`kipviz.scenarios.share_group.kernel.share_group_kernel` gets a few named blocks instead
 of dozens of positional arguments (as :mod:`kipviz.scenarios.consumer.columns` does for the
-consumer kernel); ``DELIVERY_ROWS`` names the rows of the delivery table it fills.
+consumer kernel); :class:`DeliveryRows` are the columns of the delivery table it fills.
 """
 
 from __future__ import annotations
@@ -12,12 +12,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["ACKNOWLEDGED", "ACQUIRED", "DELIVERY_ROWS", "REDELIVERED", "ShareGroupInputs",
-           "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings"]
+from kipviz.kafka.share.acquire import AcquireSettings
+
+__all__ = ["ACKNOWLEDGED", "ACQUIRED", "REDELIVERED", "DeliveryRows", "ShareGroupInputs",
+           "ShareGroupOutputs", "SharePartitionArrays", "ShareScratch", "ShareSettings"]
 
 
 class ShareSettings(NamedTuple):
-    """The run's numbers (Kafka settings in the scenario's units; per tick where said)."""
+    """The run's numbers (Kafka settings in the scenario's units; per tick where said) and the
+    group's ``acquire`` settings (:class:`kipviz.kafka.share.acquire.AcquireSettings`)."""
 
     ticks: int
     tick_ms: int
@@ -29,12 +32,8 @@ class ShareSettings(NamedTuple):
     initial_batches: int
     response_max_bytes: int  # the share fetch's MaxBytes (fetch.max.bytes, capped)
     max_poll_records: int  # MaxRecords
-    max_locks: int  # group.share.partition.max.record.locks
-    lock_ms: int  # group.share.record.lock.duration.ms
-    max_delivery: int  # group.share.delivery.count.limit
-    record_limit: bool  # share.acquire.mode=record_limit
-    batch_size: int  # the acquire batch size (max.poll.records)
     process_per_tick: float  # records a consumer processes per tick
+    acquire: AcquireSettings
 
 
 class ShareGroupInputs(NamedTuple):
@@ -50,29 +49,54 @@ class ShareGroupInputs(NamedTuple):
 
 
 class SharePartitionArrays(NamedTuple):
-    """:func:`kipviz.kafka.share.partition.new_share_partition`'s arrays, one row per partition."""
+    """The fields of :class:`kipviz.kafka.share.partition.SharePartitionState`, one row per
+    partition."""
 
     sp: np.ndarray
-    rec_state: np.ndarray
-    delivery: np.ndarray
-    lock_exp: np.ndarray
+    record_state: np.ndarray
+    delivery_count: np.ndarray
+    lock_expiry_ms: np.ndarray
     owner: np.ndarray
     inflight_last: np.ndarray
     split: np.ndarray
 
 
-ACQUIRED, REDELIVERED, ACKNOWLEDGED = range(3)  # a tick's counts per [consumer, partition]
-DELIVERY_ROWS = ("tick", "consumer", "partition", "acquired", "redelivered", "acknowledged")
+class ShareScratch(NamedTuple):
+    """The arrays one share fetch works in, made once per run rather than once per fetch: per
+    partition fetched (in request order), its number, fetch offset, max bytes, first batch, log
+    bytes, batch base and raw bytes; and the offsets acquired."""
+
+    parts: np.ndarray
+    fetch_offset: np.ndarray
+    max_bytes: np.ndarray
+    first: np.ndarray
+    log: np.ndarray
+    base: np.ndarray
+    raw: np.ndarray
+    out: np.ndarray
+
+
+ACQUIRED, REDELIVERED, ACKNOWLEDGED = 0, 1, 2  # a tick's counts per [consumer, partition]
+
+
+class DeliveryRows(NamedTuple):
+    """The delivery table's columns (int64): one row per consumer and partition with records
+    acquired, redelivered or acknowledged in a tick, in tick, consumer, partition order."""
+
+    tick: np.ndarray
+    consumer: np.ndarray
+    partition: np.ndarray
+    acquired: np.ndarray
+    redelivered: np.ndarray
+    acknowledged: np.ndarray
 
 
 class ShareGroupOutputs(NamedTuple):
-    """What the kernel fills: ``deliveries`` (the ``DELIVERY_ROWS`` by column, one per
-    consumer and partition with records acquired, redelivered or acknowledged in a tick, in
-    tick, consumer, partition order; the kernel returns how many), per tick ``[tick,
-    consumer]`` held and processed records, ``[tick, partition]`` partition numbers and
-    ``[tick, classic consumer]`` records the classic group consumed."""
+    """What the kernel fills: ``deliveries`` (:class:`DeliveryRows`; the kernel returns how many
+    rows), per tick ``[tick, consumer]`` held and processed records, ``[tick, partition]``
+    partition numbers and ``[tick, classic consumer]`` records the classic group consumed."""
 
-    deliveries: np.ndarray
+    deliveries: DeliveryRows
     held: np.ndarray
     processed: np.ndarray
     in_flight: np.ndarray

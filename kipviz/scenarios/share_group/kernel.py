@@ -27,32 +27,43 @@ from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.share import acquire as sa
 from kipviz.kafka.share import partition as spf
 from kipviz.kafka.share.fetch import uniform_split_into
-from kipviz.scenarios.jit import jit_functions
+from kipviz.kafka.share.partition import SharePartitionState
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 from kipviz.scenarios.share_group.columns import (
     ACKNOWLEDGED,
     ACQUIRED,
-    DELIVERY_ROWS,
     REDELIVERED,
+    DeliveryRows,
     ShareGroupInputs,
     ShareGroupOutputs,
     SharePartitionArrays,
+    ShareScratch,
     ShareSettings,
 )
 
-__all__ = ["ACKNOWLEDGED", "ACQUIRED", "DELIVERY_ROWS", "REDELIVERED", "ShareGroupInputs",
+__all__ = ["ACKNOWLEDGED", "ACQUIRED", "REDELIVERED", "DeliveryRows", "ShareGroupInputs",
            "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings", "ack_run",
-           "compiled_kernel", "new_scratch", "share_fetch", "share_group_kernel"]
+           "compiled_kernel", "new_scratch", "partition_state", "share_fetch",
+           "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
 
 
 def new_scratch(n_part, out_len):
-    """The arrays one share fetch works in, made once per run rather than once per fetch:
-    partitions, fetch offsets, max bytes, first batch, log bytes, batch base, raw bytes (each
-    ``n_part``) and the acquired offsets (``out_len``)."""
-    return (np.empty(n_part, np.int64), np.empty(n_part, np.int64), np.empty(n_part, np.int64),
-            np.empty(n_part, np.int64), np.empty(n_part, np.int64), np.empty(n_part, np.int64),
-            np.empty(n_part, np.int64), np.empty(out_len, np.int64))
+    """A :class:`ShareScratch`: ``n_part`` entries per partition field, ``out_len`` offsets."""
+    return ShareScratch(parts=np.empty(n_part, np.int64), fetch_offset=np.empty(n_part, np.int64),
+                        max_bytes=np.empty(n_part, np.int64), first=np.empty(n_part, np.int64),
+                        log=np.empty(n_part, np.int64), base=np.empty(n_part, np.int64),
+                        raw=np.empty(n_part, np.int64), out=np.empty(out_len, np.int64))
+
+
+def partition_state(sps, p):
+    """Partition ``p``'s :class:`~kipviz.kafka.share.partition.SharePartitionState`: views of
+    the rows ``p`` of ``sps`` (:class:`SharePartitionArrays`)."""
+    return SharePartitionState(sp=sps.sp[p], record_state=sps.record_state[p],
+                               delivery_count=sps.delivery_count[p],
+                               lock_expiry_ms=sps.lock_expiry_ms[p], owner=sps.owner[p],
+                               inflight_last=sps.inflight_last[p], split=sps.split[p])
 
 
 def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, tail, cells,
@@ -62,9 +73,11 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
     (:func:`new_scratch`): each partition's next fetch offset is found once."""
     brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
     record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
-    max_poll_records, max_locks = cfg.max_poll_records, cfg.max_locks
-    sp, rec_state, delivery = sps.sp, sps.rec_state, sps.delivery
-    parts, fetch_offset, max_bytes, first, log, base, raw, out = scratch
+    max_poll_records, max_locks = cfg.max_poll_records, cfg.acquire.max_in_flight_records
+    sp, rec_state, delivery = sps.sp, sps.record_state, sps.delivery_count
+    parts, fetch_offset, max_bytes = scratch.parts, scratch.fetch_offset, scratch.max_bytes
+    first, log, base, raw, out = scratch.first, scratch.log, scratch.base, scratch.raw, \
+        scratch.out
     n_part = assign.shape[1]
     n = 0
     for p in range(n_part):  # fetch locks: the partitions that can acquire records
@@ -98,15 +111,13 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = sa.acquire(sp[p], rec_state[p], delivery[p], sps.lock_exp[p], sps.owner[p],
-                       sps.inflight_last[p], sps.split[p], inp.batch_last[p], c,
+        k = sa.acquire(partition_state(sps, p), cfg.acquire, inp.batch_last[p], c,
                        fetch_offset[i], base[i] + whole * batch_records - 1,
-                       max_poll_records - got, max_locks, cfg.max_delivery, cfg.record_limit,
-                       cfg.batch_size, cfg.lock_ms, now, out)
+                       max_poll_records - got, now, out)
         nfo_dirty[p] = True
         got += k
         if k > 0:
-            next_expiry[p] = min(next_expiry[p], now + cfg.lock_ms)
+            next_expiry[p] = min(next_expiry[p], now + cfg.acquire.lock_duration_ms)
         for j in range(k):
             queue_p[c, tail] = p
             queue_o[c, tail] = out[j]
@@ -117,12 +128,10 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
     return tail, draw_pos
 
 
-def ack_run(c, p, first, last, max_delivery, sp, rec_state, delivery, owner, inflight_last,
-            split):
+def ack_run(c, p, first, last, max_delivery, sps):
     """Consumer ``c`` acknowledges (ACCEPT) ``first..last`` of partition ``p``, all acquired by
     it: the same states as one call per record (implicit acknowledgement), in one call."""
-    n = spf.acknowledge(sp[p], rec_state[p], delivery[p], owner[p], inflight_last[p], split[p],
-                        c, first, last, spf.ACCEPT, max_delivery)
+    n = spf.acknowledge(partition_state(sps, p), c, first, last, spf.ACCEPT, max_delivery)
     return max(n, 0)
 
 
@@ -132,10 +141,14 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     slot]``); fills ``out`` (:class:`ShareGroupOutputs`); returns the delivery rows filled."""
     ticks, tick_ms, brokers = cfg.ticks, cfg.tick_ms, cfg.brokers
     classic_consumers, batch_records = cfg.classic_consumers, cfg.batch_records
-    max_delivery, process_per_tick = cfg.max_delivery, cfg.process_per_tick
+    max_delivery, process_per_tick = cfg.acquire.max_delivery_count, cfg.process_per_tick
     assign, classic_owner, stalled = inp.assign, inp.classic_owner, inp.stalled
-    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = sps
-    deliveries, held, processed = out.deliveries, out.held, out.processed
+    sp, rec_state, lock_exp, owner = sps.sp, sps.record_state, sps.lock_expiry_ms, sps.owner
+    d_tick, d_consumer, d_partition = out.deliveries.tick, out.deliveries.consumer, \
+        out.deliveries.partition
+    d_acquired, d_redelivered, d_acknowledged = out.deliveries.acquired, \
+        out.deliveries.redelivered, out.deliveries.acknowledged
+    held, processed = out.held, out.processed
     classic_consumed, in_flight, start_offset = out.classic_consumed, out.in_flight, \
         out.start_offset
     archived, log_end_out = out.archived, out.log_end
@@ -143,7 +156,7 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     cells = np.zeros((3, n_cons, n_part), np.int64)  # this tick's counts
     n_rows = 0
     scratch = new_scratch(n_part, cfg.max_poll_records
-                          + n_part * (cfg.batch_size + batch_records) + 1)
+                          + n_part * (cfg.acquire.batch_size + batch_records) + 1)
     log_end = np.full(n_part, cfg.initial_batches * batch_records, np.int64)
     produced = np.zeros(n_part)
     head = np.zeros(n_cons, np.int64)
@@ -169,8 +182,7 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
         for p in range(n_part):
             expired[p] = next_expiry[p] <= now
             if expired[p]:  # a lock may have expired: the timer tasks run
-                spf.expire_locks(sp[p], rec_state[p], delivery[p], lock_exp[p], owner[p],
-                                 max_delivery, now)
+                spf.expire_locks(partition_state(sps, p), max_delivery, now)
                 nfo_dirty[p] = True
                 next_expiry[p] = _NEVER
                 for o in range(sp[p, 0], sp[p, 1] + 1):
@@ -201,13 +213,11 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                         continue
                     if run_p >= 0:
                         cells[ACKNOWLEDGED, c, run_p] += ack_run(
-                            c, run_p, run_first, run_last, max_delivery, sp, rec_state,
-                            delivery, owner, inflight_last, split)
+                            c, run_p, run_first, run_last, max_delivery, sps)
                     run_p, run_first, run_last = p, o, o
                 if run_p >= 0:
                     cells[ACKNOWLEDGED, c, run_p] += ack_run(
-                        c, run_p, run_first, run_last, max_delivery, sp, rec_state, delivery,
-                        owner, inflight_last, split)
+                        c, run_p, run_first, run_last, max_delivery, sps)
             if head[c] >= tail[c]:
                 head[c] = 0
                 tail[c] = 0
@@ -220,12 +230,15 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
         for c in range(n_cons):  # the tick's delivery rows, in consumer, partition order
             for p in range(n_part):
                 if cells[ACQUIRED, c, p] or cells[REDELIVERED, c, p] or cells[ACKNOWLEDGED, c, p]:
-                    deliveries[0, n_rows] = t
-                    deliveries[1, n_rows] = c
-                    deliveries[2, n_rows] = p
-                    for k in range(3):
-                        deliveries[3 + k, n_rows] = cells[k, c, p]
-                        cells[k, c, p] = 0
+                    d_tick[n_rows] = t
+                    d_consumer[n_rows] = c
+                    d_partition[n_rows] = p
+                    d_acquired[n_rows] = cells[ACQUIRED, c, p]
+                    d_redelivered[n_rows] = cells[REDELIVERED, c, p]
+                    d_acknowledged[n_rows] = cells[ACKNOWLEDGED, c, p]
+                    cells[ACQUIRED, c, p] = 0
+                    cells[REDELIVERED, c, p] = 0
+                    cells[ACKNOWLEDGED, c, p] = 0
                     n_rows += 1
         for k in range(classic_consumers):
             classic_budget[k] += process_per_tick
@@ -256,34 +269,36 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     return n_rows
 
 
-_compiled: dict[str, Any] = {}
 # the rules called per record run or per partition, inlined into their callers (a compiled call
 # increfs and decrefs every array it passes, atomically: half the kernel's time otherwise)
 INLINED = ("ack_run", "acknowledge", "advance_start_offset", "in_flight_batch_first",
            "in_flight_records", "next_fetch_offset", "_release", "_take", "share_fetch",
-           "acquire", "_acquire_subset", "expire_locks")
+           "acquire", "_acquire_subset", "expire_locks", "partition_state")
 
 
-def compiled_kernel() -> Any:
-    """:func:`share_group_kernel` compiled by numba with the mechanisms it calls, once."""
-    if not _compiled:
-        mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
-                              "_release", "advance_start_offset", "acknowledge",
-                              "expire_locks"), vars(spf), inline=INLINED)
-        acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
-                             "in_flight_batch_first", "acquire"), vars(sa), inline=INLINED)
-        compiled_spf = types.ModuleType("kipviz.kafka.share.partition")  # as the kernel names them
-        for name, fn in mech.items():
-            setattr(compiled_spf, name, fn)
-        for name in ("ACCEPT", "ACQUIRED", "ARCHIVED"):
-            setattr(compiled_spf, name, getattr(spf, name))
-        compiled_sa = types.ModuleType("kipviz.kafka.share.acquire")
-        compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
-        namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
-        _compiled.update(jit_functions(("new_scratch", "share_fetch", "ack_run",
-                                        "share_group_kernel"),
-                                       namespace, inline=INLINED,
-                                       foreign={"fill_raw_bytes": fill_raw_bytes,
-                                                "uniform_split_into": uniform_split_into},
-                                       inline_foreign=True))
-    return _compiled["share_group_kernel"]
+def _compile() -> dict[str, Any]:
+    mech = jit_functions(("next_fetch_offset", "in_flight_records", "in_flight_batch_first",
+                          "_release", "advance_start_offset", "acknowledge", "expire_locks"),
+                         vars(spf), inline=INLINED)
+    acq = jit_functions(("_take", "_acquire_subset", "throttle_records_delivery_limit",
+                         "in_flight_batch_first", "acquire"), vars(sa), inline=INLINED)
+    compiled_spf = types.ModuleType(spf.__name__)  # as the kernel names them
+    for name, fn in mech.items():
+        setattr(compiled_spf, name, fn)
+    for name in ("ACCEPT", "ACQUIRED", "ARCHIVED"):
+        setattr(compiled_spf, name, getattr(spf, name))
+    compiled_sa = types.ModuleType(sa.__name__)
+    compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
+    namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
+    return jit_functions(("new_scratch", "partition_state", "share_fetch", "ack_run",
+                          "share_group_kernel"), namespace, inline=INLINED,
+                         foreign={"fill_raw_bytes": fill_raw_bytes,
+                                  "uniform_split_into": uniform_split_into},
+                         inline_foreign=True)
+
+
+def compiled_kernel(name: str = "share_group_kernel") -> Any:
+    """:func:`share_group_kernel` (or a function it calls, by name) compiled by numba with the
+    mechanisms it calls, once per process (:func:`kipviz.scenarios.jit.compiled_functions`: the
+    plain functions stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

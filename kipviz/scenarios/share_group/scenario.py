@@ -33,6 +33,7 @@ import pandas as pd
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_declared, kafka_field, knob
 from kipviz.kafka.share import partition as spf
+from kipviz.kafka.share.acquire import AcquireSettings
 from kipviz.kafka.share.assign import simple_assign
 from kipviz.kafka.share.fetch import (
     SHARE_ACQUIRE_MODES,
@@ -40,13 +41,13 @@ from kipviz.kafka.share.fetch import (
     share_fetch_max_bytes,
 )
 from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.share_group.columns import DeliveryRows
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows, trace_tables
 from kipviz.scenarios.trace_meta import ShareGroupMeta
 
-__all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "consumer_timeline",
-           "delivery_rows", "kernel_inputs",
-           "range_assign", "redelivery_summary", "share_group_meta", "simulate",
-           "simulate_scaling", "tables"]
+__all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "acquire_settings",
+           "consumer_timeline", "delivery_rows", "kernel_inputs", "range_assign",
+           "redelivery_summary", "share_group_meta", "simulate", "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -171,7 +172,17 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
     }
 
 
-def tables(s: ShareGroupScenario, rows: np.ndarray, held: np.ndarray, processed: np.ndarray,
+def acquire_settings(s: ShareGroupScenario) -> AcquireSettings:
+    """The settings the group's share partitions acquire records under (the kernel's and the
+    SimPy reference's)."""
+    return AcquireSettings(max_in_flight_records=s.max_record_locks,
+                           max_delivery_count=s.delivery_count_limit,
+                           record_limit=s.acquire_mode == "record_limit",
+                           batch_size=s.max_poll_records,
+                           lock_duration_ms=s.record_lock_duration_ms)
+
+
+def tables(s: ShareGroupScenario, rows: DeliveryRows, held: np.ndarray, processed: np.ndarray,
            classic_consumed: np.ndarray, part: dict[str, np.ndarray], *,
            seed: int = 0) -> ShareGroupTrace:
     """The trace's tables (:func:`~kipviz.scenarios.share_group.tables.trace_tables`) with
@@ -189,16 +200,18 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     c, p, n, t = s.share_consumers, s.partitions, s.capacity_records, s.ticks
     # one partition's empty state (spf.new_share_partition) for each of the p partitions; the
     # all-zero arrays as fresh zeros (the OS gives zero pages: only pages the run touches cost)
-    sp, rec_state, delivery, lock_exp, owner, inflight_last, split = (
-        np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
-        for a in spf.new_share_partition(n))
+    empty = spf.new_share_partition(n)
+    sps = k.SharePartitionArrays(**{
+        name: np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
+        for name, a in empty._asdict().items()})
     q = int(inp["queue_len"])  # type: ignore[call-overload]
     queue_p, queue_o = np.zeros((c, q), np.int64), np.zeros((c, q), np.int64)
     per_tick = (((t, c), ("held", "processed")),
                 ((t, p), ("in_flight", "start_offset", "archived", "log_end")),
                 ((t, s.classic_consumers), ("classic_consumed",)))
     # at most a row per tick, consumer and partition: only the rows written take memory
-    out = k.ShareGroupOutputs(deliveries=np.empty((len(k.DELIVERY_ROWS), t * c * p), np.int64),
+    out = k.ShareGroupOutputs(deliveries=k.DeliveryRows(**{
+        name: np.empty(t * c * p, np.int64) for name in k.DeliveryRows._fields}),
                               **{name: np.zeros(shape, np.int64)
                                  for shape, names in per_tick for name in names})
     cfg = k.ShareSettings(
@@ -207,19 +220,18 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         produce_batches_per_tick=float(inp["produce_batches_per_tick"]),  # type: ignore[arg-type]
         initial_batches=s.initial_lag_records // s.batch_records,
         response_max_bytes=int(inp["response_max_bytes"]),  # type: ignore[call-overload]
-        max_poll_records=s.max_poll_records, max_locks=s.max_record_locks,
-        lock_ms=s.record_lock_duration_ms, max_delivery=s.delivery_count_limit,
-        record_limit=s.acquire_mode == "record_limit", batch_size=s.max_poll_records,
-        process_per_tick=float(inp["process_per_tick"]))  # type: ignore[arg-type]
+        max_poll_records=s.max_poll_records,
+        process_per_tick=float(inp["process_per_tick"]),  # type: ignore[arg-type]
+        acquire=acquire_settings(s))
     kernel_in = k.ShareGroupInputs(**{name: np.asarray(inp[name])
                                       for name in k.ShareGroupInputs._fields})
-    sps = k.SharePartitionArrays(sp, rec_state, delivery, lock_exp, owner, inflight_last, split)
     kernel = k.compiled_kernel() if compiled else k.share_group_kernel
     n_rows = kernel(cfg, kernel_in, sps, queue_p, queue_o, out)
     part = {"log_end_offset": out.log_end, "start_offset": out.start_offset,
             "in_flight_records": out.in_flight, "archived_records": out.archived}
-    return tables(s, out.deliveries[:, :n_rows], out.held, out.processed,
-                  out.classic_consumed, part, seed=seed)
+    rows = k.DeliveryRows(**{name: getattr(out.deliveries, name)[:n_rows]
+                             for name in k.DeliveryRows._fields})
+    return tables(s, rows, out.held, out.processed, out.classic_consumed, part, seed=seed)
 
 
 def simulate_scaling(scenario: ShareGroupScenario, consumers: tuple[int, ...] = (1, 2, 4, 8, 16),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kipviz.scenarios.share_group.columns import DeliveryRows
 from kipviz.scenarios.trace_meta import ShareGroupMeta
 
 __all__ = ["ShareGroupTrace", "delivery_rows", "trace_tables"]
@@ -30,19 +31,20 @@ class ShareGroupTrace:
 
 
 def delivery_rows(acquired: np.ndarray, redelivered: np.ndarray,
-                  acknowledged: np.ndarray) -> np.ndarray:
+                  acknowledged: np.ndarray) -> DeliveryRows:
     """The non-zero cells of per-tick ``[tick, consumer, partition]`` counts as the kernel's
-    delivery rows (``(6, n)``: tick, consumer, partition, acquired, redelivered, acknowledged;
-    in tick, consumer, partition order), for a run that kept the counts dense (SimPy)."""
+    delivery rows (in tick, consumer, partition order), for a run that kept the counts dense
+    (SimPy)."""
     _, c, p = acquired.shape
     at = np.flatnonzero(acquired | redelivered | acknowledged)  # row-major: the rows' order
     tc, pi = np.divmod(at, p)
     ti, ci = np.divmod(tc, c)
-    return np.stack([ti, ci, pi, acquired.ravel()[at], redelivered.ravel()[at],
-                     acknowledged.ravel()[at]])
+    return DeliveryRows(tick=ti, consumer=ci, partition=pi, acquired=acquired.ravel()[at],
+                        redelivered=redelivered.ravel()[at],
+                        acknowledged=acknowledged.ravel()[at])
 
 
-def trace_tables(meta: ShareGroupMeta, rows: np.ndarray, held: np.ndarray,
+def trace_tables(meta: ShareGroupMeta, rows: DeliveryRows, held: np.ndarray,
                  processed: np.ndarray, classic_consumed: np.ndarray,
                  part: dict[str, np.ndarray]) -> ShareGroupTrace:
     """The trace of a run with ``meta`` (its ``tick_ms`` and ``record_bytes`` scale the
@@ -53,9 +55,10 @@ def trace_tables(meta: ShareGroupMeta, rows: np.ndarray, held: np.ndarray,
     p = part["log_end_offset"].shape[1]
     time_ms = np.arange(t, dtype=np.int64) * meta["tick_ms"]
     deliveries = pd.DataFrame({
-        "time_ms": rows[0] * meta["tick_ms"], "consumer": rows[1].astype(np.int32),
-        "partition": rows[2].astype(np.int32), "acquired": rows[3].copy(),
-        "redelivered": rows[4].copy(), "acknowledged": rows[5].copy()}, copy=False)
+        "time_ms": rows.tick * meta["tick_ms"], "consumer": rows.consumer.astype(np.int32),
+        "partition": rows.partition.astype(np.int32), "acquired": rows.acquired.copy(),
+        "redelivered": rows.redelivered.copy(), "acknowledged": rows.acknowledged.copy()},
+        copy=False)
     k = classic_consumed.shape[1]
     held_all = np.concatenate([held.ravel(), np.zeros(t * k, np.int64)])
     consumers = pd.DataFrame({  # the share group's rows, then the classic group's

@@ -2,7 +2,8 @@
 
 Numba takes namedtuples of numpy arrays (and of scalars), so
 :func:`kipviz.scenarios.streams.kernel.streams_kernel` gets a few named blocks instead of
-sixteen positional arguments and seven output arrays.
+sixteen positional arguments and seven output arrays. The output blocks' field names are the
+trace's column names (:class:`ThreadTicks`) or name them (:class:`PartitionTicks`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PartitionTicks", "StreamsPartitions", "StreamsSettings", "ThreadChanges"]
+__all__ = ["PartitionTicks", "StreamsPartitions", "StreamsSettings", "ThreadChanges",
+           "ThreadTicks"]
 
 
 class StreamsPartitions(NamedTuple):
@@ -54,3 +56,23 @@ class PartitionTicks(NamedTuple):
     polled: np.ndarray
     processed: np.ndarray
     thread: np.ndarray
+
+
+class ThreadTicks(NamedTuple):
+    """Per (tick, thread slot) outputs, int64: ``alive`` (1 while the thread runs) and the
+    ``threads`` table's columns of that name (:data:`kipviz.scenarios.streams.scenario.THREADS`)."""
+
+    alive: np.ndarray
+    share_bytes: np.ndarray
+    polled_bytes: np.ndarray
+    buffered_bytes_after_poll: np.ndarray
+    buffered_bytes: np.ndarray
+    buffered_records: np.ndarray
+    processed_records: np.ndarray
+    processed_bytes: np.ndarray
+    demand_records: np.ndarray
+    partitions: np.ndarray
+    paused_partitions: np.ndarray
+    paused_after_poll: np.ndarray
+    nonempty_after_poll: np.ndarray
+    lag_records: np.ndarray

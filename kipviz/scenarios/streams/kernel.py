@@ -30,17 +30,15 @@ from kipviz.kafka.streams.rules import (
     resume_emptied,
     share_per_partition,
 )
-from kipviz.scenarios.jit import jit_functions
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 
 __all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
 
 POLICY_CODES = {name: i for i, name in enumerate(STREAMS_POLICIES)}
 # THREAD: KIP-770 + apache/kafka#13283's resume rule; AS_MERGED: KIP-770's text, as merged
-RECORDS, THREAD, AS_MERGED, INSTANCE, PARTITION, BIGGEST = range(6)
-# Columns of the per-thread, per-tick output block (int64).
-(T_ALIVE, T_SHARE, T_POLLED, T_AFTER_POLL, T_BYTES, T_RECORDS, T_PROCESSED, T_PROCESSED_BYTES,
- T_DEMAND, T_PARTITIONS, T_PAUSED, T_PAUSED_AFTER_POLL, T_NONEMPTY_AFTER_POLL, T_LAG) = range(14)
-THREAD_COLUMNS = 14
+RECORDS, THREAD, AS_MERGED, INSTANCE, PARTITION, BIGGEST = (POLICY_CODES[name] for name in (
+    "records_per_partition", "thread_bytes", "thread_bytes_as_merged", "instance_bytes",
+    "partition_bytes", "biggest_partitions"))
 
 
 def assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks):
@@ -92,19 +90,33 @@ def next_partition(k, topics, fetched, consumed, end):
 def streams_kernel(
     partitions, changes, settings,
     # outputs
-    t_out, out_partitions,
+    out_threads, out_partitions,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
     """Run the model on the ``StreamsPartitions``, ``ThreadChanges`` and ``StreamsSettings`` of
-    :mod:`kipviz.scenarios.streams.columns`; fills ``t_out`` (ticks x max threads x
-    THREAD_COLUMNS) and ``PartitionTicks``. Returns the number of task moves made by thread
-    count changes."""
-    size, fetch_records, lag0 = partitions
-    change_tick, change_threads = changes
-    (rate_per_ms, topics, n_tasks, threads0, total_bytes, global_thread, policy,
-     records_per_partition, records_per_tick, tick_ms, ticks) = settings
-    p_buffered, p_lag, p_paused, p_polled, p_processed, p_thread = out_partitions
+    :mod:`kipviz.scenarios.streams.columns`; fills ``ThreadTicks`` (ticks x max threads) and
+    ``PartitionTicks``. Returns the number of task moves made by thread count changes."""
+    # the blocks' fields as locals, read by name once
+    size, fetch_records, lag0 = partitions.size, partitions.fetch_records, partitions.lag0
+    change_tick, change_threads = changes.tick, changes.threads
+    rate_per_ms, topics, n_tasks = settings.rate_per_ms, settings.topics, settings.n_tasks
+    threads0, total_bytes = settings.threads0, settings.total_bytes
+    global_thread, policy = settings.global_thread, settings.policy
+    records_per_partition = settings.records_per_partition
+    records_per_tick, tick_ms, ticks = settings.records_per_tick, settings.tick_ms, settings.ticks
+    p_buffered, p_lag, p_paused = out_partitions.buffered, out_partitions.lag, \
+        out_partitions.paused
+    p_polled, p_processed, p_thread = out_partitions.polled, out_partitions.processed, \
+        out_partitions.thread
+    t_alive, t_share, t_polled = out_threads.alive, out_threads.share_bytes, \
+        out_threads.polled_bytes
+    t_after_poll, t_bytes = out_threads.buffered_bytes_after_poll, out_threads.buffered_bytes
+    t_records, t_processed = out_threads.buffered_records, out_threads.processed_records
+    t_processed_bytes, t_demand = out_threads.processed_bytes, out_threads.demand_records
+    t_partitions, t_paused = out_threads.partitions, out_threads.paused_partitions
+    t_paused_after_poll = out_threads.paused_after_poll
+    t_nonempty_after_poll, t_lag = out_threads.nonempty_after_poll, out_threads.lag_records
     n_parts = size.shape[0]
-    max_threads = t_out.shape[1]
+    max_threads = t_alive.shape[1]
     end = lag0.copy()
     fetched = np.zeros(n_parts, np.int64)
     consumed = np.zeros(n_parts, np.int64)
@@ -159,8 +171,8 @@ def streams_kernel(
                         polled += n * size[p]
                     p_polled[t, p] = n
             held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
-            t_out[t, i, T_AFTER_POLL] = held
-            t_out[t, i, T_POLLED] = polled
+            t_after_poll[t, i] = held
+            t_polled[t, i] = polled
             # --- pause after the poll (kipviz.kafka.streams.input_buffer's rules)
             over = held > share
             if policy == INSTANCE:
@@ -197,13 +209,13 @@ def streams_kernel(
                     n_paused += paused[p]
                     n_nonempty += fetched[p] > consumed[p]
                     demand += end[p] - consumed[p]
-            t_out[t, i, T_PAUSED_AFTER_POLL] = n_paused
-            t_out[t, i, T_NONEMPTY_AFTER_POLL] = n_nonempty
+            t_paused_after_poll[t, i] = n_paused
+            t_nonempty_after_poll[t, i] = n_nonempty
             # --- process: one record per task in turn, within the thread's budget
             carry[i] += records_per_tick
             budget = int(carry[i])
             carry[i] -= budget
-            t_out[t, i, T_DEMAND] = min(budget, demand)
+            t_demand[t, i] = min(budget, demand)
             processed = 0
             processed_bytes = 0
             pos = rr[i]  # the next task in turn
@@ -250,15 +262,15 @@ def streams_kernel(
                     n_paused += paused[p]
                     records += fetched[p] - consumed[p]
                     lag += end[p] - fetched[p]
-            t_out[t, i, T_ALIVE] = 1
-            t_out[t, i, T_SHARE] = share
-            t_out[t, i, T_BYTES] = held
-            t_out[t, i, T_RECORDS] = records
-            t_out[t, i, T_PROCESSED] = processed
-            t_out[t, i, T_PROCESSED_BYTES] = processed_bytes
-            t_out[t, i, T_PARTITIONS] = n_own
-            t_out[t, i, T_PAUSED] = n_paused
-            t_out[t, i, T_LAG] = lag
+            t_alive[t, i] = 1
+            t_share[t, i] = share
+            t_bytes[t, i] = held
+            t_records[t, i] = records
+            t_processed[t, i] = processed
+            t_processed_bytes[t, i] = processed_bytes
+            t_partitions[t, i] = n_own
+            t_paused[t, i] = n_paused
+            t_lag[t, i] = lag
         for p in range(n_parts):
             p_buffered[t, p] = fetched[p] - consumed[p]
             p_lag[t, p] = end[p] - fetched[p]
@@ -272,14 +284,14 @@ _RULES = ("partition_over_share", "pause_over_share", "resume_all_within_share",
           "pick_biggest_partitions")
 _FUNCTIONS = ("assign_tasks", "thread_bytes", "instance_bytes", "next_partition",
               "streams_kernel")
-_compiled: dict[str, Any] = {}
+
+
+def _compile() -> dict[str, Any]:
+    return jit_functions(_FUNCTIONS, globals(), foreign={name: globals()[name] for name in _RULES},
+                         inline_foreign=True)
 
 
 def compiled_kernel(name: str = "streams_kernel") -> Any:
     """``streams_kernel`` (or one of its helpers, by name) compiled by numba, once per process
-    (:func:`kipviz.scenarios.jit.jit_functions`: the plain functions stay plain)."""
-    if not _compiled:
-        _compiled.update(jit_functions(_FUNCTIONS, globals(),
-                                       foreign={name: globals()[name] for name in _RULES},
-                                       inline_foreign=True))
-    return _compiled[name]
+    (:func:`kipviz.scenarios.jit.compiled_functions`: the plain functions stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

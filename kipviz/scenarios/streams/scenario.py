@@ -62,13 +62,9 @@ from kipviz.scenarios.streams.columns import (
     StreamsPartitions,
     StreamsSettings,
     ThreadChanges,
+    ThreadTicks,
 )
-from kipviz.scenarios.streams.kernel import (
-    POLICY_CODES,
-    THREAD_COLUMNS,
-    compiled_kernel,
-    streams_kernel,
-)
+from kipviz.scenarios.streams.kernel import POLICY_CODES, compiled_kernel, streams_kernel
 from kipviz.scenarios.trace_meta import StreamsMeta
 
 __all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsMeta", "StreamsScenario", "StreamsTrace",
@@ -170,12 +166,9 @@ TICKS = {"time_ms": np.int64, "threads": np.int32, "buffered_bytes_after_poll": 
          "buffered_bytes": np.int64, "buffered_records": np.int64,
          "processed_records": np.int64, "processed_bytes": np.int64,
          "paused_partitions": np.int32, "lag_records": np.int64}
-# kernel output column -> THREADS column, in the kernel's order (T_ALIVE is the filter)
-_KERNEL_THREAD_COLUMNS = ("share_bytes", "polled_bytes", "buffered_bytes_after_poll",
-                          "buffered_bytes", "buffered_records", "processed_records",
-                          "processed_bytes", "demand_records", "partitions",
-                          "paused_partitions", "paused_after_poll", "nonempty_after_poll",
-                          "lag_records")
+# the kernel's PartitionTicks, by name
+_PARTITION_TICKS = {"buffered": np.int64, "lag": np.int64, "paused": np.bool_, "polled": np.int64,
+                    "processed": np.int64, "thread": np.int32}
 
 
 def partition_value_bytes(scenario: StreamsScenario, rng: np.random.Generator) -> np.ndarray:
@@ -193,7 +186,7 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
     ``compiled=False`` runs the kernel as plain Python (slow; a reference).
     """
     s = scenario
-    limits.check_streams(s, THREAD_COLUMNS)  # refuse what would not fit in memory
+    limits.check_streams(s, len(ThreadTicks._fields))  # refuse what would not fit in memory
     limits.check_seed(seed)  # also when value_bytes leaves nothing to draw
     if value_bytes is None:
         values = partition_value_bytes(s, input_rng(seed))  # SeedSequence(seed)
@@ -207,36 +200,39 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
                      for p, v in enumerate(values)], dtype=np.int64)
     fetch_records = np.array([fetch_bytes(int(r), s.max_partition_fetch_bytes) // int(r)
                               for r in size], dtype=np.int64)
-    change_tick = np.array([-(-ms // s.tick_ms) for ms, _ in s.thread_changes], np.int64)
-    change_threads = np.array([n for _, n in s.thread_changes], np.int64)
     n_parts, n_threads = s.partitions, s.max_threads
-    t_out = np.zeros((s.ticks, n_threads, THREAD_COLUMNS), np.int64)
-    p_out = PartitionTicks(*(np.zeros((s.ticks, n_parts), t) for t in (
-        np.int64, np.int64, np.bool_, np.int64, np.int64, np.int32)))
+    t_out = ThreadTicks(**{name: np.zeros((s.ticks, n_threads), np.int64)
+                           for name in ThreadTicks._fields})
+    p_out = PartitionTicks(**{name: np.zeros((s.ticks, n_parts), dtype)
+                              for name, dtype in _PARTITION_TICKS.items()})
     kernel = compiled_kernel() if compiled else streams_kernel
     moves = kernel(
-        StreamsPartitions(size, fetch_records, np.full(n_parts, s.initial_lag_records, np.int64)),
-        ThreadChanges(change_tick, change_threads),
-        StreamsSettings(float(s.produce_records_per_s / 1000.0), int(s.topics), int(s.tasks),
-                        int(s.threads), int(s.input_buffer_max_bytes), int(s.global_thread),
-                        POLICY_CODES[s.policy], int(s.buffered_records_per_partition),
-                        float(s.process_records_per_s * s.tick_ms / 1000.0), int(s.tick_ms),
-                        int(s.ticks)),
+        StreamsPartitions(size=size, fetch_records=fetch_records,
+                          lag0=np.full(n_parts, s.initial_lag_records, np.int64)),
+        ThreadChanges(tick=np.array([-(-ms // s.tick_ms) for ms, _ in s.thread_changes],
+                                    np.int64),
+                      threads=np.array([n for _, n in s.thread_changes], np.int64)),
+        StreamsSettings(rate_per_ms=float(s.produce_records_per_s / 1000.0),
+                        topics=int(s.topics), n_tasks=int(s.tasks), threads0=int(s.threads),
+                        total_bytes=int(s.input_buffer_max_bytes),
+                        global_thread=int(s.global_thread), policy=POLICY_CODES[s.policy],
+                        records_per_partition=int(s.buffered_records_per_partition),
+                        records_per_tick=float(s.process_records_per_s * s.tick_ms / 1000.0),
+                        tick_ms=int(s.tick_ms), ticks=int(s.ticks)),
         t_out, p_out)
     time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
-    alive = t_out[:, :, 0].reshape(-1) == 1
+    alive = t_out.alive.reshape(-1) == 1
     columns = {
         "time_ms": np.repeat(time_ms, n_threads)[alive],
         "thread": np.tile(np.arange(n_threads), s.ticks)[alive],
-        "threads": np.repeat(t_out[:, :, 0].sum(axis=1), n_threads)[alive],
-        **{name: t_out[:, :, c + 1].reshape(-1)[alive]
-           for c, name in enumerate(_KERNEL_THREAD_COLUMNS)},
+        "threads": np.repeat(t_out.alive.sum(axis=1), n_threads)[alive],
+        **{name: getattr(t_out, name).reshape(-1)[alive] for name in list(THREADS)[3:]},
     }
     threads = pd.DataFrame({k: v.astype(THREADS[k], copy=False) for k, v in columns.items()})
-    sums = t_out.sum(axis=1)
-    ticks = pd.DataFrame({"time_ms": time_ms, "threads": sums[:, 0].astype(np.int32), **{
-        name: sums[:, _KERNEL_THREAD_COLUMNS.index(name) + 1].astype(TICKS[name])
-        for name in list(TICKS)[2:]}})
+    summed = {"threads": t_out.alive.sum(axis=1),  # the threads alive in each tick
+              **{name: getattr(t_out, name).sum(axis=1) for name in list(TICKS)[2:]}}
+    ticks = pd.DataFrame({"time_ms": time_ms,
+                          **{name: v.astype(TICKS[name]) for name, v in summed.items()}})
     part = np.tile(np.arange(n_parts, dtype=np.int32), s.ticks)
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, n_parts), "partition": part, "task": part // s.topics,

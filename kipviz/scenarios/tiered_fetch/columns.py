@@ -1,8 +1,9 @@
 """The tiered-fetch kernel's named column blocks: settings, loop state and output tables.
 
 Numba takes namedtuples of numpy arrays (and of scalars) as arguments, so
-:func:`kipviz.scenarios.tiered_fetch.kernel.tiered_kernel` gets three named blocks; the
-``*_COLUMNS`` name the columns of its float64 tables. The remote fetch quota's window
+:func:`kipviz.scenarios.tiered_fetch.kernel.tiered_kernel` gets three named blocks; its output
+tables are blocks of float64 columns named as the trace's (:class:`FetchRows`,
+:class:`ReadRows`, :class:`DeliveryRows`). The remote fetch quota's window
 (``remote.log.manager.fetch.quota.window.num`` x ``.window.size.seconds``) is Kafka's default.
 """
 
@@ -15,19 +16,57 @@ import numpy as np
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.quotas.rate import new_rate
 
-__all__ = ["DELIVERY_COLUMNS", "FETCH_COLUMNS", "OK", "OVERFLOW", "QUOTA_WINDOW_MS",
-           "QUOTA_WINDOW_NUM", "READ_COLUMNS", "TieredSettings", "TieredState", "TieredTables",
-           "new_state"]
+__all__ = ["CLOCK", "DELIVERY_COLUMNS", "DELIVERY_ROWS", "FETCH_COLUMNS", "FETCH_ROWS", "OK",
+           "OVERFLOW", "PENDING", "QUOTA_WINDOW_MS", "QUOTA_WINDOW_NUM", "READ_COLUMNS",
+           "READ_ROWS", "DeliveryRows", "FetchRows", "ReadRows", "TieredSettings", "TieredState",
+           "TieredTables", "new_state", "new_tables"]
 
 OK, OVERFLOW = 0, 1  # kernel status: OVERFLOW when the output arrays are too short
 QUOTA_WINDOW_NUM = BROKER.default_of("remote.log.manager.fetch.quota.window.num")  # 11
 QUOTA_WINDOW_MS = 1000.0 * BROKER.default_of(
     "remote.log.manager.fetch.quota.window.size.seconds")  # 1 s
-# columns of the float64 output tables
-FETCH_COLUMNS = ("consumer", "sent_ms", "answered_ms", "local_bytes", "remote_bytes",
-                 "reads_scheduled", "reads_served", "quota_throttled")
-READ_COLUMNS = ("fetch", "partition", "submitted_ms", "started_ms", "done_ms", "bytes", "served")
-DELIVERY_COLUMNS = ("fetch", "partition", "remote", "bytes", "lag_bytes")
+FETCH_ROWS, READ_ROWS, DELIVERY_ROWS = 0, 1, 2  # entries of TieredTables.counts
+CLOCK, PENDING = 0, 1  # entries of TieredState.scalars
+
+
+class FetchRows(NamedTuple):
+    """The ``fetches`` table, one row per fetch request answered (float64 columns)."""
+
+    consumer: np.ndarray
+    sent_ms: np.ndarray
+    answered_ms: np.ndarray
+    local_bytes: np.ndarray
+    remote_bytes: np.ndarray
+    reads_scheduled: np.ndarray
+    reads_served: np.ndarray
+    quota_throttled: np.ndarray
+
+
+class ReadRows(NamedTuple):
+    """The ``reads`` table, one row per remote read scheduled (float64 columns)."""
+
+    fetch: np.ndarray
+    partition: np.ndarray
+    submitted_ms: np.ndarray
+    started_ms: np.ndarray
+    done_ms: np.ndarray
+    bytes: np.ndarray
+    served: np.ndarray
+
+
+class DeliveryRows(NamedTuple):
+    """The ``deliveries`` table, one row per partition that returned data (float64 columns)."""
+
+    fetch: np.ndarray
+    partition: np.ndarray
+    remote: np.ndarray
+    bytes: np.ndarray
+    lag_bytes: np.ndarray
+
+
+FETCH_COLUMNS = FetchRows._fields
+READ_COLUMNS = ReadRows._fields
+DELIVERY_COLUMNS = DeliveryRows._fields
 
 
 class TieredSettings(NamedTuple):
@@ -72,11 +111,12 @@ class TieredState(NamedTuple):
 
 
 class TieredTables(NamedTuple):
-    """The float64 output tables (rows of the ``*_COLUMNS``) and the rows used in each."""
+    """The output tables and the rows used in each (``counts``, at ``FETCH_ROWS``,
+    ``READ_ROWS`` and ``DELIVERY_ROWS``)."""
 
-    fetches: np.ndarray
-    reads: np.ndarray
-    deliveries: np.ndarray
+    fetches: FetchRows
+    reads: ReadRows
+    deliveries: DeliveryRows
     counts: np.ndarray
 
 
@@ -87,8 +127,20 @@ def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, thread
     consumers, width = order.shape
     partitions = behind.shape[0]
     slots, pos = new_rate(QUOTA_WINDOW_NUM, False)
-    return TieredState(order, n_parts, behind, np.zeros(partitions, np.float64),
-                       np.zeros(consumers, np.float64), np.zeros(partitions, np.float64),
-                       np.zeros(threads, np.float64), slots, pos,
-                       np.zeros((threads + consumers * width + 16, 2), np.float64),
-                       np.zeros(2, np.float64))
+    return TieredState(order=order, n_parts=n_parts, behind=behind,
+                       avail=np.zeros(partitions, np.float64),
+                       next_send=np.zeros(consumers, np.float64),
+                       avail_at=np.zeros(partitions, np.float64),
+                       thread_free=np.zeros(threads, np.float64), slots=slots, pos=pos,
+                       pend=np.zeros((threads + consumers * width + 16, 2), np.float64),
+                       scalars=np.zeros(2, np.float64))
+
+
+def new_tables(fetches: int, reads: int, deliveries: int) -> TieredTables:
+    """Empty tables with room for so many rows of each (pages untouched until written)."""
+    return TieredTables(
+        fetches=FetchRows(**{name: np.empty(fetches) for name in FetchRows._fields}),
+        reads=ReadRows(**{name: np.empty(reads) for name in ReadRows._fields}),
+        deliveries=DeliveryRows(**{name: np.empty(deliveries)
+                                   for name in DeliveryRows._fields}),
+        counts=np.zeros(3, np.int64))

@@ -17,20 +17,23 @@ next; the earliest send is processed first. A send at ``t``:
    done or at expiry; without remote reads at once, or, with nothing to return, after
    ``fetch.max.wait.ms`` or when a partition has a whole batch (``DelayedFetch``, min.bytes 1);
 6. the consumer has it ``rtt_ms`` later and moves the partitions that returned data to the end
-   of its order (KIP-74's round robin); a remote read's whole batches advance its partition.
+   of its order (KIP-74's round robin, :func:`kipviz.kafka.fetch.request.next_order`, the
+   consumer kernel's rule); a remote read's whole batches advance its partition.
 
 The quota is :mod:`kipviz.kafka.quotas.rate`'s state arrays and functions (``SimpleRate``, the ones
 :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` runs); the fetch rules are
 :mod:`kipviz.kafka.tiered.fetch`'s. Run as they are, these functions are
-the plain-Python path; :func:`compiled` gives them compiled by numba.
+the plain-Python path; :func:`compiled_kernel` gives them compiled by numba.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from kipviz.kafka.fetch.request import Ordering, next_order
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import UNLIMITED, quota_throttle_time_ms, rate_record
 from kipviz.kafka.tiered.fetch import (
@@ -38,23 +41,27 @@ from kipviz.kafka.tiered.fetch import (
     read_from_log,
     remote_read_bytes,
 )
-from kipviz.scenarios.jit import jit_functions
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 from kipviz.scenarios.tiered_fetch.columns import (
-    DELIVERY_COLUMNS,
-    FETCH_COLUMNS,
+    CLOCK,
+    DELIVERY_ROWS,
+    FETCH_ROWS,
     OK,
     OVERFLOW,
+    PENDING,
     QUOTA_WINDOW_MS,
-    READ_COLUMNS,
+    READ_ROWS,
     TieredSettings,
     TieredState,
     TieredTables,
     new_state,
+    new_tables,
 )
 
-__all__ = ["DELIVERY_COLUMNS", "FETCH_COLUMNS", "OK", "OVERFLOW", "READ_COLUMNS", "UNLIMITED",
-           "TieredSettings", "TieredState", "TieredTables", "compiled", "new_state",
-           "tiered_kernel"]
+__all__ = ["OK", "OVERFLOW", "UNLIMITED", "TieredSettings", "TieredState", "TieredTables",
+           "compiled_kernel", "new_state", "new_tables", "tiered_kernel"]
+
+_ROUND_ROBIN = int(Ordering.ROUND_ROBIN)  # KIP-74's move-to-end, as next_order takes it
 
 
 def flush_records(pend, n_pend, slots, pos, now):
@@ -87,16 +94,30 @@ def tiered_kernel(cfg, state, out):
     ``cfg`` (:class:`TieredSettings`); fill the tables of ``out`` (:class:`TieredTables`) from
     its ``counts`` (rows used: fetches, reads, deliveries) on; the status: ``OVERFLOW`` when a
     table or ``pend`` is full (nothing of the next fetch done: grow them and call again)."""
-    # the blocks' fields as locals, read once (numba counts a reference at each field read)
-    (produce_bytes_per_ms, batch_bytes, segment_bytes, partition_max, fetch_max, several,
-     charge, threads, read_latency_ms, read_bytes_per_ms, wait_ms, fetch_max_wait_ms, rtt_ms,
-     quota_bound, duration_ms) = cfg
-    (order, n_parts, behind, avail, next_send, avail_at, thread_free, slots, pos, pend,
-     scalars) = state
-    fetches, reads, deliveries, counts = out
+    # the blocks' fields as locals, read by name once (numba counts a reference at each read)
+    produce_bytes_per_ms, batch_bytes = cfg.produce_bytes_per_ms, cfg.batch_bytes
+    segment_bytes, partition_max, fetch_max = cfg.segment_bytes, cfg.partition_max, cfg.fetch_max
+    several, charge, threads = cfg.several, cfg.charge, cfg.threads
+    read_latency_ms, read_bytes_per_ms = cfg.read_latency_ms, cfg.read_bytes_per_ms
+    wait_ms, fetch_max_wait_ms, rtt_ms = cfg.wait_ms, cfg.fetch_max_wait_ms, cfg.rtt_ms
+    quota_bound, duration_ms = cfg.quota_bound, cfg.duration_ms
+    order, n_parts, behind, avail = state.order, state.n_parts, state.behind, state.avail
+    next_send, avail_at, thread_free = state.next_send, state.avail_at, state.thread_free
+    slots, pos, pend, scalars = state.slots, state.pos, state.pend, state.scalars
+    f_consumer, f_sent = out.fetches.consumer, out.fetches.sent_ms
+    f_answered, f_local = out.fetches.answered_ms, out.fetches.local_bytes
+    f_remote, f_scheduled = out.fetches.remote_bytes, out.fetches.reads_scheduled
+    f_served, f_throttled = out.fetches.reads_served, out.fetches.quota_throttled
+    r_fetch, r_partition = out.reads.fetch, out.reads.partition
+    r_submitted, r_started = out.reads.submitted_ms, out.reads.started_ms
+    r_done, r_bytes, r_served = out.reads.done_ms, out.reads.bytes, out.reads.served
+    d_fetch, d_partition, d_remote = out.deliveries.fetch, out.deliveries.partition, \
+        out.deliveries.remote
+    d_bytes, d_lag = out.deliveries.bytes, out.deliveries.lag_bytes
+    counts = out.counts
     consumers = order.shape[0]
     width = order.shape[1]
-    n_pend = int(scalars[1])
+    n_pend = int(scalars[PENDING])
     first = np.full(width, batch_bytes, np.int64)
     log = np.zeros(width, np.int64)
     remote = np.zeros(width, np.bool_)
@@ -110,9 +131,11 @@ def tiered_kernel(cfg, state, out):
     ok = np.zeros(width, np.bool_)  # ...and whether each is served
     read_at = np.zeros(width, np.int64)  # request entry -> its read's place
     got = np.zeros(width, np.int64)
-    moved = np.zeros(width, np.int64)
-    clock = scalars[0]
-    nf, nr, nd = counts[0], counts[1], counts[2]
+    returned = np.zeros(width, np.bool_)
+    moved = np.zeros(width, np.int64)  # next_order's working space
+    no_keys = np.zeros(0, np.float64)  # next_order's random keys: none for round robin
+    clock = scalars[CLOCK]
+    nf, nr, nd = counts[FETCH_ROWS], counts[READ_ROWS], counts[DELIVERY_ROWS]
     status = OK
     while True:
         c = 0
@@ -122,8 +145,8 @@ def tiered_kernel(cfg, state, out):
         t = next_send[c]
         if t >= duration_ms:
             break
-        if nf >= fetches.shape[0] or nr + width > reads.shape[0] \
-                or nd + width > deliveries.shape[0] or n_pend + width > pend.shape[0]:
+        if nf >= f_consumer.shape[0] or nr + width > r_fetch.shape[0] \
+                or nd + width > d_fetch.shape[0] or n_pend + width > pend.shape[0]:
             status = OVERFLOW
             break
         clock = t
@@ -162,20 +185,20 @@ def tiered_kernel(cfg, state, out):
                         k = j
                 start = max(t, thread_free[k])
                 r = nr + scheduled
-                reads[r, 0] = nf
-                reads[r, 1] = p
-                reads[r, 2] = t
-                reads[r, 5] = size
+                r_fetch[r] = nf
+                r_partition[r] = p
+                r_submitted[r] = t
+                r_bytes[r] = size
                 if start >= t + wait_ms:
-                    reads[r, 3] = -1.0
+                    r_started[r] = -1.0
                     done[i] = np.inf  # cancelled: never runs, never served
                 else:
                     done[i] = start + read_latency_ms + size / read_bytes_per_ms
                     thread_free[k] = done[i]
-                    reads[r, 3] = start
+                    r_started[r] = start
                     if quota_bound != UNLIMITED:  # RemoteLogReader records after the read
                         n_pend = add_pending(pend, n_pend, done[i], size)
-                reads[r, 4] = done[i]
+                r_done[r] = done[i]
                 read_at[i] = scheduled
                 done_at[scheduled] = done[i]
                 scheduled += 1
@@ -183,7 +206,7 @@ def tiered_kernel(cfg, state, out):
             answer = delayed_remote_fetch_complete_ms(done_at[:scheduled], t, wait_ms,
                                                       ok[:scheduled])
             for j in range(scheduled):
-                reads[nr + j, 6] = 1.0 if ok[j] else 0.0
+                r_served[nr + j] = 1.0 if ok[j] else 0.0
         elif local > 0:
             answer = t
         else:
@@ -199,65 +222,62 @@ def tiered_kernel(cfg, state, out):
             p = order[c, i]
             got[i] = raw[i]
             if rmax[i] > 0 and ok[read_at[i]]:
-                size = int(reads[nr + read_at[i], 5])
+                size = int(r_bytes[nr + read_at[i]])
                 got[i] = size
                 remote_bytes += size
                 reads_served += 1
                 behind[p] = max(0, behind[p] - (size // batch_bytes) * batch_bytes)
             if got[i] > 0:  # a row per partition that returned data
-                deliveries[nd, 0] = nf
-                deliveries[nd, 1] = p
-                deliveries[nd, 2] = 1.0 if remote[i] else 0.0
-                deliveries[nd, 3] = got[i]
-                deliveries[nd, 4] = behind[p] + avail[p]
+                d_fetch[nd] = nf
+                d_partition[nd] = p
+                d_remote[nd] = 1.0 if remote[i] else 0.0
+                d_bytes[nd] = got[i]
+                d_lag[nd] = behind[p] + avail[p]
                 nd += 1
-        fetches[nf, 0] = c
-        fetches[nf, 1] = t
-        fetches[nf, 2] = answer + rtt_ms
-        fetches[nf, 3] = local
-        fetches[nf, 4] = remote_bytes
-        fetches[nf, 5] = scheduled
-        fetches[nf, 6] = reads_served
+        f_consumer[nf] = c
+        f_sent[nf] = t
+        f_answered[nf] = answer + rtt_ms
+        f_local[nf] = local
+        f_remote[nf] = remote_bytes
+        f_scheduled[nf] = scheduled
+        f_served[nf] = reads_served
         any_remote = False
         for i in range(n):
             any_remote = any_remote or remote[i]
-        fetches[nf, 7] = 1.0 if throttled and any_remote else 0.0  # remote partitions emptied
+        f_throttled[nf] = 1.0 if throttled and any_remote else 0.0  # remote partitions emptied
         nr += scheduled
         nf += 1
         # KIP-74 round robin: partitions that returned data move to the end, in request order
-        s = 0
         for i in range(n):
-            if got[i] == 0:
-                moved[s] = order[c, i]
-                s += 1
-        for i in range(n):
-            if got[i] > 0:
-                moved[s] = order[c, i]
-                s += 1
-        for i in range(n):
-            order[c, i] = moved[i]
+            returned[i] = got[i] > 0
+        next_order(order[c, :n], returned[:n], _ROUND_ROBIN, no_keys, moved)
         next_send[c] = answer + rtt_ms
-    counts[0] = nf  # where a next call goes on
-    counts[1] = nr
-    counts[2] = nd
-    scalars[0] = clock
-    scalars[1] = n_pend
+    counts[FETCH_ROWS] = nf  # where a next call goes on
+    counts[READ_ROWS] = nr
+    counts[DELIVERY_ROWS] = nd
+    scalars[CLOCK] = clock
+    scalars[PENDING] = n_pend
     return status
 
 
-_FUNCTIONS = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms",
-              "flush_records", "add_pending", "tiered_kernel")
-_compiled: dict[str, Any] = {}
+_RULES: dict[str, Callable[..., Any]] = {  # compiled over their own modules, as the consumer's
+    "read_from_log": read_from_log, "remote_read_bytes": remote_read_bytes,
+    "delayed_remote_fetch_complete_ms": delayed_remote_fetch_complete_ms,
+    "next_order": next_order}
+_FUNCTIONS = ("flush_records", "add_pending", "tiered_kernel")
 
 
-def compiled() -> Any:
-    """``tiered_kernel`` compiled by numba with :mod:`kipviz.kafka.quotas.rate`'s functions (once
-    per process; the plain functions stay plain)."""
-    if not _compiled:
-        # kipviz.kafka.quotas.rate's functions compiled to be inlined here, not _rate_jit's shared
-        # ones: a call to a compiled function increfs and decrefs the slots and pos it passes
-        # (atomically), once per request and per recorded read (kip405 ~10% slower otherwise)
-        rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
-        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **rates},
-                                       inline=("flush_records", "add_pending")))
-    return _compiled["tiered_kernel"]
+def _compile() -> dict[str, Any]:
+    # kipviz.kafka.quotas.rate's functions compiled to be inlined here, not compiled_rates'
+    # shared ones: a call to a compiled function increfs and decrefs the slots and pos it passes
+    # (atomically), once per request and per recorded read (kip405 ~10% slower otherwise)
+    rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
+    return jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign=_RULES,
+                         inline=("flush_records", "add_pending"))
+
+
+def compiled_kernel(name: str = "tiered_kernel") -> Any:
+    """``tiered_kernel`` (or a function it calls, by name) compiled by numba with
+    :mod:`kipviz.kafka.quotas.rate`'s functions and the fetch rules, once per process
+    (:func:`kipviz.scenarios.jit.compiled_functions`: the plain functions stay plain)."""
+    return compiled_functions(__name__, _compile)[name]

@@ -37,6 +37,12 @@ from kipviz.kafka.tiered.fetch import (
 )
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.tiered_fetch import kernel as _k
+from kipviz.scenarios.tiered_fetch.columns import (
+    DELIVERY_ROWS,
+    FETCH_ROWS,
+    READ_ROWS,
+    TieredTables,
+)
 from kipviz.scenarios.trace_meta import TieredFetchMeta
 
 __all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "layout", "simulate",
@@ -144,17 +150,18 @@ def layout(s: TieredFetchScenario) -> tuple[np.ndarray, np.ndarray, pd.DataFrame
     return order, counts, parts
 
 
-def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
+def _columns(table: Any, rows: int, ints: tuple[str, ...],
              bools: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """A kernel table's columns by name, typed (whole bytes and ids as int64, flags as bool).
+    """The first ``rows`` of a kernel table's float64 columns (a ``FetchRows``, ``ReadRows`` or
+    ``DeliveryRows``) by name, typed (whole bytes and ids as int64, flags as bool).
 
-    ``table`` is column-major and used by nothing after: each column is one contiguous run, and
-    an int column is cast in place (the run's float64s rewritten as the int64s astype would give,
-    8 bytes each), so the columns are views of the table, not fresh memory to fault in (a
-    trace keeps its tables, spare rows too: ~6 MB resident, not ~4, on the kip405 benchmark)."""
+    The table is used by nothing after: an int column is cast in place (its float64s rewritten
+    as the int64s astype would give, 8 bytes each), so the columns are views of the table, not
+    fresh memory to fault in (a trace keeps its tables, spare rows too: ~6 MB resident, not ~4,
+    on the kip405 benchmark)."""
     out = {}
-    for k, name in enumerate(names):
-        col = table[:, k]
+    for name in table._fields:
+        col = getattr(table, name)[:rows]
         if name in ints:
             whole = col.view(np.int64)
             np.copyto(whole, col, casting="unsafe")
@@ -164,11 +171,14 @@ def _columns(table: np.ndarray, names: tuple[str, ...], ints: tuple[str, ...],
     return out
 
 
-def _doubled(table: np.ndarray) -> np.ndarray:
-    """``table`` with as many empty rows again, column-major as it is."""
-    out = np.empty((2 * len(table), table.shape[1]), table.dtype, order="F")
-    out[: len(table)] = table
-    return out
+def _doubled(table: Any) -> Any:
+    """``table`` (a block of float64 columns) with as many empty rows again."""
+    def doubled(col: np.ndarray) -> np.ndarray:
+        out = np.empty(2 * len(col), col.dtype)
+        out[: len(col)] = col
+        return out
+
+    return table._replace(**{name: doubled(getattr(table, name)) for name in table._fields})
 
 
 def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
@@ -181,7 +191,7 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
     behind = np.where(parts["remote_at_start"].to_numpy(), s.backlog_bytes, 0).astype(np.int64)
     bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
         else float(s.remote_fetch_max_bytes_per_s)
-    kernel: Any = _k.compiled() if compiled else _k.tiered_kernel
+    kernel: Any = _k.compiled_kernel() if compiled else _k.tiered_kernel
     cfg = _k.TieredSettings(
         produce_bytes_per_ms=s.produce_bytes_per_s / 1000.0, batch_bytes=s.batch_bytes,
         segment_bytes=s.segment_bytes, partition_max=s.max_partition_fetch_bytes,
@@ -196,31 +206,27 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
     # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
     capacity = max(1024, int(s.consumers * s.duration_ms / 20))
     width = order.shape[1]
-    # column-major: each trace column is one contiguous run of the table (cheap to convert)
-    out = _k.TieredTables(
-        fetches=np.empty((capacity, len(_k.FETCH_COLUMNS)), np.float64, order="F"),
-        reads=np.empty((capacity * 2, len(_k.READ_COLUMNS)), np.float64, order="F"),
-        deliveries=np.empty((capacity * 4, len(_k.DELIVERY_COLUMNS)), np.float64, order="F"),
-        counts=np.zeros(3, np.int64))
+    out = _k.new_tables(fetches=capacity, reads=capacity * 2, deliveries=capacity * 4)
     while kernel(cfg, state, out) != _k.OK:  # go on with the full arrays twice as big
         counts = out.counts
-        room = (counts[0] < len(out.fetches), counts[1] + width <= len(out.reads),
-                counts[2] + width <= len(out.deliveries))
-        out = out._replace(**{name: _doubled(t) for name, t, ok in
-                              zip(out._fields[:3], out[:3], room, strict=True) if not ok})
-        if all(room):  # the pending reads
+        room = {"fetches": counts[FETCH_ROWS] < len(out.fetches.consumer),
+                "reads": counts[READ_ROWS] + width <= len(out.reads.fetch),
+                "deliveries": counts[DELIVERY_ROWS] + width <= len(out.deliveries.fetch)}
+        out = out._replace(**{name: _doubled(getattr(out, name))
+                               for name, ok in room.items() if not ok})
+        if all(room.values()):  # the pending reads
             state = state._replace(pend=np.concatenate([state.pend, np.zeros_like(state.pend)]))
-    return _trace(s, parts, list(out[:3]), out.counts, seed)
+    return _trace(s, parts, out, seed)
 
 
-def _trace(s: TieredFetchScenario, parts: pd.DataFrame, tables: list[np.ndarray],
-           counts: np.ndarray, seed: int = 0) -> TieredFetchTrace:
-    f = _columns(tables[0][:counts[0]], _k.FETCH_COLUMNS,
+def _trace(s: TieredFetchScenario, parts: pd.DataFrame, out: TieredTables,
+           seed: int = 0) -> TieredFetchTrace:
+    counts = out.counts
+    f = _columns(out.fetches, counts[FETCH_ROWS],
                  ("consumer", "local_bytes", "remote_bytes", "reads_scheduled", "reads_served"),
                  ("quota_throttled",))
-    r = _columns(tables[1][:counts[1]], _k.READ_COLUMNS, ("fetch", "partition", "bytes"),
-                 ("served",))
-    d = _columns(tables[2][:counts[2]], _k.DELIVERY_COLUMNS,
+    r = _columns(out.reads, counts[READ_ROWS], ("fetch", "partition", "bytes"), ("served",))
+    d = _columns(out.deliveries, counts[DELIVERY_ROWS],
                  ("fetch", "partition", "bytes", "lag_bytes"), ("remote",))
     f["response_bytes"] = f["local_bytes"] + f["remote_bytes"]
     f["consumer_kind"] = _kinds(f["consumer"], s.catch_up_consumers)
