@@ -17,8 +17,9 @@ import pandas as pd
 
 from kipviz.apps.planner.throttle import plan_throttle
 from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.quotas.rate import throttle_time_ms
 from kipviz.kafka.replication.planning import max_replica_fetch_response_bytes, move_time_s
-from kipviz.kafka.replication.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, ReassignmentTrace
 
 _TOPIC = "reassigned"

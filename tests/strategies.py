@@ -40,7 +40,7 @@ def pool_workloads(draw: st.DrawFn) -> tuple[int, int, bool, list[tuple[str, int
     return size, max_single, strict, draw(st.lists(step, max_size=60))
 
 
-# kipviz.kafka.replication.quota: a timeline of (ms since the previous step, value, measure instead
+# kipviz.kafka.quotas.rate: a timeline of (ms since the previous step, value, measure instead
 # of record)
 rate_steps = st.lists(
     st.tuples(st.integers(0, 4_000), st.integers(0, 1_000_000), st.booleans()), max_size=40

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 
-from kipviz.kafka.broker import pool_state as rules
-from kipviz.kafka.broker.pool import NO_POOL, SimpleMemoryPool, pool_state, should_shuffle_keys
+from kipviz.kafka.broker import pool as rules
+from kipviz.kafka.broker.network import should_shuffle_keys
+from kipviz.kafka.broker.pool import NO_POOL, SimpleMemoryPool, pool_state
 from kipviz.kafka.config.settings import BrokerConfig
 from kipviz.scenarios.broker import kernel
 from kipviz.scenarios.broker.scenario import (

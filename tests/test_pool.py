@@ -8,20 +8,16 @@ import math
 import pytest
 from hypothesis import given
 
+from kipviz.kafka.broker.network import SOCKET_REQUEST_MAX_BYTES, broker_pool, should_shuffle_keys
 from kipviz.kafka.broker.pool import (
-    LONG_MAX_VALUE,
-    NO_POOL,
-    SOCKET_REQUEST_MAX_BYTES,
-    SimpleMemoryPool,
-    broker_pool,
-    max_outstanding_bytes,
-    should_shuffle_keys,
-)
-from kipviz.kafka.broker.pool_state import (
     AVAILABLE,
     DEPLETED,
     DRY,
+    LONG_MAX_VALUE,
+    NO_POOL,
     DepletionTracker,
+    SimpleMemoryPool,
+    max_outstanding_bytes,
     new_pool_row,
     pool_release,
     pool_try_allocate,

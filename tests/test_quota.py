@@ -14,7 +14,15 @@ from hypothesis import given
 
 from kipviz.kafka.fetch.request import TopicPartition
 from kipviz.kafka.fetch.response import effective_response_max_bytes
-from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.quotas.rate import (
+    Quota,
+    Rate,
+    Sample,
+    SimpleRate,
+    java_round,
+    max_value_in_quota_window,
+    throttle_time_ms,
+)
 from kipviz.kafka.replication.planning import (
     max_replica_fetch_response_bytes,
     move_time_s,
@@ -22,14 +30,8 @@ from kipviz.kafka.replication.planning import (
 )
 from kipviz.kafka.replication.quota import (
     REPLICATION_QUOTA_WINDOW_NUM,
-    Quota,
-    Rate,
     ReplicationQuotaManager,
-    Sample,
-    SimpleRate,
-    max_value_in_quota_window,
     parse_throttled_replicas,
-    throttle_time_ms,
 )
 from tests.strategies import (
     booleans,

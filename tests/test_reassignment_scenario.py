@@ -1,6 +1,6 @@
 """The KIP-73 reassignment scenario: worked numbers, T <= IN, KAFKA-4313, properties, bad input;
 the kernel against the loop it replaced, and its windowed rate against
-kipviz.kafka.replication.quota."""
+kipviz.kafka.quotas.rate's classes."""
 
 from __future__ import annotations
 
@@ -15,14 +15,8 @@ from hypothesis import given, settings
 from benchmarks.reassignment_reference import simulate_reference
 from kipviz.apps.planner.throttle import plan_throttle
 from kipviz.kafka.quotas import rate
-from kipviz.kafka.quotas.rate import java_round
-from kipviz.kafka.replication.quota import (
-    Rate,
-    ReplicationQuotaManager,
-    Sample,
-    SimpleRate,
-    throttle_time_ms,
-)
+from kipviz.kafka.quotas.rate import Rate, Sample, SimpleRate, java_round, throttle_time_ms
+from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.reassignment import kernel
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 from tests.cases import MB, MIB, ONE
@@ -307,7 +301,7 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
 
 
 # --- the kernel's windowed rate (kipviz.kafka.quotas.rate on arrays, compiled) is
-# kipviz.kafka.replication.quota's ------------
+# kipviz.kafka.quotas.rate's classes ------------
 
 
 def _functions(compiled: bool) -> dict[str, Any]:
@@ -324,7 +318,7 @@ def _slots(slots: np.ndarray, pos: np.ndarray) -> list[Sample]:
 @given(rate_steps, quota_samples, quota_windows_ms, booleans)
 def test_the_rate_arrays_record_purge_pad_and_measure_as_kipviz_quota(
         compiled, steps, samples, window_ms, simple):
-    """On any timeline of records and measurements, the arrays hold kipviz.kafka.replication.quota's
+    """On any timeline of records and measurements, the arrays hold the Rate classes'
     slots (samples + 1, purged by last event, created by measuring an empty stat) and measure the
     same window
     (padded for Rate, at least one window for SimpleRate, never below 1 ms) and rate."""

@@ -8,7 +8,7 @@ e.g. a mechanism of :mod:`kipviz.kafka.fetch.response`) are compiled as they are
 only here.
 
 numba's on-disk cache checks only the source file of the function it compiles, not those of the
-functions it calls: a changed rule in :mod:`kipviz.kafka.broker.pool_state` would leave a cached
+functions it calls: a changed rule in :mod:`kipviz.kafka.broker.pool` would leave a cached
 kernel running the old one. So each rebuilt function's name carries a digest of the kipviz source
 files its namespace draws on, and a change to any of them compiles afresh.
 """

@@ -2,7 +2,7 @@
 
 Every kernel that measures a rate (reassignment, tiered fetch, the consumer's fetch quota)
 compiles its own functions over a namespace holding these, so the compiled kernels call the very
-functions :class:`kipviz.kafka.replication.quota.Rate` and the SimPy references run.
+functions :class:`kipviz.kafka.quotas.rate.Rate` and the SimPy references run.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool 
 # > `lowMemThreshold` is 10% of the pool and `outOfMemory` is set when a channel has muted itself
 # > because its allocation failed (and cleared once the pool has memory again). So there is *no*
 # > shuffle right after a failed allocation, and there is one while memory is merely low. kipviz
-# > follows the code (`kipviz.kafka.broker.pool.should_shuffle_keys`).
+# > follows the code (`kipviz.kafka.broker.network.should_shuffle_keys`).
 
 # %%
 pressure = replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=20 * MiB,

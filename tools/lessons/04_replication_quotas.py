@@ -291,7 +291,7 @@ ReassignmentDashboard(spark=spark)
 # * KIP-1023 (4.3, tiered storage, opt-in) lets a new follower skip the tiered part of the log.
 # * The rate behind the quota is Kafka's `SimpleRate` over 11 windows of 1 s by default; Kafka 3.8
 #   (apache/kafka#15889) changed when old samples are purged, which kipviz follows (`legacy=True`
-#   in `kipviz.kafka.replication.quota` gives the earlier rule).
+#   in `kipviz.kafka.quotas.rate` gives the earlier rule).
 
 # %% [markdown]
 # ## Exercises

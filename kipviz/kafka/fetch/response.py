@@ -38,7 +38,7 @@ from kipviz.kafka.fetch.request import (
     next_order,
     request_partitions,
 )
-from kipviz.kafka.replication.quota import max_value_in_quota_window
+from kipviz.kafka.quotas.rate import max_value_in_quota_window
 
 __all__ = [
     "BROKER_FETCH_MAX_BYTES",

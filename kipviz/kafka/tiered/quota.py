@@ -32,7 +32,7 @@ from kipviz.kafka.config.checks import check_number as _check_number
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
 from kipviz.kafka.quotas import rate
-from kipviz.kafka.replication.quota import SimpleRate
+from kipviz.kafka.quotas.rate import SimpleRate
 
 __all__ = [
     "RLM_QUOTA_TIMEOUT_MS",

@@ -9,8 +9,8 @@ What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, `
 * Each tick the network thread polls once (``Selector.poll``). First, if the pool is no longer
   out of memory (available > 0) but channels were muted for memory, they are unmuted. Then it goes
   over the ready channels (a request has arrived, not muted) in key order (connection id),
-  shuffled when ``shuffle`` is on and :func:`kipviz.kafka.broker.pool.should_shuffle_keys` says so
-  (available < 10% of the pool and no channel muted for memory). The shuffle is Kafka's
+  shuffled when ``shuffle`` is on and :func:`kipviz.kafka.broker.network.should_shuffle_keys` says
+  so (available < 10% of the pool and no channel muted for memory). The shuffle is Kafka's
   (``Collections.shuffle`` with a ``java.util.Random``); the Random is seeded from its own stream
   of the run's seed (``_broker_kernel.shuffle_seed``), so passing in the workload the seed would
   generate gives the same trace. A channel whose next request size is known reads it only if
@@ -41,8 +41,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.broker.pool import NO_POOL, broker_pool, max_outstanding_bytes, pool_state
-from kipviz.kafka.broker.pool_state import DEPLETED, LOW_MEM
+from kipviz.kafka.broker.network import broker_pool
+from kipviz.kafka.broker.pool import DEPLETED, LOW_MEM, NO_POOL, max_outstanding_bytes, pool_state
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_declared, kafka_field, knob, values_from
 from kipviz.kafka.config.settings import BrokerConfig

@@ -2,7 +2,7 @@
 
 :func:`kipviz.scenarios.jit.jit_functions` rebuilds :func:`~kipviz.scenarios.consumer.kernel.
 consumer_kernel` over a namespace whose mechanisms are compiled too: KIP-74's ``fill_raw_bytes``,
-``next_order`` and ``request_partitions``, KIP-81's pool (:mod:`kipviz.kafka.broker.pool_state`'s
+``next_order`` and ``request_partitions``, KIP-81's pool (:mod:`kipviz.kafka.broker.pool`'s
 rules), and the fetch quota's ``throttle_fetch`` over the ``Rate`` slot functions. The plain
 functions stay plain.
 """
@@ -36,7 +36,7 @@ def compiled_kernel() -> Any:
         foreign: dict[str, Callable[..., Any]] = {
             "fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
             "request_partitions": request_partitions}
-        # kipviz.kafka.broker.pool_state's rules
+        # kipviz.kafka.broker.pool's rules
         pool = {name: _broker_kernel.compiled_kernel(name) for name in (
             "pool_try_allocate", "pool_release", "pool_out_of_memory")}
         _compiled.update(jit_functions(["consumer_kernel"],

@@ -3,7 +3,7 @@
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
 it is the plain-Python reference, and :mod:`kipviz.scenarios.consumer.jit` compiles it. It calls
 the mechanisms themselves: KIP-74's ``fill_raw_bytes`` and ``next_order``
-(:mod:`kipviz.kafka.fetch.response`), KIP-81's pool rules (:mod:`kipviz.kafka.broker.pool_state`, on
+(:mod:`kipviz.kafka.fetch.response`), KIP-81's pool rules (:mod:`kipviz.kafka.broker.pool`, on
 the row of :func:`kipviz.kafka.broker.pool.pool_state`).
 
 Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kipviz.kafka.broker.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.quotas.client import throttle_fetch

@@ -36,8 +36,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.broker.pool import pool_state
-from kipviz.kafka.broker.pool_state import DEPLETED
+from kipviz.kafka.broker.pool import DEPLETED, pool_state
 from kipviz.kafka.config.versions import has, version_key
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
 from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, consumer_memory_bounds
