@@ -14,6 +14,7 @@ from kipviz.kafka.streams.input_buffer import (
     fetch_bytes,
     partition_share_bytes,
     partitions_to_pause,
+    pick_biggest_partitions,
     record_queue_pauses,
     record_queue_resumes,
     record_size_bytes,
@@ -23,7 +24,6 @@ from kipviz.kafka.streams.input_buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from kipviz.kafka.streams.rules import pick_biggest_partitions
 from tests.strategies import (
     buffered_partition_sizes,
     partition_sizes,
