@@ -57,11 +57,10 @@ from kipviz.scenarios.broker.kernel import (
     java_random,
     shuffle_seed,
 )
+from kipviz.scenarios.broker.meta import BrokerMeta
 from kipviz.scenarios.contract import input_rng
-from kipviz.scenarios.trace_meta import BrokerMeta
 
-__all__ = ["BrokerMeta", "BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms",
-           "simulate"]
+__all__ = ["BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms", "simulate"]
 
 
 @dataclass(frozen=True)

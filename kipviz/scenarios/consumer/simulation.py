@@ -54,12 +54,12 @@ from kipviz.scenarios.consumer.columns import (
 )
 from kipviz.scenarios.consumer.jit import compiled_kernel
 from kipviz.scenarios.consumer.kernel import consumer_kernel
+from kipviz.scenarios.consumer.meta import ConsumerMeta
 from kipviz.scenarios.consumer.scenario import TOPIC, ConsumerScenario
-from kipviz.scenarios.trace_meta import ConsumerMeta
 from kipviz.scenarios.workload import Batches, produce
 
-__all__ = ["TOPIC", "ConsumerMeta", "ConsumerScenario", "ConsumerTrace", "initial_orders",
-           "random_order_keys", "simulate"]
+__all__ = ["TOPIC", "ConsumerScenario", "ConsumerTrace", "initial_orders", "random_order_keys",
+           "simulate"]
 
 @dataclass(frozen=True)
 class ConsumerTrace:

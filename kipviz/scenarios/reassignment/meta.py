@@ -7,15 +7,17 @@ quota the new replica alone), capped by what one fetch per tick can carry, piece
 throttle schedule. A move that did not finish within the run is "not within this run" with the
 projected time from that rule, or "never" when the rule says so.
 
-It reads the scenario through :class:`MoveSettings` (what a ``ReassignmentScenario`` has), so it
-imports nothing from :mod:`kipviz.scenarios.reassignment`, which imports it: no import cycle.
+The trace's ``meta`` is typed: :class:`MovePlan` (known before the run) and :class:`MoveOutcome`
+make :class:`ReassignmentMeta`. It reads the scenario through :class:`MoveSettings` (what a
+``ReassignmentScenario`` has), so it imports nothing from :mod:`kipviz.scenarios.reassignment`,
+which imports it: no import cycle.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from kipviz.kafka.replication.planning import (
     catch_up_bytes_per_s,
@@ -24,14 +26,57 @@ from kipviz.kafka.replication.planning import (
     resolve_in_sync_followers,
     scheduled_move_time_s,
 )
-from kipviz.scenarios.trace_meta import MoveOutcome, MovePlan
 
-__all__ = ["MoveSettings", "move_meta", "move_outcome", "resolve_in_sync_followers",
-           "trace_size_check"]
+__all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "move_meta",
+           "move_outcome", "resolve_in_sync_followers", "trace_size_check"]
 
 _RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
+
+
+class MovePlan(TypedDict):
+    """A reassignment's settings and plan, known before it runs."""
+
+    mode: str
+    seed: int
+    tick_ms: int
+    ticks: int
+    brokers: int
+    network_bytes_per_s: float
+    bytes_in_per_s: float
+    replication_factor: int
+    leader_throttle_bytes_per_s: float | None
+    follower_throttle_bytes_per_s: float | None
+    throttle_bytes_per_s: float
+    bytes_to_move: int
+    in_sync_followers: int
+    throttle_schedule: list[tuple[float, float | None]]
+    replica_fetch_max_bytes: int
+    replica_fetch_response_max_bytes: int
+    window_total_s: float
+    window_size_s: float
+    catch_up_bytes_per_s: float
+    catch_up_schedule: list[tuple[float, float]]
+    planned_move_time_s: float
+    kip_move_time_s: float
+    safe_response_max_bytes: float | None
+    finishes: bool
+    reason: str
+
+
+class MoveOutcome(TypedDict):
+    """How a reassignment's run ended."""
+
+    completed_ms: int | None
+    move_status: str
+    projected_move_time_s: float
+
+
+class ReassignmentMeta(MovePlan, MoveOutcome):
+    """``kipviz.scenarios.reassignment.scenario.simulate`` (KIP-73)."""
+
+    first_window_throttled_bytes: int
 
 
 class MoveSettings(Protocol):

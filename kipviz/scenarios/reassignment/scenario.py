@@ -63,11 +63,14 @@ from kipviz.kafka.replication.planning import resolve_in_sync_followers as _foll
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.reassignment import kernel as _kernel
-from kipviz.scenarios.reassignment.meta import move_meta, move_outcome, trace_size_check
-from kipviz.scenarios.trace_meta import ReassignmentMeta
+from kipviz.scenarios.reassignment.meta import (
+    ReassignmentMeta,
+    move_meta,
+    move_outcome,
+    trace_size_check,
+)
 
-__all__ = ["MOVE_STATUS", "ReassignmentMeta", "ReassignmentScenario", "ReassignmentTrace",
-           "simulate"]
+__all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate"]
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
 _JAVA_INT_MAX = 2**31 - 1

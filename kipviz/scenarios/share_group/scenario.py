@@ -40,12 +40,11 @@ from kipviz.kafka.share.fetch import (
     share_fetch_max_bytes,
 )
 from kipviz.scenarios.contract import input_rng
+from kipviz.scenarios.share_group.meta import ShareGroupMeta
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows, trace_tables
-from kipviz.scenarios.trace_meta import ShareGroupMeta
 
-__all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "consumer_timeline",
-           "delivery_rows", "kernel_inputs",
-           "range_assign", "redelivery_summary", "share_group_meta", "simulate",
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "consumer_timeline", "delivery_rows",
+           "kernel_inputs", "range_assign", "redelivery_summary", "share_group_meta", "simulate",
            "simulate_scaling", "tables"]
 
 

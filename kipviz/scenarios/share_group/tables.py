@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kipviz.scenarios.trace_meta import ShareGroupMeta
+from kipviz.scenarios.share_group.meta import ShareGroupMeta
 
 __all__ = ["ShareGroupTrace", "delivery_rows", "trace_tables"]
 

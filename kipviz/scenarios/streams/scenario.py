@@ -69,9 +69,9 @@ from kipviz.scenarios.streams.kernel import (
     compiled_kernel,
     streams_kernel,
 )
-from kipviz.scenarios.trace_meta import StreamsMeta
+from kipviz.scenarios.streams.meta import StreamsMeta
 
-__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsMeta", "StreamsScenario", "StreamsTrace",
+__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
 
 @dataclass(frozen=True)

@@ -37,10 +37,9 @@ from kipviz.kafka.tiered.fetch import (
 )
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.tiered_fetch import kernel as _k
-from kipviz.scenarios.trace_meta import TieredFetchMeta
+from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 
-__all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "layout", "simulate",
-           "simulate_versions",
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "simulate", "simulate_versions",
            "trace_summary"]
 
 MiB = 1024 * 1024
