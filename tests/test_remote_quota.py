@@ -27,6 +27,7 @@ from kipviz.kafka.tiered.quota import (
     remote_fetch_throttle_time_ms,
     rlm_throttle_time_ms,
 )
+from kipviz.scenarios.jit import jit_functions
 from tests.strategies import byte_limits, mixed_partition_logs, partition_logs
 
 T = 1_764_000_000_000
@@ -200,8 +201,8 @@ def test_from_4_2_local_and_remote_bytes_stay_within_the_limit_or_one_batch(mixe
 
 def test_the_fetch_loop_compiles_with_numba():
     """The loop kernels will call is numba-ready."""
-    numba = pytest.importorskip("numba")
-    jit = numba.njit(read_from_log)
+    pytest.importorskip("numba")
+    jit = jit_functions(["read_partition", "read_from_log"], vars(rf))["read_from_log"]
     args = [np.array(a, np.int64) for a in ([100, 100], [5_000, 5_000])]
     flags = [np.array([True, False]), np.array([False, False])]
     raw, rmax, mo = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.bool_)

@@ -43,6 +43,7 @@ from kipviz.kafka.quotas.rate import max_value_in_quota_window
 __all__ = [
     "BROKER_FETCH_MAX_BYTES",
     "CONSUMER_FETCH_MAX_BYTES",
+    "FILL_FUNCTIONS",
     "INT32_MAX",
     "MAX_PARTITION_FETCH_BYTES",
     "Ordering",
@@ -56,6 +57,7 @@ __all__ = [
     "java_hash_order",
     "largest_response_bytes",
     "next_order",
+    "read_partition",
     "request_partitions",
     "response_limit_bytes",
 ]
@@ -64,6 +66,9 @@ INT32_MAX = 2**31 - 1
 CONSUMER_FETCH_MAX_BYTES = CONSUMER.default_of("fetch.max.bytes")  # 50 MiB
 MAX_PARTITION_FETCH_BYTES = CONSUMER.default_of("max.partition.fetch.bytes")  # 1 MiB
 BROKER_FETCH_MAX_BYTES = BROKER.default_of("fetch.max.bytes")  # 55 MiB
+# what a kernel compiles (kipviz.scenarios.jit.jit_functions over this module): fill_raw_bytes
+# with the partition rule it calls
+FILL_FUNCTIONS = ("read_partition", "fill_raw_bytes")
 _MPFB = CONSUMER["max.partition.fetch.bytes"]
 
 
@@ -125,6 +130,35 @@ def response_limit_bytes(kafka_version: str, fetch_max_bytes: int,
     return effective_response_max_bytes(fetch_max_bytes, broker, quota)
 
 
+def read_partition(first_batch_bytes, log_bytes, partition_max_bytes, limit, min_one_batch,
+                   version):
+    """The raw bytes one partition returns in ``readFromLog``'s loop (KIP-74), the one rule that
+    :func:`fill_raw_bytes` and the tiered fetch's local partitions
+    (:func:`kipviz.kafka.tiered.fetch.read_from_log`) run.
+
+    The budget is ``min(partition max_bytes, limit)``, raised to the whole first batch while
+    ``min_one_batch`` (no earlier partition has returned bytes, v3+) and the log has data; the
+    partition returns its log up to the budget, and nothing (v3+) when that cannot hold its first
+    batch (``firstEntryIncomplete``). The caller then lowers ``limit`` and ends ``min_one_batch``.
+
+    >>> read_partition(600, 1200, 1000, 1000, True, 3)  # the first batch fits: up to the budget
+    1000
+    >>> read_partition(600, 1200, 1000, 400, False, 3)  # it does not: nothing
+    0
+    >>> read_partition(1500, 3000, 1000, 5000, True, 3)  # a bigger first batch: all of it
+    1500
+    >>> read_partition(1500, 3000, 1000, 5000, False, 2)  # v2: part of it, RecordTooLarge
+    1000
+    """
+    budget = min(partition_max_bytes, limit)
+    if min_one_batch and log_bytes > 0:
+        budget = max(budget, first_batch_bytes)
+    raw = min(budget, log_bytes)
+    if version >= 3 and raw < first_batch_bytes:
+        raw = 0  # firstEntryIncomplete: replaced by an empty record set
+    return raw
+
+
 def fill_raw_bytes(
     first_batch_bytes: np.ndarray,
     log_bytes: np.ndarray,
@@ -137,19 +171,16 @@ def fill_raw_bytes(
 
     ``first_batch_bytes[i]`` is the size of the batch at partition i's fetch offset (0 when the
     log has nothing there), ``log_bytes[i]`` the bytes from the fetch offset to the log end. Raw
-    bytes per partition go to ``out_raw_bytes``. Plain loops only: scenarios compile this very
-    function with numba, so the rules live in one place.
+    bytes per partition go to ``out_raw_bytes``; each partition's are :func:`read_partition`'s.
+    Plain loops only: scenarios compile this very function with numba (with
+    :data:`FILL_FUNCTIONS`), so the rules live in one place.
     """
     limit = response_max_bytes
     min_one_batch = version >= 3
     total = 0
     for i in range(first_batch_bytes.shape[0]):
-        budget = min(partition_max_bytes[i], limit)
-        if min_one_batch and log_bytes[i] > 0:
-            budget = max(budget, first_batch_bytes[i])
-        raw = min(budget, log_bytes[i])
-        if version >= 3 and raw < first_batch_bytes[i]:
-            raw = 0  # firstEntryIncomplete: replaced by an empty record set
+        raw = read_partition(first_batch_bytes[i], log_bytes[i], partition_max_bytes[i], limit,
+                             min_one_batch, version)
         out_raw_bytes[i] = raw
         if raw > 0:
             min_one_batch = False

@@ -21,8 +21,8 @@ def compiled_kernel() -> Any:
     """:func:`~kipviz.scenarios.consumer.kernel.consumer_kernel`, compiled (numba imported
     here, on first use)."""
     if not _compiled:
+        from kipviz.kafka.fetch import response
         from kipviz.kafka.fetch.request import next_order, request_partitions
-        from kipviz.kafka.fetch.response import fill_raw_bytes
         from kipviz.kafka.quotas import client as _fetch_quota
         from kipviz.scenarios.broker import kernel as _broker_kernel
         from kipviz.scenarios.consumer import kernel as _consumer_kernel
@@ -33,13 +33,14 @@ def compiled_kernel() -> Any:
         rates = compiled_rates()
         quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                               {**vars(_fetch_quota), **rates})
+        # KIP-74's fill with the partition rule it calls, compiled over their own module
+        fill = jit_functions(response.FILL_FUNCTIONS, vars(response), inline=["read_partition"])
         foreign: dict[str, Callable[..., Any]] = {
-            "fill_raw_bytes": fill_raw_bytes, "next_order": next_order,
-            "request_partitions": request_partitions}
+            "next_order": next_order, "request_partitions": request_partitions}
         # kipviz.kafka.broker.pool's rules
         pool = {name: _broker_kernel.compiled_kernel(name) for name in (
             "pool_try_allocate", "pool_release", "pool_out_of_memory")}
         _compiled.update(jit_functions(["consumer_kernel"],
-                                       {**vars(_consumer_kernel), **quota, **pool},
+                                       {**vars(_consumer_kernel), **quota, **pool, **fill},
                                        foreign=foreign))
     return _compiled["consumer_kernel"]

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.kafka.fetch import response
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import UNLIMITED, quota_throttle_time_ms, rate_record
 from kipviz.kafka.tiered.fetch import (
@@ -245,8 +246,8 @@ def tiered_kernel(cfg, state, out):
     return status
 
 
-_FUNCTIONS = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms",
-              "flush_records", "add_pending", "tiered_kernel")
+_FUNCTIONS = ("read_partition", "read_from_log", "remote_read_bytes",
+              "delayed_remote_fetch_complete_ms", "flush_records", "add_pending", "tiered_kernel")
 _compiled: dict[str, Any] = {}
 
 
@@ -258,6 +259,9 @@ def compiled() -> Any:
         # ones: a call to a compiled function increfs and decrefs the slots and pos it passes
         # (atomically), once per request and per recorded read (kip405 ~10% slower otherwise)
         rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
-        _compiled.update(jit_functions(_FUNCTIONS, {**globals(), **rates},
-                                       inline=("flush_records", "add_pending")))
+        # read_from_log's local partitions run KIP-74's read_partition: compiled beside it
+        namespace = {**globals(), **rates, "read_partition": response.read_partition}
+        _compiled.update(jit_functions(_FUNCTIONS, namespace,
+                                       inline=("read_partition", "flush_records",
+                                               "add_pending")))
     return _compiled["tiered_kernel"]
