@@ -20,7 +20,7 @@ from kipviz.curves.sweep_cache import config_key
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import simulate
-from kipviz.scenarios.contract import jain_by_window
+from kipviz.scenarios.fairness import jain_by_window
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.reassignment.scenario import simulate as reassignment_simulate
 from kipviz.scenarios.streams.scenario import StreamsScenario

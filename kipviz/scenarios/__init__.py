@@ -11,6 +11,8 @@ column blocks, and its traces' typed ``meta`` (``meta.py``): :mod:`~kipviz.scena
 * :mod:`~kipviz.scenarios.contract`: the shape every kind has (``ScenarioKind``, ``Reduction``,
   seeds) and :mod:`~kipviz.scenarios.registry`'s ``SCENARIOS``, the one table the sweeps,
   summaries, trace docs and coverage tests iterate.
+* :mod:`~kipviz.scenarios.fairness`: Jain's index and max-min fair shares in numpy (the one
+  definition; the curves' Spark SQL is checked against it).
 * :mod:`~kipviz.scenarios.limits`: Java ranges and the trace-size check made before allocating.
 * :mod:`~kipviz.scenarios.workload`: produce-rate profiles and the record batches they write.
 * :mod:`~kipviz.scenarios.jit` and :mod:`~kipviz.scenarios.rate_jit`: the one way a kernel is
@@ -27,6 +29,7 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "contract": ["Reduction", "ScenarioKind"],
+    "fairness": ["jain_by_window", "jain_index", "max_min_fair_shares"],
     "registry": ["SCENARIOS", "kind_of"],
     "workload": ["Workload"],
 })

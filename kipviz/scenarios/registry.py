@@ -18,14 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.scenarios.contract import (
-    Reduction,
-    ScenarioKind,
-    curve_window_ms,
-    jain_by_window,
-    share_consumer_demand,
-    thread_demand,
-)
+from kipviz.scenarios.contract import Reduction, ScenarioKind, curve_window_ms
+from kipviz.scenarios.fairness import jain_by_window, share_consumer_jain, thread_demand
 
 __all__ = ["SCENARIOS", "Registry", "kind_of"]
 
@@ -131,8 +125,7 @@ def _share_group(scenario: Any, seed: int, windows: int = 20) -> Reduction:
         * scenario.record_bytes
     tick_ms = t.meta["tick_ms"]
     window_ms = curve_window_ms(len(memory), windows, tick_ms)
-    jain = jain_by_window(share_consumer_demand(
-        t.consumers, window_ms, scenario.process_records_per_s * window_ms / 1000.0))
+    jain = share_consumer_jain(t.consumers, window_ms)
     return Reduction(memory_bytes=memory, consumed_bytes=np.asarray(consumed), tick_ms=tick_ms,
                      jain_index=jain, windows=windows,
                      metrics={"bound_bytes": t.meta["memory_bound_bytes"]})
