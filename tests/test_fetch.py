@@ -15,7 +15,6 @@ from kipviz.kafka.fetch.request import (
 )
 from kipviz.kafka.fetch.response import (
     PartitionData,
-    consumer_memory_bound_bytes,
     effective_response_max_bytes,
     fill_response,
 )
@@ -94,13 +93,6 @@ def test_a_fetch_quota_caps_the_response_at_window_num_minus_one_windows_of_quot
     assert effective_response_max_bytes(
         52428800, fetch_quota_bytes_per_s=1000.9, quota_window_num=3, quota_window_size_s=2
     ) == 4003
-
-
-def test_the_consumer_memory_bound_is_the_smaller_of_the_broker_and_partition_terms():
-    """KIP-74: min(N * fetch.max.bytes, max.partition.fetch.bytes * partitions)."""
-    assert consumer_memory_bound_bytes(3, 52428800, 1048576, 1000) == 3 * 52428800
-    assert consumer_memory_bound_bytes(3, 52428800, 1048576, 10) == 10 * 1048576
-    assert consumer_memory_bound_bytes(1, 1000, 100, 4, max_batch_bytes=2000) == 2000
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,6 @@ __all__ = [
     "PartitionData",
     "PartitionStates",
     "TopicPartition",
-    "consumer_memory_bound_bytes",
     "effective_response_max_bytes",
     "fill_raw_bytes",
     "fill_response",
@@ -249,27 +248,3 @@ def largest_response_bytes(partitions: int, brokers: int, response_max_bytes: in
         return per_broker * max_partition_fetch_bytes
     return min(max(response_max_bytes, max_batch_bytes),
                per_broker * max(max_partition_fetch_bytes, max_batch_bytes))
-
-
-def consumer_memory_bound_bytes(
-    brokers: int,
-    fetch_max_bytes: int,
-    max_partition_fetch_bytes: int,
-    partitions: int,
-    *,
-    max_batch_bytes: int = 0,
-) -> int:
-    """Worst-case bytes of fetch responses a consumer holds (KIP-74 "Motivation", KIP-81).
-
-    One fetch in flight per broker and at most one buffered response part per partition give
-    ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``; before KIP-74 only
-    the second term existed. ``max_batch_bytes`` adds the first-batch exception: a response may
-    reach ``max(fetch.max.bytes, batch)`` and a partition ``max(max.partition.fetch.bytes, batch)``.
-    """
-    brokers = _check_int("brokers", brokers, 1)
-    partitions = _check_int("partitions", partitions, 0)
-    fmb = check_setting("fetch_max_bytes", fetch_max_bytes, CONSUMER["fetch.max.bytes"])
-    mpfb = check_setting("max_partition_fetch_bytes", max_partition_fetch_bytes, _MPFB)
-    batch = _check_int("max_batch_bytes", max_batch_bytes, 0)
-    return min(brokers * max(fmb, batch), partitions * max(mpfb, batch))
-

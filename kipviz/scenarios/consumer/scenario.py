@@ -21,12 +21,9 @@ from kipviz.kafka.config.versions import (
     version_key,
 )
 from kipviz.kafka.consumer.buffer_memory import consumer_pool, pooled_bytes_bound
+from kipviz.kafka.consumer.memory import one_round
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.kafka.fetch.response import (
-    consumer_memory_bound_bytes,
-    largest_response_bytes,
-    response_limit_bytes,
-)
+from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
 from kipviz.scenarios import limits
 from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.scenarios.workload import Workload
@@ -158,13 +155,14 @@ class ConsumerScenario:
 
     def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
         """The analytic memory bounds drawn beside the simulated memory."""
-        p, b = self.partitions, self.brokers
+        p, b, mpfb = self.partitions, self.brokers, self.max_partition_fetch_bytes
+        kip = one_round(b, self.fetch_max_bytes, mpfb, p)  # the KIP's arithmetic
+        held = one_round(b, self.response_max_bytes, mpfb, p, max_batch_bytes)  # what holds
         return {
-            "pre_kip74_bound_bytes": p * self.max_partition_fetch_bytes,
-            "kip74_bound_bytes": consumer_memory_bound_bytes(
-                b, self.fetch_max_bytes, self.max_partition_fetch_bytes, p),
-            "in_flight_bound_bytes": b * max(self.response_max_bytes, max_batch_bytes),
-            "buffered_bound_bytes": p * max(self.max_partition_fetch_bytes, max_batch_bytes),
+            "pre_kip74_bound_bytes": kip.buffered_bytes,
+            "kip74_bound_bytes": kip.bound_bytes,
+            "in_flight_bound_bytes": held.in_flight_bytes,
+            "buffered_bound_bytes": held.buffered_bytes,
             "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
             **({} if self.buffer_memory_bytes is None else {
                 "buffer_memory_bytes": self.buffer_memory_bytes,
