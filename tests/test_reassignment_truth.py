@@ -163,9 +163,25 @@ def test_a_trace_too_big_for_memory_is_refused_before_anything_is_allocated(monk
     """The trace size is estimated first; above ``KIPVIZ_MAX_TRACE_BYTES`` (default half the
     memory) the scenario names the settings to lower."""
     monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "1000000")
-    with pytest.raises(ValueError, match=r"lower ticks \(100000\) or partitions \(10\)"):
+    with pytest.raises(ValueError, match=r"A reassignment of 10 partitions x 100000 ticks would "
+                                         r"need .* \(KIPVIZ_MAX_TRACE_BYTES\): lower "
+                                         r"ticks=100000, partitions=10$"):
         replace(GB_MOVE, ticks=100_000)
     assert replace(GB_MOVE, ticks=10_000).ticks == 10_000
+
+
+def test_a_reassignment_reads_the_trace_limit_as_every_scenario_kind_does(monkeypatch):
+    """One limit (kipviz.scenarios.limits.max_trace_bytes): a limit written as a float is read,
+    a blank one is no limit, a word or a limit below 1 byte is refused by name."""
+    monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "1e6")
+    with pytest.raises(ValueError, match=r"lower ticks=100000, partitions=10$"):
+        replace(GB_MOVE, ticks=100_000)
+    monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "  ")
+    assert replace(GB_MOVE, ticks=100_000).ticks == 100_000
+    for text, rule in (("lots", "a number of bytes"), ("0", ">= 1")):
+        monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", text)
+        with pytest.raises(ValueError, match=f"KIPVIZ_MAX_TRACE_BYTES must be {rule}: '{text}'"):
+            replace(GB_MOVE, ticks=10)
 
 
 def test_the_advice_counts_the_followers_against_the_leader_rate_only():
@@ -207,7 +223,7 @@ def test_huge_runs_are_refused_at_once_naming_ticks_and_partitions(change, monke
     """A billion partitions or ticks: refused before any per-partition tuple or array is built
     (it answers at once), naming the settings to lower."""
     monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", str(8 * 2**30))
-    with pytest.raises(ValueError, match=r"ticks x partitions too large: .* lower ticks"):
+    with pytest.raises(ValueError, match=r"A reassignment of .* ticks would need .* lower ticks="):
         replace(GB_MOVE, **change)
     with pytest.raises(ValueError, match=r"log_bytes must be <= 4611686018427387904"):
         replace(GB_MOVE, log_bytes=2**63)

@@ -16,7 +16,6 @@ which imports it: no import cycle.
 from __future__ import annotations
 
 import math
-import os
 from typing import Protocol, TypedDict
 
 from kipviz.kafka.replication.planning import (
@@ -26,6 +25,7 @@ from kipviz.kafka.replication.planning import (
     resolve_in_sync_followers,
     scheduled_move_time_s,
 )
+from kipviz.scenarios.limits import check_trace_bytes
 
 __all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "move_meta",
            "move_outcome", "resolve_in_sync_followers", "trace_size_check"]
@@ -118,26 +118,13 @@ class MoveSettings(Protocol):
     def throttle_bytes_per_s(self) -> float: ...
 
 
-def _max_trace_bytes() -> int:
-    env = os.environ.get("KIPVIZ_MAX_TRACE_BYTES")
-    if env:
-        return int(env)
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-    except (ValueError, OSError, AttributeError):  # no sysconf: assume 8 GiB
-        return 4 * 2**30
-
-
 def trace_size_check(ticks: int, partitions: int) -> None:
-    """ValueError naming the settings to lower when the trace would not fit in memory (half the
-    machine's, or ``KIPVIZ_MAX_TRACE_BYTES``), before anything is allocated."""
-    size = ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES
-    limit = _max_trace_bytes()
-    if size > limit:
-        raise ValueError(f"ticks x partitions too large: the trace would take {size:,} bytes, "
-                         f"above the limit of {limit:,} (half the memory, or "
-                         f"KIPVIZ_MAX_TRACE_BYTES); lower ticks ({ticks}) or partitions "
-                         f"({partitions})")
+    """:func:`kipviz.scenarios.limits.check_trace_bytes` for a reassignment of ``partitions`` over
+    ``ticks`` (its per-tick columns, its partitions table and the kernel's per-partition arrays),
+    before anything is allocated: above the limit the error names ticks and partitions."""
+    check_trace_bytes(ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES,
+                      {"ticks": ticks, "partitions": partitions},
+                      f"A reassignment of {partitions} partitions x {ticks} ticks")
 
 
 def _net(s: MoveSettings, leader: float | None, follower: float | None) -> float:
