@@ -19,6 +19,7 @@ from kipviz.kafka.replication.planning import (
     move_time_s,
     scheduled_move_time_s,
     throttle_bounds,
+    throttle_verdict,
 )
 from kipviz.scenarios.reassignment.scenario import MOVE_STATUS, ReassignmentScenario, simulate
 
@@ -182,6 +183,33 @@ def test_a_reassignment_reads_the_trace_limit_as_every_scenario_kind_does(monkey
         monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", text)
         with pytest.raises(ValueError, match=f"KIPVIZ_MAX_TRACE_BYTES must be {rule}: '{text}'"):
             replace(GB_MOVE, ticks=10)
+
+
+def test_the_meta_blames_the_quota_that_stops_the_move_as_the_planner_would():
+    """KIP-73's verdicts, from kipviz.kafka.replication.planning for the planner and the meta
+    alike: a follower rate at or below IN never finishes (the follower quota counts the new
+    replica alone, not R x IN); a leader rate that nets enough is not blamed when the fetch
+    sizes stop the move; a throttle set as --throttle gets the planner's own words."""
+    rate = "leader.replication.throttled.rate / follower.replication.throttled.rate"
+    follower = replace(GB_MOVE, leader_throttle_bytes_per_s=None,
+                       follower_throttle_bytes_per_s=8e6, ticks=50)
+    assert simulate(follower).meta["reason"] == (
+        f"{rate} = 8000000 B/s must be above bytes_in_per_s (IN) = 1e+07: no move ever finishes")
+    both = replace(GB_MOVE, leader_throttle_bytes_per_s=100e6, follower_throttle_bytes_per_s=8e6,
+                   ticks=50)
+    assert simulate(both).meta["reason"] == simulate(follower).meta["reason"]
+    fetch_bound = replace(GB_MOVE, leader_throttle_bytes_per_s=50e6,
+                          follower_throttle_bytes_per_s=None, replica_fetch_max_bytes=1000,
+                          ticks=50)
+    assert simulate(fetch_bound).meta["reason"] == (
+        "the network or the fetch sizes leave no room above IN: no move ever finishes")
+    for throttle in (25e6, 30e6, 124e6):
+        meta = simulate(replace(_both(throttle), ticks=50)).meta
+        plan = plan_throttle(brokers=5, network_bytes_per_s=125e6, bytes_in_per_s=10 * MB,
+                             replication_factor=3, bytes_to_move=meta["bytes_to_move"],
+                             throttle_bytes_per_s=throttle)
+        assert meta["reason"] == plan.reason == throttle_verdict(
+            throttle, 10 * MB, 125e6, 3, in_sync_followers=2) != ""
 
 
 def test_the_advice_counts_the_followers_against_the_leader_rate_only():

@@ -20,17 +20,17 @@ from typing import Protocol, TypedDict
 
 from kipviz.kafka.replication.planning import (
     catch_up_bytes_per_s,
+    clients_lose_reason,
     max_replica_fetch_response_bytes,
     move_time_s,
-    resolve_in_sync_followers,
+    never_finishes_reason,
     scheduled_move_time_s,
 )
 from kipviz.scenarios.limits import check_trace_bytes
 
 __all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "move_meta",
-           "move_outcome", "resolve_in_sync_followers", "trace_size_check"]
+           "move_outcome", "trace_size_check"]
 
-_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
 
@@ -175,19 +175,19 @@ def move_meta(s: MoveSettings, seed: int) -> MovePlan:
         "reason": "",
     }
     if planned == math.inf:
-        f = s.followers
-        what = ("bytes_in_per_s (IN)" if f == 0
-                else f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
-        final = s.throttle_schedule[-1][1] if s.throttle_schedule else t
-        meta["reason"] = (f"{_RATE} = {math.floor(final)} B/s must be above {what} = "
-                          f"{(f + 1) * s.bytes_in_per_s:g}: no move ever finishes"
-                          if final is not None and final < math.inf else
-                          "the network or the fetch sizes leave no room above IN: "
-                          "no move ever finishes")
-    elif t < math.inf and t >= s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:
-        meta["reason"] = (f"{_RATE} = {math.floor(t)} B/s is not below N - IN/R = "
-                          f"{s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:g}"
-                          f": clients lose bandwidth")
+        # the quotas in force at the end, each with the followers it counts: the schedule's last
+        # rate (both quotas), else the leader's (F in-sync followers) and the follower's (none)
+        final = s.throttle_schedule[-1][1] if s.throttle_schedule else None
+        quotas = ([(final, s.followers)] if s.throttle_schedule else
+                  [(s.leader_throttle_bytes_per_s, s.followers),
+                   (s.follower_throttle_bytes_per_s, 0)])
+        reasons = [never_finishes_reason(rate, s.bytes_in_per_s, f) for rate, f in quotas
+                   if rate is not None and rate < math.inf]
+        meta["reason"] = next((r for r in reasons if r), "the network or the fetch sizes leave "
+                              "no room above IN: no move ever finishes")
+    elif t < math.inf:
+        meta["reason"] = clients_lose_reason(t, s.bytes_in_per_s, s.network_bytes_per_s,
+                                             s.replication_factor)
     return meta
 
 
