@@ -4,6 +4,7 @@ that makes a new kind work in the summaries and sweeps without editing them (iss
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import math
 import typing
@@ -111,11 +112,14 @@ def test_no_module_draws_from_numpys_global_generator():
 
 @pytest.mark.parametrize("name", list(SMALL))
 def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name):
-    """``docs/traces.md`` has a section per registered kind naming its ``simulate`` and trace
-    class, and documents every key of its meta."""
+    """``docs/traces.md`` has a section per registered kind naming its ``simulate`` by the path a
+    reader types (its kind's package, which re-exports it) and its trace class, and documents
+    every key of its meta."""
     kind = SCENARIOS[name]
     text = DOCS.read_text()
-    assert f"`{kind.simulate.__module__}.simulate`" in text
+    package = f"kipviz.scenarios.{name}"
+    assert importlib.import_module(package).simulate is kind.simulate
+    assert f"`{package}.simulate`" in text
     assert f"`{kind.trace.__name__}`" in text
     missing = [key for key in typing.get_type_hints(kind.meta) if f"`{key}`" not in text]
     assert not missing, f"{kind.trace.__name__}.meta keys not in docs/traces.md: {missing}"
