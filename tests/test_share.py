@@ -84,7 +84,7 @@ def test_uniform_split_follows_kafkas_three_cases(split):
 
 
 @pytest.mark.parametrize(("args", "match"), [
-    ((100, [], 20), r"partitions .* must not be empty"),
+    ((100, [], 20), r"partitions .* must be non-empty: \[\]"),
     ((0, TPS, 20), r"request_max_bytes \(share fetch MaxBytes\) must be an integer >= 1: 0"),
     ((100, TPS, 0), r"acquired_partitions must be an integer >= 1: 0"),
     ((100, ["a", "a"], 2), r"partitions must be distinct"),
