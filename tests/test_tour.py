@@ -112,7 +112,7 @@ def test_a_rejected_knob_is_a_warning_and_a_pasted_config_warns_of_risky_values(
     """buffer.memory below fetch.max.bytes warns; a throttle below IN in a broker config is
     listed with the reassignment that never finishes."""
     assert tour.update(buffer_memory_bytes=8 * MiB) is None
-    assert "buffer.memory must be &gt;= fetch.max.bytes" in tour.warning.value
+    assert "buffer_memory_bytes (buffer.memory) must be &gt;= fetch.max.bytes" in tour.warning.value
     assert tour.load(broker={"leader.replication.throttled.rate": "5000000"}) is not None
     assert "at or below the inbound rate" in tour.warning.value
     assert tour.scenario.reassignment.leader_throttle_bytes_per_s == 5_000_000
