@@ -319,7 +319,7 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
     late = crowded.ticks.time_ms >= 11_000  # a full quota window after the first bytes
     assert crowded.ticks.leader_rate_bytes_per_s[late].max() <= 10 * MB
     assert simulate(base).ticks.equals(crowded.ticks)  # None is R - 1 = 2, as --throttle
-    with pytest.raises(ValueError, match="in_sync_followers must be >= 0"):
+    with pytest.raises(ValueError, match="in_sync_followers must be an integer >= 0"):
         replace(base, in_sync_followers=-1)
 
 
