@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from benchmarks.reassignment_reference import simulate_reference
 from kipviz.apps.planner.throttle import plan_throttle
@@ -137,9 +137,24 @@ def test_the_network_caps_one_tick():
 
 @settings(max_examples=examples(0.8))
 @given(throttled_reassignments())
+@example(ReassignmentScenario(  # the delay design, 1 byte over the quota mode's bound
+    partitions=1, log_bytes=7_791_457, bytes_in_per_s=0.0, leader_throttle_bytes_per_s=500_000.0,
+    replica_fetch_max_bytes=MIB, replica_fetch_response_max_bytes=MIB,
+    replication_quota_window_num=2, tick_ms=50, ticks=300, mode="delay"))
 def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_per_window(s):
     """In any span of one full quota window (samples x window), the leader sends at most
-    T x (span + one window, the slot granularity) + one response."""
+    T x (span + one window, the slot granularity) + one response: it sends only while its rate,
+    which covers the span's bytes, is within T (KIP-73 as shipped).
+
+    The rejected delay design sends first, then holds the response for
+    ``QuotaUtils.throttleTime``: the delay that brings the rate to T *if* the measured window
+    grows by it. Purging old samples meanwhile shrinks the window, so the next response can leave
+    with the rate still above T (the example: 1 MiB at 10.35 s and at 10.4 s, held 1,794 ms on a
+    2.4 s window that two purged empty samples cut to 2.25 s by 12.25 s, then the log's last
+    451,425 bytes: 2,548,577 bytes in 2 s against T x 3 s + 1 MiB = 2,548,576). What the delay
+    does bound is the bytes before the span's last response: the previous one waited until their
+    rate over the time since the oldest sample it measured (less than span + one window before
+    it) was T, so the span holds at most T x (2 x span + one window) + one response."""
     t = simulate(s).ticks
     sent = (t.throttled_bytes + t.unthrottled_bytes).to_numpy()
     span = s.replication_quota_window_num * s.replication_quota_window_size_seconds
@@ -148,8 +163,10 @@ def test_the_long_run_throttled_rate_stays_within_the_quota_plus_one_response_pe
     windows = cum[per_span:] - cum[:-per_span] if per_span < len(cum) else cum[-1:]
     response = min(s.replica_fetch_response_max_bytes,
                    math.floor(s.network_bytes_per_s * s.tick_ms / 1000))
-    bound = s.leader_throttle_bytes_per_s * (span + s.replication_quota_window_size_seconds)
-    assert windows.max() <= bound + response
+    measured_s = span + s.replication_quota_window_size_seconds
+    if s.mode == "delay":
+        measured_s += span
+    assert windows.max() <= s.leader_throttle_bytes_per_s * measured_s + response
 
 
 @settings(max_examples=examples(0.6))
@@ -296,7 +313,7 @@ def test_in_sync_followers_fill_the_leader_quota_and_slow_the_move():
     late = crowded.ticks.time_ms >= 11_000  # a full quota window after the first bytes
     assert crowded.ticks.leader_rate_bytes_per_s[late].max() <= 10 * MB
     assert simulate(base).ticks.equals(crowded.ticks)  # None is R - 1 = 2, as --throttle
-    with pytest.raises(ValueError, match="in_sync_followers must be >= 0"):
+    with pytest.raises(ValueError, match="in_sync_followers must be an integer >= 0"):
         replace(base, in_sync_followers=-1)
 
 

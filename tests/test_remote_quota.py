@@ -164,8 +164,9 @@ def test_delayed_remote_fetch_holds_local_data_until_every_read_or_the_max_wait(
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"bytes_per_s": 0}, r"remote.log.manager.\{copy,fetch\}.max.bytes.per.second\) must be >= 1"),
-    ({"bytes_per_s": 50, "window_num": 0}, r"quota.window.num\) must be >= 1: 0"),
+    ({"bytes_per_s": 0}, r"remote.log.manager.\{copy,fetch\}.max.bytes.per.second\) must be a "
+                         r"number >= 1"),
+    ({"bytes_per_s": 50, "window_num": 0}, r"quota.window.num\) must be an integer >= 1: 0"),
     ({"bytes_per_s": 50, "window_size_s": 0.5}, r"window.size.seconds\) must be an integer"),
 ])
 def test_bad_remote_quota_settings_are_rejected_naming_the_setting(kwargs, match):

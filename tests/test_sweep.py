@@ -39,7 +39,8 @@ def test_a_grid_is_every_combination_in_row_major_order():
     """Two values each: four scenarios, the last field varying fastest."""
     assert [(s.fetch_max_bytes, s.max_partition_fetch_bytes) for s in CONFIGS] == [
         (256 * 1024, 64 * 1024), (256 * 1024, 1 * MiB), (2 * MiB, 64 * 1024), (2 * MiB, 1 * MiB)]
-    with pytest.raises(ValueError, match=r"buffer.memory must be >= fetch.max.bytes"):
+    with pytest.raises(ValueError, match=r"buffer_memory_bytes \(buffer.memory\) must be >= "
+                                         r"fetch.max.bytes"):
         grid(BASE, buffer_memory_bytes=[1 * MiB])
 
 

@@ -27,6 +27,7 @@ from kipviz.kafka.broker.pool import (
 )
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
+from kipviz.kafka.config.settings import check_request_pool
 
 __all__ = ["SOCKET_REQUEST_MAX_BYTES", "broker_pool", "should_shuffle_keys"]
 
@@ -46,12 +47,9 @@ def broker_pool(queued_max_request_bytes: int,
                            BROKER["queued.max.request.bytes"])
     largest = check_setting("socket_request_max_bytes", socket_request_max_bytes,
                             BROKER["socket.request.max.bytes"])
+    check_request_pool(queued, largest)
     if queued <= 0:
         return NO_POOL
-    if queued < largest:
-        raise ValueError(f"queued.max.request.bytes must be -1 or <= 0 (disabled) or "
-                         f">= socket.request.max.bytes (the pool's largest single allocation) "
-                         f"on a broker: {queued} < {largest}")
     return SimpleMemoryPool(queued, largest, strict)
 
 

@@ -104,9 +104,9 @@ def effective_response_max_bytes(
     limit = min(request_max_bytes, broker_fetch_max_bytes)
     if fetch_quota_bytes_per_s is None:
         return limit
-    if not fetch_quota_bytes_per_s > 0:  # a zero quota blocks every fetch: a mistake here
-        raise ValueError(f"fetch_quota_bytes_per_s (consumer_byte_rate) must be > 0: "
-                         f"{fetch_quota_bytes_per_s}")
+    # a zero quota blocks every fetch: a mistake here
+    check_setting("fetch_quota_bytes_per_s", fetch_quota_bytes_per_s,
+                  CONSUMER["consumer_byte_rate"], above=0, number=True)
     window_max = max_value_in_quota_window(fetch_quota_bytes_per_s, quota_window_num,
                                            quota_window_size_s)
     return min(limit, min(int(window_max), INT32_MAX))

@@ -68,8 +68,8 @@ def resolve_in_sync_followers(in_sync_followers: int | None, replication_factor:
         return r - 1
     f = _check_int("in_sync_followers", in_sync_followers, 0)
     if f > r - 1:
-        raise ValueError(f"in_sync_followers must be <= replication_factor - 1 = {r - 1}: {f} "
-                         f"(a partition of R replicas has R - 1 followers)")
+        raise ValueError(f"in_sync_followers must be <= replication_factor - 1 ({r - 1}; a "
+                         f"partition of R replicas has R - 1 followers): {f}")
     return f
 
 

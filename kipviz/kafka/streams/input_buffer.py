@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kipviz.kafka.config.checks import check_int as _check_int
+from kipviz.kafka.config.checks import check_text
 from kipviz.kafka.config.declarations import CONSUMER, STREAMS
 from kipviz.kafka.config.fields import check_setting
 
@@ -154,8 +155,7 @@ def record_size_bytes(key_bytes: int, value_bytes: int, topic: str,
     """
     key = _check_int("key_bytes", key_bytes, 0)
     value = _check_int("value_bytes", value_bytes, 0)
-    if not isinstance(topic, str) or not topic:
-        raise ValueError(f"topic must be a non-empty topic name: {topic!r}")
+    check_text("topic", topic)
     header_bytes = 0
     for header in headers:
         if (not isinstance(header, tuple) or len(header) != 2 or not isinstance(header[0], str)

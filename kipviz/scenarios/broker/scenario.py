@@ -44,8 +44,8 @@ import pandas as pd
 from kipviz.kafka.broker.network import broker_pool
 from kipviz.kafka.broker.pool import DEPLETED, LOW_MEM, NO_POOL, max_outstanding_bytes, pool_state
 from kipviz.kafka.config.declarations import BROKER
-from kipviz.kafka.config.fields import check_declared, kafka_field, knob, values_from
-from kipviz.kafka.config.settings import BrokerConfig
+from kipviz.kafka.config.fields import check_declared, flag, kafka_field, knob, values_from
+from kipviz.kafka.config.settings import BrokerConfig, check_request_pool
 from kipviz.scenarios import limits
 from kipviz.scenarios.broker.kernel import (
     BrokerRequests,
@@ -78,8 +78,8 @@ class BrokerScenario:
     # (kipviz.kafka.broker.pool)
     queued_max_request_bytes: int = kafka_field(BROKER["queued.max.request.bytes"])
     socket_request_max_bytes: int = kafka_field(BROKER["socket.request.max.bytes"])
-    strict: bool = False
-    shuffle: bool = True
+    strict: bool = flag(False)
+    shuffle: bool = flag(True)
     queued_max_requests: int = kafka_field(BROKER["queued.max.requests"])
     small_request_bytes: int = knob(16 * 1024, at_least=1)
     large_request_bytes: int = knob(10 * 1024 * 1024, at_least=1)
@@ -93,17 +93,15 @@ class BrokerScenario:
     ticks: int = knob(2000, at_least=1)
 
     def __post_init__(self) -> None:
-        limits.check_fields(self)  # bools are bools; Java int/long ranges
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
         # queued.max.request.bytes: -1/<= 0 (no pool) or >= socket.request.max.bytes
-        broker_pool(self.queued_max_request_bytes, self.socket_request_max_bytes,
-                    strict=self.strict)
+        check_request_pool(self.queued_max_request_bytes, self.socket_request_max_bytes)
         for name in ("small_request_bytes", "large_request_bytes"):
             size = getattr(self, name)
             if size > self.socket_request_max_bytes:
-                raise ValueError(f"{name} must be <= socket.request.max.bytes (a broker closes "
-                                 f"the connection of a larger request): {size} > "
-                                 f"{self.socket_request_max_bytes}")
+                raise ValueError(f"{name} must be <= socket.request.max.bytes "
+                                 f"({self.socket_request_max_bytes}; a broker closes the "
+                                 f"connection of a larger request): {size}")
 
     @classmethod
     def from_configs(cls, broker: BrokerConfig, **scenario: Any) -> BrokerScenario:
