@@ -53,13 +53,16 @@ lint: $(STAMP) ## ruff and mypy
 # them faster (the dashboards' own defaults favour long sessions).
 TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 
-test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests
-	KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg --durations=25
+# HYPOTHESIS_PROFILE (tests/conftest.py): ci (make test's: the same examples on every run),
+# dev (few examples, at random: the edit loop's default), thorough (many, at random)
+test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" \
+	  $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env \
+	  --nbval-sanitize-with=tests/nbval_sanitize.cfg --durations=25
 
-# HYPOTHESIS_PROFILE: dev (few examples, the edit loop's default), ci (make test's), thorough (many)
-test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser or cluster
+test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser, cluster or network
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest tests \
-	  -m "not spark and not browser and not cluster" -q
+	  -m "not spark and not browser and not cluster and not network" -q
 
 # Lesson sources are tools/lessons/NAME.py (jupytext percent files) paired with notebooks/NAME.ipynb
 # (pyproject's [tool.jupytext]): --sync carries the newer side's cells to the other and keeps the

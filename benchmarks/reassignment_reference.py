@@ -4,7 +4,8 @@ This is :func:`kipviz.scenarios.reassignment.scenario.simulate` as it was before
 numba kernel (``kipviz.scenarios.reassignment.kernel``): plain Python over lists, with
 :class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` objects for the quotas. It knows
 nothing of ``in_sync_followers`` (run it with ``in_sync_followers=0``) and its ``meta`` has no
-``in_sync_followers`` key.
+``in_sync_followers`` key. Its verdict (``meta["reason"]``) is the one rule's,
+:func:`kipviz.kafka.replication.planning.throttle_verdict`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kipviz.apps.planner.throttle import plan_throttle
 from kipviz.kafka.fetch.request import TopicPartition
-from kipviz.kafka.replication.planning import max_replica_fetch_response_bytes, move_time_s
-from kipviz.kafka.replication.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.kafka.quotas.rate import throttle_time_ms
+from kipviz.kafka.replication.planning import (
+    max_replica_fetch_response_bytes,
+    move_time_s,
+    throttle_verdict,
+)
+from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, ReassignmentTrace
 
 _TOPIC = "reassigned"
@@ -49,12 +54,9 @@ def _meta(s: ReassignmentScenario, seed: int) -> dict[str, Any]:
     }
     meta["finishes"] = meta["kip_move_time_s"] < math.inf
     meta["reason"] = ""
-    if t < math.inf:
-        meta["reason"] = plan_throttle(
-            brokers=s.brokers, network_bytes_per_s=s.network_bytes_per_s,
-            bytes_in_per_s=s.bytes_in_per_s, replication_factor=s.replication_factor,
-            bytes_to_move=sum(sizes), throttle_bytes_per_s=t,
-            window_total_s=window_total_s, in_sync_followers=0).reason
+    if t < math.inf:  # KIP-73's verdict on --throttle T, no followers counted
+        meta["reason"] = throttle_verdict(t, s.bytes_in_per_s, s.network_bytes_per_s,
+                                          s.replication_factor)
     return meta
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from kipviz.kafka.broker.pool import broker_pool, should_shuffle_keys
+from kipviz.kafka.broker.network import broker_pool, should_shuffle_keys
 from kipviz.scenarios.broker.kernel import shuffle_seed
 from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests
 

@@ -30,8 +30,9 @@ import pandas as pd
 import simpy
 
 from kipviz.kafka.fetch.request import TopicPartition
+from kipviz.kafka.quotas.rate import throttle_time_ms
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
-from kipviz.kafka.replication.quota import ReplicationQuotaManager, throttle_time_ms
+from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 
 __all__ = ["simulate_simpy"]

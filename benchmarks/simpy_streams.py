@@ -25,7 +25,7 @@ import pandas as pd
 import simpy
 
 from kipviz.kafka.streams import input_buffer as streams_buffer
-from kipviz.kafka.streams.rules import partition_over_share, pause_over_share, resume_emptied
+from kipviz.kafka.streams.input_buffer import partition_over_share, pause_over_share, resume_emptied
 from kipviz.scenarios.streams.scenario import (
     PARTITIONS,
     THREADS,

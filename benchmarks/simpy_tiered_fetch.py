@@ -6,7 +6,7 @@ process per consumer (send, wait for the answer, receive it ``rtt_ms`` later, se
 asks the pool for a thread, gives up if none is free before the ``DelayedRemoteFetch`` expires
 (``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
 (``RemoteLogReader``). The quota is :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over
-:class:`kipviz.kafka.replication.quota.SimpleRate` (on lists, the :mod:`kipviz.kafka.quotas.rate`
+:class:`kipviz.kafka.quotas.rate.SimpleRate` (on lists, the :mod:`kipviz.kafka.quotas.rate`
 functions the kernel compiles); the broker's rules are the plain functions of
 :mod:`kipviz.kafka.tiered.fetch`. Consumers due at one instant wait for their turn and go lowest id
 first, as the kernel takes them. The test suite checks the tables equal the kernel's.

@@ -5,6 +5,10 @@ than the others asks for a multiple of the profile's count (``tests.strategies.e
 all counts scale together. ``HYPOTHESIS_PROFILE`` picks one: ``dev`` (few examples, what
 ``make test-fast`` runs while iterating), ``ci`` (the default, what ``make test`` and CI run) or
 ``thorough`` (ten times CI's, on request: ``HYPOTHESIS_PROFILE=thorough make test-fast``).
+``ci`` is derandomized: each property test draws the same examples on every run (seeded from the
+test itself; no example database), so a red CI run is red again on a rerun and in a fresh clone.
+``dev`` and ``thorough`` draw at random, so they keep finding new cases; a failure prints the
+``@reproduce_failure`` blob to replay it, and its case then joins the test as an ``@example``.
 Tests that take the ``spark`` fixture are marked ``spark`` automatically, so
 ``pytest -m "not spark"`` runs everything that needs no JVM.
 """
@@ -26,7 +30,7 @@ PROFILE_EXAMPLES = {"dev": 10, "ci": 50, "thorough": 500}
 
 for _name, _count in PROFILE_EXAMPLES.items():
     settings.register_profile(_name, deadline=None, max_examples=_count,
-                              print_blob=_name != "dev")
+                              derandomize=_name == "ci", print_blob=_name != "dev")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

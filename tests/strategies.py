@@ -40,7 +40,7 @@ def pool_workloads(draw: st.DrawFn) -> tuple[int, int, bool, list[tuple[str, int
     return size, max_single, strict, draw(st.lists(step, max_size=60))
 
 
-# kipviz.kafka.replication.quota: a timeline of (ms since the previous step, value, measure instead
+# kipviz.kafka.quotas.rate: a timeline of (ms since the previous step, value, measure instead
 # of record)
 rate_steps = st.lists(
     st.tuples(st.integers(0, 4_000), st.integers(0, 1_000_000), st.booleans()), max_size=40
@@ -321,6 +321,41 @@ def window_batches(draw: st.DrawFn) -> list[tuple[int, int, int, int]]:
     windows = draw(st.lists(st.lists(demands, min_size=1, max_size=8), min_size=1, max_size=30))
     return [(w, p, d, draw(st.integers(min_value=0, max_value=d)))
             for w, ds in enumerate(windows) for p, d in enumerate(ds)]
+
+
+# --- kipviz.scenarios.fairness against the curves' Spark SQL ------------------------------
+
+
+@st.composite
+def thread_ticks(draw: st.DrawFn) -> list[tuple[int, int, int, int, int]]:
+    """(time_ms, thread, threads, demand_records, processed_records) of 1 to 4 Streams threads
+    over 1 to 12 ticks of 10 ms, each processing at most what it could."""
+    threads, ticks = draw(st.integers(1, 4)), draw(st.integers(1, 12))
+    rows = []
+    for t in range(ticks):
+        for thread in range(threads):
+            demand = draw(st.integers(0, 50))
+            rows.append((10 * t, thread, threads, demand, draw(st.integers(0, demand))))
+    return rows
+
+
+@st.composite
+def consumer_ticks(draw: st.DrawFn) -> tuple[list[tuple[int, str, int, int]], int]:
+    """(time_ms, group, consumer, processed) of 1 to 4 share and 1 to 3 classic consumers over 1
+    to 12 ticks of 10 ms (some idle), and the ticks."""
+    ticks = draw(st.integers(1, 12))
+    groups = (("share", draw(st.integers(1, 4))), ("classic", draw(st.integers(1, 3))))
+    return [(10 * t, group, c, draw(st.integers(0, 3)))
+            for group, n in groups for c in range(n) for t in range(ticks)], ticks
+
+
+curve_windows = st.integers(1, 6)
+thread_window_ms = st.sampled_from([10, 20, 30])
+broker_requests = st.lists(st.tuples(st.integers(0, 5), st.integers(1, 100), st.integers(0, 50),
+                                     st.integers(-1, 200)), min_size=1, max_size=30)
+"""(connection, size_bytes, arrival_ms, wait_ms) of a broker's requests; wait -1: unread."""
+wait_ticks_ms = st.integers(1, 20)
+wait_ends_ms = st.none() | st.integers(0, 300)
 
 
 partition_sizes = st.lists(st.integers(0, 1000), max_size=12)

@@ -97,8 +97,8 @@ def test_queued_max_request_bytes_below_socket_request_max_bytes_warns_instead_o
     server.write_text("queued.max.request.bytes=1000\nleader.replication.throttled.rate=1000\n"
                       "broker.id=1\n")
     notes = config_warnings(broker=server, bytes_in_per_s=10e6)
-    assert "queued.max.request.bytes must be -1 or <= 0 (disabled) or >= " \
-           "socket.request.max.bytes on a broker: 1000 < 104857600" in notes[0]
+    assert "queued_max_request_bytes (queued.max.request.bytes) must be <= 0 (no pool) or >= " \
+           "socket.request.max.bytes (104857600, " in notes[0] and "): 1000." in notes[0]
     assert "leader.replication.throttled.rate = 1,000 bytes/s" in notes[1]
     config, _ = load_config(BrokerConfig, server)
     assert config is not None and config.queued_max_request_bytes == -1
@@ -107,9 +107,11 @@ def test_queued_max_request_bytes_below_socket_request_max_bytes_warns_instead_o
 def test_settings_kafka_rejects_become_warnings():
     """buffer.memory below fetch.max.bytes (KIP-81), a negative size, an unknown key."""
     (note, *_) = config_warnings({"buffer.memory": "1000"})
-    assert "buffer.memory must be >= fetch.max.bytes (KIP-81): 1000 < 52428800" in note
+    assert "buffer_memory_bytes (buffer.memory) must be >= fetch.max.bytes (52428800; " in note
+    assert "): 1000." in note
     assert load_config(ConsumerConfig, {"fetch.max.bytes": "-5"}) == (
-        None, ["Kafka would reject this consumer config: fetch.max.bytes must be >= 0: -5."])
+        None, ["Kafka would reject this consumer config: fetch_max_bytes (fetch.max.bytes) "
+               "must be an integer >= 0: -5."])
     (note,) = config_warnings(broker={"queued.max.request.byte": "1"})
     assert "did you mean 'queued.max.request.bytes'" in note
     assert "a broker ignores it without a word, so the Kafka default is used" in note

@@ -29,6 +29,7 @@ from kipviz.plots.broker import (
     update_broker_figure,
 )
 from kipviz.scenarios.broker.scenario import BrokerScenario, request_wait_ms, simulate
+from kipviz.scenarios.fairness import jain_index
 from tests.frames import assert_curves_match, assert_frames_close
 
 NaN = float("nan")
@@ -64,11 +65,6 @@ REQUESTS = [(0, 10, 0, 0), (0, 10, 0, 20), (0, 100, 10, 50), (1, 10, 0, 10), (1,
             (2, 100, 30, -1)]
 
 
-
-
-def jain(x: Sequence[float]) -> float:
-    a = np.asarray(x, dtype=float)
-    return float(a.sum() ** 2 / (len(a) * (a * a).sum()))
 
 
 # ----------------------------------------------------------------------------- worked curves
@@ -128,7 +124,7 @@ def test_wait_fairness_is_jain_over_inverse_mean_waits(spark):
     assert got["jain_index"].iloc[0] == pytest.approx(25 / 26, rel=1e-12)
     censored = wait_fairness(df, tick_ms=10, end_ms=60).toPandas()
     assert censored["fair_connections"].tolist() == [3]
-    assert censored["jain_index"].iloc[0] == pytest.approx(jain([1 / 30, 1 / 35, 1 / 40]))
+    assert censored["jain_index"].iloc[0] == pytest.approx(jain_index([1 / 30, 1 / 35, 1 / 40]))
     equal = requests_table([(c, 10, 0, 30) for c in range(4)])
     assert wait_fairness(to_spark(spark, equal)).toPandas()["jain_index"].iloc[0] == 1.0
 
@@ -155,7 +151,7 @@ def test_broker_curves_match_the_separate_curves_and_their_schemas(spark):
     }
     assert_curves_match(got, expected)
     # unread requests wait until the run's end, 4 ticks = 40 ms: 1 / (15 + 10), 1 / (10 + 10)
-    assert got.wait_jain_index == pytest.approx(jain([1 / 30, 1 / 25, 1 / 20]))
+    assert got.wait_jain_index == pytest.approx(jain_index([1 / 30, 1 / 25, 1 / 20]))
     assert (got.queued_max_request_bytes, got.nonstrict_bound_bytes) == (150, 249)
     assert (got.outstanding_bound_bytes, got.per_connection_bound_bytes) == (249, 300)
     assert got.depleted_share == pytest.approx(0.5)

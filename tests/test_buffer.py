@@ -92,13 +92,17 @@ def test_the_pooled_bound_is_buffer_memory_plus_the_largest_response_less_one_by
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: consumer_pool(30 * MB, 50 * MiB),
-     r"buffer.memory must be >= fetch.max.bytes \(KIP-81.*30000000 < 52428800"),
-    (lambda: consumer_pool(-1), r"buffer_memory_bytes \(buffer.memory\) must be >= 1: -1"),
+     r"buffer_memory_bytes \(buffer.memory\) must be >= fetch.max.bytes \(52428800; KIP-81.*\): "
+     r"30000000"),
+    (lambda: consumer_pool(-1),
+     r"buffer_memory_bytes \(buffer.memory\) must be an integer >= 1: -1"),
     (lambda: consumer_pool(1.5), r"buffer_memory_bytes \(buffer.memory\) must be an integer"),
-    (lambda: consumer_pool(10, -1), r"fetch_max_bytes \(fetch.max.bytes\) must be >= 0: -1"),
+    (lambda: consumer_pool(10, -1), r"fetch_max_bytes \(fetch.max.bytes\) must be an integer >= 0: "
+                                    r"-1"),
     (lambda: pooled_bytes_bound(10 * MiB, 11 * MiB),
      r"largest_response_bytes must be <= buffer_memory_bytes \(buffer.memory\)"),
-    (lambda: ConsumerBuffer(consumer_pool(10, 10)).read(-5), r"n_bytes must be >= 0: -5"),
+    (lambda: ConsumerBuffer(consumer_pool(10, 10)).read(-5),
+     r"n_bytes must be an integer >= 0: -5"),
     (lambda: ConsumerBuffer("pool"), r"pool must be a SimpleMemoryPool or NO_POOL"),
 ])
 def test_bad_input_names_the_kafka_setting_and_the_rule(call, message):

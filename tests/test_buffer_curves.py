@@ -113,7 +113,7 @@ def test_the_heap_estimate_is_the_baseline_plus_peak_retained_bytes(traces):
     """heap = baseline + peak retained responses; a negative baseline is an error."""
     trace = traces["kip81_pool"]
     assert heap_estimate_bytes(trace, 80_000_000) == 80_000_000 + trace.buffer.retained_bytes.max()
-    with pytest.raises(ValueError, match="baseline_heap_bytes must be >= 0"):
+    with pytest.raises(ValueError, match="baseline_heap_bytes must be an integer >= 0"):
         heap_estimate_bytes(trace, -1)
 
 

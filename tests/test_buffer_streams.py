@@ -14,6 +14,7 @@ from kipviz.kafka.streams.input_buffer import (
     fetch_bytes,
     partition_share_bytes,
     partitions_to_pause,
+    pick_biggest_partitions,
     record_queue_pauses,
     record_queue_resumes,
     record_size_bytes,
@@ -23,7 +24,6 @@ from kipviz.kafka.streams.input_buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
-from kipviz.kafka.streams.rules import pick_biggest_partitions
 from tests.strategies import (
     buffered_partition_sizes,
     partition_sizes,
@@ -135,26 +135,31 @@ def test_the_biggest_partitions_hold_the_excess_and_no_smaller_one_is_chosen(siz
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: record_size_bytes(-1, 0, "t"), r"key_bytes must be >= 0: -1"),
+        (lambda: record_size_bytes(-1, 0, "t"), r"key_bytes must be an integer >= 0: -1"),
         (lambda: record_size_bytes(0, 1.5, "t"), r"value_bytes must be an integer: 1\.5"),
-        (lambda: record_size_bytes(0, 0, ""), r"topic must be a non-empty topic name"),
+        (lambda: record_size_bytes(0, 0, ""), r"topic must be a non-empty string"),
         (lambda: record_size_bytes(0, 0, "t", [("k", "text")]),
          r"headers must be \(key: str, value: bytes or None\) pairs"),
         (lambda: thread_share_bytes(-1, 2),
          r"total_bytes \(input\.buffer\.max\.bytes or statestore\.cache\.max\.bytes\) must be "
-         r">= 0: -1"),
-        (lambda: thread_share_bytes(100, -1), r"threads \(num\.stream\.threads\) must be >= 0"),
+         r"an integer >= 0: -1"),
+        (lambda: thread_share_bytes(100, -1), r"threads \(num\.stream\.threads\) must be an "
+                                              r"integer >= 0"),
         (lambda: thread_share_bytes(100, 1, global_thread=1), r"global_thread must be True"),
         (lambda: thread_cache_bytes(-5, 1),
-         r"statestore_cache_max_bytes \(statestore\.cache\.max\.bytes\) must be >= 0: -5"),
+         r"statestore_cache_max_bytes \(statestore\.cache\.max\.bytes\) must be an integer "
+         r">= 0: -5"),
         (lambda: record_queue_pauses(5, 0),
-         r"buffered_records_per_partition \(buffered\.records\.per\.partition\) must be >= 1"),
-        (lambda: partitions_to_pause([1, -2], 10), r"buffered_bytes\[1\] must be >= 0: -2"),
-        (lambda: partition_share_bytes(100, 0), r"partitions must be >= 1: 0"),
-        (lambda: fetch_bytes(0), r"record_bytes must be >= 1: 0"),
+         r"buffered_records_per_partition \(buffered\.records\.per\.partition\) must be an integer "
+         r">= 1"),
+        (lambda: partitions_to_pause([1, -2], 10), r"buffered_bytes\[1\] must be an integer >= 0: "
+                                                   r"-2"),
+        (lambda: partition_share_bytes(100, 0), r"partitions must be an integer >= 1: 0"),
+        (lambda: fetch_bytes(0), r"record_bytes must be an integer >= 1: 0"),
         (lambda: fetch_bytes(10, -1),
-         r"max_partition_fetch_bytes \(max\.partition\.fetch\.bytes\) must be >= 0: -1"),
-        (lambda: resume_all_after_round(10, 10, -1), r"processed_records must be >= 0: -1"),
+         r"max_partition_fetch_bytes \(max\.partition\.fetch\.bytes\) must be an integer >= 0: -1"),
+        (lambda: resume_all_after_round(10, 10, -1), r"processed_records must be an integer >= 0: "
+                                                     r"-1"),
     ],
 )
 def test_bad_input_is_rejected_naming_the_setting_and_the_rule(call, message):

@@ -85,7 +85,8 @@ def test_run_refuses_a_config_it_cannot_read_with_a_message(tmp_path, capsys):
     page = tmp_path / "page.html"
     assert main(["run", "--config", str(bad), "--out", str(page)]) == 2
     err = capsys.readouterr().err
-    assert "fetch.max.bytes must be >= 0: -1" in err and "cannot run" in err
+    assert "fetch_max_bytes (fetch.max.bytes) must be an integer >= 0: -1" in err
+    assert "cannot run" in err
     assert not page.exists()
     assert main(["run", "--config", str(tmp_path / "missing"), "--out", str(page)]) == 2
     assert "No such file" in capsys.readouterr().err

@@ -40,8 +40,8 @@ def _exit_status(argv: list[str]) -> int:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--seed", str(2**64)], "--seed: must be between 0 and 4294967295"),
-    (["--seed", "-1"], "--seed: must be between 0"),
+    (["--seed", str(2**64)], "--seed: must be an integer >= 0 and <= 4294967295"),
+    (["--seed", "-1"], "--seed: must be an integer >= 0 and <= 4294967295: -1"),
     (["--lag", "-5m"], "--lag: not a size: '-5m' must not be negative"),
     (["--lag", "lots"], "not a size: 'lots'"),
     (["--partitions", "x"], "invalid int value: 'x'"),

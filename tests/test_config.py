@@ -92,7 +92,8 @@ def test_kafka_keys_map_field_names_to_kafka_settings():
 
 def test_broker_fetch_max_bytes_below_1024_is_rejected():
     """The broker's fetch.max.bytes is atLeast(1024) in ServerConfigs."""
-    with pytest.raises(ValueError, match=r"^fetch\.max\.bytes must be >= 1024 on a broker: 1000$"):
+    with pytest.raises(ValueError, match=(
+            r"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer >= 1024: 1000$")):
         BrokerConfig(fetch_max_bytes=1000)
 
 
@@ -106,28 +107,33 @@ def test_broker_fetch_max_bytes_of_exactly_1024_is_accepted():
     "heartbeat_interval_ms", "request_timeout_ms",
 ])
 def test_negative_consumer_sizes_and_times_are_rejected(field):
-    """Consumer sizes and times are atLeast(0); the message names the Kafka key and value."""
+    """Consumer sizes and times are atLeast(0); the message names the field, the Kafka key and
+    the value."""
     key = re.escape(ConsumerConfig.kafka_keys()[field])
-    with pytest.raises(ValueError, match=rf"^{key} must be >= 0: -1$"):
+    with pytest.raises(ValueError, match=rf"^{field} \({key}\) must be an integer >= 0: -1$"):
         ConsumerConfig(**{field: -1})
 
 
 def test_max_partition_fetch_bytes_message_names_the_setting_rule_and_value():
     """The message reads as the brief's example."""
-    with pytest.raises(ValueError, match=r"^max\.partition\.fetch\.bytes must be >= 0: -1$"):
+    with pytest.raises(ValueError, match=(
+            r"^max_partition_fetch_bytes \(max\.partition\.fetch\.bytes\) must be an integer >= 0: "
+            r"-1$")):
         ConsumerConfig(max_partition_fetch_bytes=-1)
 
 
 def test_max_poll_records_of_zero_is_rejected():
     """max.poll.records is atLeast(1)."""
-    with pytest.raises(ValueError, match=r"^max\.poll\.records must be >= 1: 0$"):
+    with pytest.raises(ValueError, match=(
+            r"^max_poll_records \(max\.poll\.records\) must be an integer >= 1: 0$")):
         ConsumerConfig(max_poll_records=0)
 
 
 def test_receive_buffer_of_minus_one_means_the_os_default_and_is_accepted():
     """-1 is Kafka's RECEIVE_BUFFER_LOWER_BOUND (use the OS default); -2 is not allowed."""
     assert ConsumerConfig(receive_buffer_bytes=-1).receive_buffer_bytes == -1
-    with pytest.raises(ValueError, match=r"^receive\.buffer\.bytes must be >= -1: -2$"):
+    with pytest.raises(ValueError, match=(
+            r"^receive_buffer_bytes \(receive\.buffer\.bytes\) must be an integer >= -1: -2$")):
         ConsumerConfig(receive_buffer_bytes=-2)
 
 
@@ -140,7 +146,9 @@ def test_zero_byte_fetch_limits_are_accepted_as_kafka_does():
 def test_buffer_memory_below_fetch_max_bytes_is_rejected():
     """KIP-81: the pool must hold at least one full fetch response."""
     with pytest.raises(ValueError, match=(
-        r"^buffer\.memory must be >= fetch\.max\.bytes \(KIP-81\): 1000 < 52428800$"
+        r"^buffer_memory_bytes \(buffer\.memory\) must be >= fetch\.max\.bytes \(52428800; "
+        r"KIP-81.*\): "
+        r"1000$"
     )):
         ConsumerConfig(buffer_memory_bytes=1000)
 
@@ -158,21 +166,27 @@ def test_buffer_memory_may_exceed_a_java_int():
 
 def test_int_setting_beyond_a_java_int_is_rejected():
     """Kafka parses INT settings with Integer.parseInt, so 2**31 cannot be set."""
-    with pytest.raises(ValueError, match=r"^fetch\.max\.bytes must fit in a Java int: 2147483648$"):
+    with pytest.raises(ValueError, match=(
+            r"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer <= 2147483647 "
+            r"\(a Java int\): 2147483648$")):
         ConsumerConfig(fetch_max_bytes=2**31)
 
 
 @pytest.mark.parametrize("value", [True, False])
 def test_bool_is_rejected_for_an_int_setting(value):
-    """True is not 1 here: a bool for a size is a mistake, named by its Kafka key."""
-    with pytest.raises(TypeError, match=r"^fetch\.max\.bytes must be an int, not bool"):
+    """True is not 1 here: a bool for a size is a mistake, named by its field and Kafka key."""
+    with pytest.raises(ValueError, match=(
+            rf"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer: {value}$")):
         ConsumerConfig(fetch_max_bytes=value)
 
 
 @pytest.mark.parametrize("value", [1.5, "1024", None])
 def test_non_integers_are_rejected_for_an_int_setting(value):
-    """Floats, strings and None are refused rather than converted."""
-    with pytest.raises(TypeError, match=r"^max\.poll\.records must be an int"):
+    """Floats, strings and None are refused rather than converted (a ValueError, as every
+    other bad value)."""
+    with pytest.raises(ValueError, match=(
+            rf"^max_poll_records \(max\.poll\.records\) must be an integer: "
+            rf"{re.escape(repr(value))}$")):
         ConsumerConfig(max_poll_records=value)
 
 
@@ -187,9 +201,8 @@ def test_numpy_integers_are_accepted_and_stored_as_python_ints():
 def test_queued_max_request_bytes_below_socket_request_max_bytes_is_rejected():
     """KafkaConfig requires the request pool to hold the largest single request."""
     with pytest.raises(ValueError, match=(
-        r"^queued\.max\.request\.bytes must be -1 or <= 0 \(disabled\) or >= "
-        r"socket\.request\.max\.bytes"
-        r" on a broker: 1000 < 104857600$"
+        r"^queued_max_request_bytes \(queued\.max\.request\.bytes\) must be <= 0 \(no pool\) or >= "
+        r"socket\.request\.max\.bytes \(104857600, the pool's largest single allocation\): 1000$"
     )):
         BrokerConfig(queued_max_request_bytes=1000)
 
@@ -214,7 +227,7 @@ def test_queued_max_request_bytes_check_follows_socket_request_max_bytes():
 def test_broker_counts_and_windows_of_zero_are_rejected(field):
     """These broker settings are atLeast(1)."""
     key = re.escape(BrokerConfig.kafka_keys()[field])
-    with pytest.raises(ValueError, match=rf"^{key} must be >= 1 on a broker: 0$"):
+    with pytest.raises(ValueError, match=rf"^{field} \({key}\) must be an integer >= 1: 0$"):
         BrokerConfig(**{field: 0})
 
 
@@ -224,7 +237,7 @@ def test_broker_counts_and_windows_of_zero_are_rejected(field):
 def test_negative_broker_byte_limits_are_rejected(field):
     """These broker byte limits are atLeast(0)."""
     key = re.escape(BrokerConfig.kafka_keys()[field])
-    with pytest.raises(ValueError, match=rf"^{key} must be >= 0 on a broker: -1$"):
+    with pytest.raises(ValueError, match=rf"^{field} \({key}\) must be an integer >= 0: -1$"):
         BrokerConfig(**{field: -1})
 
 
@@ -237,7 +250,7 @@ def test_throttled_rate_is_at_least_zero_as_in_kafka(field):
     accepted and a negative rate is rejected, naming the key."""
     assert getattr(BrokerConfig(**{field: 0}), field) == 0
     key = re.escape(BrokerConfig.kafka_keys()[field])
-    with pytest.raises(ValueError, match=rf"^{key} must be >= 0 on a broker: -1$"):
+    with pytest.raises(ValueError, match=rf"^{field} \({key}\) must be an integer >= 0: -1$"):
         BrokerConfig(**{field: -1})
 
 
@@ -261,7 +274,8 @@ def test_replace_makes_a_validated_variant():
 def test_replace_runs_validation_again():
     """A variant that breaks a rule is rejected like a new config."""
     pooled = ConsumerConfig(buffer_memory_bytes=KIP81_PROPOSED_BUFFER_MEMORY_BYTES)
-    with pytest.raises(ValueError, match=r"^buffer\.memory must be >= fetch\.max\.bytes"):
+    with pytest.raises(ValueError, match=r"^buffer_memory_bytes \(buffer\.memory\) must be >= "
+                                         r"fetch\.max\.bytes"):
         dataclasses.replace(pooled, fetch_max_bytes=2 * KIP81_PROPOSED_BUFFER_MEMORY_BYTES)
 
 
@@ -368,14 +382,16 @@ def test_a_key_from_another_kafka_version_names_the_versions_that_had_it():
 
 def test_unparsable_value_names_the_key():
     """Kafka takes plain integers only: '50MB' is an error naming fetch.max.bytes."""
-    with pytest.raises(ValueError, match=r"^fetch\.max\.bytes must be an integer: '50MB'$"):
+    with pytest.raises(ValueError, match=(
+            r"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer: '50MB'$")):
         ConsumerConfig.from_properties({"fetch.max.bytes": "50MB"})
 
 
 @pytest.mark.parametrize("text", ["1_000", "1e6", "0x400", ""])
 def test_values_java_would_not_parse_are_rejected(text):
     """Python-only integer spellings are refused, as Integer.parseInt refuses them."""
-    with pytest.raises(ValueError, match=r"^max\.poll\.records must be an integer"):
+    with pytest.raises(ValueError, match=r"^max_poll_records \(max\.poll\.records\) must be an "
+                                         r"integer"):
         ConsumerConfig.from_properties({"max.poll.records": text})
 
 
@@ -393,13 +409,15 @@ def test_a_mapping_of_ints_is_accepted():
 
 def test_a_bool_in_a_mapping_is_rejected():
     """True in a mapping is not taken as 1."""
-    with pytest.raises(ValueError, match=r"^fetch\.max\.bytes must be an integer: True$"):
+    with pytest.raises(ValueError, match=(
+            r"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer: True$")):
         ConsumerConfig.from_properties({"fetch.max.bytes": True})
 
 
 def test_values_from_a_file_are_validated():
     """A file value that breaks a rule is rejected with the same message as in code."""
-    with pytest.raises(ValueError, match=r"^fetch\.max\.bytes must be >= 1024 on a broker: 512$"):
+    with pytest.raises(ValueError, match=(
+            r"^fetch_max_bytes \(fetch\.max\.bytes\) must be an integer >= 1024: 512$")):
         BrokerConfig.from_properties({"fetch.max.bytes": "512"})
 
 

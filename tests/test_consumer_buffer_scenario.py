@@ -116,11 +116,14 @@ def test_the_pool_changes_nothing_when_it_never_runs_dry():
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"buffer_memory_bytes": 30_000_000},
-     r"buffer.memory must be >= fetch.max.bytes \(KIP-81.*30000000 < 52428800"),
-    ({"buffer_memory_bytes": -1}, r"buffer_memory_bytes \(buffer.memory\) must be >= 1: -1"),
-    ({"max_in_flight_fetches": 0}, r"max_in_flight_fetches must be >= 1: 0"),
+     r"buffer_memory_bytes \(buffer.memory\) must be >= fetch.max.bytes \(52428800; KIP-81.*\): "
+     r"30000000"),
+    ({"buffer_memory_bytes": -1},
+     r"buffer_memory_bytes \(buffer.memory\) must be an integer >= 1: -1"),
+    ({"max_in_flight_fetches": 0}, r"max_in_flight_fetches must be an integer >= 1: 0"),
     ({"heartbeat_interval_ms": -3}, r"heartbeat_interval_ms \(heartbeat.interval.ms\) must be"),
-    ({"session_timeout_ms": 0}, r"session_timeout_ms \(session.timeout.ms\) must be >= 1"),
+    ({"session_timeout_ms": 0},
+     r"session_timeout_ms \(session.timeout.ms\) must be an integer >= 1"),
 ])
 def test_bad_buffer_settings_are_rejected_with_the_kafka_setting_and_rule(kwargs, message):
     """Nothing is clamped: buffer.memory below fetch.max.bytes, a cap of 0, negative times."""

@@ -143,15 +143,17 @@ def test_a_big_response_takes_its_transfer_time_over_the_link():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"partitions": 0}, "partitions must be >= 1: 0"),
-        ({"fetch_max_bytes": -1}, r"^fetch_max_bytes \(fetch.max.bytes\) must be >= 0: -1$"),
-        ({"broker_fetch_max_bytes": 10}, r"broker fetch.max.bytes\) must be >= 1024: 10"),
+        ({"partitions": 0}, "partitions must be an integer >= 1: 0"),
+        ({"fetch_max_bytes": -1}, r"^fetch_max_bytes \(fetch.max.bytes\) must be an integer >= 0: "
+                                  r"-1$"),
+        ({"broker_fetch_max_bytes": 10},
+         r"broker fetch.max.bytes\) must be an integer >= 1024: 10"),
         ({"max_partition_fetch_bytes": -2},
-         r"max_partition_fetch_bytes \(max.partition.fetch.bytes\) must be >= 0: -2"),
-        ({"consume_bytes_per_s": 0}, "consume_bytes_per_s must be > 0: 0"),
-        ({"network_bytes_per_s": -1.0}, "network_bytes_per_s must be > 0: -1.0"),
-        ({"ordering": 9}, "9 is not a valid Ordering"),
-        ({"windows": 5000}, "windows must be <= ticks: 5000 > 1000"),
+         r"max_partition_fetch_bytes \(max.partition.fetch.bytes\) must be an integer >= 0: -2"),
+        ({"consume_bytes_per_s": 0}, "consume_bytes_per_s must be a number > 0: 0"),
+        ({"network_bytes_per_s": -1.0}, "network_bytes_per_s must be a number > 0: -1.0"),
+        ({"ordering": 9}, "ordering must be an Ordering \\(FIXED = 0, .*\\): 9"),
+        ({"windows": 5000}, "windows must be <= ticks \\(1000\\): 5000"),
     ],
 )
 def test_bad_scenarios_are_rejected_with_the_kafka_setting_and_rule(kwargs, message):

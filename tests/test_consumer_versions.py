@@ -17,7 +17,11 @@ from kipviz.kafka.config.versions import (
     has,
     request_ordering,
 )
-from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.consumer.memory import (
+    consumer_memory_bound_bytes,
+    consumer_memory_bounds,
+    one_round,
+)
 from kipviz.kafka.fetch.request import Ordering, TopicPartition, java_hash_order, request_partitions
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import simulate
@@ -124,13 +128,16 @@ def test_a_copied_hash_set_is_sized_for_its_collection():
 
 def test_a_fetch_version_the_release_cannot_send_is_refused():
     """0.10.0 sends at most v2; 4.0 dropped v0 to v3 (FetchRequest.json "validVersions": "4-17")."""
-    with pytest.raises(ValueError, match=r"version \(fetch request version\) must be 0\.\.2 for "
+    with pytest.raises(ValueError, match=r"version \(fetch request version\) must be >= 0 and <= 2 "
+                                         r"for "
                                          r"kafka_version '0\.10\.0': 12"):
         ConsumerScenario(kafka_version="0.10.0", version=12)
-    with pytest.raises(ValueError, match=r"must be 4\.\.17 for kafka_version '4\.0': 2"):
+    with pytest.raises(ValueError, match=r"must be >= 4 and <= 17 for kafka_version '4\.0': 2"):
         ConsumerScenario(kafka_version="4.0", version=2)
     assert ConsumerScenario(kafka_version="0.10.0").fetch_version == 2
-    with pytest.raises(ValueError, match="SESSION needs fetch sessions"):
+    with pytest.raises(ValueError, match=r"ordering must not be SESSION before fetch sessions "
+                                         r"\(KIP-227, Kafka 1\.1; "
+                                         r"kafka_version '1\.0'\): <Ordering\.SESSION: 3>"):
         ConsumerScenario(kafka_version="1.0", ordering=Ordering.SESSION)
 
 
@@ -161,6 +168,29 @@ def test_a_lagging_kafka_4_consumer_holds_one_response_per_broker():
     assert old.meta["memory_bound_bytes"] == 60 * MiB
     assert old.memory.held_bytes.max() > 4 * new.memory.held_bytes.max()
     assert old.memory.held_bytes.max() <= 60 * MiB
+
+
+def test_the_consumer_memory_bound_is_the_smaller_of_the_broker_and_partition_terms():
+    """KIP-74: min(N * fetch.max.bytes, max.partition.fetch.bytes * partitions)."""
+    assert consumer_memory_bound_bytes(3, 52428800, 1048576, 1000) == 3 * 52428800
+    assert consumer_memory_bound_bytes(3, 52428800, 1048576, 10) == 10 * 1048576
+    assert consumer_memory_bound_bytes(1, 1000, 100, 4, max_batch_bytes=2000) == 2000
+
+
+def test_the_scenarios_bounds_and_the_memory_answer_are_kip74s_one_round():
+    """The drawn bounds and the answer's one-round figure come from one_round: the KIP's
+    arithmetic (consumer fetch.max.bytes), and what holds (the response limit, whole batches),
+    on the serving brokers."""
+    s = replace(LAGGING, kafka_version="3.9", fetch_max_bytes=5 * MiB,
+                broker_fetch_max_bytes=4 * MiB)
+    kip, held = one_round(3, 5 * MiB, MiB, 60), one_round(3, 4 * MiB, MiB, 60, 2 * MiB)
+    bounds = s.bounds(2 * MiB)
+    assert [bounds[k] for k in ("pre_kip74_bound_bytes", "kip74_bound_bytes",
+                                "in_flight_bound_bytes", "buffered_bound_bytes")] == [
+        kip.buffered_bytes, kip.bound_bytes, held.in_flight_bytes, held.buffered_bytes] == [
+        60 * MiB, 15 * MiB, 12 * MiB, 120 * MiB]
+    answer = consumer_memory_bounds(s, lagging=False, max_batch_bytes=2 * MiB)
+    assert answer.kip74_bytes == held.bound_bytes == answer.bound_bytes
 
 
 def test_the_one_memory_answer_names_the_rule_and_its_source():

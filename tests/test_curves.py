@@ -10,7 +10,6 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
 
 from kipviz.curves import consumer as curves
 from kipviz.curves.consumer import (
@@ -25,7 +24,6 @@ from kipviz.curves.consumer import (
 )
 from kipviz.curves.sql import to_spark
 from tests.frames import assert_curves_match, assert_frames_close
-from tests.strategies import examples, fractions, window_batches, window_demands
 
 WINDOW_MS = 1000
 
@@ -72,31 +70,6 @@ def memory_table(held: Sequence[int], in_flight: Sequence[int], consumed: Sequen
         "in_flight_bytes": np.asarray(in_flight, dtype=np.int64),
         "consumed_bytes": np.asarray(consumed, dtype=np.int64),
     })
-
-
-
-
-def water_fill_levels(demands: Sequence[int], total: float) -> np.ndarray:
-    """Reference max-min fair shares, by the textbook loop: share what is left equally among
-    the unsatisfied; whoever needs less than that takes its demand and leaves; repeat."""
-    d = np.asarray(demands, dtype=float)
-    shares = np.zeros_like(d)
-    active = d > 0
-    left = float(total)
-    while active.any():
-        equal = left / active.sum()
-        small = active & (d <= equal)
-        if not small.any():
-            shares[active] = equal
-            break
-        shares[small] = d[small]
-        left -= d[small].sum()
-        active &= ~small
-    return shares
-
-
-def jain(x: np.ndarray) -> float:
-    return float(x.sum() ** 2 / (len(x) * (x * x).sum()))
 
 
 # ----------------------------------------------------------------------------- fairness
@@ -149,45 +122,6 @@ def test_fairness_reports_the_window_starvation_maximum(spark):
     got = fairness(to_spark(spark, windows_table(rows))).toPandas().sort_values("window")
     assert got["max_starvation_streak"].tolist() == [4, 7]
     assert got["starved_partitions"].tolist() == [1, 0]
-
-
-@given(window_demands, fractions)
-def test_reference_water_filling_shares_the_delivered_total_max_min_fairly(ds, fraction):
-    """Shares never exceed demands, add up to the delivered total, and whoever gets less than
-    it asked for gets the largest share (nobody could gain without taking from a smaller)."""
-    total = fraction * sum(ds)
-    shares = water_fill_levels(ds, total)
-    d = np.asarray(ds, dtype=float)
-    assert np.all(shares <= d + 1e-9)
-    assert shares.sum() == pytest.approx(total, rel=1e-9, abs=1e-9)
-    short = shares < d - 1e-9
-    if short.any():
-        assert np.allclose(shares[short], shares.max(), rtol=1e-9)
-
-
-@settings(max_examples=examples(0.16))  # each example is one Spark job over a batch of windows
-@given(window_batches())
-def test_spark_water_filling_matches_the_reference(spark, rows):
-    """Per-partition shares and per-window Jain indexes from Spark equal the numpy reference
-    on a batch of random windows, computed in one job each."""
-    table = windows_table(rows)
-    expected_shares, expected_jain = [], []
-    for window, group in table.groupby("window"):
-        group = group[group["demand_bytes"] > 0]
-        share = water_fill_levels(group["demand_bytes"], group["delivered_bytes"].sum())
-        x = np.divide(group["delivered_bytes"], share, out=np.ones(len(share)), where=share > 0)
-        expected_shares.append(group[["window", "partition", "demand_bytes", "delivered_bytes"]]
-                               .assign(fair_share_bytes=share, x=x))
-        expected_jain.append((window, jain(x) if len(x) else np.nan))
-    df = to_spark(spark, table)
-
-    shares = fair_shares(df).toPandas()
-    assert_frames_close(shares, pd.concat(expected_shares), by=["window", "partition"])
-    totals = shares.groupby("window")[["fair_share_bytes", "delivered_bytes"]].sum()
-    np.testing.assert_allclose(totals["fair_share_bytes"], totals["delivered_bytes"], rtol=1e-9)
-    got = fairness(df).toPandas()[["window", "jain_index"]]
-    assert_frames_close(got, pd.DataFrame(expected_jain, columns=["window", "jain_index"]),
-                        by=["window"])
 
 
 # ----------------------------------------------------------------------------- streaks

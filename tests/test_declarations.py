@@ -127,7 +127,8 @@ def test_check_setting_names_the_argument_the_setting_and_the_rule():
     """A function argument holding a setting is checked by its declaration."""
     assert check_setting("window_num", 11, BROKER["quota.window.num"]) == 11
     with pytest.raises(ValueError, match=re.escape(
-            "delivery_count_limit (group.share.delivery.count.limit) must be <= 10: 11")):
+            "delivery_count_limit (group.share.delivery.count.limit) must be an integer >= 2 and "
+            "<= 10: 11")):
         check_setting("delivery_count_limit", 11, BROKER["group.share.delivery.count.limit"])
 
 
@@ -143,8 +144,9 @@ def test_a_config_accepts_a_value_exactly_when_its_declared_range_does(cls, data
     try:
         config = cls(**{name: value})
     except ValueError as err:
-        paired = str(err).startswith(("buffer.memory must be >= fetch.max.bytes",
-                                      "queued.max.request.bytes must be"))
+        paired = str(err).startswith((
+            "buffer_memory_bytes (buffer.memory) must be >= fetch.max.bytes",
+            "queued_max_request_bytes (queued.max.request.bytes) must be <= 0 (no pool) or"))
         assert paired or not inside, err
     else:
         assert inside and getattr(config, name) == value

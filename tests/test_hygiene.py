@@ -13,6 +13,7 @@ from tests.conftest import PROFILE_EXAMPLES
 from tests.strategies import examples
 
 TESTS = Path(__file__).parent
+MAKEFILE = TESTS.parent / "Makefile"
 TEST_MODULES = sorted(TESTS.glob("test_*.py"))
 
 
@@ -49,6 +50,40 @@ def test_the_profiles_are_registered_and_ordered_by_size():
     assert PROFILE_EXAMPLES["dev"] < PROFILE_EXAMPLES["ci"] < PROFILE_EXAMPLES["thorough"]
     for name, count in PROFILE_EXAMPLES.items():
         assert settings.get_profile(name).max_examples == count
+
+
+def test_ci_draws_the_same_examples_every_run_and_the_others_draw_at_random():
+    """The ``ci`` profile (``make test``'s) is derandomized, so a failure in CI fails again on a
+    rerun; ``dev`` and ``thorough`` stay random, so they keep finding new cases. No test module
+    overrides it (``derandomize=`` or ``database=`` in a test's ``@settings``)."""
+    for name in PROFILE_EXAMPLES:
+        assert settings.get_profile(name).derandomize is (name == "ci"), name
+    for path in TEST_MODULES:
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.keyword):
+                assert node.arg not in {"derandomize", "database"}, f"{path.name}:{node.lineno}"
+
+
+def _recipe(target: str) -> str:
+    """The Makefile recipe of ``target``, its continuation lines joined."""
+    lines = MAKEFILE.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip().removesuffix("\\"))
+    return " ".join(recipe)
+
+
+def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
+    """``make test`` runs ``ci`` unless ``HYPOTHESIS_PROFILE`` says otherwise and takes every
+    marker; ``make test-fast`` runs ``dev`` and leaves out Spark, the browser, the cluster and
+    the network (the wheel's build downloads setuptools)."""
+    test, fast = _recipe("test"), _recipe("test-fast")
+    assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}" in test and ' -m "' not in test
+    assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}" in fast
+    assert '-m "not spark and not browser and not cluster and not network"' in fast
 
 
 def test_examples_scales_the_loaded_profiles_count_and_keeps_at_least_one():

@@ -129,7 +129,8 @@ def test_moves_need_a_current_entry_and_a_size_for_every_moving_partition():
     plan = load_reassignment(SAMPLE, current=CURRENT)
     with pytest.raises(ValueError, match=r"partition_sizes has no size for 'payments-0'"):
         plan.bytes_per_broker({k: v for k, v in SIZES.items() if k != "payments-0"})
-    with pytest.raises(ValueError, match=r"partition_sizes\['orders-2'\] must be >= 0: -1"):
+    with pytest.raises(ValueError, match=r"partition_sizes\['orders-2'\] must be an integer >= 0: "
+                                         r"-1"):
         plan.bytes_per_broker(SIZES | {"orders-2": -1})
 
 
@@ -242,15 +243,15 @@ def test_the_report_prints_the_kafka_configs_commands():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"bytes_in_per_s": -1}, r"bytes_in_per_s must be >= 0: -1"),
-        ({"network_bytes_per_s": -5}, r"network_bytes_per_s must be > 0: -5"),
+        ({"bytes_in_per_s": -1}, r"bytes_in_per_s must be a number >= 0: -1"),
+        ({"network_bytes_per_s": -5}, r"network_bytes_per_s must be a number > 0: -5"),
         ({"throttle_bytes_per_s": -1}, r"throttle_bytes_per_s \(leader.replication.throttled"
                                        r".rate / follower.replication.throttled.rate\) must be "
-                                       r">= 0: -1"),
-        ({"bytes_to_move": -1}, r"bytes_to_move must be >= 0: -1"),
-        ({"brokers": 0}, r"brokers must be >= 1: 0"),
-        ({"replication_factor": 0}, r"replication_factor must be >= 1: 0"),
-        ({"target_completion_s": 0}, r"target_completion_s must be > 0: 0"),
+                                       r"a number >= 0: -1"),
+        ({"bytes_to_move": -1}, r"bytes_to_move must be a number >= 0: -1"),
+        ({"brokers": 0}, r"brokers must be an integer >= 1: 0"),
+        ({"replication_factor": 0}, r"replication_factor must be an integer >= 1: 0"),
+        ({"target_completion_s": 0}, r"target_completion_s must be a number > 0: 0"),
         ({"target_completion_s": 1, "throttle_bytes_per_s": 1},
          r"give target_completion_s or throttle_bytes_per_s, not both"),
     ],
@@ -297,7 +298,7 @@ def test_partition_sizes_load_from_kafka_log_dirs_output_or_a_flat_mapping():
     assert plan.bytes_per_broker(sizes) == {4: 40_000_000_000 + 38_000_000_000 + 12_000_000_000}
     with pytest.raises(ValueError, match="not kafka-log-dirs --describe output"):
         load_partition_sizes({"brokers": [{"logDirs": [{"partitions": [{"size": 1}]}]}]})
-    with pytest.raises(ValueError, match=r"partition_sizes\['t-0'\] must be >= 0: -1"):
+    with pytest.raises(ValueError, match=r"partition_sizes\['t-0'\] must be an integer >= 0: -1"):
         load_partition_sizes({"t-0": -1})
 
 

@@ -8,20 +8,16 @@ import math
 import pytest
 from hypothesis import given
 
+from kipviz.kafka.broker.network import SOCKET_REQUEST_MAX_BYTES, broker_pool, should_shuffle_keys
 from kipviz.kafka.broker.pool import (
-    LONG_MAX_VALUE,
-    NO_POOL,
-    SOCKET_REQUEST_MAX_BYTES,
-    SimpleMemoryPool,
-    broker_pool,
-    max_outstanding_bytes,
-    should_shuffle_keys,
-)
-from kipviz.kafka.broker.pool_state import (
     AVAILABLE,
     DEPLETED,
     DRY,
+    LONG_MAX_VALUE,
+    NO_POOL,
     DepletionTracker,
+    SimpleMemoryPool,
+    max_outstanding_bytes,
     new_pool_row,
     pool_release,
     pool_try_allocate,
@@ -30,7 +26,8 @@ from kipviz.kafka.config.settings import BrokerConfig
 from tests.strategies import pool_workloads
 
 MiB = 1024 * 1024
-RULE = r"queued.max.request.bytes must be -1 or <= 0 \(disabled\) or >= socket.request.max.bytes"
+RULE = (r"queued_max_request_bytes \(queued.max.request.bytes\) must be <= 0 \(no pool\) or >= "
+        r"socket.request.max.bytes")
 
 
 def state(pool: SimpleMemoryPool) -> tuple[int, int, bool]:
@@ -92,10 +89,10 @@ def test_max_outstanding_bytes_is_size_plus_max_single_minus_one_or_size_when_st
 @pytest.mark.parametrize(
     ("size", "max_single", "message"),
     [
-        (0, 1, r"size_bytes \(queued.max.request.bytes on a broker\) must be >= 1: 0"),
-        (-1, 1, r"size_bytes \(queued.max.request.bytes on a broker\) must be >= 1: -1"),
+        (0, 1, r"size_bytes \(queued.max.request.bytes on a broker\) must be an integer >= 1: 0"),
+        (-1, 1, r"size_bytes \(queued.max.request.bytes on a broker\) must be an integer >= 1: -1"),
         (100, 0, r"max_single_allocation_bytes \(socket.request.max.bytes on a broker\) "
-                 r"must be >= 1: 0"),
+                 r"must be an integer >= 1: 0"),
         (100, 101, r"max_single_allocation_bytes .* must be <= size_bytes .*: 101 > 100"),
         (100.0, 10, r"size_bytes .* must be an integer: 100.0"),
         (100, True, r"max_single_allocation_bytes .* must be an integer: True"),
@@ -112,8 +109,8 @@ def test_bad_pool_sizes_are_rejected_naming_the_kafka_setting(size, max_single, 
 @pytest.mark.parametrize(
     ("n", "message"),
     [
-        (0, "n_bytes must be >= 1: 0"),
-        (-5, "n_bytes must be >= 1: -5"),
+        (0, "n_bytes must be an integer >= 1: 0"),
+        (-5, "n_bytes must be an integer >= 1: -5"),
         (61, r"n_bytes must be <= max_single_allocation_bytes \(socket.request.max.bytes on a "
              r"broker\): 61 > 60"),
         (1.5, "n_bytes must be an integer: 1.5"),
@@ -134,7 +131,7 @@ def test_releasing_more_than_is_outstanding_is_an_error_not_a_silent_overcount()
     with pytest.raises(ValueError, match=r"n_bytes must be <= the bytes outstanding "
                                          r"\(used_bytes\): 31 > 30; Kafka would silently"):
         pool.release(31)
-    with pytest.raises(ValueError, match="n_bytes must be >= 1: 0"):
+    with pytest.raises(ValueError, match="n_bytes must be an integer >= 1: 0"):
         pool.release(0)
     assert pool.available_bytes == 70
 
@@ -149,7 +146,7 @@ def test_no_pool_always_allocates_and_never_runs_out():
     assert NO_POOL.depleted_time_total_ms == 0 and NO_POOL.avg_depleted_percent(1000) == 0
     assert not should_shuffle_keys(NO_POOL)
     assert repr(NO_POOL) == "NO_POOL"
-    with pytest.raises(ValueError, match="n_bytes must be >= 0: -1"):
+    with pytest.raises(ValueError, match="n_bytes must be an integer >= 0: -1"):
         NO_POOL.try_allocate(-1)
     with pytest.raises(AttributeError):
         NO_POOL.used_bytes = 5  # type: ignore[misc]
@@ -169,11 +166,11 @@ def test_the_broker_has_no_pool_by_default_and_a_non_strict_one_when_it_is_set()
 
 def test_a_pool_smaller_than_socket_request_max_bytes_is_rejected_as_broker_config_does():
     """The pool must hold the largest single request; the message is BrokerConfig's rule."""
-    with pytest.raises(ValueError, match=RULE + r" .*: 52428800 < 104857600"):
+    with pytest.raises(ValueError, match=RULE + r" \(104857600, .*\): 52428800"):
         broker_pool(50 * MiB)
     with pytest.raises(ValueError, match=RULE):
         BrokerConfig(queued_max_request_bytes=50 * MiB)
-    with pytest.raises(ValueError, match=r"socket.request.max.bytes\) must be >= 1: 0"):
+    with pytest.raises(ValueError, match=r"socket.request.max.bytes\) must be an integer >= 1: 0"):
         broker_pool(-1, 0)
 
 

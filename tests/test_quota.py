@@ -14,7 +14,15 @@ from hypothesis import given
 
 from kipviz.kafka.fetch.request import TopicPartition
 from kipviz.kafka.fetch.response import effective_response_max_bytes
-from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.quotas.rate import (
+    Quota,
+    Rate,
+    Sample,
+    SimpleRate,
+    java_round,
+    max_value_in_quota_window,
+    throttle_time_ms,
+)
 from kipviz.kafka.replication.planning import (
     max_replica_fetch_response_bytes,
     move_time_s,
@@ -22,14 +30,8 @@ from kipviz.kafka.replication.planning import (
 )
 from kipviz.kafka.replication.quota import (
     REPLICATION_QUOTA_WINDOW_NUM,
-    Quota,
-    Rate,
     ReplicationQuotaManager,
-    Sample,
-    SimpleRate,
-    max_value_in_quota_window,
     parse_throttled_replicas,
-    throttle_time_ms,
 )
 from tests.strategies import (
     booleans,
@@ -317,27 +319,27 @@ def test_the_kips_replica_fetch_response_sizes_for_5_and_500_brokers():
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda: Rate(0, 1000), r"samples \(metrics.num.samples\) must be >= 1: 0"),
-        (lambda: Rate(2, 0), r"window_ms \(metrics.sample.window.ms\) must be >= 1: 0"),
+        (lambda: Rate(0, 1000), r"samples \(metrics.num.samples\) must be an integer >= 1: 0"),
+        (lambda: Rate(2, 0), r"window_ms \(metrics.sample.window.ms\) must be an integer >= 1: 0"),
         (lambda: ReplicationQuotaManager(-1),
          r"rate_bytes_per_s \(leader.replication.throttled.rate / "
-         r"follower.replication.throttled.rate\) must be >= 0: -1"),
+         r"follower.replication.throttled.rate\) must be a number >= 0: -1"),
         (lambda: ReplicationQuotaManager(1000, samples=0),
-         r"samples \(replication.quota.window.num\) must be >= 1: 0"),
+         r"samples \(replication.quota.window.num\) must be an integer >= 1: 0"),
         (lambda: ReplicationQuotaManager(1000, window_s=0),
-         r"window_s \(replication.quota.window.size.seconds\) must be > 0: 0"),
+         r"window_s \(replication.quota.window.size.seconds\) must be a number > 0: 0"),
         (lambda: ReplicationQuotaManager(1000, window_s=0.0005),
          r"must be a whole number of milliseconds >= 1 ms: 0.0005"),
-        (lambda: ReplicationQuotaManager(1000).record(-1, 0), "bytes must be >= 0: -1"),
+        (lambda: ReplicationQuotaManager(1000).record(-1, 0), "bytes must be a number >= 0: -1"),
         (lambda: ReplicationQuotaManager(1000).update_quota(math.nan), "must be a number: nan"),
-        (lambda: throttle_time_ms(10, 0, 1000), r"bound \(quota\) must be > 0: 0"),
+        (lambda: throttle_time_ms(10, 0, 1000), r"bound \(quota\) must be a number > 0: 0"),
         (lambda: max_value_in_quota_window(1000, 0, 1),
-         r"samples \(quota.window.num\) must be >= 1: 0"),
-        (lambda: move_time_s(0.5, 100, 0, 10, 1), "brokers must be >= 1: 0"),
-        (lambda: move_time_s(-0.5, 100, 1, 10, 1), "move_ratio must be >= 0: -0.5"),
-        (lambda: throttle_bounds(1, 100, 0), "replication_factor must be >= 1: 0"),
+         r"samples \(quota.window.num\) must be an integer >= 1: 0"),
+        (lambda: move_time_s(0.5, 100, 0, 10, 1), "brokers must be an integer >= 1: 0"),
+        (lambda: move_time_s(-0.5, 100, 1, 10, 1), "move_ratio must be a number >= 0: -0.5"),
+        (lambda: throttle_bounds(1, 100, 0), "replication_factor must be an integer >= 1: 0"),
         (lambda: max_replica_fetch_response_bytes(1, 10, 0, 5),
-         "network_bytes_per_s must be > 0: 0"),
+         "network_bytes_per_s must be a number > 0: 0"),
     ],
 )
 def test_bad_arguments_are_rejected_naming_the_setting_and_the_rule(make, message):

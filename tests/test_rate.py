@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 
 from kipviz.kafka.quotas import rate
+from kipviz.kafka.quotas.rate import Rate, SimpleRate
 from kipviz.kafka.quotas.rate import java_round as quota_java_round
-from kipviz.kafka.replication.quota import Rate, SimpleRate
 from kipviz.kafka.tiered.quota import RemoteLogQuota
 from kipviz.scenarios.jit import compiled_rates
 from tests.strategies import booleans, quota_samples, quota_windows_ms, rate_steps

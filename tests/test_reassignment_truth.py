@@ -19,6 +19,7 @@ from kipviz.kafka.replication.planning import (
     move_time_s,
     scheduled_move_time_s,
     throttle_bounds,
+    throttle_verdict,
 )
 from kipviz.scenarios.reassignment.scenario import MOVE_STATUS, ReassignmentScenario, simulate
 
@@ -125,18 +126,24 @@ def test_the_rule_is_the_kips_formula_with_zero_followers():
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"replication_factor": 5, "brokers": 2}, r"replication_factor must be <= brokers - 1 = 1: 5"),
-    ({"in_sync_followers": 7}, r"in_sync_followers must be <= replication_factor - 1 = 2: 7"),
-    ({"network_bytes_per_s": math.inf}, r"network_bytes_per_s must be finite: inf"),
-    ({"bytes_in_per_s": math.inf}, r"bytes_in_per_s must be finite"),
+    ({"replication_factor": 5, "brokers": 2}, r"replication_factor must be <= brokers - 1 \(1; "
+                                              r".*\): 5"),
+    ({"in_sync_followers": 7}, r"in_sync_followers must be <= replication_factor - 1 \(2; .*\): 7"),
+    ({"network_bytes_per_s": math.inf}, r"network_bytes_per_s must be a finite number: inf"),
+    ({"bytes_in_per_s": math.inf}, r"bytes_in_per_s must be a finite number: inf"),
     ({"leader_throttle_bytes_per_s": math.inf},
-     r"leader_throttle_bytes_per_s \(leader.replication.throttled.rate\) must be below 2\*\*63"),
+     r"leader_throttle_bytes_per_s \(leader.replication.throttled.rate\) must be a finite number: "
+     r"inf"),
     ({"throttle_schedule": ((5, MB), (5, 2 * MB))}, r"throttle_schedule\[1\] from_s must be"),
-    ({"throttle_schedule": ((5, -1),)}, r"throttle_schedule\[0\] rate .* must be >= 0: -1"),
+    ({"throttle_schedule": ((5, -1),)},
+     r"throttle_schedule\[0\] rate .* must be a number >= 0: -1"),
     ({"throttle_schedule": (5, MB)}, r"throttle_schedule\[0\] must be a \(from_s, rate\) pair"),
-    ({"replica_fetch_max_bytes": 2**31}, r"replica.fetch.max.bytes\) must be <= 2147483647"),
-    ({"bytes_in_per_s": 1e300}, r"bytes_in_per_s x the run .* must stay below"),
-    ({"network_bytes_per_s": 1e300}, r"network_bytes_per_s x tick_ms must stay below"),
+    ({"replica_fetch_max_bytes": 2**31},
+     r"replica.fetch.max.bytes\) must be an integer <= 2147483647"),
+    ({"bytes_in_per_s": 1e300},
+     r"bytes_in_per_s must be <= 4611686018427387904 bytes over the run"),
+    ({"network_bytes_per_s": 1e300},
+     r"network_bytes_per_s must be <= 4611686018427387904 bytes per tick"),
 ])
 def test_settings_that_cannot_go_together_are_rejected_naming_them(change, message):
     """Cross-field rules (R current replicas plus a destination need R + 1 brokers; at most
@@ -163,9 +170,52 @@ def test_a_trace_too_big_for_memory_is_refused_before_anything_is_allocated(monk
     """The trace size is estimated first; above ``KIPVIZ_MAX_TRACE_BYTES`` (default half the
     memory) the scenario names the settings to lower."""
     monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "1000000")
-    with pytest.raises(ValueError, match=r"lower ticks \(100000\) or partitions \(10\)"):
+    with pytest.raises(ValueError, match=r"A reassignment of 10 partitions x 100000 ticks would "
+                                         r"need .* \(KIPVIZ_MAX_TRACE_BYTES\): lower "
+                                         r"ticks=100000, partitions=10$"):
         replace(GB_MOVE, ticks=100_000)
     assert replace(GB_MOVE, ticks=10_000).ticks == 10_000
+
+
+def test_a_reassignment_reads_the_trace_limit_as_every_scenario_kind_does(monkeypatch):
+    """One limit (kipviz.scenarios.limits.max_trace_bytes): a limit written as a float is read,
+    a blank one is no limit, a word or a limit below 1 byte is refused by name."""
+    monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "1e6")
+    with pytest.raises(ValueError, match=r"lower ticks=100000, partitions=10$"):
+        replace(GB_MOVE, ticks=100_000)
+    monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", "  ")
+    assert replace(GB_MOVE, ticks=100_000).ticks == 100_000
+    for text, rule in (("lots", "a number of bytes"), ("0", ">= 1")):
+        monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", text)
+        with pytest.raises(ValueError, match=f"KIPVIZ_MAX_TRACE_BYTES must be {rule}: '{text}'"):
+            replace(GB_MOVE, ticks=10)
+
+
+def test_the_meta_blames_the_quota_that_stops_the_move_as_the_planner_would():
+    """KIP-73's verdicts, from kipviz.kafka.replication.planning for the planner and the meta
+    alike: a follower rate at or below IN never finishes (the follower quota counts the new
+    replica alone, not R x IN); a leader rate that nets enough is not blamed when the fetch
+    sizes stop the move; a throttle set as --throttle gets the planner's own words."""
+    rate = "leader.replication.throttled.rate / follower.replication.throttled.rate"
+    follower = replace(GB_MOVE, leader_throttle_bytes_per_s=None,
+                       follower_throttle_bytes_per_s=8e6, ticks=50)
+    assert simulate(follower).meta["reason"] == (
+        f"{rate} = 8000000 B/s must be above bytes_in_per_s (IN) = 1e+07: no move ever finishes")
+    both = replace(GB_MOVE, leader_throttle_bytes_per_s=100e6, follower_throttle_bytes_per_s=8e6,
+                   ticks=50)
+    assert simulate(both).meta["reason"] == simulate(follower).meta["reason"]
+    fetch_bound = replace(GB_MOVE, leader_throttle_bytes_per_s=50e6,
+                          follower_throttle_bytes_per_s=None, replica_fetch_max_bytes=1000,
+                          ticks=50)
+    assert simulate(fetch_bound).meta["reason"] == (
+        "the network or the fetch sizes leave no room above IN: no move ever finishes")
+    for throttle in (25e6, 30e6, 124e6):
+        meta = simulate(replace(_both(throttle), ticks=50)).meta
+        plan = plan_throttle(brokers=5, network_bytes_per_s=125e6, bytes_in_per_s=10 * MB,
+                             replication_factor=3, bytes_to_move=meta["bytes_to_move"],
+                             throttle_bytes_per_s=throttle)
+        assert meta["reason"] == plan.reason == throttle_verdict(
+            throttle, 10 * MB, 125e6, 3, in_sync_followers=2) != ""
 
 
 def test_the_advice_counts_the_followers_against_the_leader_rate_only():
@@ -207,7 +257,8 @@ def test_huge_runs_are_refused_at_once_naming_ticks_and_partitions(change, monke
     """A billion partitions or ticks: refused before any per-partition tuple or array is built
     (it answers at once), naming the settings to lower."""
     monkeypatch.setenv("KIPVIZ_MAX_TRACE_BYTES", str(8 * 2**30))
-    with pytest.raises(ValueError, match=r"ticks x partitions too large: .* lower ticks"):
+    with pytest.raises(ValueError, match=r"A reassignment of .* ticks would need .* lower ticks="):
         replace(GB_MOVE, **change)
-    with pytest.raises(ValueError, match=r"log_bytes must be <= 4611686018427387904"):
+    with pytest.raises(ValueError, match=r"log_bytes must be an integer >= 0 and <= "
+                                         r"4611686018427387904"):
         replace(GB_MOVE, log_bytes=2**63)

@@ -27,6 +27,7 @@ from kipviz.kafka.tiered.quota import (
     remote_fetch_throttle_time_ms,
     rlm_throttle_time_ms,
 )
+from kipviz.scenarios.jit import jit_functions
 from tests.strategies import byte_limits, mixed_partition_logs, partition_logs
 
 T = 1_764_000_000_000
@@ -163,8 +164,9 @@ def test_delayed_remote_fetch_holds_local_data_until_every_read_or_the_max_wait(
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"bytes_per_s": 0}, r"remote.log.manager.\{copy,fetch\}.max.bytes.per.second\) must be >= 1"),
-    ({"bytes_per_s": 50, "window_num": 0}, r"quota.window.num\) must be >= 1: 0"),
+    ({"bytes_per_s": 0}, r"remote.log.manager.\{copy,fetch\}.max.bytes.per.second\) must be a "
+                         r"number >= 1"),
+    ({"bytes_per_s": 50, "window_num": 0}, r"quota.window.num\) must be an integer >= 1: 0"),
     ({"bytes_per_s": 50, "window_size_s": 0.5}, r"window.size.seconds\) must be an integer"),
 ])
 def test_bad_remote_quota_settings_are_rejected_naming_the_setting(kwargs, match):
@@ -200,8 +202,8 @@ def test_from_4_2_local_and_remote_bytes_stay_within_the_limit_or_one_batch(mixe
 
 def test_the_fetch_loop_compiles_with_numba():
     """The loop kernels will call is numba-ready."""
-    numba = pytest.importorskip("numba")
-    jit = numba.njit(read_from_log)
+    pytest.importorskip("numba")
+    jit = jit_functions(["read_partition", "read_from_log"], vars(rf))["read_from_log"]
     args = [np.array(a, np.int64) for a in ([100, 100], [5_000, 5_000])]
     flags = [np.array([True, False]), np.array([False, False])]
     raw, rmax, mo = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.bool_)

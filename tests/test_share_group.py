@@ -123,7 +123,7 @@ def test_range_assignor_leaves_consumers_beyond_the_partitions_idle():
     ({"stalled_consumers": 9}, "stalled_consumers must be <= share_consumers"),
     ({"acquire_mode": "fast"}, r"share.acquire.mode\) must be one of"),
     ({"initial_lag_records": 15}, "whole batches"),
-    ({"fetch_max_bytes": 0}, r"fetch_max_bytes \(fetch.max.bytes\) must be >= 1"),
+    ({"fetch_max_bytes": 0}, r"fetch_max_bytes \(fetch.max.bytes\) must be an integer >= 1"),
 ])
 def test_bad_scenarios_are_rejected(kwargs, match):
     """Settings errors name the setting and the rule."""

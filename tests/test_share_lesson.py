@@ -36,7 +36,8 @@ def test_the_in_flight_bound_is_what_a_share_partition_reaches():
     assert len(sp.acquire(1, fetch_offset=0, fetched_last_offset=14)) == 15
     sp.acquire(1, fetch_offset=15, max_fetch_records=500)
     assert sp.in_flight_records == 25 <= in_flight_bound_records(20, 10)
-    with pytest.raises(ValueError, match=r"group.share.partition.max.record.locks\) must be >= 1"):
+    with pytest.raises(ValueError, match=r"group.share.partition.max.record.locks\) must be an "
+                                         r"integer >= 1"):
         in_flight_bound_records(0, 10)
 
 
@@ -56,7 +57,7 @@ def test_your_cluster_fills_in_the_formulas_from_a_properties_file(tmp_path):
         share_group_advice({"max.poll.records": "many"}, partitions=2, consumers=2)
     with pytest.raises(ValueError, match=r"'share\.acquire\.mode' must be one of"):
         share_group_advice({"share.acquire.mode": "fast"}, partitions=2, consumers=2)
-    with pytest.raises(ValueError, match="partitions must be >= 1"):
+    with pytest.raises(ValueError, match="partitions must be an integer >= 1"):
         share_group_advice({}, partitions=0, consumers=2)
 
 

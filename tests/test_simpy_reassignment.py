@@ -55,7 +55,7 @@ def assert_same_tables(scenario: ReassignmentScenario) -> None:
     try:
         trace = simulate(scenario)
     except ValueError:  # mode="delay" with a throttle of 0
-        with pytest.raises(ValueError, match="must be > 0"):
+        with pytest.raises(ValueError, match="must be a number > 0"):
             simulate_simpy(scenario)
         return
     ticks, partitions = simulate_simpy(scenario)

@@ -74,7 +74,7 @@ def test_the_payload_holds_every_valid_combination_and_says_why_the_others_are_r
     assert [a["start"] for a in payload["axes"]] == [1, 0, 1]  # SMALL: 1 MiB, round-robin
     assert len(payload["points"]) == 10 and sorted(payload["rejected"]) == ["2-1-0", "2-1-1"]
     for reason in payload["rejected"].values():
-        assert "buffer.memory must be >= fetch.max.bytes" in reason
+        assert "buffer_memory_bytes (buffer.memory) must be >= fetch.max.bytes" in reason
     for point in payload["points"].values():
         assert len(point["traces"]) == 7 and "z" in point["traces"][0]
         assert len(point["traces"][2]["y"]) == SMALL.windows and "peak memory" in point["summary"]

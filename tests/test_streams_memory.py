@@ -119,12 +119,13 @@ def test_the_partition_sweep_and_the_share_table_use_the_same_rules():
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("threads", 0, r"threads \(num.stream.threads\) must be >= 1: 0"),
-    ("partitions", 0, r"partitions must be >= 1: 0"),
+    ("threads", 0, r"threads \(num.stream.threads\) must be an integer >= 1: 0"),
+    ("partitions", 0, r"partitions must be an integer >= 1: 0"),
     ("buffered_records_per_partition", 0,
-     r"buffered_records_per_partition \(buffered.records.per.partition\) must be >= 1: 0"),
-    ("fetch_max_bytes", -1, r"fetch_max_bytes \(fetch.max.bytes\) must be >= 0: -1"),
-    ("topic", "", r"topic must be a non-empty topic name"),
+     r"buffered_records_per_partition \(buffered.records.per.partition\) must be an integer "
+     r">= 1: 0"),
+    ("fetch_max_bytes", -1, r"fetch_max_bytes \(fetch.max.bytes\) must be an integer >= 0: -1"),
+    ("topic", "", r"topic must be a non-empty string"),
     ("global_thread", 1, r"global_thread must be True or False: 1"),
 ])
 def test_bad_settings_are_refused_naming_the_setting(field, value, message):

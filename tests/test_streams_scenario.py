@@ -205,21 +205,26 @@ def test_the_lesson_instance_stalls_under_the_merged_code_and_not_under_the_othe
     ("changes", "message"),
     [
         ({"input_buffer_max_bytes": -1}, r"input_buffer_max_bytes \(input\.buffer\.max\.bytes\) "
-                                         r"must be >= 0: -1"),
+                                         r"must be an integer >= 0: -1"),
         ({"buffered_records_per_partition": 0},
-         r"buffered_records_per_partition \(buffered\.records\.per\.partition\) must be >= 1"),
-        ({"threads": 0}, r"threads \(num\.stream\.threads\) must be >= 1: 0"),
-        ({"max_partition_fetch_bytes": -5}, r"max\.partition\.fetch\.bytes\) must be >= 0"),
-        ({"policy": "global"}, r"policy must be one of records_per_partition, thread_bytes"),
-        ({"record_size_spread": 0.5}, r"record_size_spread must be >= 1\.0: 0\.5"),
-        ({"process_records_per_s": 0.0}, r"process_records_per_s must be > 0\.0"),
-        ({"produce_records_per_s": float("inf")}, r"must be finite"),
-        ({"thread_changes": ((100, 2), (100, 3))}, r"thread_changes times must increase"),
-        ({"thread_changes": ((100, 0),)}, r"thread_changes threads \(num\.stream\.threads\) "
-                                          r"must be >= 1: 0"),
-        ({"thread_changes": (100,)}, r"thread_changes must be \(time_ms, threads\) pairs"),
+         r"buffered_records_per_partition \(buffered\.records\.per\.partition\) must be an integer "
+         r">= 1"),
+        ({"threads": 0}, r"threads \(num\.stream\.threads\) must be an integer >= 1: 0"),
+        ({"max_partition_fetch_bytes": -5},
+         r"max\.partition\.fetch\.bytes\) must be an integer >= 0"),
+        ({"policy": "global"}, r"policy must be one of 'records_per_partition', 'thread_bytes'"),
+        ({"record_size_spread": 0.5}, r"record_size_spread must be a number >= 1: 0\.5"),
+        ({"process_records_per_s": 0.0}, r"process_records_per_s must be a number > 0: 0\.0"),
+        ({"produce_records_per_s": float("inf")},
+         r"produce_records_per_s must be a finite number: inf"),
+        ({"thread_changes": ((100, 2), (100, 3))}, r"thread_changes\[1\] time_ms must be above the "
+                                                   r"one before \(100\): 100"),
+        ({"thread_changes": ((100, 0),)},
+         r"thread_changes\[0\] threads \(num\.stream\.threads\) must be an integer >= 1: 0"),
+        ({"thread_changes": (100,)},
+         r"thread_changes\[0\] must be a \(time_ms, threads\) pair: 100"),
         ({"global_thread": "yes"}, r"global_thread must be True or False"),
-        ({"topic": ""}, r"topic must be a non-empty topic name prefix"),
+        ({"topic": ""}, r"topic must be a non-empty string: ''"),
     ],
 )
 def test_bad_settings_are_rejected_naming_the_kafka_setting(changes, message):
@@ -232,5 +237,5 @@ def test_given_value_sizes_must_fit_the_partitions():
     """One size per partition, each >= 0."""
     with pytest.raises(ValueError, match=r"one size per partition \(1\): 2"):
         simulate(TINY, value_bytes=[1, 2])
-    with pytest.raises(ValueError, match=r"value_bytes\[0\] must be >= 0: -1"):
+    with pytest.raises(ValueError, match=r"value_bytes\[0\] must be an integer >= 0: -1"):
         simulate(TINY, value_bytes=[-1])

@@ -58,9 +58,9 @@ def test_fewer_threads_draw_fewer_lines_and_the_sliders_follow_code(dashboard):
     ("params", "message"),
     [
         ({"input_buffer_max_bytes": -1}, "input_buffer_max_bytes (input.buffer.max.bytes) must "
-                                         "be &gt;= 0: -1"),
-        ({"threads": 0}, "threads (num.stream.threads) must be &gt;= 1: 0"),
-        ({"record_size_spread": 0.5}, "record_size_spread must be &gt;= 1.0"),
+                                         "be an integer &gt;= 0: -1"),
+        ({"threads": 0}, "threads (num.stream.threads) must be an integer &gt;= 1: 0"),
+        ({"record_size_spread": 0.5}, "record_size_spread must be a number &gt;= 1: 0.5"),
         ({"policy": "global"}, "policy must be one of"),
         ({"input_buffer_max_byte": 1}, "unknown setting &#x27;input_buffer_max_byte&#x27;"),
     ],

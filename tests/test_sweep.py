@@ -20,7 +20,7 @@ from kipviz.curves.sweep_cache import config_key
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import simulate
-from kipviz.scenarios.contract import jain_by_window
+from kipviz.scenarios.fairness import jain_by_window
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.reassignment.scenario import simulate as reassignment_simulate
 from kipviz.scenarios.streams.scenario import StreamsScenario
@@ -39,7 +39,8 @@ def test_a_grid_is_every_combination_in_row_major_order():
     """Two values each: four scenarios, the last field varying fastest."""
     assert [(s.fetch_max_bytes, s.max_partition_fetch_bytes) for s in CONFIGS] == [
         (256 * 1024, 64 * 1024), (256 * 1024, 1 * MiB), (2 * MiB, 64 * 1024), (2 * MiB, 1 * MiB)]
-    with pytest.raises(ValueError, match=r"buffer.memory must be >= fetch.max.bytes"):
+    with pytest.raises(ValueError, match=r"buffer_memory_bytes \(buffer.memory\) must be >= "
+                                         r"fetch.max.bytes"):
         grid(BASE, buffer_memory_bytes=[1 * MiB])
 
 

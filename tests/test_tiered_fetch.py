@@ -95,10 +95,11 @@ def test_the_fetch_quota_returns_remote_partitions_empty_and_bounds_the_rate():
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"kafka_version": "3.5"}, r"kafka_version must be 3\.6 or later"),
     ({"remote_log_reader_threads": 0},
-     r"remote_log_reader_threads \(remote\.log\.reader\.threads\) must be >= 1: 0"),
+     r"remote_log_reader_threads \(remote\.log\.reader\.threads\) must be an integer >= 1: 0"),
     ({"remote_fetch_max_bytes_per_s": 0}, r"remote\.log\.manager\.fetch\.max\.bytes\.per\.second"),
-    ({"segment_bytes": 10}, r"segment_bytes \(log\.segment\.bytes\) must be >= 16384"),
-    ({"rtt_ms": 0}, r"rtt_ms must be > 0"),
+    ({"segment_bytes": 10}, r"segment_bytes \(log\.segment\.bytes\) must be >= batch_bytes "
+                            r"\(16384\): 10"),
+    ({"rtt_ms": 0}, r"rtt_ms must be a number > 0"),
 ])
 def test_bad_settings_name_the_kafka_setting(kwargs, match):
     """Bad values raise ValueError naming the setting and the rule."""

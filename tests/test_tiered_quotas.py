@@ -49,11 +49,12 @@ def test_simple_rate_reads_a_burst_higher_than_rate_and_the_bucket_absorbs_it():
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: copy_under_quota(0, 1, 10), r"segment_bytes \(log\.segment\.bytes\) must be >= 1"),
+    (lambda: copy_under_quota(0, 1, 10), r"segment_bytes \(log\.segment\.bytes\) must be an "
+                                         r"integer >= 1"),
     (lambda: copy_under_quota(10, 1, 0),
-     r"remote\.log\.manager\.\{copy,fetch\}\.max\.bytes\.per\.second\) must be >= 1"),
-    (lambda: three_rates(bursty_load(1, 10, 100), 0, 100), r"quota must be > 0"),
-    (lambda: bursty_load(1, 0, 100), r"period_ms must be >= 1: 0"),
+     r"remote\.log\.manager\.\{copy,fetch\}\.max\.bytes\.per\.second\) must be a number >= 1"),
+    (lambda: three_rates(bursty_load(1, 10, 100), 0, 100), r"quota must be a number > 0"),
+    (lambda: bursty_load(1, 0, 100), r"period_ms must be an integer >= 1: 0"),
 ])
 def test_bad_arguments_name_the_setting(call, match):
     """Bad values raise ValueError naming the argument (and the Kafka setting)."""

@@ -120,11 +120,12 @@ def test_kafka_manager_accepts_a_spike_on_full_credits_and_rejects_the_next_for_
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"quota": 0, "samples": 11, "window_s": 1}, r"quota \(controller_mutation_rate\) must be > 0"),
+    ({"quota": 0, "samples": 11, "window_s": 1}, r"quota \(controller_mutation_rate\) must be a "
+                                                 r"number > 0"),
     ({"quota": 5, "samples": 0, "window_s": 1},
-     r"samples \(controller.quota.window.num\) must be >= 1"),
+     r"samples \(controller.quota.window.num\) must be an integer >= 1"),
     ({"quota": 5, "samples": 11, "window_s": -1},
-     r"window_s \(controller.quota.window.size.seconds\) must be > 0: -1"),
+     r"window_s \(controller.quota.window.size.seconds\) must be a number > 0: -1"),
     ({"quota": 5, "samples": 1.5, "window_s": 1}, r"samples .* must be an integer"),
 ])
 def test_bad_bucket_settings_are_rejected_naming_the_kafka_setting(kwargs, match):
@@ -136,9 +137,9 @@ def test_bad_bucket_settings_are_rejected_naming_the_kafka_setting(kwargs, match
 def test_negative_permits_and_non_bool_modes_are_rejected():
     """Mutations are counts of partitions (>= 0); the mode is a bool."""
     bucket = TokenBucket(quota=5)
-    with pytest.raises(ValueError, match=r"permits .* must be >= 0: -1"):
+    with pytest.raises(ValueError, match=r"permits .* must be a number >= 0: -1"):
         ControllerMutationQuota(bucket, strict=True).record(-1, T)
-    with pytest.raises(ValueError, match="strict must be a bool"):
+    with pytest.raises(ValueError, match="strict must be True or False: 1"):
         ControllerMutationQuota(bucket, strict=1)  # type: ignore[arg-type]
 
 

@@ -35,9 +35,11 @@ def test_every_knob_belongs_to_one_part_and_reads_back():
 
 @pytest.mark.parametrize(("settings", "message"), [
     ({"fetch.max.bytes": 1}, r"unknown setting 'fetch.max.bytes'; the tour knows"),
-    ({"buffer_memory_bytes": 1 * MiB}, r"buffer.memory must be >= fetch.max.bytes \(KIP-81"),
+    ({"buffer_memory_bytes": 1 * MiB},
+     r"buffer_memory_bytes \(buffer.memory\) must be >= fetch.max.bytes \(16777216; KIP-81"),
     ({"queued_max_request_bytes": 5 * MiB},
-     r"queued.max.request.bytes must be -1 or <= 0 \(disabled\) or >= socket.request.max.bytes"),
+     r"queued_max_request_bytes \(queued.max.request.bytes\) must be <= 0 \(no pool\) or >= "
+     r"socket.request.max.bytes"),
 ])
 def test_bad_knobs_name_the_kafka_setting_and_the_rule(settings, message):
     """Unknown names and values a scenario rejects raise ValueError; nothing is clamped."""
@@ -110,7 +112,7 @@ def test_a_rejected_knob_is_a_warning_and_a_pasted_config_warns_of_risky_values(
     """buffer.memory below fetch.max.bytes warns; a throttle below IN in a broker config is
     listed with the reassignment that never finishes."""
     assert tour.update(buffer_memory_bytes=8 * MiB) is None
-    assert "buffer.memory must be &gt;= fetch.max.bytes" in tour.warning.value
+    assert "buffer_memory_bytes (buffer.memory) must be &gt;= fetch.max.bytes" in tour.warning.value
     assert tour.load(broker={"leader.replication.throttled.rate": "5000000"}) is not None
     assert "at or below the inbound rate" in tour.warning.value
     assert tour.scenario.reassignment.leader_throttle_bytes_per_s == 5_000_000

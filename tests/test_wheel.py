@@ -4,6 +4,9 @@ Builds an sdist from a copy of the project (the files a release holds), a wheel 
 (pip, with build isolation: setuptools comes from PyPI), installs it with ``pip install --no-deps
 --target`` (its dependencies are this venv's) and runs it with ``python -P`` from an empty
 folder, so neither the source tree nor the working directory is on the path.
+
+Marked ``network`` (build isolation downloads setuptools from PyPI): ``make test`` runs it,
+``make test-fast`` and ``pytest -m "not network"`` leave it out.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ RELEASE = ["kipviz", "notebooks", "data", "pyproject.toml", "setup.py", "MANIFES
            "README.md", "environment.yml"]
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 DATA = sorted(p.name for p in (ROOT / "data").iterdir() if p.is_file())
+PACKAGE_DATA = ["kipviz/py.typed", "kipviz/apps/static/sliders.js",
+                "kipviz/kafka/config/kafka_config_keys.json"]
+"""Files beside the modules that the package reads at run time (pyproject's package-data)."""
+
+pytestmark = pytest.mark.network
 
 
 def _pip(*args: str, cwd: Path) -> None:
@@ -76,24 +84,30 @@ def test_the_sdist_carries_the_lessons_and_the_data_at_the_top_level(built):
 
 def test_the_wheel_lists_every_lesson_and_data_file_inside_the_package(built):
     """Each ``notebooks/*.ipynb`` (discovered, not counted) and ``data/*`` file is in the wheel
-    as ``kipviz/notebooks/...`` and ``kipviz/data/...``, byte for byte."""
+    as ``kipviz/notebooks/...`` and ``kipviz/data/...``, byte for byte; so are the package's own
+    data files: the slider pages' script and Kafka's key lists, where their modules find them."""
     assert LESSONS and DATA
     with zipfile.ZipFile(built["wheel"]) as whl:
         for folder, names in (("notebooks", LESSONS), ("data", DATA)):
             for name in names:
                 assert whl.read(f"kipviz/{folder}/{name}") == (ROOT / folder / name).read_bytes()
-        assert "kipviz/apps/static/sliders.js" in whl.namelist()  # the slider pages' script
+        for name in PACKAGE_DATA:
+            assert whl.read(name) == (ROOT / name).read_bytes(), name
 
 
 def test_the_installed_wheel_finds_its_data_and_lessons_from_an_empty_folder(built, tmp_path):
-    """``kipviz.data_file`` and the lessons come from the installed package, not the clone."""
+    """``kipviz.data_file``, the lessons and Kafka's key lists come from the installed package,
+    not the clone."""
     out = _installed(built, tmp_path, "-c",
                      "import kipviz; print(kipviz.__file__); "
-                     "print(kipviz.data_file('consumer.properties')); print(kipviz.lessons_dir())")
-    module, data, lessons = out.split()
+                     "print(kipviz.data_file('consumer.properties')); print(kipviz.lessons_dir()); "
+                     "from kipviz.kafka.config.keys import is_known; "
+                     "print(is_known('consumer', 'fetch.max.bytes'))")
+    module, data, lessons, known = out.split()
     target = str(built["target"])
     assert module.startswith(target) and data.startswith(target) and lessons.startswith(target)
     assert sorted(p.name for p in Path(lessons).glob("*.ipynb")) == LESSONS
+    assert known == "True"
 
 
 def test_the_installed_cli_helps_and_writes_a_report_from_an_empty_folder(built, tmp_path):

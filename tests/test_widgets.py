@@ -42,7 +42,7 @@ def test_update_moves_the_sliders_to_the_new_settings(dashboard):
     ("params", "message"),
     [
         ({"fetch_max_bytes": -1}, "fetch.max.bytes"),
-        ({"partitions": 0}, "partitions must be &gt;= 1: 0"),
+        ({"partitions": 0}, "partitions must be an integer &gt;= 1: 0"),
         ({"ordering": "sideways"}, "ordering must be one of"),
         ({"fetch_max_byte": 10}, "unknown setting &#x27;fetch_max_byte&#x27;"),
     ],
@@ -90,11 +90,11 @@ def test_the_broker_dashboard_redraws_when_the_pool_changes(broker_dashboard):
     ("params", "message"),
     [
         ({"queued_max_request_bytes": 5 * MiB},
-         "queued.max.request.bytes must be -1 or &lt;= 0 (disabled) or &gt;= "
-         "socket.request.max.bytes"),
+         "queued_max_request_bytes (queued.max.request.bytes) must be &lt;= 0 (no pool) or "
+         "&gt;= socket.request.max.bytes"),
         ({"large_request_bytes": 200 * MiB}, "large_request_bytes must be &lt;= "
                                              "socket.request.max.bytes"),
-        ({"connections": 0}, "connections must be &gt;= 1: 0"),
+        ({"connections": 0}, "connections must be an integer &gt;= 1: 0"),
         ({"queued_max_request_byte": 1}, "unknown setting &#x27;queued_max_request_byte&#x27;"),
     ],
 )
@@ -133,7 +133,7 @@ def test_the_reassignment_dashboard_warns_that_a_throttle_at_r_times_in_never_fi
     assert c.kip_move_time_s == 2.5  # a fetch (100 ms) carries only 41.9 MB/s: 31.9 MB/s net
     assert c.completed_s == pytest.approx(c.planned_move_time_s, rel=0.1)
     assert d.update(network_bytes_per_s=float("inf")) is None  # a warning, not an exception
-    assert "network_bytes_per_s must be finite" in d.warning.value
+    assert "network_bytes_per_s must be a finite number: inf" in d.warning.value
     c = d.update(in_sync_followers=None, throttle_schedule=((2.0, 31e6),))  # nets 1 MB/s
     assert c is not None and c.move_status == "not within this run"  # 40 MB in 2 s, 60 in 60 s
     assert c.projected_move_time_s == pytest.approx(62.0)
@@ -155,7 +155,7 @@ def test_an_unlimited_throttle_is_a_slider_position(reassignment_dashboard):
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"bytes_in_per_s": -1}, "bytes_in_per_s must be &gt;= 0: -1"),
+        ({"bytes_in_per_s": -1}, "bytes_in_per_s must be a number &gt;= 0: -1"),
         ({"leader_throttle_bytes_per_s": -5}, "leader.replication.throttled.rate"),
         ({"replication_quota_window_num": 0}, "replication.quota.window.num"),
         ({"throttle": 1}, "unknown setting &#x27;throttle&#x27;"),

@@ -74,11 +74,12 @@ def test_batches_never_exceed_batch_size_and_are_in_tick_order(partitions, ticks
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"profile": "pareto"}, "profile must be one of uniform, zipf, fast_slow, bursts"),
-        ({"produce_bytes_per_s": -1}, "produce_bytes_per_s must be >= 0: -1"),
-        ({"record_bytes": 0}, "record_bytes must be >= 1: 0"),
-        ({"batch_size_bytes": -1}, r"batch_size_bytes \(batch.size\) must be >= 0: -1"),
-        ({"fast_fraction": 2}, r"fast_fraction must be in \[0, 1\]: 2"),
+        ({"profile": "pareto"}, "profile must be one of 'uniform', 'zipf', 'fast_slow', 'bursts': "
+                                "'pareto'"),
+        ({"produce_bytes_per_s": -1}, "produce_bytes_per_s must be a number >= 0: -1"),
+        ({"record_bytes": 0}, "record_bytes must be an integer >= 1: 0"),
+        ({"batch_size_bytes": -1}, r"batch_size_bytes \(batch.size\) must be an integer >= 0: -1"),
+        ({"fast_fraction": 2}, r"fast_fraction must be a number >= 0 and <= 1: 2"),
     ],
 )
 def test_bad_workloads_are_rejected_with_the_rule(kwargs, message):

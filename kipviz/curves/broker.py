@@ -101,8 +101,7 @@ FROM (SELECT size_bytes >= {{large_bytes}} AS large, {_WAIT_AGGS} FROM {_WAITS}
       GROUP BY size_bytes >= {{large_bytes}})"""
 _ALL_WAITS = f"""SELECT {_WAIT_COLS} FROM (SELECT {_WAIT_AGGS} FROM {_WAITS})"""
 # x = 1 / (mean wait + tick_ms) per connection; J = (sum x)^2 / (n sum x^2)
-_FAIRNESS = """SELECT count(x) AS fair_connections,
-  pow(sum(x), 2) / NULLIF(count(x) * sum(x * x), 0) AS jain_index
+_FAIRNESS = """SELECT count(x) AS fair_connections, {jain}
 FROM (SELECT 1.0D / (avg(wait) + {tick_ms}) AS x
       FROM (SELECT connection, {wait} AS wait FROM {{requests}})
       GROUP BY connection)"""
@@ -152,7 +151,7 @@ def wait_summary(requests_df: DataFrame) -> DataFrame:
 def _fairness_query(tick_ms: int, end_ms: int | None) -> str:
     wait = "IF(read_ms >= 0, read_ms - arrival_ms, {})".format(
         "NULL" if end_ms is None else f"greatest({int(end_ms)} - arrival_ms, 0)")
-    return _FAIRNESS.format(tick_ms=int(tick_ms), wait=wait)
+    return _FAIRNESS.format(tick_ms=int(tick_ms), wait=wait, jain=sql.JAIN_INDEX)
 
 
 def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,

@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
+from kipviz.kafka.consumer.memory import consumer_memory_bound_bytes, one_round
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.kafka.fetch.response import (
     CONSUMER_FETCH_MAX_BYTES,
     MAX_PARTITION_FETCH_BYTES,
-    consumer_memory_bound_bytes,
     fill_response,
 )
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -83,7 +83,8 @@ def bounds_table(clusters: Iterable[tuple[int, int]],
     """For each ``(brokers, partitions)``: the pre-KIP-74 bound (partitions x
     max.partition.fetch.bytes) and KIP-74's one-round figure, in MiB."""
     rows = [{"brokers": b, "partitions": p,
-             "pre-KIP-74 bound (MiB)": p * max_partition_fetch_bytes / _MiB,
+             "pre-KIP-74 bound (MiB)": one_round(
+                 b, fetch_max_bytes, max_partition_fetch_bytes, p).buffered_bytes / _MiB,
              "KIP-74 bound (MiB)": consumer_memory_bound_bytes(
                  b, fetch_max_bytes, max_partition_fetch_bytes, p) / _MiB}
             for b, p in clusters]

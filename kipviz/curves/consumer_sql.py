@@ -1,6 +1,8 @@
 """The consumer curves' Spark SQL: max-min fair shares and Jain's index per window, the lag,
 memory and starvation queries (DESIGN.md "Curves"). :mod:`kipviz.curves` runs them; the Streams
-and KIP-81 curves reuse the fairness pieces.
+and KIP-81 curves reuse the fairness pieces. The fairness is
+:mod:`kipviz.scenarios.fairness`'s, in SQL (``tests/test_fairness.py`` checks it on random
+windows).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ LAG_OVER_TIME = {
     "lag_p99_bytes": "float64", "lag_max_bytes": "int64", "lag_total_bytes": "int64",
 }
 
+# Water-filling (kipviz.scenarios.fairness.max_min_fair_shares): rank each window's partitions
+# by demand and compute every candidate level; the level is the candidate of the first
+# partition it fits (_fits). Fitting is monotone in the rank, so partitions before that one
+# keep their demand and the rest get the level. Zero-demand rows sort first and change neither
+# the level nor anyone's share.
 RANKED = """ranked AS (
   SELECT *, _cand <= demand_bytes AS _fits
   FROM (SELECT *, (_total - _smaller) / (_n - _k + 1) AS _cand

@@ -18,8 +18,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from kipviz.curves.reassignment import ReassignmentCurves, reassignment_curves
+from kipviz.scenarios.reassignment.meta import ReassignmentMeta
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
-from kipviz.scenarios.trace_meta import ReassignmentMeta
 
 __all__ = ["followers_table", "response_size_table", "throttle_runs", "throttle_table"]
 

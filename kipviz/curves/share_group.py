@@ -33,7 +33,14 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.curves.sql import collect_parts, require_columns, run_sql, to_spark, trace_tables
+from kipviz.curves.sql import (
+    JAIN_INDEX,
+    collect_parts,
+    require_columns,
+    run_sql,
+    to_spark,
+    trace_tables,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -68,8 +75,7 @@ SHARE_SCALING = {"group": "object", "consumers": "int32", "active_consumers": "i
 _FAIRNESS = """SELECT `group`, window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
   CAST(count(1) AS INT) AS consumers, CAST(count_if(x > 0) AS INT) AS active_consumers,
   CAST(sum(x) AS BIGINT) AS processed_records,
-  sum(x) * 1000.0D / (max(ticks) * {tick_ms}) AS records_per_s,
-  pow(sum(x), 2) / NULLIF(count(1) * sum(x * x), 0) AS jain_index
+  sum(x) * 1000.0D / (max(ticks) * {tick_ms}) AS records_per_s, {jain}
 FROM (SELECT `group`, consumer, CAST(time_ms div {window_ms} AS INT) AS window,
         CAST(sum(processed) AS DOUBLE) AS x, count(1) AS ticks
       FROM {{consumers}} GROUP BY `group`, consumer, time_ms div {window_ms})
@@ -113,8 +119,7 @@ _MEMORY = """SELECT CAST(consumer AS INT) AS consumer,
 FROM {consumers} WHERE `group` = 'share' GROUP BY consumer"""
 _SCALING = """SELECT `group`, CAST(group_size AS INT) AS consumers,
   CAST(count_if(x > 0) AS INT) AS active_consumers,
-  sum(x) * 1000.0D / (max(ticks) * {tick_ms}) AS records_per_s,
-  pow(sum(x), 2) / NULLIF(count(1) * sum(x * x), 0) AS jain_index
+  sum(x) * 1000.0D / (max(ticks) * {tick_ms}) AS records_per_s, {jain}
 FROM (SELECT `group`, group_size, consumer, CAST(sum(processed) AS DOUBLE) AS x, count(1) AS ticks
       FROM {{consumers}} GROUP BY `group`, group_size, consumer)
 GROUP BY `group`, group_size"""
@@ -173,7 +178,7 @@ def share_group_curves(spark: SparkSession, trace: Any, *, windows: int = 20) ->
     frames = trace_tables(spark, trace, {"consumers": CONSUMERS_INPUT,
                                          "partitions": PARTITIONS_INPUT,
                                          "deliveries": DELIVERIES_INPUT})
-    args = {"window_ms": window_ms, "tick_ms": int(meta["tick_ms"])}
+    args = {"window_ms": window_ms, "tick_ms": int(meta["tick_ms"]), "jain": JAIN_INDEX}
     fair, in_flight, delivered, latency, memory = collect_parts(spark, [
         (_FAIRNESS.format(**args), SHARE_FAIRNESS), (_IN_FLIGHT.format(**args), SHARE_IN_FLIGHT),
         (_DELIVERIES.format(**args), _DELIVERED), (_LATENCY.format(**args), SHARE_LATENCY),
@@ -199,7 +204,7 @@ def share_scaling(spark: SparkSession, traces: Mapping[int, Any]) -> pd.DataFram
         frames.append(trace.consumers[["group", "consumer", "processed"]]
                       .assign(group_size=np.int32(size)))
     df = to_spark(spark, pd.concat(frames, ignore_index=True)).coalesce(1)
-    got = cast(pd.DataFrame, run_sql(df, _SCALING.format(tick_ms=ticks.pop()),
+    got = cast(pd.DataFrame, run_sql(df, _SCALING.format(tick_ms=ticks.pop(), jain=JAIN_INDEX),
                                   consumers=df).toPandas())
     return got.astype(SHARE_SCALING)[list(SHARE_SCALING)].sort_values(
         ["group", "consumers"], ignore_index=True)

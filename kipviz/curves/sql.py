@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["LOCAL_RELATION_ROWS", "collect_parts", "part_table", "require_columns",
+__all__ = ["JAIN_INDEX", "LOCAL_RELATION_ROWS", "collect_parts", "part_table", "require_columns",
            "require_meta", "require_windows", "run_sql", "spark_schema", "to_spark",
            "trace_tables", "union_all", "window_args"]
 
@@ -28,10 +28,10 @@ _SPARK_TYPES = {
     "boolean": "BooleanType", "object": "StringType", "string": "StringType",
 }
 
-# Water-filling (see fair_shares): rank each window's partitions by demand and compute every
-# candidate level; the level is the candidate of the first partition it fits (_fits). Fitting
-# is monotone in the rank, so partitions before that one keep their demand and the rest get
-# the level. Zero-demand rows sort first and change neither the level nor anyone's share.
+JAIN_INDEX = "pow(sum(x), 2) / NULLIF(count(x) * sum(x * x), 0) AS jain_index"
+"""Jain's index of the column ``x`` over a group's rows, J = (sum x)^2 / (n * sum x^2), NULL with
+nothing to rate: :func:`kipviz.scenarios.fairness.jain_index` in SQL (the share-group and broker
+fairness; the consumer's water-filled one is ``kipviz.curves.consumer_sql.JAIN``)."""
 
 
 def require_windows(windows_table: Any, windows: int | None) -> int:

@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 
 from kipviz.scenarios import SCENARIOS, ScenarioKind, kind_of
-from kipviz.scenarios.contract import jain_by_window, share_consumer_demand, thread_demand
 
-__all__ = ["CURVES", "SUMMARY", "check_sweepable", "jain_by_window", "metric_parts", "metric_table",
-           "select_rows", "share_consumer_demand", "summarise", "sweepable_kinds", "thread_demand"]
+__all__ = ["CURVES", "SUMMARY", "check_sweepable", "metric_parts", "metric_table", "select_rows",
+           "summarise", "sweepable_kinds"]
 
 SUMMARY = {
     "peak_memory_bytes": "float64", "p99_memory_bytes": "float64", "bound_bytes": "float64",

@@ -14,9 +14,9 @@ shown (:mod:`kipviz.curves.sweep_cache`). A ``cache_dir`` that cannot be written
 (:class:`CacheWarning`) before the Spark job; the results are returned all the same.
 
 Each configuration is reduced by :func:`kipviz.curves.summary.summarise` (its metrics and curves are
-documented there; ``SUMMARY``, ``CURVES``, ``summarise``, ``jain_by_window`` and
-``thread_demand`` are re-exported here), by its kind in :data:`kipviz.scenarios.registry.SCENARIOS`:
-any registered kind with a ``summarise`` can be swept, with no change here.
+documented there; ``SUMMARY``, ``CURVES`` and ``summarise`` are re-exported here), by its kind
+in :data:`kipviz.scenarios.registry.SCENARIOS`: any registered kind with a ``summarise`` can be
+swept, with no change here.
 """
 
 from __future__ import annotations
@@ -46,14 +46,12 @@ from kipviz.curves.sweep_cache import (
     write_cached,
 )
 from kipviz.scenarios import ScenarioKind
-from kipviz.scenarios.contract import jain_by_window, thread_demand
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["CURVES", "SUMMARY", "CacheWarning", "SweepResult", "config_key", "grid",
-           "jain_by_window", "pareto_front", "sample", "summarise", "sweep", "thread_demand",
-           "valid_grid"]
+           "pareto_front", "sample", "summarise", "sweep", "valid_grid"]
 
 _ROW = {"config_id": "int64", "key": "string", "kind": "string", "params": "string",
         "version": "string", **SUMMARY}

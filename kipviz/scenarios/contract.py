@@ -11,9 +11,7 @@ Every run draws its random inputs from ``numpy.random.SeedSequence(seed)``
 (:func:`input_rng`, which is ``numpy.random.default_rng(seed)``), never from numpy's global
 generator, and records ``seed`` in ``meta`` even where nothing is random.
 
-The fairness helpers (:func:`jain_by_window`, :func:`thread_demand`,
-:func:`share_consumer_demand`) compute in numpy what :mod:`kipviz.curves` computes in Spark, for
-the sweeps' tasks.
+Jain's index per window, which a :class:`Reduction` carries, is :mod:`kipviz.scenarios.fairness`'s.
 """
 
 from __future__ import annotations
@@ -24,12 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from kipviz.scenarios.limits import check_seed
 
-__all__ = ["Reduction", "ScenarioKind", "curve_window_ms", "input_rng", "jain_by_window",
-           "seed_sequence", "share_consumer_demand", "thread_demand"]
+__all__ = ["Reduction", "ScenarioKind", "curve_window_ms", "input_rng", "seed_sequence"]
 
 _NO_WINDOWS = np.full(0, math.nan)
 
@@ -84,52 +80,3 @@ def input_rng(seed: object) -> np.random.Generator:
 def curve_window_ms(ticks: int, windows: int, tick_ms: int) -> int:
     """The width of one of ``windows`` windows over ``ticks`` ticks, in ms (the last is short)."""
     return math.ceil(ticks / windows) * tick_ms
-
-
-def jain_by_window(windows: pd.DataFrame) -> np.ndarray:
-    """Jain's index per window over partitions with data, as :func:`kipviz.curves.consumer.fairness`
-    computes it in Spark (max-min fair shares by water-filling), here in numpy for the tasks."""
-    out = []
-    for _, w in windows.groupby("window", sort=True):
-        d = w["demand_bytes"].to_numpy(dtype=float)
-        x = w["delivered_bytes"].to_numpy(dtype=float)
-        keep = d > 0
-        d, x = d[keep], x[keep]
-        if len(d) == 0:
-            out.append(math.nan)
-            continue
-        order = np.argsort(d, kind="stable")
-        ds = d[order]
-        smaller = np.concatenate([[0.0], np.cumsum(ds)[:-1]])
-        cand = (x.sum() - smaller) / (len(ds) - np.arange(len(ds)))
-        fits = np.nonzero(cand <= ds)[0]
-        share = np.minimum(d, cand[fits[0]]) if len(fits) else d
-        ratio = np.divide(x, share, out=np.ones_like(x), where=share > 0)
-        out.append(ratio.sum() ** 2 / (len(ratio) * (ratio**2).sum()))
-    return np.asarray(out)
-
-
-def thread_demand(threads: pd.DataFrame, window_ms: int) -> pd.DataFrame:
-    """A Streams trace's ``threads`` table as :func:`jain_by_window` input: per window and stream
-    thread, the records it could have processed (``demand_bytes``) and did (``delivered_bytes``),
-    as :func:`kipviz.curves.streams.thread_fairness` measures fairness across threads."""
-    window = threads["time_ms"].to_numpy() // window_ms
-    table = pd.DataFrame({"window": window, "thread": threads["thread"].to_numpy(),
-                          "demand_bytes": threads["demand_records"].to_numpy(dtype=float),
-                          "delivered_bytes": threads["processed_records"].to_numpy(dtype=float)})
-    return table.groupby(["window", "thread"], sort=True, as_index=False).sum()
-
-
-def share_consumer_demand(consumers: pd.DataFrame, window_ms: int,
-                          demand_records: float) -> pd.DataFrame:
-    """A share-group trace's share consumers as :func:`jain_by_window` input: per window and
-    consumer, the records it could process (``demand_bytes``, the same for all) and did
-    (``delivered_bytes``), as :func:`kipviz.curves.share_group.share_group_curves` measures
-    fairness across consumers."""
-    share = consumers[consumers["group"] == "share"]
-    table = pd.DataFrame({"window": share["time_ms"].to_numpy() // window_ms,
-                          "partition": share["consumer"].to_numpy(),
-                          "delivered_bytes": share["processed"].to_numpy(dtype=float)})
-    table = table.groupby(["window", "partition"], sort=True, as_index=False).sum()
-    table["demand_bytes"] = float(demand_records)
-    return table

@@ -11,7 +11,7 @@ KIP-74's ``fill_raw_bytes``) are compiled over their own module's globals, as th
 for every kernel that measures one. numba is imported only here.
 
 numba's on-disk cache checks only the source file of the function it compiles, not those of the
-functions it calls: a changed rule in :mod:`kipviz.kafka.broker.pool_state` would leave a cached
+functions it calls: a changed rule in :mod:`kipviz.kafka.broker.pool` would leave a cached
 kernel running the old one. So every function compiled here, the kernel's and the rules alike,
 is cached under a name that carries a digest of the kipviz source files its namespace draws on
 (:func:`sources_digest`), and a change to any of them compiles afresh.
@@ -40,7 +40,7 @@ def compiled_functions(owner: str, build: Callable[[], Mapping[str, Any]]) -> di
 
 def compiled_rates() -> dict[str, Any]:
     """:data:`kipviz.kafka.quotas.rate.RATE_FUNCTIONS` compiled once per process, by name: the
-    very functions :class:`kipviz.kafka.replication.quota.Rate` and the SimPy references run."""
+    very functions :class:`kipviz.kafka.quotas.rate.Rate` and the SimPy references run."""
     from kipviz.kafka.quotas import rate
 
     return compiled_functions(rate.__name__, lambda: jit_functions(rate.RATE_FUNCTIONS,

@@ -1,11 +1,11 @@
-"""What a scenario may ask of the machine: Java ranges, bools, and a trace that fits in memory.
+"""What a scenario may ask of the machine: a seed, and a trace that fits in memory.
 
-Three checks every scenario makes before it allocates anything:
+A scenario's fields are checked at construction by their declarations
+(:func:`kipviz.kafka.config.fields.check_declared`: types, Kafka's ranges and the Java ranges of
+:data:`kipviz.kafka.config.checks.JAVA_RANGES`). Here, what ``simulate`` checks before it
+allocates anything:
 
-* :func:`check_fields` at construction: a field annotated ``bool`` holds a bool (``"no"`` is not
-  False), and an integer field fits the Java type Kafka parses it into (``fetch.min.bytes`` is
-  an ``int``, ``buffer.memory`` a ``long``: ``ConfigDef.Type``); a field that is not a Kafka
-  setting fits the kernels' 64-bit integers.
+* :func:`check_seed`: the seed fits the kernels' 32-bit generators.
 * :func:`check_trace_bytes` in ``simulate``: the trace's estimated size (workload, kernel state,
   output tables) against :func:`max_trace_bytes`, half the machine's memory by default
   (``os.sysconf``) or ``KIPVIZ_MAX_TRACE_BYTES``; above it the error names the settings to lower.
@@ -16,25 +16,18 @@ Three checks every scenario makes before it allocates anything:
 
 from __future__ import annotations
 
-import dataclasses
-import numbers
 import os
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from kipviz.kafka.config.fields import field_rule, field_setting
+from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.fetch.request import Ordering
 
 __all__ = [
-    "JAVA_MAX",
-    "KAFKA_SETTINGS",
     "MAX_TRACE_BYTES_ENV",
     "SEED_MAX",
     "check_broker",
     "check_consumer",
-    "check_fields",
     "check_seed",
     "check_streams",
     "check_trace_bytes",
@@ -45,44 +38,7 @@ __all__ = [
 ]
 
 MAX_TRACE_BYTES_ENV = "KIPVIZ_MAX_TRACE_BYTES"
-JAVA_MAX = {"short": 2**15 - 1, "int": 2**31 - 1, "long": 2**63 - 1}
 _FALLBACK_BYTES = 8 * 1024**3  # when os.sysconf cannot tell the machine's memory
-
-# Fields that are not declared Kafka settings but still have a Java type (a declared field's
-# Java type is its declaration's: kipviz.kafka.config.declarations, read by check_fields).
-KAFKA_SETTINGS: dict[str, tuple[str, str]] = {
-    "version": ("the fetch request version, a Java short", "short"),
-}
-
-
-def _java_type(f: dataclasses.Field[Any]) -> tuple[str, str]:
-    """The label and Java type of a field: its declared Kafka setting's, else
-    :data:`KAFKA_SETTINGS`', else none (a 64-bit integer)."""
-    setting, found = field_setting(f), field_rule(f)
-    if setting is not None and found is not None:
-        return found[1].label or setting.key, setting.java
-    return KAFKA_SETTINGS.get(f.name, ("", "long"))
-
-
-def check_fields(scenario: Any) -> None:
-    """ValueError naming the field (and Kafka setting) for a non-bool in a ``bool`` field or an
-    integer outside its Java type (Kafka settings) or a 64-bit integer (everything else)."""
-    for f in dataclasses.fields(scenario):
-        value = getattr(scenario, f.name)
-        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-        if kind == "bool":
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"{f.name} must be True or False: {value!r}")
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            continue  # types are each scenario's own rules
-        value = int(value)
-        key, java = _java_type(f)
-        label = f"{f.name} ({key})" if key else f.name
-        high = JAVA_MAX[java]
-        if not -high - 1 <= value <= high:
-            where = f"a Java {java}" if key else "a 64-bit integer"
-            raise ValueError(f"{label} must fit in {where} (<= {high}): {value}")
 
 
 def max_trace_bytes() -> int:
@@ -160,12 +116,7 @@ SEED_MAX = 2**32 - 1
 
 def check_seed(seed: object) -> int:
     """``seed`` as an int; ValueError unless it is an integer in 0 .. 2**32 - 1."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer: {seed!r}")
-    value = int(seed)
-    if not 0 <= value <= SEED_MAX:
-        raise ValueError(f"seed must be between 0 and {SEED_MAX} (2**32 - 1): {value}")
-    return value
+    return check_int("seed", seed, 0, maximum=SEED_MAX)
 
 
 def check_consumer(scenario: Any, *, record_fetches: bool = True, seed: object = 0) -> None:

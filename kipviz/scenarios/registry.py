@@ -18,14 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.scenarios.contract import (
-    Reduction,
-    ScenarioKind,
-    curve_window_ms,
-    jain_by_window,
-    share_consumer_demand,
-    thread_demand,
-)
+from kipviz.scenarios.contract import Reduction, ScenarioKind, curve_window_ms
+from kipviz.scenarios.fairness import jain_by_window, share_consumer_jain, thread_demand
 
 __all__ = ["SCENARIOS", "Registry", "kind_of"]
 
@@ -131,8 +125,7 @@ def _share_group(scenario: Any, seed: int, windows: int = 20) -> Reduction:
         * scenario.record_bytes
     tick_ms = t.meta["tick_ms"]
     window_ms = curve_window_ms(len(memory), windows, tick_ms)
-    jain = jain_by_window(share_consumer_demand(
-        t.consumers, window_ms, scenario.process_records_per_s * window_ms / 1000.0))
+    jain = share_consumer_jain(t.consumers, window_ms)
     return Reduction(memory_bytes=memory, consumed_bytes=np.asarray(consumed), tick_ms=tick_ms,
                      jain_index=jain, windows=windows,
                      metrics={"bound_bytes": t.meta["memory_bound_bytes"]})
@@ -140,27 +133,32 @@ def _share_group(scenario: Any, seed: int, windows: int = 20) -> Reduction:
 
 def _builtin_kinds() -> list[ScenarioKind]:
     """The built-in kinds, one line each (their modules import this package: loaded lazily)."""
-    from kipviz.scenarios import trace_meta as m
     from kipviz.scenarios.broker import scenario as broker
+    from kipviz.scenarios.broker.meta import BrokerMeta
     from kipviz.scenarios.consumer import simulation as consumer
+    from kipviz.scenarios.consumer.meta import ConsumerMeta
     from kipviz.scenarios.reassignment import scenario as reassignment
+    from kipviz.scenarios.reassignment.meta import ReassignmentMeta
     from kipviz.scenarios.share_group import scenario as share_group
+    from kipviz.scenarios.share_group.meta import ShareGroupMeta
     from kipviz.scenarios.streams import scenario as streams
+    from kipviz.scenarios.streams.meta import StreamsMeta
     from kipviz.scenarios.tiered_fetch import scenario as tiered_fetch
+    from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 
     return [
         ScenarioKind("consumer", "KIP-74, KIP-81", consumer.ConsumerScenario, consumer.simulate,
-                     consumer.ConsumerTrace, m.ConsumerMeta, _consumer),
+                     consumer.ConsumerTrace, ConsumerMeta, _consumer),
         ScenarioKind("broker", "KIP-72", broker.BrokerScenario, broker.simulate,
-                     broker.BrokerTrace, m.BrokerMeta, _broker),
+                     broker.BrokerTrace, BrokerMeta, _broker),
         ScenarioKind("reassignment", "KIP-73", reassignment.ReassignmentScenario,
-                     reassignment.simulate, reassignment.ReassignmentTrace, m.ReassignmentMeta,
+                     reassignment.simulate, reassignment.ReassignmentTrace, ReassignmentMeta,
                      _reassignment),
         ScenarioKind("streams", "KIP-770", streams.StreamsScenario, streams.simulate,
-                     streams.StreamsTrace, m.StreamsMeta, _streams),
+                     streams.StreamsTrace, StreamsMeta, _streams),
         ScenarioKind("share_group", "KIP-932", share_group.ShareGroupScenario,
-                     share_group.simulate, share_group.ShareGroupTrace, m.ShareGroupMeta,
+                     share_group.simulate, share_group.ShareGroupTrace, ShareGroupMeta,
                      _share_group),
         ScenarioKind("tiered_fetch", "KIP-405", tiered_fetch.TieredFetchScenario,
-                     tiered_fetch.simulate, tiered_fetch.TieredFetchTrace, m.TieredFetchMeta),
+                     tiered_fetch.simulate, tiered_fetch.TieredFetchTrace, TieredFetchMeta),
     ]

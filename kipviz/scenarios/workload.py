@@ -10,13 +10,14 @@ record batch header (``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``).
 
 from __future__ import annotations
 
-import math
-import numbers
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, NamedTuple
 
 import numpy as np
+
+from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.fields import check_declared, choice, knob
 
 __all__ = ["RECORD_BATCH_OVERHEAD_BYTES", "Batches", "Workload", "partition_rates", "produce"]
 
@@ -38,57 +39,31 @@ class Workload:
     records of that size (to show the first-batch exception).
     """
 
-    profile: Profile = "uniform"
-    produce_bytes_per_s: float = 10e6
-    record_bytes: int = 1024
-    batch_size_bytes: int = 16384
-    zipf_s: float = 1.1
-    fast_fraction: float = 0.5
-    fast_to_slow_ratio: float = 10.0
-    burst_period_ms: int = 5000
-    burst_duration_ms: int = 1000
-    burst_fraction: float = 0.1
-    burst_multiplier: float = 20.0
-    initial_lag_bytes: int = 0
-    large_record_bytes: int = 0
+    profile: Profile = choice("uniform", PROFILES)
+    produce_bytes_per_s: float = knob(10e6, at_least=0, number=True)
+    record_bytes: int = knob(1024, at_least=1)
+    # the producer's batch.size (ProducerConfig, atLeast(0))
+    batch_size_bytes: int = knob(16384, at_least=0, label="batch.size")
+    zipf_s: float = knob(1.1, at_least=0, number=True)
+    fast_fraction: float = knob(0.5, at_least=0, at_most=1, number=True)
+    fast_to_slow_ratio: float = knob(10.0, at_least=1, number=True)
+    burst_period_ms: int = knob(5000, at_least=1)
+    burst_duration_ms: int = knob(1000, at_least=0)  # and <= burst_period_ms
+    burst_fraction: float = knob(0.1, at_least=0, at_most=1, number=True)
+    burst_multiplier: float = knob(20.0, at_least=1, number=True)
+    initial_lag_bytes: int = knob(0, at_least=0)
+    large_record_bytes: int = knob(0, at_least=0)
 
     def __post_init__(self) -> None:
-        if self.profile not in PROFILES:
-            raise ValueError(f"profile must be one of {', '.join(PROFILES)}: {self.profile!r}")
-        for f in fields(self):  # an int is an int (100.5 bytes is no record size), a number finite
-            value = getattr(self, f.name)
-            if f.type == "int" and (isinstance(value, bool)
-                                    or not isinstance(value, numbers.Integral)):
-                raise ValueError(f"{f.name} must be an integer: {value!r}")
-            if f.type == "float" and (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                                      or not math.isfinite(value)):
-                raise ValueError(f"{f.name} must be a finite number: {value!r}")
-            if f.type == "int" and not -(2**63) <= value < 2**63:
-                raise ValueError(f"{f.name} must fit in a 64-bit integer: {value}")
-        checks = [
-            ("produce_bytes_per_s", self.produce_bytes_per_s >= 0, ">= 0"),
-            ("record_bytes", self.record_bytes >= 1, ">= 1"),
-            ("batch_size_bytes (batch.size)", self.batch_size_bytes >= 0, ">= 0"),
-            ("zipf_s", self.zipf_s >= 0, ">= 0"),
-            ("fast_fraction", 0 <= self.fast_fraction <= 1, "in [0, 1]"),
-            ("fast_to_slow_ratio", self.fast_to_slow_ratio >= 1, ">= 1"),
-            ("burst_period_ms", self.burst_period_ms >= 1, ">= 1"),
-            ("burst_duration_ms", 0 <= self.burst_duration_ms <= self.burst_period_ms,
-             "in [0, burst_period_ms]"),
-            ("burst_fraction", 0 <= self.burst_fraction <= 1, "in [0, 1]"),
-            ("burst_multiplier", self.burst_multiplier >= 1, ">= 1"),
-            ("initial_lag_bytes", self.initial_lag_bytes >= 0, ">= 0"),
-            ("large_record_bytes", self.large_record_bytes >= 0, ">= 0"),
-        ]
-        for name, ok, rule in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {rule}: {getattr(self, name.split()[0])}")
+        check_declared(self)  # each field's rule (kipviz.kafka.config.fields)
+        if self.burst_duration_ms > self.burst_period_ms:
+            raise ValueError(f"burst_duration_ms must be <= burst_period_ms "
+                             f"({self.burst_period_ms}): {self.burst_duration_ms}")
 
 
 def partition_rates(workload: Workload, partitions: int) -> np.ndarray:
     """Mean produce rate of each partition in bytes per second (they sum to the total)."""
-    if partitions < 1:
-        raise ValueError(f"partitions must be >= 1: {partitions}")
+    check_int("partitions", partitions, 1)
     if workload.profile == "zipf":
         weights = 1.0 / np.arange(1, partitions + 1) ** workload.zipf_s
     elif workload.profile == "fast_slow":
@@ -167,8 +142,8 @@ def produce(workload: Workload, partitions: int, ticks: int, tick_ms: int, *, se
     Records per tick and partition are Poisson with the profile's mean, so rates fluctuate as real
     traffic does; the backlog is written as full batches at tick 0.
     """
-    if ticks < 1 or tick_ms < 1:
-        raise ValueError(f"ticks and tick_ms must be >= 1: {ticks}, {tick_ms}")
+    check_int("ticks", ticks, 1)
+    check_int("tick_ms", tick_ms, 1)
     rng = np.random.default_rng(seed)
     rates = partition_rates(workload, partitions)
     record = _record_sizes(workload, partitions)

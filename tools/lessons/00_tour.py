@@ -49,13 +49,13 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 
 # %%
 from kipviz import data_file
-from kipviz.widgets.tour import TourDashboard
+from kipviz.widgets import TourDashboard
 
 MiB = 1024 * 1024
 tour = TourDashboard(spark=spark, heap_bytes=128 * MiB)
@@ -84,7 +84,7 @@ print(f"reassignment: {c.reassignment.move_text} "
 # %%
 from dataclasses import replace
 
-from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.consumer import consumer_memory_bounds
 
 consumer = replace(tour.scenario.consumer, buffer_memory_bytes=None)
 print(consumer_memory_bounds(consumer).sentence())

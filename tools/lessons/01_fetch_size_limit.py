@@ -33,8 +33,7 @@
 # %%
 from dataclasses import replace
 
-from kipviz import plots
-from kipviz.curves import consumer as curves
+from kipviz import curves, plots
 from kipviz.curves.consumer_compare import (
     bounds_table,
     fill_cases_table,
@@ -42,12 +41,9 @@ from kipviz.curves.consumer_compare import (
     response_sizes,
     starvation_table,
 )
-from kipviz.kafka.fetch.request import Ordering
-from kipviz.kafka.fetch.response import fill_response
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
-from kipviz.scenarios.consumer.versions import memory_by_version
-from kipviz.scenarios.workload import Workload
+from kipviz.kafka.fetch import Ordering, fill_response
+from kipviz.scenarios import Workload
+from kipviz.scenarios.consumer import ConsumerScenario, memory_by_version, simulate
 from kipviz.widgets import LESSON_SCENARIO, FetchDashboard
 
 MiB = 1024 * 1024
@@ -119,7 +115,7 @@ print(f"version 3: {v3.raw_bytes:,} bytes, whole batches {v3.complete_batches}")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()  # embedded local[*]; set SPARK_REMOTE or KIPVIZ_SPARK_MASTER for a cluster
 spark.version
@@ -261,7 +257,7 @@ FetchDashboard(spark=spark)
 #
 # ## What Kafka does today
 #
-# This is Kafka 4.3 (the newest release kipviz models, `kipviz.kafka.config.versions.NEWEST_KAFKA_VERSION`);
+# This is Kafka 4.3 (the newest release kipviz models, `kipviz.kafka.config.NEWEST_KAFKA_VERSION`);
 # each point says from which release it holds.
 #
 # * **Request order, by version** (read on each release branch): the consumer keeps its assignment

@@ -47,7 +47,7 @@ from kipviz.curves.broker_compare import (
     pools_table,
     waits_table,
 )
-from kipviz.kafka.broker.pool import max_outstanding_bytes
+from kipviz.kafka.broker import max_outstanding_bytes
 from kipviz.plots.broker import broker_figure, compare_pools_figure, compare_waits_figure
 from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
 
@@ -103,7 +103,7 @@ print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 
@@ -172,7 +172,7 @@ broker_figure(curves["non-strict pool (Kafka)"], title="Kafka's non-strict pool 
 # > `lowMemThreshold` is 10% of the pool and `outOfMemory` is set when a channel has muted itself
 # > because its allocation failed (and cleared once the pool has memory again). So there is *no*
 # > shuffle right after a failed allocation, and there is one while memory is merely low. kipviz
-# > follows the code (`kipviz.kafka.broker.pool.should_shuffle_keys`).
+# > follows the code (`kipviz.kafka.broker.should_shuffle_keys`).
 
 # %%
 pressure = replace(BROKER_LESSON_SCENARIO, queued_max_request_bytes=20 * MiB,

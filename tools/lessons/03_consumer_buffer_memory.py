@@ -37,8 +37,7 @@ from dataclasses import replace
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.consumer_compare import bounds_table, heap_table
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
-from kipviz.scenarios.consumer.buffer_memory import simulate_modes
-from kipviz.scenarios.consumer.versions import memory_by_version
+from kipviz.scenarios.consumer import memory_by_version, simulate_modes
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
 MiB = 1024 * 1024
@@ -89,7 +88,7 @@ print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_str
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 

@@ -52,13 +52,13 @@ from kipviz.curves.reassignment_compare import (
     throttle_runs,
     throttle_table,
 )
-from kipviz.kafka.replication.planning import (
+from kipviz.kafka.replication import (
     max_replica_fetch_response_bytes,
     move_time_s,
     throttle_bounds,
 )
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
-from kipviz.scenarios.reassignment.scenario import simulate
+from kipviz.scenarios.reassignment import simulate
 from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
 from kipviz.widgets.reassignment import METRICS_TEXT
 
@@ -154,7 +154,7 @@ print(f"replica.fetch.response.max.bytes < "
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 
@@ -291,7 +291,7 @@ ReassignmentDashboard(spark=spark)
 # * KIP-1023 (4.3, tiered storage, opt-in) lets a new follower skip the tiered part of the log.
 # * The rate behind the quota is Kafka's `SimpleRate` over 11 windows of 1 s by default; Kafka 3.8
 #   (apache/kafka#15889) changed when old samples are purged, which kipviz follows (`legacy=True`
-#   in `kipviz.kafka.replication.quota` gives the earlier rule).
+#   in `kipviz.kafka.quotas` gives the earlier rule).
 
 # %% [markdown]
 # ## Exercises

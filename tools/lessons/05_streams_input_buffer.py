@@ -46,7 +46,7 @@ from kipviz.curves.streams_compare import (
     skewed_value_bytes,
     thread_fairness_table,
 )
-from kipviz.kafka.streams.input_buffer import record_size_bytes
+from kipviz.kafka.streams import record_size_bytes
 from kipviz.kafka.streams.memory import (
     StreamsInstance,
     input_bounds_table,
@@ -188,7 +188,7 @@ print(streams_memory(app, "4.3").consumer.sentence())
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 

@@ -35,7 +35,7 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 
@@ -45,7 +45,7 @@ from dataclasses import replace
 
 from kipviz.curves.summary import metric_table, select_rows
 from kipviz.curves.sweep import grid, pareto_front, sweep
-from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.consumer import consumer_memory_bounds
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, GRID_LESSON_SCENARIO, GridDashboard
 

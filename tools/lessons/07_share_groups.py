@@ -36,7 +36,7 @@
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 
@@ -46,8 +46,7 @@ from dataclasses import replace
 from kipviz.apps.exercises import check, question
 from kipviz.apps.share_advice import share_group_advice
 from kipviz.curves.share_group import share_group_curves, share_scaling
-from kipviz.kafka.share.assign import simple_assign
-from kipviz.kafka.share.fetch import in_flight_bound_records, uniform_partition_max_bytes
+from kipviz.kafka.share import in_flight_bound_records, simple_assign, uniform_partition_max_bytes
 from kipviz.plots.diagrams import diagram
 from kipviz.plots.share_group import scaling_figure, share_group_figure
 from kipviz.scenarios.share_group.scenario import (

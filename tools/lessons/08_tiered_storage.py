@@ -39,7 +39,7 @@ from dataclasses import replace
 
 from kipviz.apps.exercises import answer, check
 from kipviz.curves.tiered import tiered_curves
-from kipviz.kafka.quotas.token_bucket import TokenBucket
+from kipviz.kafka.quotas import TokenBucket
 from kipviz.plots.tiered import copy_quota_figure, three_rates_figure, tiered_figure
 from kipviz.scenarios.tiered_fetch.quotas import (
     bursty_load,
@@ -77,7 +77,7 @@ diagram("08")
 # %%
 # NBVAL_IGNORE_OUTPUT
 # (starting Spark prints Java log lines that differ between runs)
-from kipviz.curves.spark import get_spark
+from kipviz.curves import get_spark
 
 spark = get_spark()
 

@@ -1,12 +1,13 @@
 """KIP-73 throttle planner: a reassignment in, a throttle, its real move time and the commands out.
 
-``plan_throttle`` applies the one move-time rule of :mod:`kipviz.kafka.replication.planning` to
-brokers, network N, bytes-in IN, replication factor R and the bytes to move, counting the F in-sync
-followers ``kafka-reassign-partitions --throttle`` puts under the leader's quota (F = R - 1 by
-default; F = 0 is KIP-73's idealisation): the range ``(F + 1) x IN < T < N - IN/R`` (Q&A 4),
-the move time ``bytes / (T - (F + 1) x IN)`` (Q&A 1), the largest safe
-``replica.fetch.response.max.bytes`` (Q&A 5). KIP-1023 (Kafka 4.3, tiered storage, opt-in
-``follower.fetch.last.tiered.offset.enable``) leaves only the local part of a log to copy.
+``plan_throttle`` applies the one move-time rule of :mod:`kipviz.kafka.replication.planning` and
+its verdict (``throttle_verdict``) to brokers, network N, bytes-in IN, replication factor R and
+the bytes to move, counting the F in-sync followers ``kafka-reassign-partitions --throttle``
+puts under the leader's quota (F = R - 1 by default; F = 0 is KIP-73's idealisation): the range
+``(F + 1) x IN < T < N - IN/R`` (Q&A 4), the move time ``bytes / (T - (F + 1) x IN)`` (Q&A 1),
+the largest safe ``replica.fetch.response.max.bytes`` (Q&A 5). KIP-1023 (Kafka 4.3, tiered
+storage, opt-in ``follower.fetch.last.tiered.offset.enable``) leaves only the local part of a log
+to copy.
 ``plan_log_dir_move`` does the arithmetic of a move between log dirs of one broker
 (``ReplicaAlterLogDirsThread``, ``replica.alter.log.dirs.io.max.bytes.per.second``).
 ``ThrottlePlan.to_text`` says which replicas count against the quota and writes the
@@ -30,6 +31,7 @@ from kipviz.kafka.replication.planning import (
     move_time_s,
     resolve_in_sync_followers,
     throttle_bounds,
+    throttle_verdict,
 )
 from kipviz.kafka.replication.reassignment import ReassignmentPlan
 
@@ -224,7 +226,6 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
         range_reason = str(e)
     t: int | None = None
     reason = range_reason
-    floor_in = (f + 1) * inbound
     if throttle_bytes_per_s is not None:
         given = _check_number(f"throttle_bytes_per_s ({_RATE})", throttle_bytes_per_s, 0)
         if not given < 2**63:
@@ -234,7 +235,7 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
     elif bounds is not None:
         lo, hi = bounds
         target = target_completion_s is not None and moved > 0
-        need = (floor_in + moved / target_completion_s
+        need = ((f + 1) * inbound + moved / target_completion_s
                 if target_completion_s is not None and moved > 0 else (lo + hi) / 2)
         t = math.ceil(need) if target and need < 2**63 else math.floor(min(need, 2**63 - 1))
         if not lo < t < hi:
@@ -247,14 +248,8 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
         kip = move_time_s(1.0, moved, 1, t, inbound)
         client = network_bytes_per_s - inbound / replication_factor - t
         response = max_replica_fetch_response_bytes(t, window_total_s, network_bytes_per_s, brokers)
-        if not t > floor_in:
-            what = ("bytes_in_per_s (IN)" if f == 0 else
-                    f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
-            reason = (f"{_RATE} = {t} B/s must be above {what} = {floor_in:g}: "
-                      "no move ever finishes")
-        elif bounds is not None and not t < bounds[1]:
-            reason = (f"{_RATE} = {t} B/s is not below N - IN/R = {bounds[1]:g}: "
-                      "clients lose bandwidth")
+        reason = throttle_verdict(t, inbound, network_bytes_per_s, replication_factor,
+                                  in_sync_followers=f)
     return ThrottlePlan(brokers, network_bytes_per_s, inbound, replication_factor, moved,
                         window_total_s, target_completion_s, bounds, range_reason, t, reason,
                         time_s, time_s is not None and time_s < math.inf, client, response,

@@ -1,8 +1,10 @@
 """The broker's memory pool for requests (KIP-72).
 
-* :mod:`~kipviz.kafka.broker.pool`: ``SimpleMemoryPool`` and ``MemoryPool.NONE``, the rules on a
-  pool's state row that the class and the kernels share, key shuffling under low memory.
-* :mod:`~kipviz.kafka.broker.pool_state`: the pool's state row and its depletion metrics.
+* :mod:`~kipviz.kafka.broker.pool`: ``SimpleMemoryPool`` and ``MemoryPool.NONE`` with their state:
+  the rules on a pool's state row that the class and the kernels share, dry spells and the
+  depletion metrics (``DepletionTracker``).
+* :mod:`~kipviz.kafka.broker.network`: the pool ``SocketServer`` builds and ``Selector``'s key
+  shuffling under low memory.
 
 May import: :mod:`kipviz.kafka.config`.
 """
@@ -13,8 +15,8 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "pool": [
-        "NO_POOL", "MemoryPool", "NoPool", "SimpleMemoryPool", "broker_pool",
-        "max_outstanding_bytes", "should_shuffle_keys",
+        "NO_POOL", "DepletionTracker", "MemoryPool", "NoPool", "SimpleMemoryPool",
+        "max_outstanding_bytes",
     ],
-    "pool_state": ["DepletionTracker"],
+    "network": ["broker_pool", "should_shuffle_keys"],
 })

@@ -1,65 +1,217 @@
-"""KIP-72: the broker's memory pool for incoming requests (``queued.max.request.bytes``).
+"""KIP-72: the memory pool for incoming requests (``queued.max.request.bytes``), with its state.
 
-Kafka's ``org.apache.kafka.common.memory.SimpleMemoryPool`` and ``MemoryPool.NONE`` as
-``SocketServer`` and ``Selector`` use them (KIP-72 "Proposed Changes", "Implementation Concerns").
+Kafka's ``org.apache.kafka.common.memory.SimpleMemoryPool`` and ``MemoryPool.NONE`` (KIP-72
+"Proposed Changes", "Implementation Concerns"); how the broker builds and uses one is
+:mod:`kipviz.kafka.broker.network`.
 
 * ``try_allocate(n)`` needs 1 <= n <= max single (``socket.request.max.bytes`` on a broker). A
   strict pool grants it while available >= n, a non-strict one (the broker's) while available >= 1:
   available may fall to ``1 - max_single``, so up to ``size + max_single - 1`` bytes are out, and
-  small requests never starve a large one. Out of memory is available <= 0.
-* Depletion is timed as ``SimpleMemoryPool`` times it (:class:`DepletionTracker`); calls take
-  ``now_ms`` instead of reading a clock, so simulations stay deterministic.
-* ``Selector`` shuffles ready keys while available < 10% of the pool (:func:`should_shuffle_keys`).
+  small requests never starve a large one. A refusal changes no bytes; out of memory is
+  available <= 0; ``release(n)`` gives the bytes back.
+* Depletion is timed as ``SimpleMemoryPool`` times it (``dry_spell_*``,
+  :class:`DepletionTracker`); calls take ``now_ms`` instead of reading a clock, so simulations
+  stay deterministic (NaN: untimed).
+* A row without a pool (``HAS_POOL`` 0) is ``MemoryPool.NONE``: every allocation succeeds.
 
-A pool is a small mutable object, like Kafka's; :data:`NO_POOL` is stateless and shared. Its
-state is a row of :mod:`kipviz.kafka.broker.pool_state`, changed only by that module's plain
-functions, which the broker and consumer kernels compile and run on :func:`pool_state`'s int64 copy
-of the row.
+The rules exist once, as plain functions on a pool's state row (:data:`POOL_FIELDS` numbers): the
+:class:`SimpleMemoryPool` class keeps its row in a Python list; the broker and consumer kernels
+keep theirs in :func:`pool_state`'s int64 numpy array (times in whole ms) and numba compiles these
+very functions; the SimPy references go through the class. Like
+:func:`kipviz.kafka.fetch.response.fill_raw_bytes` the rules are plain loops and comparisons only,
+and they do not check their arguments (the class does). A pool is a small mutable object, like
+Kafka's; :data:`NO_POOL` is stateless and shared.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol
+import numbers
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from kipviz.kafka.broker.pool_state import (
-    AVAILABLE,
-    MAX_SINGLE,
-    SIZE,
-    STRICT,
-    DepletionTracker,
-    new_pool_row,
-    pool_out_of_memory,
-    pool_release,
-    pool_should_shuffle,
-    pool_try_allocate,
-)
 from kipviz.kafka.config.checks import check_int as _check_int
-from kipviz.kafka.config.declarations import BROKER
-from kipviz.kafka.config.fields import check_setting
 
 __all__ = [
+    "AVAILABLE",
+    "DEPLETED",
+    "DRY",
+    "DRY_START",
+    "HAS_POOL",
     "LONG_MAX_VALUE",
+    "LOW_MEM",
+    "MAX_SINGLE",
     "NO_POOL",
-    "SOCKET_REQUEST_MAX_BYTES",
+    "POOL_FIELDS",
+    "SIZE",
+    "STRICT",
     "DepletionTracker",
     "MemoryPool",
     "NoPool",
     "SimpleMemoryPool",
-    "broker_pool",
+    "dry_spell_refused",
+    "dry_spell_served",
     "max_outstanding_bytes",
+    "new_pool_row",
     "pool_out_of_memory",
     "pool_release",
     "pool_should_shuffle",
     "pool_state",
     "pool_try_allocate",
-    "should_shuffle_keys",
 ]
 
+# The fields of a pool's state row. DRY is 1 while a dry spell is open (from DRY_START);
+# DEPLETED sums the closed spells (MemoryPoolDepletedTimeTotal); LOW_MEM is Selector's
+# lowMemThreshold, (long) (0.1 * size).
+SIZE, MAX_SINGLE, STRICT, AVAILABLE, DRY, DRY_START, DEPLETED, LOW_MEM, HAS_POOL = range(9)
+POOL_FIELDS = 9
+
+Row = Any  # a list (the class) or an int64 numpy array (the kernels)
+T = TypeVar("T")
+
+
+def dry_spell_refused(pool: Row, now_ms: Any) -> None:
+    """An allocation was refused at ``now_ms``: open a dry spell unless one is open
+    (``startOfNoMemPeriod.compareAndSet(0, now)``)."""
+    if pool[DRY] == 0:
+        pool[DRY] = 1
+        pool[DRY_START] = now_ms
+
+
+def dry_spell_served(pool: Row, now_ms: Any) -> None:
+    """An allocation was granted or bytes released at ``now_ms``: close the open dry spell and
+    add its length to ``DEPLETED`` (``maybeRecordEndOfDrySpell``)."""
+    if pool[DRY] != 0:
+        pool[DEPLETED] += now_ms - pool[DRY_START]
+        pool[DRY] = 0
+
+
+def pool_try_allocate(pool: Row, n_bytes: Any, now_ms: Any) -> bool:
+    """``tryAllocate(n_bytes)`` at ``now_ms`` (NaN: untimed) for 1 <= n <= max single (the
+    caller checks n): True when granted, and then the bytes are out."""
+    if pool[HAS_POOL] == 0:
+        return True
+    granted = pool[AVAILABLE] >= (n_bytes if pool[STRICT] else 1)
+    timed = now_ms == now_ms  # NaN is the untimed call
+    if granted:
+        if timed:
+            dry_spell_served(pool, now_ms)
+        pool[AVAILABLE] -= n_bytes
+    elif timed:
+        dry_spell_refused(pool, now_ms)
+    return granted
+
+
+def pool_release(pool: Row, n_bytes: Any, now_ms: Any) -> None:
+    """``release`` of ``n_bytes`` that are outstanding (the caller's promise) at ``now_ms``
+    (NaN: untimed)."""
+    if pool[HAS_POOL] == 0:
+        return
+    if now_ms == now_ms:
+        dry_spell_served(pool, now_ms)
+    pool[AVAILABLE] += n_bytes
+
+
+def pool_out_of_memory(pool: Row) -> bool:
+    """``isOutOfMemory()``: available <= 0 (never without a pool: available is Long.MAX)."""
+    return pool[AVAILABLE] <= 0
+
+
+def pool_should_shuffle(pool: Row, muted_for_memory: bool) -> bool:
+    """``Selector.determineHandlingOrder`` shuffles the ready keys: nothing muted for memory
+    (``outOfMemory``) and available < ``lowMemThreshold`` (10% of the pool)."""
+    return not muted_for_memory and pool[AVAILABLE] < pool[LOW_MEM]
+
+
+def new_pool_row(size: int, max_single: int, strict: bool, has_pool: bool) -> list[Any]:
+    """A fresh pool's state row as a list (nothing out, no dry spell): ``size`` bytes with at
+    most ``max_single`` per allocation; ``has_pool`` False is ``MemoryPool.NONE``."""
+    row: list[Any] = [0] * POOL_FIELDS
+    row[SIZE], row[MAX_SINGLE], row[STRICT], row[AVAILABLE] = size, max_single, strict, size
+    row[LOW_MEM] = int(0.1 * size)  # Selector's lowMemThreshold: (long) (0.1 * size)
+    row[HAS_POOL] = has_pool
+    return row
+
+
+class DepletionTracker:
+    """Dry spells of one pool, timed as ``SimpleMemoryPool`` times them for its sensor.
+
+    Followed from Kafka: ``tryAllocate`` sets ``startOfNoMemPeriod`` on a refusal when no spell is
+    open; a granted allocation and every release call ``maybeRecordEndOfDrySpell``, which closes
+    the spell and records its ms into ``oomTimeSensor``, a ``Meter(MILLISECONDS, ...)`` made by
+    ``SocketServer``: a windowed ``Rate`` and a ``CumulativeSum`` of the spell lengths.
+
+    So a spell counts only when it ends, all at once; a release that leaves the pool out of memory
+    still ends it (the next refusal opens another); a strict pool opens one on any refusal. The
+    rules are this module's ``dry_spell_*``, on the pool's state row (``row``, shared with the
+    pool); the tracker checks the times and keeps the closed spells for the windowed average.
+    """
+
+    __slots__ = ("_last_ms", "_row", "_spells")
+
+    def __init__(self, row: list[Any] | None = None) -> None:
+        self._row = row if row is not None else [0] * POOL_FIELDS
+        self._spells: list[tuple[float, float]] = []
+        self._last_ms = -math.inf
+
+    def _tick(self, now_ms: object) -> float:
+        now = float(now_ms) if isinstance(now_ms, numbers.Real) else math.nan
+        if isinstance(now_ms, bool) or not self._last_ms <= now < math.inf:
+            raise ValueError(f"now_ms must be a finite time, never going back: {now_ms!r} "
+                             f"after {self._last_ms}")
+        return now
+
+    def timed(self, call: Callable[[float], T], now_ms: float) -> T:
+        """``call(now)`` on the row at the checked time ``now_ms``, keeping the spell it closes."""
+        now = self._tick(now_ms)
+        row = self._row
+        start = row[DRY_START] if row[DRY] else None
+        result = call(now)
+        if start is not None and not row[DRY]:
+            self._spells.append((start, now))
+        self._last_ms = now
+        return result
+
+    def refused(self, now_ms: float) -> None:
+        """An allocation was refused at ``now_ms``: open a dry spell unless one is open."""
+        self.timed(lambda now: dry_spell_refused(self._row, now), now_ms)
+
+    def served(self, now_ms: float) -> None:
+        """An allocation was granted or bytes released at ``now_ms``: close the open spell."""
+        self.timed(lambda now: dry_spell_served(self._row, now), now_ms)
+
+    @property
+    def dry_spell_start_ms(self) -> float | None:
+        """When the open dry spell began, or ``None`` when allocations are not being refused."""
+        return self._row[DRY_START] if self._row[DRY] else None
+
+    @property
+    def spells(self) -> tuple[tuple[float, float], ...]:
+        """Closed dry spells as ``(start_ms, end_ms)``, in time order."""
+        return tuple(self._spells)
+
+    @property
+    def depleted_time_total_ms(self) -> float:
+        """``MemoryPoolDepletedTimeTotal``: the summed length of all closed dry spells."""
+        return self._row[DEPLETED]
+
+    def avg_depleted_percent(self, now_ms: float, window_ms: float = 30000) -> float:
+        """``MemoryPoolAvgDepletedPercent`` x 100: spell ms recorded in the last window / window.
+
+        Spells that ended in ``(now_ms - window_ms, now_ms]``. Kafka reports the ratio without the
+        factor 100 (a ms-per-ms ``Rate``) over 2 samples (``metrics.num.samples``) of 30000 ms
+        (``metrics.sample.window.ms``), i.e. 30 to 60 s; the default here is one sample window.
+        As in Kafka, a long spell recorded at once can push the value above 100.
+        """
+        now = self._tick(now_ms)
+        if isinstance(window_ms, bool) or not 0 < window_ms < math.inf:
+            raise ValueError(f"window_ms (metrics.sample.window.ms) must be > 0: {window_ms!r}")
+        recent = sum(end - start for start, end in self._spells if now - window_ms < end <= now)
+        return 100.0 * recent / float(window_ms)
+
 LONG_MAX_VALUE = 2**63 - 1  # Java's Long.MAX_VALUE: what MemoryPool.NONE reports as its size
-SOCKET_REQUEST_MAX_BYTES = BROKER.default_of("socket.request.max.bytes")  # 100 MiB
 _SIZE = "size_bytes (queued.max.request.bytes on a broker)"
 _MAX_SINGLE = "max_single_allocation_bytes (socket.request.max.bytes on a broker)"
 
@@ -87,8 +239,7 @@ class SimpleMemoryPool:
 
     0 < max single allocation <= size. Pass ``now_ms`` to every call to account depletion
     (:class:`DepletionTracker`); a call without it is untimed, like a Kafka pool with no sensor.
-    The state is a row of :mod:`kipviz.kafka.broker.pool_state` (``row``), changed only by its
-    rules.
+    The state is a row (``row``), changed only by this module's ``pool_*`` rules.
     """
 
     __slots__ = ("_row", "depletion")
@@ -104,7 +255,7 @@ class SimpleMemoryPool:
 
     @property
     def row(self) -> tuple[Any, ...]:
-        """The state row (:data:`kipviz.kafka.broker.pool_state.POOL_FIELDS` values), a copy."""
+        """The state row (:data:`POOL_FIELDS` values), a copy."""
         return tuple(self._row)
 
     @property
@@ -223,42 +374,8 @@ def max_outstanding_bytes(size_bytes: int, max_single_allocation_bytes: int,
     return pool.size_bytes + (0 if pool.strict else pool.max_single_allocation_bytes - 1)
 
 
-def broker_pool(queued_max_request_bytes: int,
-                socket_request_max_bytes: int = SOCKET_REQUEST_MAX_BYTES, *,
-                strict: bool = False) -> SimpleMemoryPool | NoPool:
-    """The pool ``SocketServer`` builds: :data:`NO_POOL` when ``queued.max.request.bytes`` <= 0.
-
-    Otherwise ``SimpleMemoryPool(queued.max.request.bytes, socket.request.max.bytes,
-    strict=False)``; ``strict=True`` is a kipviz what-if (Kafka's broker is never strict). A
-    positive value below ``socket.request.max.bytes`` is rejected, as ``KafkaConfig`` does.
-    """
-    queued = check_setting("queued_max_request_bytes", queued_max_request_bytes,
-                           BROKER["queued.max.request.bytes"])
-    largest = check_setting("socket_request_max_bytes", socket_request_max_bytes,
-                            BROKER["socket.request.max.bytes"])
-    if queued <= 0:
-        return NO_POOL
-    if queued < largest:
-        raise ValueError(f"queued.max.request.bytes must be -1 or <= 0 (disabled) or "
-                         f">= socket.request.max.bytes (the pool's largest single allocation) "
-                         f"on a broker: {queued} < {largest}")
-    return SimpleMemoryPool(queued, largest, strict)
-
-
-def should_shuffle_keys(pool: MemoryPool, *, muted_for_memory: bool = False) -> bool:
-    """Whether ``Selector.determineHandlingOrder`` shuffles the ready keys.
-
-    Kafka: ``!outOfMemory && memoryPool.availableMemory() < lowMemThreshold`` with
-    ``lowMemThreshold = (long) (0.1 * memoryPool.size())``. ``muted_for_memory`` is that
-    ``outOfMemory`` flag: no shuffle while channels are muted for memory. Never for :data:`NO_POOL`.
-    """
-    row = new_pool_row(pool.size_bytes, 0, False, True)
-    row[AVAILABLE] = pool.available_bytes
-    return pool_should_shuffle(row, muted_for_memory)
-
-
 def pool_state(pool: MemoryPool) -> np.ndarray:
-    """The int64 state row a kernel runs :mod:`kipviz.kafka.broker.pool_state`'s rules on, for a
+    """The int64 state row a kernel runs this module's ``pool_*`` rules on, for a
     fresh pool: a ``SimpleMemoryPool`` not yet used, or ``NO_POOL``."""
     if not isinstance(pool, SimpleMemoryPool | NoPool):
         raise ValueError(f"pool must be a SimpleMemoryPool or NO_POOL: {pool!r}")

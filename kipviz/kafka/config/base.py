@@ -1,8 +1,10 @@
 """What every Kafka config class shares: declared settings, validation, ``.properties`` import.
 
-Each modelled setting is a dataclass field made by :func:`config_field` from its declaration
+Each modelled setting is a dataclass field made by
+:func:`~kipviz.kafka.config.fields.kafka_field` from its declaration
 (:mod:`kipviz.kafka.config.declarations`: Kafka key, Java type, ``ConfigDef`` range, default);
-:class:`KafkaSettings` validates every field against it, maps fields to Kafka keys and reads
+:class:`KafkaSettings` validates every field by it (the scenarios' one path,
+:func:`~kipviz.kafka.config.fields.check_declared`), maps fields to Kafka keys and reads
 ``.properties`` files (:mod:`kipviz.kafka.config.properties`), checking each key against Kafka's own
 lists (:mod:`kipviz.kafka.config.keys`).
 """
@@ -15,26 +17,18 @@ import os
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from kipviz.kafka.config.checks import check_bool
 from kipviz.kafka.config.declarations import Setting
-from kipviz.kafka.config.fields import FieldRule
+from kipviz.kafka.config.fields import check_declared, field_rule
 from kipviz.kafka.config.keys import KafkaConfigWarning, is_known, unknown_key_message
 from kipviz.kafka.config.properties import read_properties
 
-__all__ = ["KafkaSettings", "LoadedConfig", "config_field"]
+__all__ = ["KafkaSettings", "LoadedConfig"]
 
-_JAVA_RANGE = {"short": (-(2**15), 2**15 - 1), "int": (-(2**31), 2**31 - 1),
-               "long": (-(2**63), 2**63 - 1)}
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # Integer.parseInt / Long.parseLong after trim()
-
-
-def config_field(setting: Setting) -> Any:
-    """A config class's field for ``setting``: its Kafka default, range and Java type."""
-    rule = FieldRule(at_least=setting.at_least, at_most=setting.at_most,
-                     optional=setting.default is None, label=setting.key)
-    return field(default=setting.default, metadata={"setting": setting, "rule": rule})
 
 
 def _setting_of(f: dataclasses.Field[Any]) -> Setting:
@@ -61,30 +55,14 @@ class LoadedConfig(Generic[ConfigT]):
 class KafkaSettings:
     """Shared behaviour: per-field validation, Kafka key mapping and .properties import.
 
-    Messages name the Kafka key, the rule and the value (``fetch.max.bytes must be >= 1024 on a
-    broker: 1000``); a value of the wrong type is a ``TypeError``."""
+    Messages name the field, the Kafka key, the rule and the value (``fetch_max_bytes
+    (fetch.max.bytes) must be an integer >= 1024: 1000``), for a value of the wrong type too;
+    numpy integers are stored as ``int``."""
 
     _ROLE: ClassVar[str] = ""
-    _WHERE: ClassVar[str] = ""  # appended to every rule in an error message
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value, setting = getattr(self, f.name), _setting_of(f)
-            key = setting.key
-            if value is None and f.default is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{key} must be an int, not {type(value).__name__}: {value!r}")
-            value = int(value)
-            object.__setattr__(self, f.name, value)  # numpy ints become plain ints
-            low, high = _JAVA_RANGE[setting.java]
-            if not low <= value <= high:
-                raise ValueError(f"{key} must fit in a Java {setting.java}{self._WHERE}: {value}")
-            try:
-                f.metadata["rule"].check(key, value)
-            except ValueError as err:  # the rule's words, then where the setting lives
-                head, _, tail = str(err).rpartition(":")
-                raise ValueError(f"{head}{self._WHERE}:{tail}") from None
+        check_declared(self, normalize=True)
         self._check_together()
 
     def _check_together(self) -> None:
@@ -109,10 +87,11 @@ class KafkaSettings:
         ``unknown`` and ``warnings``; ``strict=True`` raises ``ValueError`` instead. Files are
         read as ISO-8859-1, as Kafka's ``Utils.loadProps`` (``Properties.load``) does.
         """
-        if not isinstance(strict, bool):
-            raise ValueError(f"strict must be True or False: {strict!r}")
+        check_bool("strict", strict)
         entries = source if isinstance(source, Mapping) else read_properties(source)
         fields_by_key = {key: name for name, key in cls.kafka_keys().items()}
+        labels = {f.name: found[0] for f in dataclasses.fields(cls)
+                  if (found := field_rule(f)) is not None}
         values: dict[str, int] = {}
         ignored: list[str] = []
         unknown: list[str] = []
@@ -121,7 +100,8 @@ class KafkaSettings:
             if not isinstance(key, str):
                 raise ValueError(f"a {cls._ROLE} config key must be a string: {key!r}")
             if key in fields_by_key:
-                values[fields_by_key[key]] = _parse_int(key, raw)
+                name = fields_by_key[key]
+                values[name] = _parse_int(labels[name], raw)
             elif is_known(cls._ROLE, key, kafka_version):
                 ignored.append(key)
             else:
@@ -149,9 +129,10 @@ class KafkaSettings:
         return "".join(f"{key}={value}\n" for key, value in items)
 
 
-def _parse_int(key: str, raw: object) -> int:
+def _parse_int(label: str, raw: object) -> int:
+    """``raw`` as Kafka parses an integer setting (``label``: ``name (key)``) from its file."""
     if isinstance(raw, numbers.Integral) and not isinstance(raw, bool):
         return int(raw)
     if isinstance(raw, str) and _INTEGER.fullmatch(raw.strip()):
         return int(raw.strip())
-    raise ValueError(f"{key} must be an integer: {raw!r}")
+    raise ValueError(f"{label} must be an integer: {raw!r}")

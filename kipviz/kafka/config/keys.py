@@ -4,7 +4,7 @@ The lists are generated from Kafka's own ``ConfigDef`` definitions (``ConsumerCo
 ``ProducerConfig``; ``KafkaConfig`` and, from 3.x, ``ServerConfigs``, ``ReplicationConfigs``,
 ``SocketServerConfigs``, ``ServerLogConfigs``, ``ShareCoordinatorConfig``, ...) on each release
 branch of apache/kafka by ``tools/kafka_config_keys.py`` and shipped as
-``kipviz/kafka_config_keys.json``.
+``kipviz/kafka/config/kafka_config_keys.json``.
 
 What Kafka does with a key it does not define: a broker ignores it without a word (``KafkaConfig``
 passes the whole ``Properties`` to ``AbstractConfig``, which keeps only defined keys); a client

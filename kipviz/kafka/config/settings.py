@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kipviz.kafka.config.base import KafkaSettings, LoadedConfig, config_field
+from kipviz.kafka.config.base import KafkaSettings, LoadedConfig
 from kipviz.kafka.config.declarations import (
     BROKER,
     CONSUMER,
@@ -32,6 +32,7 @@ from kipviz.kafka.config.declarations import (
     STREAMS,
     Setting,
 )
+from kipviz.kafka.config.fields import kafka_field
 from kipviz.kafka.config.keys import KafkaConfigWarning
 from kipviz.kafka.config.properties import parse_properties, read_properties
 
@@ -46,6 +47,8 @@ __all__ = [
     "KafkaSettings",
     "LoadedConfig",
     "Setting",
+    "check_buffer_memory",
+    "check_request_pool",
     "parse_properties",
     "read_properties",
 ]
@@ -62,21 +65,18 @@ class ConsumerConfig(KafkaSettings):
 
     _ROLE: ClassVar[str] = "consumer"
 
-    fetch_max_bytes: int = config_field(CONSUMER["fetch.max.bytes"])
-    max_partition_fetch_bytes: int = config_field(CONSUMER["max.partition.fetch.bytes"])
-    fetch_min_bytes: int = config_field(CONSUMER["fetch.min.bytes"])
-    fetch_max_wait_ms: int = config_field(CONSUMER["fetch.max.wait.ms"])
-    max_poll_records: int = config_field(CONSUMER["max.poll.records"])
-    heartbeat_interval_ms: int = config_field(CONSUMER["heartbeat.interval.ms"])
-    request_timeout_ms: int = config_field(CONSUMER["request.timeout.ms"])
-    receive_buffer_bytes: int = config_field(CONSUMER["receive.buffer.bytes"])
-    buffer_memory_bytes: int | None = config_field(CONSUMER["buffer.memory"])
+    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
+    fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
+    max_poll_records: int = kafka_field(CONSUMER["max.poll.records"])
+    heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])
+    request_timeout_ms: int = kafka_field(CONSUMER["request.timeout.ms"])
+    receive_buffer_bytes: int = kafka_field(CONSUMER["receive.buffer.bytes"])
+    buffer_memory_bytes: int | None = kafka_field(CONSUMER["buffer.memory"])
 
     def _check_together(self) -> None:
-        memory = self.buffer_memory_bytes
-        if memory is not None and memory < self.fetch_max_bytes:
-            raise ValueError(f"buffer.memory must be >= fetch.max.bytes (KIP-81): "
-                             f"{memory} < {self.fetch_max_bytes}")
+        check_buffer_memory(self.buffer_memory_bytes, self.fetch_max_bytes)
 
 
 @dataclass(frozen=True)
@@ -91,31 +91,55 @@ class BrokerConfig(KafkaSettings):
     """
 
     _ROLE: ClassVar[str] = "broker"
-    _WHERE: ClassVar[str] = " on a broker"
 
-    fetch_max_bytes: int = config_field(BROKER["fetch.max.bytes"])
-    replica_fetch_max_bytes: int = config_field(BROKER["replica.fetch.max.bytes"])
-    replica_fetch_response_max_bytes: int = config_field(
+    fetch_max_bytes: int = kafka_field(BROKER["fetch.max.bytes"])
+    replica_fetch_max_bytes: int = kafka_field(BROKER["replica.fetch.max.bytes"])
+    replica_fetch_response_max_bytes: int = kafka_field(
         BROKER["replica.fetch.response.max.bytes"])
-    message_max_bytes: int = config_field(BROKER["message.max.bytes"])
-    queued_max_request_bytes: int = config_field(BROKER["queued.max.request.bytes"])
-    socket_request_max_bytes: int = config_field(BROKER["socket.request.max.bytes"])
-    queued_max_requests: int = config_field(BROKER["queued.max.requests"])
-    num_network_threads: int = config_field(BROKER["num.network.threads"])
-    num_io_threads: int = config_field(BROKER["num.io.threads"])
-    replication_quota_window_num: int = config_field(BROKER["replication.quota.window.num"])
-    replication_quota_window_size_seconds: int = config_field(
+    message_max_bytes: int = kafka_field(BROKER["message.max.bytes"])
+    queued_max_request_bytes: int = kafka_field(BROKER["queued.max.request.bytes"])
+    socket_request_max_bytes: int = kafka_field(BROKER["socket.request.max.bytes"])
+    queued_max_requests: int = kafka_field(BROKER["queued.max.requests"])
+    num_network_threads: int = kafka_field(BROKER["num.network.threads"])
+    num_io_threads: int = kafka_field(BROKER["num.io.threads"])
+    replication_quota_window_num: int = kafka_field(BROKER["replication.quota.window.num"])
+    replication_quota_window_size_seconds: int = kafka_field(
         BROKER["replication.quota.window.size.seconds"])
-    quota_window_num: int = config_field(BROKER["quota.window.num"])
-    quota_window_size_seconds: int = config_field(BROKER["quota.window.size.seconds"])
+    quota_window_num: int = kafka_field(BROKER["quota.window.num"])
+    quota_window_size_seconds: int = kafka_field(BROKER["quota.window.size.seconds"])
     # atLeast(0) as in Kafka's QuotaConfig: 0 stops throttled replication (a move never ends)
-    leader_replication_throttled_rate_bytes_per_s: int | None = config_field(
+    leader_replication_throttled_rate_bytes_per_s: int | None = kafka_field(
         BROKER["leader.replication.throttled.rate"])
-    follower_replication_throttled_rate_bytes_per_s: int | None = config_field(
+    follower_replication_throttled_rate_bytes_per_s: int | None = kafka_field(
         BROKER["follower.replication.throttled.rate"])
 
     def _check_together(self) -> None:
-        queued, largest = self.queued_max_request_bytes, self.socket_request_max_bytes
-        if 0 < queued < largest:
-            raise ValueError(f"queued.max.request.bytes must be -1 or <= 0 (disabled) or "
-                             f">= socket.request.max.bytes on a broker: {queued} < {largest}")
+        check_request_pool(self.queued_max_request_bytes, self.socket_request_max_bytes)
+
+
+def check_buffer_memory(buffer_memory_bytes: int | None, fetch_max_bytes: int) -> None:
+    """KIP-81's rule (as proposed): ``buffer.memory``, when set, is >= ``fetch.max.bytes``, so a
+    whole fetch response fits in the pool ("must be at least as big as max.fetch.bytes").
+
+    >>> check_buffer_memory(1000, 52428800)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: buffer_memory_bytes (buffer.memory) must be >= fetch.max.bytes (52428800; ...): 1000
+    """
+    if buffer_memory_bytes is not None and buffer_memory_bytes < fetch_max_bytes:
+        raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= fetch.max.bytes "
+                         f"({fetch_max_bytes}; KIP-81: a whole fetch response must fit in the "
+                         f"pool): {buffer_memory_bytes}")
+
+
+def check_request_pool(queued_max_request_bytes: int, socket_request_max_bytes: int) -> None:
+    """KIP-72's rule (``KafkaConfig.validateValues``): a request pool (``queued.max.request.bytes``
+    > 0) holds at least the largest single request, ``socket.request.max.bytes``.
+
+    >>> check_request_pool(1000, 104857600)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: queued_max_request_bytes (queued.max.request.bytes) must be <= 0 ...: 1000
+    """
+    if 0 < queued_max_request_bytes < socket_request_max_bytes:
+        raise ValueError(f"queued_max_request_bytes (queued.max.request.bytes) must be <= 0 (no "
+                         f"pool) or >= socket.request.max.bytes ({socket_request_max_bytes}, the "
+                         f"pool's largest single allocation): {queued_max_request_bytes}")

@@ -15,17 +15,22 @@ each was read on its release branch of apache/kafka.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from kipviz.kafka.config.checks import check_choice
+from kipviz.kafka.config.fields import choice
 from kipviz.kafka.fetch.request import Ordering
 
 __all__ = [
     "BEHAVIOURS",
     "KAFKA_VERSIONS",
+    "KAFKA_VERSION_RULE",
     "NEWEST_KAFKA_VERSION",
     "Behaviour",
     "check_kafka_version",
     "fetch_request_version",
     "has",
+    "kafka_version_field",
     "request_ordering",
     "version_key",
 ]
@@ -41,6 +46,7 @@ _FETCH_VERSIONS = {
 KAFKA_VERSIONS: tuple[str, ...] = tuple(_FETCH_VERSIONS)
 # the newest release whose code the model was read against (the default everywhere)
 NEWEST_KAFKA_VERSION = KAFKA_VERSIONS[-1]
+KAFKA_VERSION_RULE = f"one of {', '.join(KAFKA_VERSIONS)} (\"MAJOR.MINOR\", a release name)"
 
 
 @dataclass(frozen=True)
@@ -107,10 +113,13 @@ def version_key(kafka_version: str) -> tuple[int, ...]:
 
 def check_kafka_version(kafka_version: object) -> str:
     """``kafka_version`` itself when it names a release the model knows; ValueError otherwise."""
-    if not isinstance(kafka_version, str) or kafka_version not in _FETCH_VERSIONS:
-        raise ValueError(f"kafka_version must be one of {', '.join(KAFKA_VERSIONS)} "
-                         f"(\"MAJOR.MINOR\", a release name): {kafka_version!r}")
-    return kafka_version
+    return str(check_choice("kafka_version", kafka_version, KAFKA_VERSIONS, KAFKA_VERSION_RULE))
+
+
+def kafka_version_field(default: str = NEWEST_KAFKA_VERSION) -> Any:
+    """A dataclass field holding a release name, checked by :func:`check_kafka_version`'s rule
+    (:func:`kipviz.kafka.config.fields.check_declared`)."""
+    return choice(default, KAFKA_VERSIONS, rule=KAFKA_VERSION_RULE)
 
 
 def has(kafka_version: str, behaviour: str) -> bool:

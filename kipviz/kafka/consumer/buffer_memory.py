@@ -27,6 +27,7 @@ from kipviz.kafka.broker.pool import NO_POOL, NoPool, SimpleMemoryPool
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_setting
+from kipviz.kafka.config.settings import check_buffer_memory
 
 __all__ = ["ConsumerBuffer", "consumer_pool", "pooled_bytes_bound"]
 
@@ -54,9 +55,7 @@ def consumer_pool(buffer_memory_bytes: int | None,
     if buffer_memory_bytes is None:
         return NO_POOL
     memory = _check_buffer_memory(buffer_memory_bytes)
-    if memory < fetch_max:
-        raise ValueError(f"buffer.memory must be >= fetch.max.bytes (KIP-81: a whole fetch "
-                         f"response must fit in the pool): {memory} < {fetch_max}")
+    check_buffer_memory(memory, fetch_max)
     return SimpleMemoryPool(memory, memory, strict)
 
 

@@ -19,6 +19,10 @@ flight), bounded by the rule of the Kafka release it runs:
   ``buffer.memory + largest response - 1`` (non-strict pool); its rejected alternative, a cap of
   N fetches, at N x the largest response.
 
+KIP-74's one round (:func:`one_round`, the one copy of ``min(brokers x fetch.max.bytes,
+partitions x max.partition.fetch.bytes)`` and of its two terms) is what the answer, the
+scenarios' drawn bounds and :func:`consumer_memory_bound_bytes` compute from.
+
 >>> b = memory_bounds(kafka_version="4.0", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
 ...                   max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
 ...                   lagging=True)
@@ -36,6 +40,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.declarations import CONSUMER
+from kipviz.kafka.config.fields import check_setting
 from kipviz.kafka.config.versions import check_kafka_version, fetch_request_version, has
 from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
@@ -43,8 +49,8 @@ from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_b
 if TYPE_CHECKING:
     from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 
-__all__ = ["ConsumerMemoryBounds", "config_memory_bounds", "consumer_memory_bounds",
-           "memory_bounds"]
+__all__ = ["ConsumerMemoryBounds", "OneRound", "config_memory_bounds",
+           "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds", "one_round"]
 
 _MiB = 1024 * 1024
 _SOURCES = {
@@ -59,6 +65,65 @@ _SOURCES = {
                           "response - 1",
     "in-flight cap": "KIP-81's rejected alternative: N fetches x largest response",
 }
+
+
+@dataclass(frozen=True)
+class OneRound:
+    """KIP-74's one round of fetch responses ("Motivation", KIP-81): one response in flight per
+    broker, at most ``response_bytes`` each, and one buffered part per partition, at most
+    ``partition_bytes`` each; the first-batch exception raises either to one record batch."""
+
+    brokers: int
+    partitions: int
+    response_bytes: int
+    partition_bytes: int
+
+    @property
+    def in_flight_bytes(self) -> int:
+        """``brokers x max(fetch.max.bytes, batch)``: the responses in flight at once."""
+        return self.brokers * self.response_bytes
+
+    @property
+    def buffered_bytes(self) -> int:
+        """``partitions x max(max.partition.fetch.bytes, batch)``: one completed fetch per
+        partition (the pre-KIP-74 bound, without a batch above the partition limit)."""
+        return self.partitions * self.partition_bytes
+
+    @property
+    def bound_bytes(self) -> int:
+        """KIP-74's figure: the smaller of the two terms."""
+        return min(self.in_flight_bytes, self.buffered_bytes)
+
+
+def one_round(brokers: int, fetch_max_bytes: int, max_partition_fetch_bytes: int,
+              partitions: int, max_batch_bytes: int = 0) -> OneRound:
+    """KIP-74's one round of responses from these settings, unchecked (callers hold checked
+    settings; :func:`consumer_memory_bound_bytes` checks its arguments).
+
+    >>> r = one_round(3, 52428800, 1048576, 10)
+    >>> r.in_flight_bytes, r.buffered_bytes, r.bound_bytes
+    (157286400, 10485760, 10485760)
+    """
+    return OneRound(brokers, partitions, max(fetch_max_bytes, max_batch_bytes),
+                    max(max_partition_fetch_bytes, max_batch_bytes))
+
+
+def consumer_memory_bound_bytes(brokers: int, fetch_max_bytes: int,
+                                max_partition_fetch_bytes: int, partitions: int, *,
+                                max_batch_bytes: int = 0) -> int:
+    """Worst-case bytes of fetch responses a consumer holds in one round (KIP-74 "Motivation",
+    KIP-81): ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``; before
+    KIP-74 only the second term existed. ``max_batch_bytes`` adds the first-batch exception: a
+    response may reach ``max(fetch.max.bytes, batch)`` and a partition
+    ``max(max.partition.fetch.bytes, batch)``. :func:`one_round` with checked arguments.
+    """
+    brokers = check_int("brokers", brokers, 1)
+    partitions = check_int("partitions", partitions, 0)
+    fmb = check_setting("fetch_max_bytes", fetch_max_bytes, CONSUMER["fetch.max.bytes"])
+    mpfb = check_setting("max_partition_fetch_bytes", max_partition_fetch_bytes,
+                         CONSUMER["max.partition.fetch.bytes"])
+    batch = check_int("max_batch_bytes", max_batch_bytes, 0)
+    return one_round(brokers, fmb, mpfb, partitions, batch).bound_bytes
 
 
 @dataclass(frozen=True)
@@ -136,9 +201,9 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
     is the largest response one of them can send (``ConsumerScenario.largest_response_bytes``).
     """
     serving = min(brokers, partitions)
-    per_partition = max(max_partition_fetch_bytes, max_batch_bytes)
-    everything = partitions * per_partition
-    kip74 = min(serving * max(fetch_max_bytes, max_batch_bytes), everything)
+    kip74 = one_round(serving, fetch_max_bytes, max_partition_fetch_bytes, partitions,
+                      max_batch_bytes)
+    per_partition, everything = kip74.partition_bytes, kip74.buffered_bytes
     if has(kafka_version, "buffered_nodes"):
         rule = "one response per broker"
         reach = min(serving * largest_response_bytes + paused_partitions * per_partition,
@@ -147,7 +212,7 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
     else:
         reach = everything
         rule, bound = (("one completed fetch per partition", everything) if lagging
-                       else ("one round of responses", kip74))
+                       else ("one round of responses", kip74.bound_bytes))
     if buffer_memory_bytes is not None:
         pooled = pooled_bytes_bound(buffer_memory_bytes, largest_response_bytes,
                                     strict=strict_pool)
@@ -159,7 +224,8 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
             rule, bound = "in-flight cap", capped
     return ConsumerMemoryBounds(kafka_version=kafka_version, lagging=lagging, brokers=serving,
                                 partitions=partitions, per_broker_bytes=largest_response_bytes,
-                                per_partition_bytes=per_partition, kip74_bytes=kip74,
+                                per_partition_bytes=per_partition,
+                                kip74_bytes=kip74.bound_bytes,
                                 lagging_bytes=reach, bound_bytes=bound, rule=rule,
                                 max_batch_bytes=max_batch_bytes,
                                 buffer_memory_bytes=buffer_memory_bytes,

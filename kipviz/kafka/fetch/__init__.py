@@ -15,7 +15,7 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "response": [
-        "PartitionData", "consumer_memory_bound_bytes", "effective_response_max_bytes",
+        "PartitionData", "effective_response_max_bytes",
         "fill_raw_bytes", "fill_response", "largest_response_bytes",
     ],
     "request": [

@@ -38,24 +38,25 @@ from kipviz.kafka.fetch.request import (
     next_order,
     request_partitions,
 )
-from kipviz.kafka.replication.quota import max_value_in_quota_window
+from kipviz.kafka.quotas.rate import max_value_in_quota_window
 
 __all__ = [
     "BROKER_FETCH_MAX_BYTES",
     "CONSUMER_FETCH_MAX_BYTES",
+    "FILL_FUNCTIONS",
     "INT32_MAX",
     "MAX_PARTITION_FETCH_BYTES",
     "Ordering",
     "PartitionData",
     "PartitionStates",
     "TopicPartition",
-    "consumer_memory_bound_bytes",
     "effective_response_max_bytes",
     "fill_raw_bytes",
     "fill_response",
     "java_hash_order",
     "largest_response_bytes",
     "next_order",
+    "read_partition",
     "request_partitions",
     "response_limit_bytes",
 ]
@@ -64,6 +65,9 @@ INT32_MAX = 2**31 - 1
 CONSUMER_FETCH_MAX_BYTES = CONSUMER.default_of("fetch.max.bytes")  # 50 MiB
 MAX_PARTITION_FETCH_BYTES = CONSUMER.default_of("max.partition.fetch.bytes")  # 1 MiB
 BROKER_FETCH_MAX_BYTES = BROKER.default_of("fetch.max.bytes")  # 55 MiB
+# what a kernel compiles (kipviz.scenarios.jit.jit_functions over this module): fill_raw_bytes
+# with the partition rule it calls
+FILL_FUNCTIONS = ("read_partition", "fill_raw_bytes")
 _MPFB = CONSUMER["max.partition.fetch.bytes"]
 
 
@@ -100,9 +104,9 @@ def effective_response_max_bytes(
     limit = min(request_max_bytes, broker_fetch_max_bytes)
     if fetch_quota_bytes_per_s is None:
         return limit
-    if not fetch_quota_bytes_per_s > 0:  # a zero quota blocks every fetch: a mistake here
-        raise ValueError(f"fetch_quota_bytes_per_s (consumer_byte_rate) must be > 0: "
-                         f"{fetch_quota_bytes_per_s}")
+    # a zero quota blocks every fetch: a mistake here
+    check_setting("fetch_quota_bytes_per_s", fetch_quota_bytes_per_s,
+                  CONSUMER["consumer_byte_rate"], above=0, number=True)
     window_max = max_value_in_quota_window(fetch_quota_bytes_per_s, quota_window_num,
                                            quota_window_size_s)
     return min(limit, min(int(window_max), INT32_MAX))
@@ -125,6 +129,35 @@ def response_limit_bytes(kafka_version: str, fetch_max_bytes: int,
     return effective_response_max_bytes(fetch_max_bytes, broker, quota)
 
 
+def read_partition(first_batch_bytes, log_bytes, partition_max_bytes, limit, min_one_batch,
+                   version):
+    """The raw bytes one partition returns in ``readFromLog``'s loop (KIP-74), the one rule that
+    :func:`fill_raw_bytes` and the tiered fetch's local partitions
+    (:func:`kipviz.kafka.tiered.fetch.read_from_log`) run.
+
+    The budget is ``min(partition max_bytes, limit)``, raised to the whole first batch while
+    ``min_one_batch`` (no earlier partition has returned bytes, v3+) and the log has data; the
+    partition returns its log up to the budget, and nothing (v3+) when that cannot hold its first
+    batch (``firstEntryIncomplete``). The caller then lowers ``limit`` and ends ``min_one_batch``.
+
+    >>> read_partition(600, 1200, 1000, 1000, True, 3)  # the first batch fits: up to the budget
+    1000
+    >>> read_partition(600, 1200, 1000, 400, False, 3)  # it does not: nothing
+    0
+    >>> read_partition(1500, 3000, 1000, 5000, True, 3)  # a bigger first batch: all of it
+    1500
+    >>> read_partition(1500, 3000, 1000, 5000, False, 2)  # v2: part of it, RecordTooLarge
+    1000
+    """
+    budget = min(partition_max_bytes, limit)
+    if min_one_batch and log_bytes > 0:
+        budget = max(budget, first_batch_bytes)
+    raw = min(budget, log_bytes)
+    if version >= 3 and raw < first_batch_bytes:
+        raw = 0  # firstEntryIncomplete: replaced by an empty record set
+    return raw
+
+
 def fill_raw_bytes(
     first_batch_bytes: np.ndarray,
     log_bytes: np.ndarray,
@@ -137,19 +170,16 @@ def fill_raw_bytes(
 
     ``first_batch_bytes[i]`` is the size of the batch at partition i's fetch offset (0 when the
     log has nothing there), ``log_bytes[i]`` the bytes from the fetch offset to the log end. Raw
-    bytes per partition go to ``out_raw_bytes``. Plain loops only: scenarios compile this very
-    function with numba, so the rules live in one place.
+    bytes per partition go to ``out_raw_bytes``; each partition's are :func:`read_partition`'s.
+    Plain loops only: scenarios compile this very function with numba (with
+    :data:`FILL_FUNCTIONS`), so the rules live in one place.
     """
     limit = response_max_bytes
     min_one_batch = version >= 3
     total = 0
     for i in range(first_batch_bytes.shape[0]):
-        budget = min(partition_max_bytes[i], limit)
-        if min_one_batch and log_bytes[i] > 0:
-            budget = max(budget, first_batch_bytes[i])
-        raw = min(budget, log_bytes[i])
-        if version >= 3 and raw < first_batch_bytes[i]:
-            raw = 0  # firstEntryIncomplete: replaced by an empty record set
+        raw = read_partition(first_batch_bytes[i], log_bytes[i], partition_max_bytes[i], limit,
+                             min_one_batch, version)
         out_raw_bytes[i] = raw
         if raw > 0:
             min_one_batch = False
@@ -218,27 +248,3 @@ def largest_response_bytes(partitions: int, brokers: int, response_max_bytes: in
         return per_broker * max_partition_fetch_bytes
     return min(max(response_max_bytes, max_batch_bytes),
                per_broker * max(max_partition_fetch_bytes, max_batch_bytes))
-
-
-def consumer_memory_bound_bytes(
-    brokers: int,
-    fetch_max_bytes: int,
-    max_partition_fetch_bytes: int,
-    partitions: int,
-    *,
-    max_batch_bytes: int = 0,
-) -> int:
-    """Worst-case bytes of fetch responses a consumer holds (KIP-74 "Motivation", KIP-81).
-
-    One fetch in flight per broker and at most one buffered response part per partition give
-    ``min(brokers * fetch.max.bytes, partitions * max.partition.fetch.bytes)``; before KIP-74 only
-    the second term existed. ``max_batch_bytes`` adds the first-batch exception: a response may
-    reach ``max(fetch.max.bytes, batch)`` and a partition ``max(max.partition.fetch.bytes, batch)``.
-    """
-    brokers = _check_int("brokers", brokers, 1)
-    partitions = _check_int("partitions", partitions, 0)
-    fmb = check_setting("fetch_max_bytes", fetch_max_bytes, CONSUMER["fetch.max.bytes"])
-    mpfb = check_setting("max_partition_fetch_bytes", max_partition_fetch_bytes, _MPFB)
-    batch = _check_int("max_batch_bytes", max_batch_bytes, 0)
-    return min(brokers * max(fmb, batch), partitions * max(mpfb, batch))
-

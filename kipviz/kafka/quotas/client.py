@@ -9,7 +9,7 @@ response and that throttle time; the client then sends nothing to that broker un
 passed. Before 2.0 the broker kept the response, data included, for the throttle time.
 
 The rate is :mod:`kipviz.kafka.quotas.rate`'s state arrays and functions (``Rate``, the ones
-:class:`kipviz.kafka.replication.quota.Rate` runs); the consumer kernel and the SimPy reference both
+:class:`kipviz.kafka.quotas.rate.Rate` runs); the consumer kernel and the SimPy reference both
 call :func:`fetch_quota_throttle_ms`.
 """
 

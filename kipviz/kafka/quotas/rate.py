@@ -10,8 +10,8 @@ A rate's state is ``slots``, flat: slot j's start ms, last event ms and value at
 #15889), and ``pos`` (slots in use, current slot, samples, the field a slot is purged by:
 ``LAST`` since #15889, ``START`` before). Flat and indexed by number, the state may be numpy
 arrays (the kernels, which numba compiles without making views) or Python lists
-(:class:`kipviz.kafka.replication.quota.Rate`, fast in plain Python): the class, the kernels and the
-SimPy references all run these functions.
+(:class:`Rate`, fast in plain Python): the class, the kernels and the SimPy references all run
+these functions.
 
 * ``rate_record``: into the current slot (made at ``now`` if there is none); when ``now - its
   start >= window`` the next slot, cyclically, is reset to start at ``now`` and takes the value.
@@ -29,19 +29,36 @@ SimPy references all run these functions.
 100.0
 >>> java_round(2.5), java_round(-2.5), java_round(0.49999999999999994)
 (3, -2, 0)
+
+The classes keep that state for plain Python: :class:`Rate` and :class:`SimpleRate` (``record``,
+``measure``, ``window_size_ms``; ``legacy=True`` is the rule before #15889), :class:`Quota`
+(``Quota.acceptable``), with :func:`throttle_time_ms` and :func:`max_value_in_quota_window`
+(``ClientQuotaManager.getMaxValueInQuotaWindow``) checking their arguments.
+
+>>> r = SimpleRate(2, 1000)
+>>> r.record(100.0, 0)
+>>> r.measure(500)
+100.0
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+
+from kipviz.kafka.config.checks import check_number as _check_number
+from kipviz.kafka.config.declarations import BROKER
+from kipviz.kafka.config.fields import check_setting
 
 __all__ = [
     "CURRENT",
     "FIELDS",
     "LAST",
     "LONG_MAX",
+    "METRICS_NUM_SAMPLES",
+    "METRICS_SAMPLE_WINDOW_MS",
     "PURGE_BY",
     "RATE_FUNCTIONS",
     "SAMPLES",
@@ -49,7 +66,12 @@ __all__ = [
     "UNLIMITED",
     "USED",
     "VALUE",
+    "Quota",
+    "Rate",
+    "Sample",
+    "SimpleRate",
     "java_round",
+    "max_value_in_quota_window",
     "new_rate",
     "quota_exceeded",
     "quota_throttle_time_ms",
@@ -59,6 +81,7 @@ __all__ = [
     "rate_reset_slot",
     "rate_window_size_ms",
     "throttle_time",
+    "throttle_time_ms",
 ]
 
 START, LAST, VALUE = 0, 1, 2  # fields of a slot
@@ -66,6 +89,8 @@ FIELDS = 3  # values per slot in the flat slots
 USED, CURRENT, SAMPLES, PURGE_BY = 0, 1, 2, 3  # entries of pos
 UNLIMITED = -1.0  # the bound of no quota (never exceeded, never measured)
 LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE
+METRICS_NUM_SAMPLES = BROKER.default_of("metrics.num.samples")  # MetricConfig: 2
+METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 30000
 # the functions a kernel compiles (kipviz.scenarios.jit.jit_functions over this module)
 RATE_FUNCTIONS = ("java_round", "throttle_time", "new_rate", "rate_reset_slot", "rate_record",
                   "rate_purge", "rate_window_size_ms", "rate_measure", "quota_exceeded",
@@ -188,3 +213,101 @@ def quota_throttle_time_ms(slots, pos, window_ms, bound, now, simple):
     if observed <= bound:
         return 0
     return throttle_time(observed, bound, rate_window_size_ms(slots, pos, window_ms, now, simple))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One slot of a ``SampledStat`` (``SampledStat.Sample``), as a read-only snapshot."""
+
+    start_ms: float
+    last_event_ms: float
+    value: float
+
+
+class Rate:
+    """Kafka's ``Rate`` over a ``WindowedSum``: ``record``, ``measure`` (per second), window size.
+
+    ``samples`` and ``window_ms`` are the ``MetricConfig`` (``metrics.num.samples`` 2,
+    ``metrics.sample.window.ms`` 30000 by default). Times are Kafka's wall clock in ms. The
+    rules are this module's functions, run on this object's slots (Python lists).
+    """
+
+    simple = False  # Rate.windowSize; SimpleRate's is max(elapsed, one window)
+
+    def __init__(self, samples: int = METRICS_NUM_SAMPLES,
+                 window_ms: int = METRICS_SAMPLE_WINDOW_MS, *, legacy: bool = False) -> None:
+        self.samples = check_setting("samples", samples, BROKER["metrics.num.samples"])
+        self.window_ms = check_setting("window_ms", window_ms, BROKER["metrics.sample.window.ms"])
+        self.legacy = legacy
+        # the state of the functions above as lists: start_ms, last_event_ms, value of each
+        # slot, flat, and [slots used, current slot, samples, the field slots are purged by]
+        self._slots = [0.0] * (FIELDS * (samples if legacy else samples + 1))
+        self._pos = [0, 0, samples, START if legacy else LAST]
+
+    def record(self, value: float, now_ms: float) -> None:
+        """Add ``value`` at ``now_ms`` (``SampledStat.record``), advancing to a new slot if due."""
+        rate_record(self._slots, self._pos, self.window_ms, value, now_ms)
+
+    def window_size_ms(self, now_ms: float) -> float:
+        """``Rate.windowSize``: elapsed since the oldest slot plus any missing whole windows
+        (``SimpleRate``: at least one whole window)."""
+        return rate_window_size_ms(self._slots, self._pos, self.window_ms, now_ms, self.simple)
+
+    def measure(self, now_ms: float) -> float:
+        """The rate per second at ``now_ms``: purged sum / (window size / 1000.0)."""
+        return rate_measure(self._slots, self._pos, self.window_ms, now_ms, self.simple)
+
+    def throttle_time_ms(self, bound: float, now_ms: float) -> int:
+        """``Sensor.checkQuotas`` against an upper ``bound`` then ``QuotaUtils.throttleTime``:
+        0 while the rate is within it, else the ms that bring it back."""
+        return quota_throttle_time_ms(self._slots, self._pos, self.window_ms, bound, now_ms,
+                                      self.simple)
+
+    def slots(self) -> tuple[Sample, ...]:
+        """The slots as stored, in slot order (no purge)."""
+        f = FIELDS
+        return tuple(Sample(*self._slots[f * j: f * j + f]) for j in range(self._pos[USED]))
+
+    @property
+    def current_slot(self) -> int:
+        """The slot the next record goes to unless a window has passed (``SampledStat.current``)."""
+        return self._pos[CURRENT]
+
+
+class SimpleRate(Rate):
+    """Kafka's ``SimpleRate``: window size = ``max(now - oldest start, one window)``."""
+
+    simple = True
+
+
+@dataclass(frozen=True)
+class Quota:
+    """Kafka's ``Quota``: an upper (or lower) bound; the bound itself is acceptable."""
+
+    bound: float
+    upper: bool = True
+
+    def acceptable(self, value: float) -> bool:
+        """``Quota.acceptable``: ``value <= bound`` for an upper bound, ``>=`` for a lower one."""
+        return value <= self.bound if self.upper else value >= self.bound
+
+
+def throttle_time_ms(observed: float, bound: float, window_size_ms: float) -> int:
+    """``QuotaUtils.throttleTime``: ``Math.round((observed - bound) / bound * window)``.
+
+    The delay X that brings O down to T over window W: ``O * W / (W + X) = T``.
+    """
+    _check_number("bound (quota)", bound, 0, strict=True)
+    _check_number("window_size_ms", window_size_ms, 0, strict=True)
+    return throttle_time(observed, bound, window_size_ms)
+
+
+def max_value_in_quota_window(quota_bytes_per_s: float, samples: int, window_s: float) -> float:
+    """``ClientQuotaManager.getMaxValueInQuotaWindow``: ``quota * (samples - 1) * window_s``.
+
+    The most one request may record without being throttled for sure (caps a fetch response).
+    """
+    _check_number("quota_bytes_per_s", quota_bytes_per_s, 0)
+    check_setting("samples", samples, BROKER["quota.window.num"])
+    _check_number("window_s (quota.window.size.seconds)", window_s, 0, strict=True)
+    return quota_bytes_per_s * (samples - 1) * window_s

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kipviz.kafka.config.checks import check_bool
 from kipviz.kafka.config.checks import check_number as _check_number
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
@@ -205,8 +206,7 @@ class ControllerMutationQuota:
     """
 
     def __init__(self, bucket: TokenBucket, *, strict: bool) -> None:
-        if not isinstance(strict, bool):
-            raise ValueError(f"strict must be a bool: {strict!r}")
+        check_bool("strict", strict)
         self.bucket = bucket
         self.strict = strict
         self._last_throttle_time_ms = 0

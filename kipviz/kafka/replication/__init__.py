@@ -1,9 +1,10 @@
 """KIP-73: replication quotas, reassignment plans, and when a throttled move finishes.
 
-* :mod:`~kipviz.kafka.replication.quota`: ``ReplicationQuotaManager`` on ``SimpleRate``,
-  throttled-replica lists.
+* :mod:`~kipviz.kafka.replication.quota`: ``ReplicationQuotaManager`` on ``SimpleRate``
+  (:mod:`kipviz.kafka.quotas.rate`), throttled-replica lists.
 * :mod:`~kipviz.kafka.replication.planning`: the move-time arithmetic with the followers
-  ``--throttle`` really counts.
+  ``--throttle`` really counts, and its verdicts (never finishes, no workable range, clients
+  lose bandwidth).
 * :mod:`~kipviz.kafka.replication.reassignment`: a reassignment plan and the throttle lists
   ``kafka-reassign-partitions`` writes for it.
 
@@ -15,13 +16,12 @@ from __future__ import annotations
 from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "quota": [
-        "Quota", "Rate", "ReplicationQuotaManager", "Sample", "SimpleRate",
-        "max_value_in_quota_window", "parse_throttled_replicas", "throttle_time_ms",
-    ],
+    "quota": ["ReplicationQuotaManager", "parse_throttled_replicas"],
     "planning": [
-        "catch_up_bytes_per_s", "in_sync_follower_bytes", "max_replica_fetch_response_bytes",
-        "move_time_s", "resolve_in_sync_followers", "scheduled_move_time_s", "throttle_bounds",
+        "catch_up_bytes_per_s", "clients_lose_reason", "in_sync_follower_bytes",
+        "max_replica_fetch_response_bytes", "move_time_s", "never_finishes_reason",
+        "resolve_in_sync_followers", "scheduled_move_time_s", "throttle_bounds",
+        "throttle_verdict",
     ],
     "reassignment": ["PartitionAssignment", "ReassignmentPlan", "parse_assignment",
                      "partition_sizes"],

@@ -14,7 +14,10 @@ leader's T, the new replica copies IN just to keep up, and the move *nets*
 
 It finishes only when that is above 0. KIP-73's Q&A 1 (``(T - IN)``) is the special case F = 0.
 These plain functions are that rule, called by the planner, the scenario's ``meta``, the numba
-kernel and the SimPy reference alike; the Q&A 4 and 5 bounds follow.
+kernel and the SimPy reference alike; the Q&A 4 and 5 bounds follow. So do the verdicts the
+planner, the scenario's ``meta`` and the reference loop print, once: :func:`never_finishes_reason`
+(Q&A 1), :func:`clients_lose_reason` (Q&A 4's upper end) and :func:`throttle_verdict` (both, and
+an empty workable range, for ``--throttle T``).
 """
 
 from __future__ import annotations
@@ -27,12 +30,15 @@ from kipviz.kafka.config.checks import check_number as _check_number
 __all__ = [
     "THROTTLED_RATE",
     "catch_up_bytes_per_s",
+    "clients_lose_reason",
     "in_sync_follower_bytes",
     "max_replica_fetch_response_bytes",
     "move_time_s",
+    "never_finishes_reason",
     "resolve_in_sync_followers",
     "scheduled_move_time_s",
     "throttle_bounds",
+    "throttle_verdict",
 ]
 
 THROTTLED_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
@@ -62,8 +68,8 @@ def resolve_in_sync_followers(in_sync_followers: int | None, replication_factor:
         return r - 1
     f = _check_int("in_sync_followers", in_sync_followers, 0)
     if f > r - 1:
-        raise ValueError(f"in_sync_followers must be <= replication_factor - 1 = {r - 1}: {f} "
-                         f"(a partition of R replicas has R - 1 followers)")
+        raise ValueError(f"in_sync_followers must be <= replication_factor - 1 ({r - 1}; a "
+                         f"partition of R replicas has R - 1 followers): {f}")
     return f
 
 
@@ -125,13 +131,77 @@ def throttle_bounds(bytes_in_per_s: float, network_bytes_per_s: float,
     network = _check_number("network_bytes_per_s", network_bytes_per_s, 0, strict=True)
     r = _check_int("replication_factor", replication_factor, 1)
     f = _check_int("in_sync_followers", in_sync_followers, 0)
+    empty = _no_workable_throttle(inbound, network, r, f)
+    if empty:
+        raise ValueError(empty)
+    return (f + 1) * inbound, network - inbound / r
+
+
+def _no_workable_throttle(inbound: float, network: float, r: int, f: int) -> str:
+    """Why ``(F + 1) x IN < T < N - IN/R`` holds for no T (empty when some T is workable)."""
     lower, upper = (f + 1) * inbound, network - inbound / r
-    if not lower < upper:
-        low = "IN" if f == 0 else "(F + 1) x IN"
-        got = f"IN = {inbound}" if f == 0 else f"(F + 1) x IN = ({f} + 1) x {inbound:g} = {lower:g}"
-        raise ValueError(f"no workable throttle: {low} < T < N - IN/R needs {low} < N - IN/R, "
-                         f"but {got} and N - IN/R = {network} - {inbound}/{r} = {upper}")
-    return lower, upper
+    if lower < upper:
+        return ""
+    low = "IN" if f == 0 else "(F + 1) x IN"
+    got = f"IN = {inbound}" if f == 0 else f"(F + 1) x IN = ({f} + 1) x {inbound:g} = {lower:g}"
+    return (f"no workable throttle: {low} < T < N - IN/R needs {low} < N - IN/R, "
+            f"but {got} and N - IN/R = {network} - {inbound}/{r} = {upper}")
+
+
+def never_finishes_reason(rate_bytes_per_s: float, bytes_in_per_s: float,
+                          in_sync_followers: int = 0) -> str:
+    """Why no move ever finishes under a quota of this rate (whole bytes/s, as Kafka's long
+    config) counting ``in_sync_followers`` besides the new replica (a leader's quota under
+    ``--throttle`` counts R - 1, a follower's none): the new replica nets
+    :func:`catch_up_bytes_per_s` <= 0 (Q&A 1). Empty when it nets something.
+
+    >>> never_finishes_reason(40e6, 10e6, 2)
+    ''
+    >>> never_finishes_reason(30e6, 10e6, 2)  # doctest: +NORMALIZE_WHITESPACE
+    'leader.replication.throttled.rate / follower.replication.throttled.rate = 30000000 B/s
+     must be above (in_sync_followers + 1) x bytes_in_per_s = (2 + 1) x IN = 3e+07: no move
+     ever finishes'
+    """
+    t, f = math.floor(rate_bytes_per_s), in_sync_followers
+    if catch_up_bytes_per_s(t, bytes_in_per_s, f) > 0:
+        return ""
+    what = ("bytes_in_per_s (IN)" if f == 0
+            else f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
+    return (f"{THROTTLED_RATE} = {t} B/s must be above {what} = {(f + 1) * bytes_in_per_s:g}: "
+            "no move ever finishes")
+
+
+def clients_lose_reason(rate_bytes_per_s: float, bytes_in_per_s: float,
+                        network_bytes_per_s: float, replication_factor: int) -> str:
+    """Why a throttle (whole bytes/s) starves clients: it is not below ``N - IN/R``, Q&A 4's upper
+    end (a broker leading every moving partition has no room left for the produce traffic).
+    Empty when it is below."""
+    t = math.floor(rate_bytes_per_s)
+    upper = network_bytes_per_s - bytes_in_per_s / replication_factor
+    if t < upper:
+        return ""
+    return f"{THROTTLED_RATE} = {t} B/s is not below N - IN/R = {upper:g}: clients lose bandwidth"
+
+
+def throttle_verdict(throttle_bytes_per_s: float, bytes_in_per_s: float,
+                     network_bytes_per_s: float, replication_factor: int, *,
+                     in_sync_followers: int = 0) -> str:
+    """KIP-73's verdict on ``--throttle T`` (the leader and follower rates alike, the leader's
+    quota counting ``in_sync_followers``): empty when T is workable, else the first reason: no
+    move ever finishes (:func:`never_finishes_reason`), no throttle is workable at all
+    (:func:`throttle_bounds`' empty range), clients lose bandwidth (:func:`clients_lose_reason`).
+
+    >>> throttle_verdict(40e6, 10e6, 125e6, 3, in_sync_followers=2)
+    ''
+    >>> throttle_verdict(124e6, 10e6, 125e6, 3)  # doctest: +NORMALIZE_WHITESPACE
+    'leader.replication.throttled.rate / follower.replication.throttled.rate = 124000000 B/s
+     is not below N - IN/R = 1.21667e+08: clients lose bandwidth'
+    """
+    return (never_finishes_reason(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers)
+            or _no_workable_throttle(bytes_in_per_s, network_bytes_per_s, replication_factor,
+                                     in_sync_followers)
+            or clients_lose_reason(throttle_bytes_per_s, bytes_in_per_s, network_bytes_per_s,
+                                   replication_factor))
 
 
 def max_replica_fetch_response_bytes(leader_quota_bytes_per_s: float, window_total_s: float,

@@ -1,27 +1,11 @@
-"""KIP-73: replication quotas on Kafka's windowed rate, and the KIP's planning arithmetic.
+"""KIP-73: replication quotas on Kafka's windowed rate, and the throttled-replica lists.
 
-Kafka's rate metric (``org.apache.kafka.common.metrics.stats``: ``SampledStat``, ``WindowedSum``,
-``Rate``, ``SimpleRate``) as it is since apache/kafka#15889 (Kafka 3.8):
-
-* Up to ``samples + 1`` slots of ``window_ms``, each {start, last event, value}. A record at t
-  goes into the current slot (made at t if there is none); when ``t - start >= window`` the next
-  slot, cyclically, is reset to start at t and takes the value.
-* Before measuring, every slot whose *last event* is at least ``samples * window`` old is reset
-  to start at now with value 0; measuring an empty stat creates a slot starting now.
-* ``Rate``: elapsed = now - oldest start; with fewer than ``samples - 1`` whole windows elapsed,
-  the missing whole windows are added (``elapsed + (samples - 1 - full) * window``); never below
-  1 ms. ``SimpleRate`` (replication quotas) uses ``max(elapsed, window)``.
-  rate = sum of slot values / (window size in s).
-* ``legacy=True`` is the rule before #15889: ``samples`` slots, purged by their *start*.
-
-The rules themselves are the plain functions of :mod:`kipviz.kafka.quotas.rate` (one copy, which the
-numba kernels compile); :class:`Rate` and :class:`SimpleRate` keep their state as lists for them.
-
-``ReplicationQuotaManager`` (KIP-73 "The Throttle Mechanism"): a ``SimpleRate`` of
+``ReplicationQuotaManager`` (KIP-73 "The Throttle Mechanism"): a ``SimpleRate``
+(:mod:`kipviz.kafka.quotas.rate`, Kafka's rate metric as it is since apache/kafka#15889) of
 ``replication.quota.window.num`` x ``replication.quota.window.size.seconds`` against
-``leader.``/``follower.replication.throttled.rate``; throttled partitions per topic, ``*`` for all.
-Planning arithmetic (Q&A 1, 4, 5 as ``--throttle`` counts):
-:mod:`kipviz.kafka.replication.planning`.
+``leader.``/``follower.replication.throttled.rate``; throttled partitions per topic, ``*`` for all
+(:func:`parse_throttled_replicas` reads Kafka's ``0:101,1:102`` lists). Planning arithmetic (Q&A
+1, 4, 5 as ``--throttle`` counts): :mod:`kipviz.kafka.replication.planning`.
 """
 
 from __future__ import annotations
@@ -29,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
 
 from kipviz.kafka.config.checks import check_number as _check_number
@@ -37,42 +20,15 @@ from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
 from kipviz.kafka.fetch.request import TopicPartition
 from kipviz.kafka.quotas import rate
-from kipviz.kafka.quotas.rate import java_round  # re-exported: defined once, in kipviz.rate
-from kipviz.kafka.replication.planning import (  # re-exported: the planning arithmetic lives there
-    catch_up_bytes_per_s,
-    in_sync_follower_bytes,
-    max_replica_fetch_response_bytes,
-    move_time_s,
-    resolve_in_sync_followers,
-    scheduled_move_time_s,
-    throttle_bounds,
-)
+from kipviz.kafka.quotas.rate import Quota, SimpleRate
 
 __all__ = [
-    "METRICS_NUM_SAMPLES",
-    "METRICS_SAMPLE_WINDOW_MS",
     "REPLICATION_QUOTA_WINDOW_NUM",
     "REPLICATION_QUOTA_WINDOW_SIZE_SECONDS",
-    "Quota",
-    "Rate",
     "ReplicationQuotaManager",
-    "Sample",
-    "SimpleRate",
-    "catch_up_bytes_per_s",
-    "in_sync_follower_bytes",
-    "java_round",
-    "max_replica_fetch_response_bytes",
-    "max_value_in_quota_window",
-    "move_time_s",
     "parse_throttled_replicas",
-    "resolve_in_sync_followers",
-    "scheduled_move_time_s",
-    "throttle_bounds",
-    "throttle_time_ms",
 ]
 
-METRICS_NUM_SAMPLES = BROKER.default_of("metrics.num.samples")  # MetricConfig: 2
-METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 30000
 # replication.quota.window.num (11): 10 whole windows + the current
 REPLICATION_QUOTA_WINDOW_NUM = BROKER.default_of("replication.quota.window.num")
 REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of("replication.quota.window.size.seconds")
@@ -80,106 +36,6 @@ REPLICATION_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of("replication.quota.win
 _INT_MAX = 2**31 - 1
 _REPLICA = re.compile(r"[0-9]+:[0-9]+")
 _THROTTLED_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One slot of a ``SampledStat`` (``SampledStat.Sample``), as a read-only snapshot."""
-
-    start_ms: float
-    last_event_ms: float
-    value: float
-
-
-class Rate:
-    """Kafka's ``Rate`` over a ``WindowedSum``: ``record``, ``measure`` (per second), window size.
-
-    ``samples`` and ``window_ms`` are the ``MetricConfig`` (``metrics.num.samples`` 2,
-    ``metrics.sample.window.ms`` 30000 by default). Times are Kafka's wall clock in ms. The
-    rules are :mod:`kipviz.kafka.quotas.rate`'s functions, run on this object's slots (Python
-    lists).
-    """
-
-    simple = False  # Rate.windowSize; SimpleRate's is max(elapsed, one window)
-
-    def __init__(self, samples: int = METRICS_NUM_SAMPLES,
-                 window_ms: int = METRICS_SAMPLE_WINDOW_MS, *, legacy: bool = False) -> None:
-        self.samples = check_setting("samples", samples, BROKER["metrics.num.samples"])
-        self.window_ms = check_setting("window_ms", window_ms, BROKER["metrics.sample.window.ms"])
-        self.legacy = legacy
-        # the state of kipviz.kafka.quotas.rate as lists: start_ms, last_event_ms, value of each
-        # slot, flat, and [slots used, current slot, samples, the field slots are purged by]
-        self._slots = [0.0] * (rate.FIELDS * (samples if legacy else samples + 1))
-        self._pos = [0, 0, samples, rate.START if legacy else rate.LAST]
-
-    def record(self, value: float, now_ms: float) -> None:
-        """Add ``value`` at ``now_ms`` (``SampledStat.record``), advancing to a new slot if due."""
-        rate.rate_record(self._slots, self._pos, self.window_ms, value, now_ms)
-
-    def window_size_ms(self, now_ms: float) -> float:
-        """``Rate.windowSize``: elapsed since the oldest slot plus any missing whole windows
-        (``SimpleRate``: at least one whole window)."""
-        return rate.rate_window_size_ms(self._slots, self._pos, self.window_ms, now_ms,
-                                        self.simple)
-
-    def measure(self, now_ms: float) -> float:
-        """The rate per second at ``now_ms``: purged sum / (window size / 1000.0)."""
-        return rate.rate_measure(self._slots, self._pos, self.window_ms, now_ms, self.simple)
-
-    def throttle_time_ms(self, bound: float, now_ms: float) -> int:
-        """``Sensor.checkQuotas`` against an upper ``bound`` then ``QuotaUtils.throttleTime``:
-        0 while the rate is within it, else the ms that bring it back."""
-        return rate.quota_throttle_time_ms(self._slots, self._pos, self.window_ms, bound,
-                                           now_ms, self.simple)
-
-    def slots(self) -> tuple[Sample, ...]:
-        """The slots as stored, in slot order (no purge)."""
-        f = rate.FIELDS
-        return tuple(Sample(*self._slots[f * j: f * j + f]) for j in range(self._pos[rate.USED]))
-
-    @property
-    def current_slot(self) -> int:
-        """The slot the next record goes to unless a window has passed (``SampledStat.current``)."""
-        return self._pos[rate.CURRENT]
-
-
-class SimpleRate(Rate):
-    """Kafka's ``SimpleRate``: window size = ``max(now - oldest start, one window)``."""
-
-    simple = True
-
-
-@dataclass(frozen=True)
-class Quota:
-    """Kafka's ``Quota``: an upper (or lower) bound; the bound itself is acceptable."""
-
-    bound: float
-    upper: bool = True
-
-    def acceptable(self, value: float) -> bool:
-        """``Quota.acceptable``: ``value <= bound`` for an upper bound, ``>=`` for a lower one."""
-        return value <= self.bound if self.upper else value >= self.bound
-
-
-def throttle_time_ms(observed: float, bound: float, window_size_ms: float) -> int:
-    """``QuotaUtils.throttleTime``: ``Math.round((observed - bound) / bound * window)``.
-
-    The delay X that brings O down to T over window W: ``O * W / (W + X) = T``.
-    """
-    _check_number("bound (quota)", bound, 0, strict=True)
-    _check_number("window_size_ms", window_size_ms, 0, strict=True)
-    return rate.throttle_time(observed, bound, window_size_ms)
-
-
-def max_value_in_quota_window(quota_bytes_per_s: float, samples: int, window_s: float) -> float:
-    """``ClientQuotaManager.getMaxValueInQuotaWindow``: ``quota * (samples - 1) * window_s``.
-
-    The most one request may record without being throttled for sure (caps a fetch response).
-    """
-    _check_number("quota_bytes_per_s", quota_bytes_per_s, 0)
-    check_setting("samples", samples, BROKER["quota.window.num"])
-    _check_number("window_s (quota.window.size.seconds)", window_s, 0, strict=True)
-    return quota_bytes_per_s * (samples - 1) * window_s
 
 
 def _quota(rate_bytes_per_s: float | None) -> Quota | None:

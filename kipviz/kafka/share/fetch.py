@@ -23,6 +23,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from kipviz.kafka.config.checks import check_choice
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_setting
@@ -116,7 +117,8 @@ def uniform_partition_max_bytes(request_max_bytes: int, partitions: Sequence[P],
     """
     parts = list(partitions)
     if not parts:
-        raise ValueError("partitions (the share fetch's partitions to read) must not be empty")
+        raise ValueError(f"partitions (the share fetch's partitions to read) must be non-empty: "
+                         f"{parts!r}")
     if len(set(parts)) != len(parts):
         raise ValueError(f"partitions must be distinct (a set in Kafka): {parts!r}")
     _check_int("request_max_bytes (share fetch MaxBytes)", request_max_bytes, 1)
@@ -160,16 +162,17 @@ class SharePartition:
                  acquire_mode: str = "batch_optimized", batch_size: int = MAX_POLL_RECORDS,
                  start_offset: int = 0) -> None:
         sizes = [_check_int("batch_records (records in a log batch)", b, 1) for b in batch_records]
-        self.max_in_flight_records = _check_int(
-            "max_in_flight_records (group.share.partition.max.record.locks)",
-            max_in_flight_records, 1)
-        self.max_delivery_count = _check_int(
-            "max_delivery_count (group.share.delivery.count.limit)", max_delivery_count, 1)
-        self.lock_duration_ms = _check_int(
-            "lock_duration_ms (group.share.record.lock.duration.ms)", lock_duration_ms, 1)
-        if acquire_mode not in SHARE_ACQUIRE_MODES:
-            raise ValueError(f"acquire_mode (share.acquire.mode) must be one of "
-                             f"{SHARE_ACQUIRE_MODES}: {acquire_mode!r}")
+        # ShareGroupConfig's between(...) ranges are wider here (>= 1), as in the scenario
+        self.max_in_flight_records = check_setting(
+            "max_in_flight_records", max_in_flight_records,
+            BROKER["group.share.partition.max.record.locks"], at_least=1, at_most=None)
+        self.max_delivery_count = check_setting(
+            "max_delivery_count", max_delivery_count, BROKER["group.share.delivery.count.limit"],
+            at_least=1, at_most=None)
+        self.lock_duration_ms = check_setting(
+            "lock_duration_ms", lock_duration_ms, BROKER["group.share.record.lock.duration.ms"],
+            at_least=1, at_most=None)
+        check_choice("acquire_mode (share.acquire.mode)", acquire_mode, SHARE_ACQUIRE_MODES)
         self.record_limit = acquire_mode == "record_limit"
         self.batch_size = _check_int("batch_size (share fetch BatchSize)", batch_size, 1)
         self.log_end = start_offset + sum(sizes)

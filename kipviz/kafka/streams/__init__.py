@@ -1,10 +1,8 @@
 """Kafka Streams' input buffer (KIP-770, as proposed and as merged) and its memory.
 
 * :mod:`~kipviz.kafka.streams.input_buffer`: record cost, per-thread shares, the pause and
-  resume rules of ``input.buffer.max.bytes`` and ``buffered.records.per.partition``, and both
-  bounds.
-* :mod:`~kipviz.kafka.streams.rules`: the pause/resume decisions as plain functions the kernel
-  compiles.
+  resume rules of ``input.buffer.max.bytes`` and ``buffered.records.per.partition`` (plain
+  functions the kernel compiles, and their checked forms), and both bounds.
 * :mod:`~kipviz.kafka.streams.memory`: a Streams instance's input buffer plus its threads'
   consumers, by Kafka version.
 

@@ -14,30 +14,23 @@ replaced, ``buffered.records.per.partition`` (still Kafka's today, default 1000,
 deprecated), pauses one partition above N records and resumes it when processing
 brings it back to N (``StreamTask.addRecords`` / ``process``). The KIP's rejected alternatives
 are here as rules too: one bound for the whole instance, a byte bound per partition, pausing only
-the biggest partitions. The rules themselves are plain functions in
-:mod:`kipviz.kafka.streams.rules`, which these functions, the Streams kernel and the SimPy reference
-run.
+the biggest partitions. The decisions themselves are plain functions here (``pause_over_share``,
+``resume_all_within_share``, ...: no checks, numba-ready), which the checked functions, the
+Streams kernel and the SimPy reference run.
 
 ``input.buffer.max.bytes`` is not in Kafka: it was merged twice (apache/kafka#11424, #11796) and
 reverted twice before any release (#12383); kipviz models it as the KIP and the merged code say.
-:mod:`kipviz.kafka.consumer.buffer_memory` re-exports these names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from kipviz.kafka.config.checks import check_int as _check_int
+from kipviz.kafka.config.checks import check_text
 from kipviz.kafka.config.declarations import CONSUMER, STREAMS
 from kipviz.kafka.config.fields import check_setting
-from kipviz.kafka.streams.rules import (
-    pause_above_records,
-    pause_over_share,
-    pick_biggest_partitions,
-    resume_all_within_share,
-    resume_at_records,
-    share_per_partition,
-)
 
 __all__ = [
     "BUFFERED_RECORDS_PER_PARTITION",
@@ -47,13 +40,21 @@ __all__ = [
     "STREAMS_POLICIES",
     "biggest_partitions_to_pause",
     "fetch_bytes",
+    "partition_over_share",
     "partition_share_bytes",
     "partitions_to_pause",
+    "pause_above_records",
+    "pause_over_share",
+    "pick_biggest_partitions",
     "record_queue_pauses",
     "record_queue_resumes",
     "record_size_bytes",
     "records_bound_bytes",
     "resume_all_after_round",
+    "resume_all_within_share",
+    "resume_at_records",
+    "resume_emptied",
+    "share_per_partition",
     "thread_bound_bytes",
     "thread_cache_bytes",
     "thread_share_bytes",
@@ -77,6 +78,69 @@ _SHARE_TOTAL = "total_bytes (input.buffer.max.bytes or statestore.cache.max.byte
 _THREADS = "threads (num.stream.threads)"
 
 
+# The pause and resume decisions, once, as plain functions: no argument checks, ints and arrays
+# only, so that numba compiles these very functions into the Streams kernel
+# (kipviz.scenarios.streams.kernel) while the checked functions further down and the SimPy
+# reference run them as they are.
+
+
+def pause_over_share(over_share: bool, queued_records: int) -> bool:
+    """KIP-770 after a poll: a thread over its share pauses a partition with records buffered."""
+    return over_share and queued_records > 0
+
+
+def resume_all_within_share(processed_records: int, buffered_total_bytes: int,
+                            share_bytes: int) -> bool:
+    """KIP-770 after a round: resume every paused partition if the round processed records
+    and the thread is back within its share."""
+    return processed_records > 0 and buffered_total_bytes <= share_bytes
+
+
+def resume_emptied(queued_records: int) -> bool:
+    """apache/kafka#13283 (beyond the KIP): resume a paused partition the round emptied."""
+    return queued_records == 0
+
+
+def pause_above_records(queue_records: int, buffered_records_per_partition: int) -> bool:
+    """``buffered.records.per.partition`` (``StreamTask.addRecords``): pause above N."""
+    return queue_records > buffered_records_per_partition
+
+
+def resume_at_records(queue_records: int, buffered_records_per_partition: int) -> bool:
+    """``buffered.records.per.partition`` (``StreamTask.process``): resume back at exactly N."""
+    return queue_records == buffered_records_per_partition
+
+
+def share_per_partition(share_bytes: int, partitions: int) -> int:
+    """Rejected "fine grained allocation": the thread's share // its partitions (>= 1)."""
+    return share_bytes // partitions
+
+
+def partition_over_share(queued_bytes: int, partition_share: int) -> bool:
+    """Rejected "fine grained allocation": a partition over its share is paused, and resumed
+    once back within it."""
+    return queued_bytes > partition_share
+
+
+def pick_biggest_partitions(buffered_bytes: Any, excess_bytes: int, out_indices: Any) -> int:
+    """Rejected "heuristic based pauses": the biggest partitions, largest first (ties: lower
+    index), until they hold ``excess_bytes``; their indices go to ``out_indices``; how many."""
+    n = len(buffered_bytes)
+    count = 0
+    while excess_bytes > 0 and count < n:
+        best = -1
+        for j in range(n):
+            taken = False
+            for c in range(count):
+                taken = taken or out_indices[c] == j
+            if not taken and (best < 0 or buffered_bytes[j] > buffered_bytes[best]):
+                best = j
+        out_indices[count] = best
+        count += 1
+        excess_bytes -= buffered_bytes[best]
+    return count
+
+
 def record_size_bytes(key_bytes: int, value_bytes: int, topic: str,
                       headers: Iterable[tuple[str, bytes | None]] = ()) -> int:
     """What one buffered record costs: key + value + 8 + 8 + utf8(topic) + 4 + header bytes.
@@ -91,8 +155,7 @@ def record_size_bytes(key_bytes: int, value_bytes: int, topic: str,
     """
     key = _check_int("key_bytes", key_bytes, 0)
     value = _check_int("value_bytes", value_bytes, 0)
-    if not isinstance(topic, str) or not topic:
-        raise ValueError(f"topic must be a non-empty topic name: {topic!r}")
+    check_text("topic", topic)
     header_bytes = 0
     for header in headers:
         if (not isinstance(header, tuple) or len(header) != 2 or not isinstance(header[0], str)

@@ -45,7 +45,14 @@ import pandas as pd
 
 from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.config.declarations import BROKER, CONSUMER, STREAMS
-from kipviz.kafka.config.fields import check_declared, check_setting, kafka_field, knob
+from kipviz.kafka.config.fields import (
+    check_declared,
+    check_setting,
+    flag,
+    kafka_field,
+    knob,
+    text,
+)
 from kipviz.kafka.config.versions import check_kafka_version, fetch_request_version, has
 from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, memory_bounds
 from kipviz.kafka.fetch.response import (
@@ -93,8 +100,8 @@ class StreamsInstance:
     brokers: int = knob(3, at_least=1)
     key_bytes: int = knob(16, at_least=0)
     value_bytes: int = knob(1000, at_least=0)
-    topic: str = "orders"
-    global_thread: bool = False
+    topic: str = text("orders")
+    global_thread: bool = flag(False)
     # Kafka puts no bound on buffered.records.per.partition; the model needs one record
     buffered_records_per_partition: int = kafka_field(
         STREAMS["buffered.records.per.partition"], at_least=1)
@@ -106,9 +113,6 @@ class StreamsInstance:
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
-        if not isinstance(self.global_thread, bool):
-            raise ValueError(f"global_thread must be True or False: {self.global_thread!r}")
-        record_size_bytes(self.key_bytes, self.value_bytes, self.topic)  # checks the topic
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ import numpy as np
 
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.versions import has
+from kipviz.kafka.fetch.response import read_partition
 
 __all__ = [
     "REMOTE_FETCH_MAX_WAIT_MS",
@@ -85,13 +86,14 @@ def read_from_log(first_batch_bytes: np.ndarray, log_bytes: np.ndarray, remote: 
     """``readFromLog`` for a consumer (request v3+) over local and remote partitions, on arrays in
     request order; returns the local bytes in the response.
 
-    Local partitions fill ``out_raw_bytes`` by KIP-74's rules (as :func:`kipviz.kafka.fetch.response
-    .fill_raw_bytes`: ``min(partition max, limit)``, first batch allowed while no partition has
-    returned bytes, an incomplete first batch emptied). For a remote partition
+    Local partitions fill ``out_raw_bytes`` by KIP-74's rule,
+    :func:`kipviz.kafka.fetch.response.read_partition` (``min(partition max, limit)``, first batch
+    allowed while no partition has returned or been charged bytes, an incomplete first batch
+    emptied), as :func:`~kipviz.kafka.fetch.response.fill_raw_bytes` runs it. For a remote partition
     (``first_batch_bytes``/``log_bytes`` then describe its remote data) ``out_remote_max_bytes``
     gets the ``fetchMaxBytes`` of the read that will be scheduled (0: none: throttled, no limit
     left, or not the first remote partition before 4.2) and ``out_remote_min_one`` its
-    ``minOneMessage``. Plain loops: numba compiles it.
+    ``minOneMessage``. Plain loops: numba compiles it, with ``read_partition`` beside it.
     """
     limit = response_max_bytes
     min_one = True
@@ -112,12 +114,8 @@ def read_from_log(first_batch_bytes: np.ndarray, log_bytes: np.ndarray, remote: 
                 if charge_remote:
                     charge = adjusted
         else:
-            budget = adjusted
-            if min_one and log_bytes[i] > 0:
-                budget = max(budget, first_batch_bytes[i])
-            raw = min(budget, log_bytes[i])
-            if raw < first_batch_bytes[i]:
-                raw = 0  # firstEntryIncomplete: replaced by an empty record set
+            raw = read_partition(first_batch_bytes[i], log_bytes[i], partition_max_bytes[i],
+                                 limit, min_one, 3)
             out_raw_bytes[i] = raw
             total += raw
             charge = raw

@@ -32,7 +32,7 @@ from kipviz.kafka.config.checks import check_number as _check_number
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
 from kipviz.kafka.quotas import rate
-from kipviz.kafka.replication.quota import SimpleRate
+from kipviz.kafka.quotas.rate import SimpleRate
 
 __all__ = [
     "RLM_QUOTA_TIMEOUT_MS",
@@ -53,7 +53,14 @@ RLM_QUOTA_WINDOW_SIZE_SECONDS = BROKER.default_of(
     "remote.log.manager.copy.quota.window.size.seconds")
 RLM_QUOTA_TIMEOUT_MS = 1000  # RemoteLogManager.quotaTimeout(): the copy thread's longest wait
 
-_RATE = "bytes_per_s (remote.log.manager.{copy,fetch}.max.bytes.per.second)"
+_RATE_KEY = "remote.log.manager.{copy,fetch}.max.bytes.per.second"
+
+
+def _check_rate(bytes_per_s: float) -> float:
+    """A remote copy or fetch quota: its declaration's rule (a long, at least 1 byte/s)."""
+    return float(check_setting("bytes_per_s", bytes_per_s,
+                               BROKER["remote.log.manager.copy.max.bytes.per.second"],
+                               number=True, label=_RATE_KEY))
 
 
 def rlm_throttle_time_ms(rate_bytes_per_s: float, quota_bytes_per_s: float,
@@ -86,7 +93,7 @@ class RemoteLogQuota:
 
     def __init__(self, bytes_per_s: float, window_num: int = RLM_QUOTA_WINDOW_NUM,
                  window_size_s: int = RLM_QUOTA_WINDOW_SIZE_SECONDS) -> None:
-        self.bytes_per_s = float(_check_number(_RATE, bytes_per_s, 1))
+        self.bytes_per_s = _check_rate(bytes_per_s)
         self.window_num = check_setting(
             "window_num", window_num, BROKER["remote.log.manager.copy.quota.window.num"],
             label="remote.log.manager.{copy,fetch}.quota.window.num")
@@ -98,7 +105,7 @@ class RemoteLogQuota:
 
     def update_quota(self, bytes_per_s: float) -> None:
         """``updateQuota``: a new bound (a dynamic broker config); the recorded bytes stay."""
-        self.bytes_per_s = float(_check_number(_RATE, bytes_per_s, 1))
+        self.bytes_per_s = _check_rate(bytes_per_s)
 
     def record(self, bytes: float, now_ms: float) -> None:
         """``record``: add bytes copied or read at ``now_ms``, with no quota check."""

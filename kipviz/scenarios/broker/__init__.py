@@ -2,6 +2,7 @@
 
 * :mod:`~kipviz.scenarios.broker.scenario`: ``BrokerScenario``, ``simulate``, ``BrokerTrace``.
 * :mod:`~kipviz.scenarios.broker.kernel`: the numba kernel and its column blocks.
+* :mod:`~kipviz.scenarios.broker.meta`: ``BrokerMeta``, the typed ``meta`` of a trace.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -13,4 +14,5 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["BrokerScenario", "BrokerTrace", "simulate"],
+    "meta": ["BrokerMeta"],
 })

@@ -6,7 +6,7 @@ is imported only then). What it needs from the mechanisms is written here in num
 
 * the pool (``kipviz.kafka.broker.pool.SimpleMemoryPool`` or ``NO_POOL``) as the int64 state row of
   :func:`kipviz.kafka.broker.pool.pool_state`, changed only by
-  :mod:`kipviz.kafka.broker.pool_state`'s ``pool_*`` rules, the very functions the pool class runs
+  :mod:`kipviz.kafka.broker.pool`'s ``pool_*`` rules, the very functions the pool class runs
   on its own row;
 * the key shuffle as Kafka's ``Selector`` does it, ``Collections.shuffle`` with a
   ``java.util.Random`` (:func:`java_shuffle`), here seeded instead of Java's unseeded one. Its
@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from kipviz.kafka.broker import pool_state as rules
-from kipviz.kafka.broker.pool_state import (
+from kipviz.kafka.broker import pool as rules
+from kipviz.kafka.broker.pool import (
     AVAILABLE,
     pool_out_of_memory,
     pool_release,

@@ -9,8 +9,8 @@ What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, `
 * Each tick the network thread polls once (``Selector.poll``). First, if the pool is no longer
   out of memory (available > 0) but channels were muted for memory, they are unmuted. Then it goes
   over the ready channels (a request has arrived, not muted) in key order (connection id),
-  shuffled when ``shuffle`` is on and :func:`kipviz.kafka.broker.pool.should_shuffle_keys` says so
-  (available < 10% of the pool and no channel muted for memory). The shuffle is Kafka's
+  shuffled when ``shuffle`` is on and :func:`kipviz.kafka.broker.network.should_shuffle_keys` says
+  so (available < 10% of the pool and no channel muted for memory). The shuffle is Kafka's
   (``Collections.shuffle`` with a ``java.util.Random``); the Random is seeded from its own stream
   of the run's seed (``_broker_kernel.shuffle_seed``), so passing in the workload the seed would
   generate gives the same trace. A channel whose next request size is known reads it only if
@@ -41,11 +41,11 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.broker.pool import NO_POOL, broker_pool, max_outstanding_bytes, pool_state
-from kipviz.kafka.broker.pool_state import DEPLETED, LOW_MEM
+from kipviz.kafka.broker.network import broker_pool
+from kipviz.kafka.broker.pool import DEPLETED, LOW_MEM, NO_POOL, max_outstanding_bytes, pool_state
 from kipviz.kafka.config.declarations import BROKER
-from kipviz.kafka.config.fields import check_declared, kafka_field, knob, values_from
-from kipviz.kafka.config.settings import BrokerConfig
+from kipviz.kafka.config.fields import check_declared, flag, kafka_field, knob, values_from
+from kipviz.kafka.config.settings import BrokerConfig, check_request_pool
 from kipviz.scenarios import limits
 from kipviz.scenarios.broker.kernel import (
     BrokerRequests,
@@ -57,11 +57,10 @@ from kipviz.scenarios.broker.kernel import (
     java_random,
     shuffle_seed,
 )
+from kipviz.scenarios.broker.meta import BrokerMeta
 from kipviz.scenarios.contract import input_rng
-from kipviz.scenarios.trace_meta import BrokerMeta
 
-__all__ = ["BrokerMeta", "BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms",
-           "simulate"]
+__all__ = ["BrokerScenario", "BrokerTrace", "generate_requests", "request_wait_ms", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -79,8 +78,8 @@ class BrokerScenario:
     # (kipviz.kafka.broker.pool)
     queued_max_request_bytes: int = kafka_field(BROKER["queued.max.request.bytes"])
     socket_request_max_bytes: int = kafka_field(BROKER["socket.request.max.bytes"])
-    strict: bool = False
-    shuffle: bool = True
+    strict: bool = flag(False)
+    shuffle: bool = flag(True)
     queued_max_requests: int = kafka_field(BROKER["queued.max.requests"])
     small_request_bytes: int = knob(16 * 1024, at_least=1)
     large_request_bytes: int = knob(10 * 1024 * 1024, at_least=1)
@@ -94,17 +93,15 @@ class BrokerScenario:
     ticks: int = knob(2000, at_least=1)
 
     def __post_init__(self) -> None:
-        limits.check_fields(self)  # bools are bools; Java int/long ranges
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
         # queued.max.request.bytes: -1/<= 0 (no pool) or >= socket.request.max.bytes
-        broker_pool(self.queued_max_request_bytes, self.socket_request_max_bytes,
-                    strict=self.strict)
+        check_request_pool(self.queued_max_request_bytes, self.socket_request_max_bytes)
         for name in ("small_request_bytes", "large_request_bytes"):
             size = getattr(self, name)
             if size > self.socket_request_max_bytes:
-                raise ValueError(f"{name} must be <= socket.request.max.bytes (a broker closes "
-                                 f"the connection of a larger request): {size} > "
-                                 f"{self.socket_request_max_bytes}")
+                raise ValueError(f"{name} must be <= socket.request.max.bytes "
+                                 f"({self.socket_request_max_bytes}; a broker closes the "
+                                 f"connection of a larger request): {size}")
 
     @classmethod
     def from_configs(cls, broker: BrokerConfig, **scenario: Any) -> BrokerScenario:

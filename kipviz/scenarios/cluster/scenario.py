@@ -11,10 +11,10 @@ configs (a ``consumer.properties`` / ``server.properties``), so people see their
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from kipviz.kafka.config.fields import values_from
+from kipviz.kafka.config.fields import check_declared, nested, values_from
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.scenarios.broker.scenario import BrokerScenario
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -73,9 +73,12 @@ def _reassignment() -> ReassignmentScenario:
 class ClusterScenario:
     """A consumer, a broker and a reassignment of one cluster; see the module docstring."""
 
-    consumer: ConsumerScenario = field(default_factory=_consumer)
-    broker: BrokerScenario = field(default_factory=_broker)
-    reassignment: ReassignmentScenario = field(default_factory=_reassignment)
+    consumer: ConsumerScenario = nested(ConsumerScenario, _consumer)
+    broker: BrokerScenario = nested(BrokerScenario, _broker)
+    reassignment: ReassignmentScenario = nested(ReassignmentScenario, _reassignment)
+
+    def __post_init__(self) -> None:
+        check_declared(self)  # each part is a scenario of its kind, which checks itself
 
     def settings(self) -> dict[str, Any]:
         """The value of every knob of :data:`TOUR_SETTINGS`."""

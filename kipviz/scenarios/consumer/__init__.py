@@ -7,6 +7,7 @@
 * :mod:`~kipviz.scenarios.consumer.buffer_memory`: KIP-81 side by side (today's consumer, the
   pool, the rejected in-flight cap).
 * :mod:`~kipviz.scenarios.consumer.versions`: one workload under several Kafka releases.
+* :mod:`~kipviz.scenarios.consumer.meta`: ``ConsumerMeta``, the typed ``meta`` of a trace.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -21,4 +22,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "simulation": ["ConsumerTrace", "simulate"],
     "buffer_memory": ["buffer_modes", "simulate_modes"],
     "versions": ["memory_by_version", "simulate_versions"],
+    "meta": ["ConsumerMeta"],
 })

@@ -5,7 +5,7 @@ it is the plain-Python reference, and :func:`compiled_kernel` is the same functi
 numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
 ``fill_raw_bytes`` (:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
 ``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-81's pool rules
-(:mod:`kipviz.kafka.broker.pool_state`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
+(:mod:`kipviz.kafka.broker.pool`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
 and the fetch quota's ``throttle_fetch`` (:mod:`kipviz.kafka.quotas.client`, over the ``Rate``
 slot functions).
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.kafka.broker.pool_state import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.quotas.client import throttle_fetch
@@ -331,12 +331,13 @@ def _compile() -> dict[str, Any]:
     # the fetch quota over kipviz.kafka.quotas.rate's functions, compiled once for every kernel
     quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                           {**vars(client), **compiled_rates()})
-    # kipviz.kafka.broker.pool_state's rules, as the broker kernel compiles them
+    # KIP-74's fill with the partition rule it calls, compiled over their own module
+    fill = jit_functions(response.FILL_FUNCTIONS, vars(response), inline=["read_partition"])
+    # kipviz.kafka.broker.pool's rules, as the broker kernel compiles them
     pool = {name: broker_compiled(name) for name in (
         "pool_try_allocate", "pool_release", "pool_out_of_memory")}
-    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool}, foreign={
-        "fill_raw_bytes": response.fill_raw_bytes, "next_order": request.next_order,
-        "request_partitions": request.request_partitions})
+    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool, **fill}, foreign={
+        "next_order": request.next_order, "request_partitions": request.request_partitions})
 
 
 def compiled_kernel(name: str = "consumer_kernel") -> Any:

@@ -5,35 +5,41 @@ cluster around it, validated at construction (:class:`ConsumerScenario`). The si
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from kipviz.kafka.config.checks import check_int as _check_int
+from kipviz.kafka.config.checks import bounds_text
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
-from kipviz.kafka.config.fields import check_declared, kafka_field, knob, values_from
-from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.config.fields import (
+    FieldRule,
+    check_declared,
+    choice,
+    flag,
+    items,
+    kafka_field,
+    knob,
+    nested,
+    values_from,
+)
+from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig, check_buffer_memory
 from kipviz.kafka.config.versions import (
-    NEWEST_KAFKA_VERSION,
-    check_kafka_version,
     fetch_request_version,
     has,
+    kafka_version_field,
     request_ordering,
     version_key,
 )
-from kipviz.kafka.consumer.buffer_memory import consumer_pool, pooled_bytes_bound
+from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
+from kipviz.kafka.consumer.memory import one_round
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.kafka.fetch.response import (
-    consumer_memory_bound_bytes,
-    largest_response_bytes,
-    response_limit_bytes,
-)
-from kipviz.scenarios import limits
+from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
 from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.scenarios.workload import Workload
 
 __all__ = ["TOPIC", "ConsumerScenario"]
 
 TOPIC = "events"
+_ORDERINGS = f"an Ordering ({', '.join(f'{o.name} = {o.value}' for o in Ordering)})"
 
 
 @dataclass(frozen=True)
@@ -49,14 +55,19 @@ class ConsumerScenario:
     fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
     fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
     # None: the request order this Kafka version's consumer uses (kipviz.kafka.config.versions)
-    ordering: Ordering | None = None
-    # fetch request version; None: the newest the Kafka version sends (<= 2: before KIP-74)
-    version: int | None = None
-    kafka_version: str = NEWEST_KAFKA_VERSION  # "MAJOR.MINOR": the rules of that release
+    ordering: Ordering | None = choice(None, Ordering, optional=True, rule=_ORDERINGS)
+    # fetch request version (a Java short); None: the newest the Kafka version sends (<= 2:
+    # before KIP-74)
+    version: int | None = knob(None, at_least=0, optional=True, java="short",
+                               label="fetch request version")
+    # "MAJOR.MINOR": the rules of that release
+    kafka_version: str = kafka_version_field()
     # the client's consumer_byte_rate quota (None: Long.MAX_VALUE, no quota)
     fetch_quota_bytes_per_s: float | None = kafka_field(
         CONSUMER["consumer_byte_rate"], above=0, number=True, label="consumer_byte_rate")
-    paused_partitions: tuple[int, ...] = ()  # Consumer.pause(...) at pause_at_ms
+    # Consumer.pause(...) at pause_at_ms
+    paused_partitions: tuple[int, ...] = items(of=FieldRule(at_least=0),
+                                               rule="a tuple of partitions")
     pause_at_ms: int = knob(0, at_least=0)
     consume_bytes_per_s: float = knob(100e6, above=0, number=True)
     rtt_ms: int = knob(10, at_least=1)
@@ -65,12 +76,13 @@ class ConsumerScenario:
     tick_ms: int = knob(10, at_least=1)
     ticks: int = knob(1000, at_least=1)
     windows: int = knob(20, at_least=1)
-    workload: Workload = field(default_factory=Workload)
+    workload: Workload = nested(Workload, Workload)
     # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool; a pool
     # of 0 bytes could hold nothing, so the model asks for >= 1 (and >= fetch.max.bytes)
     buffer_memory_bytes: int | None = kafka_field(CONSUMER["buffer.memory"], at_least=1)
-    strict_pool: bool = False  # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
-    coordinator_bypass: bool = True  # KIP-81 step 3.b: heartbeats are read even when dry
+    # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
+    strict_pool: bool = flag(False)
+    coordinator_bypass: bool = flag(True)  # KIP-81 step 3.b: heartbeats are read even when dry
     # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
     max_in_flight_fetches: int | None = knob(None, at_least=1, optional=True)
     heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])  # 0: none
@@ -78,24 +90,19 @@ class ConsumerScenario:
     session_timeout_ms: int = kafka_field(CONSUMER["session.timeout.ms"], at_least=1)
 
     def __post_init__(self) -> None:
-        limits.check_fields(self)  # bools are bools; Java int/long ranges (kipviz.scenarios.limits)
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
         if self.windows > self.ticks:
-            raise ValueError(f"windows must be <= ticks: {self.windows} > {self.ticks}")
-        check_kafka_version(self.kafka_version)
+            raise ValueError(f"windows must be <= ticks ({self.ticks}): {self.windows}")
         self._check_version()
-        _ = self.response_max_bytes  # validates fetch.max.bytes on both sides
-        if self.ordering is not None:
-            Ordering(self.ordering)
-            if self.ordering == Ordering.SESSION and not has(self.kafka_version,
-                                                             "fetch_sessions"):
-                raise ValueError(f"ordering SESSION needs fetch sessions (KIP-227, Kafka 1.1): "
-                                 f"kafka_version {self.kafka_version!r}")
-        for p in self.paused_partitions:
-            if _check_int("paused_partitions", p, 0) >= self.partitions:
-                raise ValueError(f"paused_partitions must name partitions 0..{self.partitions - 1}"
-                                 f": {p}")
-        consumer_pool(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
+        if self.ordering == Ordering.SESSION and not has(self.kafka_version, "fetch_sessions"):
+            raise ValueError(f"ordering must not be SESSION before fetch sessions (KIP-227, "
+                             f"Kafka 1.1; kafka_version {self.kafka_version!r}): "
+                             f"{self.ordering!r}")
+        for i, p in enumerate(self.paused_partitions):
+            if p >= self.partitions:
+                raise ValueError(f"paused_partitions[{i}] must be a partition, 0.."
+                                 f"{self.partitions - 1}: {p}")
+        check_buffer_memory(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
         if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
                 and self.heartbeat_interval_ms > 0
                 and self.buffer_memory_bytes < HEARTBEAT_RESPONSE_BYTES):
@@ -107,12 +114,12 @@ class ConsumerScenario:
         """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
         if self.version is None:
             return
-        _check_int("version", self.version, 0)
         newest = fetch_request_version(self.kafka_version)
         oldest = 4 if version_key(self.kafka_version) >= (4, 0) else 0
         if not oldest <= self.version <= newest:
-            raise ValueError(f"version (fetch request version) must be {oldest}..{newest} for "
-                             f"kafka_version {self.kafka_version!r}: {self.version}")
+            raise ValueError(f"version (fetch request version) must be "
+                             f"{bounds_text(oldest, newest)} for kafka_version "
+                             f"{self.kafka_version!r}: {self.version}")
 
     @property
     def fetch_version(self) -> int:
@@ -158,13 +165,14 @@ class ConsumerScenario:
 
     def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
         """The analytic memory bounds drawn beside the simulated memory."""
-        p, b = self.partitions, self.brokers
+        p, b, mpfb = self.partitions, self.brokers, self.max_partition_fetch_bytes
+        kip = one_round(b, self.fetch_max_bytes, mpfb, p)  # the KIP's arithmetic
+        held = one_round(b, self.response_max_bytes, mpfb, p, max_batch_bytes)  # what holds
         return {
-            "pre_kip74_bound_bytes": p * self.max_partition_fetch_bytes,
-            "kip74_bound_bytes": consumer_memory_bound_bytes(
-                b, self.fetch_max_bytes, self.max_partition_fetch_bytes, p),
-            "in_flight_bound_bytes": b * max(self.response_max_bytes, max_batch_bytes),
-            "buffered_bound_bytes": p * max(self.max_partition_fetch_bytes, max_batch_bytes),
+            "pre_kip74_bound_bytes": kip.buffered_bytes,
+            "kip74_bound_bytes": kip.bound_bytes,
+            "in_flight_bound_bytes": held.in_flight_bytes,
+            "buffered_bound_bytes": held.buffered_bytes,
             "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
             **({} if self.buffer_memory_bytes is None else {
                 "buffer_memory_bytes": self.buffer_memory_bytes,

@@ -36,8 +36,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.broker.pool import pool_state
-from kipviz.kafka.broker.pool_state import DEPLETED
+from kipviz.kafka.broker.pool import DEPLETED, pool_state
 from kipviz.kafka.config.versions import has, version_key
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
 from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, consumer_memory_bounds
@@ -54,12 +53,12 @@ from kipviz.scenarios.consumer.columns import (
     WindowColumns,
 )
 from kipviz.scenarios.consumer.kernel import compiled_kernel, consumer_kernel
+from kipviz.scenarios.consumer.meta import ConsumerMeta
 from kipviz.scenarios.consumer.scenario import TOPIC, ConsumerScenario
-from kipviz.scenarios.trace_meta import ConsumerMeta
 from kipviz.scenarios.workload import Batches, produce
 
-__all__ = ["TOPIC", "ConsumerMeta", "ConsumerScenario", "ConsumerTrace", "initial_orders",
-           "random_order_keys", "simulate"]
+__all__ = ["TOPIC", "ConsumerScenario", "ConsumerTrace", "initial_orders", "random_order_keys",
+           "simulate"]
 
 @dataclass(frozen=True)
 class ConsumerTrace:

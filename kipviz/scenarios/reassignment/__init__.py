@@ -3,7 +3,8 @@
 * :mod:`~kipviz.scenarios.reassignment.scenario`: ``ReassignmentScenario``, ``simulate``,
   ``ReassignmentTrace``.
 * :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel and its column blocks.
-* :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries.
+* :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries, and its
+  typed ``meta`` (``ReassignmentMeta``).
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -15,4 +16,5 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["ReassignmentScenario", "ReassignmentTrace", "simulate"],
+    "meta": ["ReassignmentMeta"],
 })

@@ -7,31 +7,76 @@ quota the new replica alone), capped by what one fetch per tick can carry, piece
 throttle schedule. A move that did not finish within the run is "not within this run" with the
 projected time from that rule, or "never" when the rule says so.
 
-It reads the scenario through :class:`MoveSettings` (what a ``ReassignmentScenario`` has), so it
-imports nothing from :mod:`kipviz.scenarios.reassignment`, which imports it: no import cycle.
+The trace's ``meta`` is typed: :class:`MovePlan` (known before the run) and :class:`MoveOutcome`
+make :class:`ReassignmentMeta`. It reads the scenario through :class:`MoveSettings` (what a
+``ReassignmentScenario`` has), so it imports nothing from :mod:`kipviz.scenarios.reassignment`,
+which imports it: no import cycle.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from kipviz.kafka.replication.planning import (
     catch_up_bytes_per_s,
+    clients_lose_reason,
     max_replica_fetch_response_bytes,
     move_time_s,
-    resolve_in_sync_followers,
+    never_finishes_reason,
     scheduled_move_time_s,
 )
-from kipviz.scenarios.trace_meta import MoveOutcome, MovePlan
+from kipviz.scenarios.limits import check_trace_bytes
 
-__all__ = ["MoveSettings", "move_meta", "move_outcome", "resolve_in_sync_followers",
-           "trace_size_check"]
+__all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "move_meta",
+           "move_outcome", "trace_size_check"]
 
-_RATE = "leader.replication.throttled.rate / follower.replication.throttled.rate"
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
+
+
+class MovePlan(TypedDict):
+    """A reassignment's settings and plan, known before it runs."""
+
+    mode: str
+    seed: int
+    tick_ms: int
+    ticks: int
+    brokers: int
+    network_bytes_per_s: float
+    bytes_in_per_s: float
+    replication_factor: int
+    leader_throttle_bytes_per_s: float | None
+    follower_throttle_bytes_per_s: float | None
+    throttle_bytes_per_s: float
+    bytes_to_move: int
+    in_sync_followers: int
+    throttle_schedule: list[tuple[float, float | None]]
+    replica_fetch_max_bytes: int
+    replica_fetch_response_max_bytes: int
+    window_total_s: float
+    window_size_s: float
+    catch_up_bytes_per_s: float
+    catch_up_schedule: list[tuple[float, float]]
+    planned_move_time_s: float
+    kip_move_time_s: float
+    safe_response_max_bytes: float | None
+    finishes: bool
+    reason: str
+
+
+class MoveOutcome(TypedDict):
+    """How a reassignment's run ended."""
+
+    completed_ms: int | None
+    move_status: str
+    projected_move_time_s: float
+
+
+class ReassignmentMeta(MovePlan, MoveOutcome):
+    """``kipviz.scenarios.reassignment.scenario.simulate`` (KIP-73)."""
+
+    first_window_throttled_bytes: int
 
 
 class MoveSettings(Protocol):
@@ -73,26 +118,13 @@ class MoveSettings(Protocol):
     def throttle_bytes_per_s(self) -> float: ...
 
 
-def _max_trace_bytes() -> int:
-    env = os.environ.get("KIPVIZ_MAX_TRACE_BYTES")
-    if env:
-        return int(env)
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-    except (ValueError, OSError, AttributeError):  # no sysconf: assume 8 GiB
-        return 4 * 2**30
-
-
 def trace_size_check(ticks: int, partitions: int) -> None:
-    """ValueError naming the settings to lower when the trace would not fit in memory (half the
-    machine's, or ``KIPVIZ_MAX_TRACE_BYTES``), before anything is allocated."""
-    size = ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES
-    limit = _max_trace_bytes()
-    if size > limit:
-        raise ValueError(f"ticks x partitions too large: the trace would take {size:,} bytes, "
-                         f"above the limit of {limit:,} (half the memory, or "
-                         f"KIPVIZ_MAX_TRACE_BYTES); lower ticks ({ticks}) or partitions "
-                         f"({partitions})")
+    """:func:`kipviz.scenarios.limits.check_trace_bytes` for a reassignment of ``partitions`` over
+    ``ticks`` (its per-tick columns, its partitions table and the kernel's per-partition arrays),
+    before anything is allocated: above the limit the error names ticks and partitions."""
+    check_trace_bytes(ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES,
+                      {"ticks": ticks, "partitions": partitions},
+                      f"A reassignment of {partitions} partitions x {ticks} ticks")
 
 
 def _net(s: MoveSettings, leader: float | None, follower: float | None) -> float:
@@ -143,19 +175,19 @@ def move_meta(s: MoveSettings, seed: int) -> MovePlan:
         "reason": "",
     }
     if planned == math.inf:
-        f = s.followers
-        what = ("bytes_in_per_s (IN)" if f == 0
-                else f"(in_sync_followers + 1) x bytes_in_per_s = ({f} + 1) x IN")
-        final = s.throttle_schedule[-1][1] if s.throttle_schedule else t
-        meta["reason"] = (f"{_RATE} = {math.floor(final)} B/s must be above {what} = "
-                          f"{(f + 1) * s.bytes_in_per_s:g}: no move ever finishes"
-                          if final is not None and final < math.inf else
-                          "the network or the fetch sizes leave no room above IN: "
-                          "no move ever finishes")
-    elif t < math.inf and t >= s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:
-        meta["reason"] = (f"{_RATE} = {math.floor(t)} B/s is not below N - IN/R = "
-                          f"{s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor:g}"
-                          f": clients lose bandwidth")
+        # the quotas in force at the end, each with the followers it counts: the schedule's last
+        # rate (both quotas), else the leader's (F in-sync followers) and the follower's (none)
+        final = s.throttle_schedule[-1][1] if s.throttle_schedule else None
+        quotas = ([(final, s.followers)] if s.throttle_schedule else
+                  [(s.leader_throttle_bytes_per_s, s.followers),
+                   (s.follower_throttle_bytes_per_s, 0)])
+        reasons = [never_finishes_reason(rate, s.bytes_in_per_s, f) for rate, f in quotas
+                   if rate is not None and rate < math.inf]
+        meta["reason"] = next((r for r in reasons if r), "the network or the fetch sizes leave "
+                              "no room above IN: no move ever finishes")
+    elif t < math.inf:
+        meta["reason"] = clients_lose_reason(t, s.bytes_in_per_s, s.network_bytes_per_s,
+                                             s.replication_factor)
     return meta
 
 

@@ -48,7 +48,6 @@ plain-Python reference the benchmark compares against.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -56,21 +55,30 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.config.checks import check_int, check_number
 from kipviz.kafka.config.declarations import BROKER
-from kipviz.kafka.config.fields import check_declared, field_rule, kafka_field, knob
+from kipviz.kafka.config.fields import (
+    FieldRule,
+    check_declared,
+    choice,
+    items,
+    kafka_field,
+    knob,
+    setting_rule,
+)
 from kipviz.kafka.replication.planning import resolve_in_sync_followers as _followers
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.reassignment import kernel as _kernel
-from kipviz.scenarios.reassignment.meta import move_meta, move_outcome, trace_size_check
-from kipviz.scenarios.trace_meta import ReassignmentMeta
+from kipviz.scenarios.reassignment.meta import (
+    ReassignmentMeta,
+    move_meta,
+    move_outcome,
+    trace_size_check,
+)
 
-__all__ = ["MOVE_STATUS", "ReassignmentMeta", "ReassignmentScenario", "ReassignmentTrace",
-           "simulate"]
+__all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate"]
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
-_JAVA_INT_MAX = 2**31 - 1
 _LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
 
 _TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
@@ -91,13 +99,16 @@ class ReassignmentScenario:
     ``throttle_schedule``: ``(from_s, bytes/s or None)`` pairs, ascending, setting both rates.
     """
 
-    brokers: int = knob(5, at_least=1)
+    brokers: int = knob(5, at_least=1, java="int")
     network_bytes_per_s: float = knob(125e6, above=0, number=True)
     bytes_in_per_s: float = knob(0.0, at_least=0, number=True)
-    replication_factor: int = knob(3, at_least=1)
-    partitions: int = knob(1, at_least=1)
-    log_bytes: int = knob(100_000_000, at_least=0)
-    sizes: tuple[int, ...] | None = None
+    replication_factor: int = knob(3, at_least=1, java="int")
+    partitions: int = knob(1, at_least=1, java="int")
+    # a partition's bytes: a Java long, with room for what producers add
+    log_bytes: int = knob(100_000_000, at_least=0, at_most=_LOG_BYTES_MAX)
+    sizes: tuple[int, ...] | None = items(
+        None, of=FieldRule(at_least=0, at_most=_LOG_BYTES_MAX), optional=True, non_empty=True,
+        rule="a non-empty tuple of byte counts")
     leader_throttle_bytes_per_s: float | None = kafka_field(
         BROKER["leader.replication.throttled.rate"], 10e6, number=True)
     follower_throttle_bytes_per_s: float | None = kafka_field(
@@ -109,57 +120,45 @@ class ReassignmentScenario:
     replication_quota_window_num: int = kafka_field(BROKER["replication.quota.window.num"])
     replication_quota_window_size_seconds: int = kafka_field(
         BROKER["replication.quota.window.size.seconds"])
-    tick_ms: int = knob(10, at_least=1)
-    ticks: int = knob(2000, at_least=1)
-    mode: Literal["quota", "delay"] = "quota"
-    in_sync_followers: int | None = None
-    throttle_schedule: tuple[tuple[float, float | None], ...] = ()
+    tick_ms: int = knob(10, at_least=1, java="int")
+    ticks: int = knob(2000, at_least=1, java="int")
+    # 'quota' (KIP-73 as shipped) or 'delay' (the rejected delay-based design)
+    mode: Literal["quota", "delay"] = choice("quota", ("quota", "delay"))
+    # and <= replication_factor - 1 (None: replication_factor - 1)
+    in_sync_followers: int | None = knob(None, at_least=0, optional=True, java="int")
+    throttle_schedule: tuple[tuple[float, float | None], ...] = items(
+        of=(("from_s", FieldRule("number", at_least=0, java=None)),
+            ("rate", setting_rule(BROKER["leader.replication.throttled.rate"], number=True,
+                                  label="leader. and follower.replication.throttled.rate"))),
+        rule="a tuple of (from_s, rate) pairs")
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
-        for f in dataclasses.fields(self):  # Java's int (a long for log_bytes, with room)
-            value, found = getattr(self, f.name), field_rule(f)
-            if found is None or found[1].number:
-                continue
-            top = _LOG_BYTES_MAX if f.name == "log_bytes" else _JAVA_INT_MAX
-            if value > top:
-                raise ValueError(f"{found[0]} must be <= {top} (Java's "
-                                 f"{'long, with room to grow' if f.name == 'log_bytes' else 'int'})"
-                                 f": {value}")
-        _followers(self.in_sync_followers, self.replication_factor)
+        _followers(self.in_sync_followers, self.replication_factor)  # F <= R - 1
         if self.replication_factor + 1 > self.brokers:
-            raise ValueError(f"replication_factor must be <= brokers - 1 = {self.brokers - 1}: "
-                             f"{self.replication_factor} (the R current replicas and the "
-                             f"destination of a moving partition are distinct brokers)")
-        for name in ("network_bytes_per_s", "bytes_in_per_s"):
-            if not math.isfinite(getattr(self, name)):
-                raise ValueError(f"{name} must be finite: {getattr(self, name)}")
-        for name, setting in (("leader_throttle_bytes_per_s", "leader"),
-                              ("follower_throttle_bytes_per_s", "follower")):
-            _check_rate(f"{name} ({setting}.replication.throttled.rate)", getattr(self, name))
-        _check_schedule(self.throttle_schedule)
-        if self.sizes is not None:
-            if not isinstance(self.sizes, tuple) or not self.sizes:
-                raise ValueError(f"sizes must be a non-empty tuple of byte counts: {self.sizes!r}")
-            for i, size in enumerate(self.sizes):
-                if check_int(f"sizes[{i}]", size, 0) > _LOG_BYTES_MAX:
-                    raise ValueError(f"sizes[{i}] must be <= {_LOG_BYTES_MAX}: {size}")
-        if self.mode not in ("quota", "delay"):
-            raise ValueError(f"mode must be 'quota' (KIP-73 as shipped) or 'delay' (the "
-                             f"rejected delay-based design): {self.mode!r}")
+            raise ValueError(f"replication_factor must be <= brokers - 1 ({self.brokers - 1}; "
+                             f"the R current replicas and the destination of a moving partition "
+                             f"are distinct brokers): {self.replication_factor}")
+        last = -1.0
+        for i, (at, _) in enumerate(self.throttle_schedule):
+            if not at > last:
+                raise ValueError(f"throttle_schedule[{i}] from_s must be above the one before "
+                                 f"({last}): {at}")
+            last = at
         n = self.partitions if self.sizes is None else len(self.sizes)
         trace_size_check(self.ticks, n)  # before the sizes are ever built
         run_s = self.ticks * self.tick_ms / 1000.0
-        for name, what in (("bytes_in_per_s", "x the run (ticks x tick_ms)"),
-                           ("network_bytes_per_s", "x tick_ms")):
+        for name, what in (("bytes_in_per_s", "over the run (ticks x tick_ms)"),
+                           ("network_bytes_per_s", "per tick")):
             span = run_s if name == "bytes_in_per_s" else self.tick_ms / 1000.0
             if getattr(self, name) * span > _LOG_BYTES_MAX:
-                raise ValueError(f"{name} {what} must stay below {_LOG_BYTES_MAX} bytes (Java's "
-                                 f"long): {getattr(self, name)}")
+                raise ValueError(f"{name} must be <= {_LOG_BYTES_MAX} bytes {what} (a Java long, "
+                                 f"with room to grow): {getattr(self, name)}")
         total = self.partitions * self.log_bytes if self.sizes is None else sum(self.sizes)
         if total > _LOG_BYTES_MAX:
-            raise ValueError(f"the bytes to move (partitions x log_bytes, or sum(sizes)) must be "
-                             f"<= {_LOG_BYTES_MAX}: {total}")
+            what = "partitions x log_bytes" if self.sizes is None else "sum(sizes)"
+            raise ValueError(f"{what} must be <= {_LOG_BYTES_MAX} (the bytes to move, a Java "
+                             f"long with room to grow): {total}")
 
     @property
     def followers(self) -> int:
@@ -186,32 +185,6 @@ class ReassignmentTrace:
     ticks: pd.DataFrame
     partitions: pd.DataFrame
     meta: ReassignmentMeta
-
-
-def _check_rate(label: str, rate: float | None) -> None:
-    """None (no throttle) or a finite rate >= 0 (Kafka's long ``atLeast(0)``)."""
-    if rate is not None:
-        check_number(label, rate, 0)
-        if not rate < 2**63:
-            raise ValueError(f"{label} must be below 2**63 (Java's long; None: no throttle): "
-                             f"{rate}")
-
-
-def _check_schedule(schedule: tuple[tuple[float, float | None], ...]) -> None:
-    if not isinstance(schedule, tuple):
-        raise ValueError(f"throttle_schedule must be a tuple of (from_s, rate) pairs: "
-                         f"{schedule!r}")
-    last = -1.0
-    for i, step in enumerate(schedule):
-        if not isinstance(step, tuple) or len(step) != 2:
-            raise ValueError(f"throttle_schedule[{i}] must be a (from_s, rate) pair: {step!r}")
-        at = check_number(f"throttle_schedule[{i}] from_s", step[0], 0)
-        if not at < math.inf or not at > last:
-            raise ValueError(f"throttle_schedule[{i}] from_s must be finite and above the one "
-                             f"before: {at}")
-        last = at
-        _check_rate(f"throttle_schedule[{i}] rate (leader. and follower.replication.throttled"
-                    f".rate)", step[1])
 
 
 def simulate(scenario: ReassignmentScenario, *, seed: int = 0,

@@ -4,6 +4,7 @@
 * :mod:`~kipviz.scenarios.share_group.tables`: ``ShareGroupTrace`` built from the kernel's rows.
 * :mod:`~kipviz.scenarios.share_group.kernel`, :mod:`~kipviz.scenarios.share_group.columns`:
   the numba kernel and its named column blocks.
+* :mod:`~kipviz.scenarios.share_group.meta`: ``ShareGroupMeta``, the typed ``meta`` of a trace.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -16,4 +17,5 @@ from kipviz import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["ShareGroupScenario", "simulate", "simulate_scaling"],
     "tables": ["ShareGroupTrace"],
+    "meta": ["ShareGroupMeta"],
 })

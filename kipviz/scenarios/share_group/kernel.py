@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kipviz.kafka.fetch import response
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.share import acquire as sa
 from kipviz.kafka.share import partition as spf
@@ -289,11 +290,12 @@ def _compile() -> dict[str, Any]:
         setattr(compiled_spf, name, getattr(spf, name))
     compiled_sa = types.ModuleType(sa.__name__)
     compiled_sa.acquire = acq["acquire"]  # type: ignore[attr-defined]
-    namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa)
+    fill = jit_functions(response.FILL_FUNCTIONS, vars(response),
+                         inline=response.FILL_FUNCTIONS)  # KIP-74's fill, over its module
+    namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa, **fill)
     return jit_functions(("new_scratch", "partition_state", "share_fetch", "ack_run",
                           "share_group_kernel"), namespace, inline=INLINED,
-                         foreign={"fill_raw_bytes": fill_raw_bytes,
-                                  "uniform_split_into": uniform_split_into},
+                         foreign={"uniform_split_into": uniform_split_into},
                          inline_foreign=True)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
-from kipviz.kafka.config.fields import check_declared, kafka_field, knob
+from kipviz.kafka.config.fields import check_declared, choice, kafka_field, knob
 from kipviz.kafka.share import partition as spf
 from kipviz.kafka.share.acquire import AcquireSettings
 from kipviz.kafka.share.assign import simple_assign
@@ -42,12 +42,12 @@ from kipviz.kafka.share.fetch import (
 )
 from kipviz.scenarios.contract import input_rng
 from kipviz.scenarios.share_group.columns import DeliveryRows
+from kipviz.scenarios.share_group.meta import ShareGroupMeta
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows, trace_tables
-from kipviz.scenarios.trace_meta import ShareGroupMeta
 
-__all__ = ["ShareGroupMeta", "ShareGroupScenario", "ShareGroupTrace", "acquire_settings",
-           "consumer_timeline", "delivery_rows", "kernel_inputs", "range_assign",
-           "redelivery_summary", "share_group_meta", "simulate", "simulate_scaling", "tables"]
+__all__ = ["ShareGroupScenario", "ShareGroupTrace", "acquire_settings", "consumer_timeline",
+           "delivery_rows", "kernel_inputs", "range_assign", "redelivery_summary",
+           "share_group_meta", "simulate", "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -87,7 +87,8 @@ class ShareGroupScenario:
                                                at_least=1, at_most=None)
     delivery_count_limit: int = kafka_field(BROKER["group.share.delivery.count.limit"],
                                             at_least=1, at_most=None)
-    acquire_mode: str = "batch_optimized"
+    # the consumer's share.acquire.mode (KIP-1206)
+    acquire_mode: str = choice("batch_optimized", SHARE_ACQUIRE_MODES, label="share.acquire.mode")
     process_records_per_s: float = knob(500.0, at_least=0, number=True)
     tick_ms: int = knob(10, at_least=1)
     ticks: int = knob(500, at_least=1)
@@ -95,11 +96,8 @@ class ShareGroupScenario:
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
         if self.stalled_consumers > self.share_consumers:
-            raise ValueError(f"stalled_consumers must be <= share_consumers: "
-                             f"{self.stalled_consumers} > {self.share_consumers}")
-        if self.acquire_mode not in SHARE_ACQUIRE_MODES:
-            raise ValueError(f"acquire_mode (share.acquire.mode) must be one of "
-                             f"{SHARE_ACQUIRE_MODES}: {self.acquire_mode!r}")
+            raise ValueError(f"stalled_consumers must be <= share_consumers "
+                             f"({self.share_consumers}): {self.stalled_consumers}")
         if self.initial_lag_records % self.batch_records:
             raise ValueError(f"initial_lag_records must be whole batches of batch_records "
                              f"({self.batch_records}): {self.initial_lag_records}")

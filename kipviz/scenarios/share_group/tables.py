@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from kipviz.scenarios.share_group.columns import DeliveryRows
-from kipviz.scenarios.trace_meta import ShareGroupMeta
+from kipviz.scenarios.share_group.meta import ShareGroupMeta
 
 __all__ = ["ShareGroupTrace", "delivery_rows", "trace_tables"]
 

@@ -3,6 +3,7 @@
 * :mod:`~kipviz.scenarios.streams.scenario`: ``StreamsScenario``, ``simulate``, ``StreamsTrace``.
 * :mod:`~kipviz.scenarios.streams.kernel`, :mod:`~kipviz.scenarios.streams.columns`: the numba
   kernel and its named column blocks.
+* :mod:`~kipviz.scenarios.streams.meta`: ``StreamsMeta``, the typed ``meta`` of a trace.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -14,4 +15,5 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["StreamsScenario", "StreamsTrace", "simulate"],
+    "meta": ["StreamsMeta"],
 })

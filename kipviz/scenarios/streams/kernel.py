@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from kipviz.kafka.streams.input_buffer import STREAMS_POLICIES
-from kipviz.kafka.streams.rules import (
+from kipviz.kafka.streams.input_buffer import (
+    STREAMS_POLICIES,
     partition_over_share,
     pause_above_records,
     pause_over_share,

@@ -38,7 +38,6 @@ with ``compiled=False`` (the same function; the same trace).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,7 +46,17 @@ import pandas as pd
 
 from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.config.declarations import CONSUMER, STREAMS
-from kipviz.kafka.config.fields import check_declared, check_setting, kafka_field, knob
+from kipviz.kafka.config.fields import (
+    FieldRule,
+    check_declared,
+    choice,
+    flag,
+    items,
+    kafka_field,
+    knob,
+    setting_rule,
+    text,
+)
 from kipviz.kafka.streams.input_buffer import (
     STREAMS_POLICIES,
     fetch_bytes,
@@ -65,9 +74,9 @@ from kipviz.scenarios.streams.columns import (
     ThreadTicks,
 )
 from kipviz.scenarios.streams.kernel import POLICY_CODES, compiled_kernel, streams_kernel
-from kipviz.scenarios.trace_meta import StreamsMeta
+from kipviz.scenarios.streams.meta import StreamsMeta
 
-__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsMeta", "StreamsScenario", "StreamsTrace",
+__all__ = ["PARTITIONS", "THREADS", "TICKS", "StreamsScenario", "StreamsTrace",
            "partition_value_bytes", "simulate"]
 
 @dataclass(frozen=True)
@@ -83,13 +92,16 @@ class StreamsScenario:
     # Kafka puts no bound on buffered.records.per.partition; the model needs one record
     buffered_records_per_partition: int = kafka_field(
         STREAMS["buffered.records.per.partition"], at_least=1)
-    policy: str = "thread_bytes"
+    policy: str = choice("thread_bytes", STREAMS_POLICIES)
     threads: int = kafka_field(STREAMS["num.stream.threads"], 4, at_least=1)
-    global_thread: bool = False
-    thread_changes: tuple[tuple[int, int], ...] = ()
+    global_thread: bool = flag(False)
+    thread_changes: tuple[tuple[int, int], ...] = items(
+        of=(("time_ms", FieldRule(at_least=0)),
+            ("threads", setting_rule(STREAMS["num.stream.threads"], at_least=1))),
+        rule="a tuple of (time_ms, threads) pairs")
     tasks: int = knob(16, at_least=1)
     topics: int = knob(2, at_least=1)
-    topic: str = "input"
+    topic: str = text("input")  # the input topics' name prefix
     key_bytes: int = knob(16, at_least=0)
     value_bytes: int = knob(1000, at_least=0)
     record_size_spread: float = knob(10.0, at_least=1.0, number=True)
@@ -101,25 +113,12 @@ class StreamsScenario:
     ticks: int = knob(1000, at_least=1)
 
     def __post_init__(self) -> None:
-        limits.check_fields(self)  # bools are bools; Java int/long ranges
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
-        if self.policy not in STREAMS_POLICIES:
-            raise ValueError(f"policy must be one of {', '.join(STREAMS_POLICIES)}: "
-                             f"{self.policy!r}")
-        if not isinstance(self.topic, str) or not self.topic:
-            raise ValueError(f"topic must be a non-empty topic name prefix: {self.topic!r}")
-        if not math.isfinite(self.produce_records_per_s + self.process_records_per_s
-                             + self.record_size_spread):
-            raise ValueError("rates and record_size_spread must be finite")
         last = -1
-        for step in self.thread_changes:
-            if not (isinstance(step, tuple) and len(step) == 2):
-                raise ValueError(f"thread_changes must be (time_ms, threads) pairs: {step!r}")
-            when = check_int("thread_changes time_ms", step[0], 0)
-            check_setting("thread_changes threads", step[1], STREAMS["num.stream.threads"],
-                          at_least=1)
+        for i, (when, _) in enumerate(self.thread_changes):
             if when <= last:
-                raise ValueError(f"thread_changes times must increase: {when} after {last}")
+                raise ValueError(f"thread_changes[{i}] time_ms must be above the one before "
+                                 f"({last}): {when}")
             last = when
 
     @property

@@ -6,6 +6,7 @@
   the event loop for numba and its named column blocks.
 * :mod:`~kipviz.scenarios.tiered_fetch.quotas`: the remote copy quota and Kafka's three rates
   on bursty loads.
+* :mod:`~kipviz.scenarios.tiered_fetch.meta`: ``TieredFetchMeta``, the typed ``meta`` of a trace.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -18,4 +19,5 @@ from kipviz import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["TieredFetchScenario", "TieredFetchTrace", "simulate", "simulate_versions"],
     "quotas": ["bursty_load", "copy_under_quota", "three_rates"],
+    "meta": ["TieredFetchMeta"],
 })

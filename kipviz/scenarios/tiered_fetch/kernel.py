@@ -28,11 +28,11 @@ the plain-Python path; :func:`compiled_kernel` gives them compiled by numba.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from kipviz.kafka.fetch import response
 from kipviz.kafka.fetch.request import Ordering, next_order
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import UNLIMITED, quota_throttle_time_ms, rate_record
@@ -260,19 +260,23 @@ def tiered_kernel(cfg, state, out):
     return status
 
 
-_RULES: dict[str, Callable[..., Any]] = {  # compiled over their own modules, as the consumer's
-    "read_from_log": read_from_log, "remote_read_bytes": remote_read_bytes,
-    "delayed_remote_fetch_complete_ms": delayed_remote_fetch_complete_ms,
-    "next_order": next_order}
+_RULES = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms")
 _FUNCTIONS = ("flush_records", "add_pending", "tiered_kernel")
 
 
 def _compile() -> dict[str, Any]:
+    from kipviz.kafka.tiered import fetch
+
     # kipviz.kafka.quotas.rate's functions compiled to be inlined here, not compiled_rates'
     # shared ones: a call to a compiled function increfs and decrefs the slots and pos it passes
     # (atomically), once per request and per recorded read (kip405 ~10% slower otherwise)
     rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
-    return jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign=_RULES,
+    # the fetch rules over their own module, read_from_log's local partitions with KIP-74's
+    # read_partition compiled as the consumer kernel compiles it
+    fill = jit_functions(["read_partition"], vars(response), inline=["read_partition"])
+    rules = jit_functions(_RULES, {**vars(fetch), **fill})
+    return jit_functions(_FUNCTIONS, {**globals(), **rates, **rules},
+                         foreign={"next_order": next_order},
                          inline=("flush_records", "add_pending"))
 
 

@@ -23,9 +23,8 @@ import pandas as pd
 from kipviz.kafka.config.checks import check_int, check_number
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_setting
-from kipviz.kafka.quotas.rate import java_round
+from kipviz.kafka.quotas.rate import Rate, SimpleRate, java_round
 from kipviz.kafka.quotas.token_bucket import TokenBucket
-from kipviz.kafka.replication.quota import Rate, SimpleRate
 from kipviz.kafka.tiered.quota import (
     RLM_QUOTA_WINDOW_NUM,
     RLM_QUOTA_WINDOW_SIZE_SECONDS,

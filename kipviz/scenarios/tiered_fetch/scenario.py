@@ -26,10 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_declared, kafka_field, knob
-from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION, check_kafka_version, has
+from kipviz.kafka.config.versions import has, kafka_version_field
 from kipviz.kafka.tiered.fetch import (
     charges_remote_fetch_up_front,
     reads_several_remote_partitions,
@@ -43,10 +42,9 @@ from kipviz.scenarios.tiered_fetch.columns import (
     READ_ROWS,
     TieredTables,
 )
-from kipviz.scenarios.trace_meta import TieredFetchMeta
+from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 
-__all__ = ["TieredFetchMeta", "TieredFetchScenario", "TieredFetchTrace", "layout", "simulate",
-           "simulate_versions",
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "simulate", "simulate_versions",
            "trace_summary"]
 
 MiB = 1024 * 1024
@@ -56,7 +54,7 @@ MiB = 1024 * 1024
 class TieredFetchScenario:
     """One broker, its tiered-storage settings and its consumers; vary it with ``replace``."""
 
-    kafka_version: str = NEWEST_KAFKA_VERSION
+    kafka_version: str = kafka_version_field()  # 3.6 or later (tiered storage, KIP-405)
     catch_up_consumers: int = knob(1, at_least=0)
     tail_consumers: int = knob(1, at_least=0)
     remote_partitions: int = knob(4, at_least=0)
@@ -81,12 +79,13 @@ class TieredFetchScenario:
     duration_ms: int = knob(30_000, at_least=1)
 
     def __post_init__(self) -> None:
-        check_kafka_version(self.kafka_version)
+        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
         if not has(self.kafka_version, "tiered_storage"):
             raise ValueError(f"kafka_version must be 3.6 or later (tiered storage, KIP-405): "
                              f"{self.kafka_version!r}")
-        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
-        check_int("segment_bytes (log.segment.bytes)", self.segment_bytes, self.batch_bytes)
+        if self.segment_bytes < self.batch_bytes:
+            raise ValueError(f"segment_bytes (log.segment.bytes) must be >= batch_bytes "
+                             f"({self.batch_bytes}): {self.segment_bytes}")
         if self.catch_up_consumers + self.tail_consumers == 0:
             raise ValueError("catch_up_consumers + tail_consumers must be >= 1: 0")
 
