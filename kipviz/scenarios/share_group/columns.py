@@ -1,9 +1,11 @@
-"""The share-group kernel's named column blocks: its settings, inputs, state and outputs.
+"""The share-group kernel's named column blocks: its settings, inputs, scratch and outputs.
 
 Numba takes namedtuples of numpy arrays (and of scalars) as arguments, so
 :func:`kipviz.scenarios.share_group.kernel.share_group_kernel` gets a few named blocks instead
 of dozens of positional arguments (as :mod:`kipviz.scenarios.consumer.columns` does for the
-consumer kernel); :class:`DeliveryRows` are the columns of the delivery table it fills.
+consumer kernel); :class:`DeliveryRows` are the columns of the delivery table it fills. Its
+partitions' state is :class:`kipviz.kafka.share.partition.SharePartitionState`, a row per
+partition.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 from kipviz.kafka.share.acquire import AcquireSettings
 
 __all__ = ["ACKNOWLEDGED", "ACQUIRED", "REDELIVERED", "DeliveryRows", "ShareGroupInputs",
-           "ShareGroupOutputs", "SharePartitionArrays", "ShareScratch", "ShareSettings"]
+           "ShareGroupOutputs", "ShareScratch", "ShareSettings"]
 
 
 class ShareSettings(NamedTuple):
@@ -46,19 +48,6 @@ class ShareGroupInputs(NamedTuple):
     stalled: np.ndarray
     draws: np.ndarray
     batch_last: np.ndarray
-
-
-class SharePartitionArrays(NamedTuple):
-    """The fields of :class:`kipviz.kafka.share.partition.SharePartitionState`, one row per
-    partition."""
-
-    sp: np.ndarray
-    record_state: np.ndarray
-    delivery_count: np.ndarray
-    lock_expiry_ms: np.ndarray
-    owner: np.ndarray
-    inflight_last: np.ndarray
-    split: np.ndarray
 
 
 class ShareScratch(NamedTuple):

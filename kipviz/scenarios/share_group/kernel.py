@@ -37,15 +37,13 @@ from kipviz.scenarios.share_group.columns import (
     DeliveryRows,
     ShareGroupInputs,
     ShareGroupOutputs,
-    SharePartitionArrays,
     ShareScratch,
     ShareSettings,
 )
 
 __all__ = ["ACKNOWLEDGED", "ACQUIRED", "REDELIVERED", "DeliveryRows", "ShareGroupInputs",
-           "ShareGroupOutputs", "SharePartitionArrays", "ShareSettings", "ack_run",
-           "compiled_kernel", "new_scratch", "partition_state", "share_fetch",
-           "share_group_kernel"]
+           "ShareGroupOutputs", "ShareSettings", "ack_run", "compiled_kernel", "new_scratch",
+           "partition_state", "share_fetch", "share_group_kernel"]
 
 _NEVER = np.iinfo(np.int64).max
 
@@ -60,7 +58,7 @@ def new_scratch(n_part, out_len):
 
 def partition_state(sps, p):
     """Partition ``p``'s :class:`~kipviz.kafka.share.partition.SharePartitionState`: views of
-    the rows ``p`` of ``sps`` (:class:`SharePartitionArrays`)."""
+    the rows ``p`` of ``sps`` (every partition's state, a row each)."""
     return SharePartitionState(sp=sps.sp[p], record_state=sps.record_state[p],
                                delivery_count=sps.delivery_count[p],
                                lock_expiry_ms=sps.lock_expiry_ms[p], owner=sps.owner[p],
@@ -138,8 +136,9 @@ def ack_run(c, p, first, last, max_delivery, sps):
 
 def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     """Run the scenario (``cfg`` a :class:`ShareSettings`, ``inp`` :class:`ShareGroupInputs`,
-    ``sps`` :class:`SharePartitionArrays`, the share consumers' record queues ``[consumer,
-    slot]``); fills ``out`` (:class:`ShareGroupOutputs`); returns the delivery rows filled."""
+    ``sps`` a :class:`~kipviz.kafka.share.partition.SharePartitionState` with a row per
+    partition, the share consumers' record queues ``[consumer, slot]``); fills ``out``
+    (:class:`ShareGroupOutputs`); returns the delivery rows filled."""
     ticks, tick_ms, brokers = cfg.ticks, cfg.tick_ms, cfg.brokers
     classic_consumers, batch_records = cfg.classic_consumers, cfg.batch_records
     max_delivery, process_per_tick = cfg.acquire.max_delivery_count, cfg.process_per_tick

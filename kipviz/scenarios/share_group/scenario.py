@@ -199,7 +199,7 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
     # one partition's empty state (spf.new_share_partition) for each of the p partitions; the
     # all-zero arrays as fresh zeros (the OS gives zero pages: only pages the run touches cost)
     empty = spf.new_share_partition(n)
-    sps = k.SharePartitionArrays(**{
+    sps = spf.SharePartitionState(**{  # a row per partition
         name: np.repeat(a[None], p, axis=0) if a.any() else np.zeros((p, *a.shape), a.dtype)
         for name, a in empty._asdict().items()})
     q = int(inp["queue_len"])  # type: ignore[call-overload]
