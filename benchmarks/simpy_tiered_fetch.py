@@ -22,6 +22,9 @@ import pandas as pd
 import simpy
 
 from kipviz.kafka.tiered.fetch import (
+    LogRead,
+    ReadLimits,
+    RequestPartitions,
     charges_remote_fetch_up_front,
     read_from_log,
     reads_several_remote_partitions,
@@ -101,10 +104,14 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                             for p in mine], dtype=np.int64)
             raw, rmax = np.zeros(n, np.int64), np.zeros(n, np.int64)
             min_one = np.zeros(n, np.bool_)
-            local = read_from_log(np.full(n, s.batch_bytes, np.int64), log, remote,
-                                  np.full(n, throttled), np.full(n, s.max_partition_fetch_bytes,
-                                                                 np.int64),
-                                  s.fetch_max_bytes, several, charge, raw, rmax, min_one)
+            local = read_from_log(
+                RequestPartitions(first_batch_bytes=np.full(n, s.batch_bytes, np.int64),
+                                  log_bytes=log, remote=remote, throttled=np.full(n, throttled),
+                                  partition_max_bytes=np.full(n, s.max_partition_fetch_bytes,
+                                                              np.int64)),
+                ReadLimits(response_max_bytes=s.fetch_max_bytes, several_remote=several,
+                           charge_remote=charge),
+                LogRead(raw_bytes=raw, remote_max_bytes=rmax, remote_min_one=min_one))
             fetch_id = len(fetches)
             row_f = {"consumer": c, "sent_ms": t, "answered_ms": 0.0, "local_bytes": local,
                      "remote_bytes": 0, "reads_scheduled": 0, "reads_served": 0,

@@ -13,6 +13,9 @@ import kipviz.kafka.tiered.quota as rq
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.tiered.fetch import (
     REMOTE_FETCH_MAX_WAIT_MS,
+    LogRead,
+    ReadLimits,
+    RequestPartitions,
     charges_remote_fetch_up_front,
     delayed_remote_fetch_complete_ms,
     read_from_log,
@@ -109,9 +112,12 @@ def _read(parts, *, limit, pmax, version, throttled=None):
     thr = np.array(throttled or [False] * n)
     raw, rmax = np.zeros(n, np.int64), np.zeros(n, np.int64)
     min_one = np.zeros(n, dtype=np.bool_)
-    read_from_log(first, log, remote, thr, np.full(n, pmax, np.int64), limit,
-                  reads_several_remote_partitions(version), charges_remote_fetch_up_front(version),
-                  raw, rmax, min_one)
+    read_from_log(RequestPartitions(first_batch_bytes=first, log_bytes=log, remote=remote,
+                                    throttled=thr, partition_max_bytes=np.full(n, pmax, np.int64)),
+                  ReadLimits(response_max_bytes=limit,
+                             several_remote=reads_several_remote_partitions(version),
+                             charge_remote=charges_remote_fetch_up_front(version)),
+                  LogRead(raw_bytes=raw, remote_max_bytes=rmax, remote_min_one=min_one))
     return raw.tolist(), rmax.tolist()
 
 
@@ -204,11 +210,16 @@ def test_the_fetch_loop_compiles_with_numba():
     """The loop kernels will call is numba-ready."""
     pytest.importorskip("numba")
     jit = jit_functions(["read_partition", "read_from_log"], vars(rf))["read_from_log"]
-    args = [np.array(a, np.int64) for a in ([100, 100], [5_000, 5_000])]
-    flags = [np.array([True, False]), np.array([False, False])]
-    raw, rmax, mo = np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.bool_)
-    assert jit(*args, *flags, np.full(2, 600, np.int64), 1000, True, True, raw, rmax, mo) == 400
-    assert rmax.tolist() == [600, 0] and mo.tolist() == [True, False]
+    partitions = RequestPartitions(
+        first_batch_bytes=np.array([100, 100], np.int64), log_bytes=np.array([5_000, 5_000]),
+        remote=np.array([True, False]), throttled=np.array([False, False]),
+        partition_max_bytes=np.full(2, 600, np.int64))
+    out = LogRead(raw_bytes=np.zeros(2, np.int64), remote_max_bytes=np.zeros(2, np.int64),
+                  remote_min_one=np.zeros(2, np.bool_))
+    limits = ReadLimits(response_max_bytes=1000, several_remote=True, charge_remote=True)
+    assert jit(partitions, limits, out) == 400
+    assert out.remote_max_bytes.tolist() == [600, 0]
+    assert out.remote_min_one.tolist() == [True, False]
 
 
 @pytest.mark.parametrize("module", [rq, rf])

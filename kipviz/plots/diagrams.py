@@ -160,9 +160,14 @@ def _remote_fetch() -> pd.DataFrame:
     for version in ("4.1", "4.2"):
         raw, remote_max = np.zeros(4, np.int64), np.zeros(4, np.int64)
         min_one = np.zeros(4, np.bool_)
-        rf.read_from_log(batch, log, remote, np.zeros(4, np.bool_), np.full(4, _MiB), 3 * _MiB,
-                         rf.reads_several_remote_partitions(version),
-                         rf.charges_remote_fetch_up_front(version), raw, remote_max, min_one)
+        rf.read_from_log(
+            rf.RequestPartitions(first_batch_bytes=batch, log_bytes=log, remote=remote,
+                                 throttled=np.zeros(4, np.bool_),
+                                 partition_max_bytes=np.full(4, _MiB)),
+            rf.ReadLimits(response_max_bytes=3 * _MiB,
+                          several_remote=rf.reads_several_remote_partitions(version),
+                          charge_remote=rf.charges_remote_fetch_up_front(version)),
+            rf.LogRead(raw_bytes=raw, remote_max_bytes=remote_max, remote_min_one=min_one))
         for i, name in enumerate(names):
             read = rf.remote_read_bytes(int(batch[i]), int(log[i]), int(remote_max[i]),
                                         bool(min_one[i])) if remote[i] else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "fetch": ["read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms"],
+    "fetch": ["LogRead", "ReadLimits", "RequestPartitions", "read_from_log", "remote_read_bytes",
+              "delayed_remote_fetch_complete_ms"],
     "quota": ["CopiedSegment", "RemoteLogQuota", "copy_segment", "copy_segments"],
 })

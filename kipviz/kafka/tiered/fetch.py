@@ -27,6 +27,8 @@ The version switches are rows of :data:`kipviz.kafka.config.versions.BEHAVIOURS`
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from kipviz.kafka.config.declarations import BROKER
@@ -36,6 +38,9 @@ from kipviz.kafka.fetch.response import read_partition
 __all__ = [
     "REMOTE_FETCH_MAX_WAIT_MS",
     "REMOTE_LOG_READER_THREADS",
+    "LogRead",
+    "ReadLimits",
+    "RequestPartitions",
     "charges_remote_fetch_up_front",
     "delayed_remote_fetch_complete_ms",
     "read_from_log",
@@ -78,24 +83,57 @@ def remote_fetch_wait_ms(kafka_version: str, remote_fetch_max_wait_ms: int,
     return fetch_max_wait_ms
 
 
-def read_from_log(first_batch_bytes: np.ndarray, log_bytes: np.ndarray, remote: np.ndarray,
-                  throttled: np.ndarray, partition_max_bytes: np.ndarray,
-                  response_max_bytes: int, several_remote: bool, charge_remote: bool,
-                  out_raw_bytes: np.ndarray, out_remote_max_bytes: np.ndarray,
-                  out_remote_min_one: np.ndarray) -> int:
-    """``readFromLog`` for a consumer (request v3+) over local and remote partitions, on arrays in
-    request order; returns the local bytes in the response.
+class RequestPartitions(NamedTuple):
+    """A consumer fetch request's partitions in request order, an entry each: the size of the
+    record batch at the fetch offset and the bytes from there to the end of the log (for a
+    remote partition: of its remote segment), whether it is remote, whether the fetch quota
+    throttles it, and its ``max.partition.fetch.bytes``."""
 
-    Local partitions fill ``out_raw_bytes`` by KIP-74's rule,
+    first_batch_bytes: np.ndarray
+    log_bytes: np.ndarray
+    remote: np.ndarray
+    throttled: np.ndarray
+    partition_max_bytes: np.ndarray
+
+
+class ReadLimits(NamedTuple):
+    """What bounds one ``readFromLog``: the response limit and the version's remote rules."""
+
+    response_max_bytes: int
+    several_remote: bool  # every remote partition is read (4.2, KAFKA-14915)
+    charge_remote: bool  # a remote partition is charged up front (4.2, KAFKA-19462)
+
+
+class LogRead(NamedTuple):
+    """What ``readFromLog`` gives each partition of the request (filled in place): the raw
+    bytes of a local one, and for a remote one the ``fetchMaxBytes`` of the read it schedules
+    (0: none) and its ``minOneMessage``."""
+
+    raw_bytes: np.ndarray
+    remote_max_bytes: np.ndarray
+    remote_min_one: np.ndarray
+
+
+def read_from_log(partitions: RequestPartitions, limits: ReadLimits, out: LogRead) -> int:
+    """``readFromLog`` for a consumer (request v3+) over local and remote ``partitions``, in
+    request order, under ``limits``; fills ``out`` and returns the local bytes in the response.
+
+    Local partitions get their raw bytes by KIP-74's rule,
     :func:`kipviz.kafka.fetch.response.read_partition` (``min(partition max, limit)``, first batch
     allowed while no partition has returned or been charged bytes, an incomplete first batch
-    emptied), as :func:`~kipviz.kafka.fetch.response.fill_raw_bytes` runs it. For a remote partition
-    (``first_batch_bytes``/``log_bytes`` then describe its remote data) ``out_remote_max_bytes``
+    emptied), as :func:`~kipviz.kafka.fetch.response.fill_raw_bytes` runs it. A remote partition
     gets the ``fetchMaxBytes`` of the read that will be scheduled (0: none: throttled, no limit
-    left, or not the first remote partition before 4.2) and ``out_remote_min_one`` its
-    ``minOneMessage``. Plain loops: numba compiles it, with ``read_partition`` beside it.
+    left, or not the first remote partition before 4.2) and its ``minOneMessage``. Plain loops:
+    numba compiles it, with ``read_partition`` beside it.
     """
-    limit = response_max_bytes
+    # the tuples' fields as locals, read once (a compiled caller counts a reference per read)
+    first_batch_bytes, log_bytes = partitions.first_batch_bytes, partitions.log_bytes
+    remote, throttled = partitions.remote, partitions.throttled
+    partition_max_bytes = partitions.partition_max_bytes
+    several_remote, charge_remote = limits.several_remote, limits.charge_remote
+    out_raw_bytes, out_remote_max_bytes = out.raw_bytes, out.remote_max_bytes
+    out_remote_min_one = out.remote_min_one
+    limit = limits.response_max_bytes
     min_one = True
     total = 0
     scheduled = 0

@@ -37,6 +37,9 @@ from kipviz.kafka.fetch.request import Ordering, next_order
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import UNLIMITED, quota_throttle_time_ms, rate_record
 from kipviz.kafka.tiered.fetch import (
+    LogRead,
+    ReadLimits,
+    RequestPartitions,
     delayed_remote_fetch_complete_ms,
     read_from_log,
     remote_read_bytes,
@@ -134,6 +137,8 @@ def tiered_kernel(cfg, state, out):
     returned = np.zeros(width, np.bool_)
     moved = np.zeros(width, np.int64)  # next_order's working space
     no_keys = np.zeros(0, np.float64)  # next_order's random keys: none for round robin
+    limits = ReadLimits(response_max_bytes=fetch_max, several_remote=several,
+                        charge_remote=charge)
     clock = scalars[CLOCK]
     nf, nr, nd = counts[FETCH_ROWS], counts[READ_ROWS], counts[DELIVERY_ROWS]
     status = OK
@@ -170,8 +175,11 @@ def tiered_kernel(cfg, state, out):
                     log[i] = segment_bytes
             else:
                 log[i] = int(avail[p] // batch_bytes) * batch_bytes
-        local = read_from_log(first[:n], log[:n], remote[:n], thr[:n], pmax[:n], fetch_max,
-                              several, charge, raw[:n], rmax[:n], min_one[:n])
+        local = read_from_log(
+            RequestPartitions(first_batch_bytes=first[:n], log_bytes=log[:n], remote=remote[:n],
+                              throttled=thr[:n], partition_max_bytes=pmax[:n]),
+            limits, LogRead(raw_bytes=raw[:n], remote_max_bytes=rmax[:n],
+                            remote_min_one=min_one[:n]))
         scheduled = 0
         for i in range(n):
             p = order[c, i]
