@@ -14,7 +14,8 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-__all__ = ["MiB", "add_fixed_traces", "finish_grid", "grid_figure", "set_trace_data"]
+__all__ = ["MiB", "add_fixed_traces", "explain_flat_panel", "finish_grid", "grid_figure",
+           "set_trace_data"]
 
 MiB = 1024 * 1024
 
@@ -66,3 +67,17 @@ def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:
     with fig.batch_update():
         for trace, xy in zip(fig.data, data, strict=True):
             trace.x, trace.y = xy["x"], xy["y"]
+
+
+def explain_flat_panel(fig: go.Figure, row: int, col: int, reason: str) -> None:
+    """Say on the figure why the panel at ``row``, ``col`` is flat for every series (a note in
+    the panel, recorded in ``layout.meta["constant_panels"]`` under its y axis, where
+    :func:`kipviz.plots.checks.figure_problems` looks for it)."""
+    (y_axis,) = [a.plotly_name for a in fig.select_yaxes(row=row, col=col)]
+    (x_axis,) = [a.plotly_name for a in fig.select_xaxes(row=row, col=col)]
+    meta = dict(fig.layout.meta or {})
+    meta["constant_panels"] = {**meta.get("constant_panels", {}), y_axis.replace("axis", ""): reason}
+    fig.update_layout(meta=meta)
+    fig.add_annotation(text=reason, showarrow=False, font={"size": 11, "color": "#555"},
+                       xref=f"{x_axis.replace('axis', '')} domain",
+                       yref=f"{y_axis.replace('axis', '')} domain", x=0.5, y=0.5)
