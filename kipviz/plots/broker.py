@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.plots.grid import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, run_line, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]
@@ -88,17 +88,17 @@ def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
         colour = palette[i % len(palette)]
         t = c.memory["window_start_ms"].to_numpy() / 1000.0
         fig.add_trace(go.Scatter(x=t, y=c.memory["pool_used_max_bytes"] / _MiB, name=label,
-                                 mode="lines", line={"color": colour}, legendgroup=label),
+                                 mode="lines", line=run_line(i, colour), legendgroup=label),
                       row=1, col=1)
         bound = c.outstanding_bound_bytes
-        span = [0.0, float(t[-1]) if len(t) else 1.0]
-        fig.add_trace(go.Scatter(x=span if bound is not None else [],
-                                 y=[bound / _MiB] * 2 if bound is not None else [],
-                                 name=f"{label}: bound", mode="lines", showlegend=False,
-                                 line={"color": colour, "dash": "dash"}, legendgroup=label),
-                      row=1, col=1)
+        if bound is not None:  # no pool: nothing bounds it
+            span = [0.0, float(t[-1]) if len(t) else 1.0]
+            fig.add_trace(go.Scatter(x=span, y=[bound / _MiB] * 2, name=f"{label}: bound",
+                                     mode="lines", showlegend=False, legendgroup=label,
+                                     line={"color": colour, "dash": "longdash", "width": 1}),
+                          row=1, col=1)
         fig.add_trace(go.Scatter(x=t, y=100.0 * c.memory["depleted_share"], name=label,
-                                 mode="lines", line={"color": colour}, legendgroup=label,
+                                 mode="lines", line=run_line(i, colour), legendgroup=label,
                                  showlegend=False), row=1, col=2)
         sizes = c.large_vs_small
         fig.add_trace(go.Bar(x=np.where(sizes["large"], "large", "small"),

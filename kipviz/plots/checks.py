@@ -173,7 +173,8 @@ def figure_problems(figure: Any) -> list[str]:
         words = _WORD.search(_UNITS.sub(" ", re.sub(r"\([^)]*\)", " ", title)))
         if _FIELD_NAME.search(title):
             problems.append(f"{key} title {title!r} reads like a field name")
-        elif words or (key.startswith("x") and key in categorical):
+        elif words or (key.startswith("x") and key in categorical) or (
+                (layout.get(key) or {}).get("matches")):  # shared: titled on the axis it matches
             continue
         elif not _panel_title(layout, key):
             problems.append(f"{key} title {title!r} names no quantity in words, and its panel "
@@ -192,10 +193,11 @@ def figure_problems(figure: Any) -> list[str]:
                 problems.append(f"panel {axis}: the reason it is flat is not shown on the figure")
         seen: dict[tuple[Any, ...], str] = {}
         for t in traces:
-            points = (_raw(t.get("x")), _raw(t.get("y")))
+            points = (_raw(t.get("x")), _raw(t.get("y")), _raw(t.get("z")))
             if len(points[1]) < 2:
                 continue
-            if len(set(zip(*points, strict=False))) == 1:
+            if t.get("type", "scatter") == "scatter" and len(set(zip(*points[:2],
+                                                                       strict=False))) == 1:
                 problems.append(f"all {len(points[1])} points of series {t.get('name')!r} are "
                                 f"drawn at one place in panel {axis}")
             key = (*points, _style(t))

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.consumer import ConsumerCurves
-from kipviz.plots.grid import MiB, finish_grid, set_trace_data
+from kipviz.plots.grid import MiB, finish_grid, run_line, set_trace_data
 
 __all__ = [
     "compare_fairness_figure",
@@ -102,7 +102,7 @@ def compare_fairness_figure(curves_by_label: Mapping[str, ConsumerCurves], *,
         colour = palette[i % len(palette)]
         fig.add_trace(go.Scatter(x=_seconds(c.fairness["window_start_ms"]),
                                  y=c.fairness["jain_index"], name=label, mode="lines+markers",
-                                 line={"color": colour}, legendgroup=label), row=1, col=1)
+                                 line=run_line(i, colour), legendgroup=label), row=1, col=1)
         fig.add_trace(go.Bar(x=c.lag_by_partition["partition"].astype(str),
                              y=c.lag_by_partition["delivered_bytes"] / MiB, name=label,
                              marker_color=colour, legendgroup=label, showlegend=False),
@@ -129,6 +129,7 @@ def memory_bounds_figure(table: pd.DataFrame, *, title: str = "") -> go.Figure:
         if column in table:
             fig.add_trace(go.Bar(x=table["label"], y=table[column] / MiB, name=name,
                                  marker_color=_COLORS[colour]))
-    fig.update_layout(barmode="group", height=380, title=title or None, yaxis_title="MiB",
+    fig.update_layout(barmode="group", height=380, title=title or None,
+                      yaxis_title="memory (MiB, log scale)",
                       yaxis_type="log", margin={"t": 60, "b": 40, "l": 60, "r": 20})
     return fig

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kipviz.curves.consumer_buffer import BufferCurves
-from kipviz.plots.grid import grid_figure, set_trace_data
+from kipviz.plots.grid import explain_flat_panels, grid_figure, set_trace_data
 
 __all__ = ["BUFFER_TRACES", "MODE_NAMES", "buffer_figure", "heap_figure",
            "update_buffer_figure"]
@@ -23,6 +23,9 @@ _MiB = 1024 * 1024
 MODE_NAMES = {"today": "today's consumer (no pool)", "kip81_pool": "KIP-81 buffer.memory pool",
               "in_flight_cap": "in-flight cap (rejected)"}
 _MODES = tuple(MODE_NAMES)
+_LINE_STYLES = {"today": (5, None), "kip81_pool": (2.5, None), "in_flight_cap": (2, "dot")}
+_MARKER_STYLES = {"today": (11, "circle"), "kip81_pool": (7, "diamond"),
+                  "in_flight_cap": (5, "x")}
 _COLORS = {"today": "#d62728", "kip81_pool": "#1f77b4", "in_flight_cap": "#ff7f0e",
            "kip74": "#7f7f7f", "memory": "#2ca02c", "pooled": "#9467bd"}
 
@@ -83,6 +86,13 @@ def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.
     # one legend entry per consumer: the same names recur in the other subplots
     for trace in fig.data[len(_MODES) + 3:]:
         trace.showlegend = False
+    # where the three consumers agree (throughput when the application is the bottleneck) the
+    # lines coincide: widths and a dotted line keep each one visible under the next
+    for trace in fig.data:
+        for mode, name in MODE_NAMES.items():
+            if trace.name == name:
+                trace.line.width, trace.line.dash = _LINE_STYLES[mode]
+                trace.marker.size, trace.marker.symbol = _MARKER_STYLES[mode]
     fig.update_yaxes(range=[0, 1.05], row=2, col=2)
     if curves is not None:
         update_buffer_figure(fig, curves)
@@ -90,8 +100,12 @@ def buffer_figure(curves: BufferCurves | None = None, *, title: str = "") -> go.
 
 
 def update_buffer_figure(fig: go.Figure, curves: BufferCurves) -> None:
-    """Put new curves into a figure made by :func:`buffer_figure`, in place (one redraw)."""
-    set_trace_data(fig, _buffer_data(curves))
+    """Put new curves into a figure made by :func:`buffer_figure`, in place (one redraw); a
+    heartbeat panel at 0 ms for every consumer says why."""
+    with fig.batch_update():
+        set_trace_data(fig, _buffer_data(curves))
+        explain_flat_panels(fig, {(2, 1): "0 ms for every consumer:<br>no heartbeat response "
+                                          "waited for memory"})
 
 
 def heap_figure(labels: Sequence[str], simulated_bytes: Sequence[float],

@@ -215,7 +215,7 @@ def _draw_buffer(t: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Bar(y=t.case, x=t.bound_mib, orientation="h", marker_color=_BLUE,
                            text=[f"{v:,.0f} MiB" for v in t.bound_mib], textposition="auto"))
     return _layout(fig, "A lagging consumer: 100 partitions, 3 brokers, fetch.max.bytes 10 MiB",
-                   "most fetched bytes held (MiB)", "", yaxis={"autorange": "reversed"})
+                   "most fetched bytes held (MiB)", "case", yaxis={"autorange": "reversed"})
 
 
 def _draw_quota(t: pd.DataFrame) -> go.Figure:
@@ -226,7 +226,7 @@ def _draw_quota(t: pd.DataFrame) -> go.Figure:
                      go.Scatter(x=t.t_s, y=t.quota_mb_per_s, name="throttle (MB/s)",
                                 line={"color": _RED, "dash": "dash"})])
     return _layout(fig, "Replication quota: send while the 11 x 1 s window's rate is within it",
-                   "time (s)", "MB, MB/s")
+                   "time (s)", "sent (MB), rate (MB/s)")
 
 
 def _draw_streams(t: pd.DataFrame) -> go.Figure:
@@ -260,7 +260,7 @@ def _draw_share(t: pd.DataFrame) -> go.Figure:
                                                      [0.75, _ORANGE], [0.75, _GREEN], [1, _GREEN]],
                                showscale=False, xgap=1, ygap=1))
     return _layout(fig, "Acquired by consumer 1 / 2 / 3 (colour); delivery count in each cell",
-                   "offset", "", yaxis={"autorange": "reversed"})
+                   "offset", "step", yaxis={"autorange": "reversed"})
 
 
 def _draw_remote_fetch(t: pd.DataFrame) -> go.Figure:

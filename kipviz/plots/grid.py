@@ -11,13 +11,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-__all__ = ["MiB", "add_fixed_traces", "explain_flat_panel", "finish_grid", "grid_figure",
-           "set_trace_data"]
+__all__ = ["MiB", "add_fixed_traces", "explain_flat_panel", "explain_flat_panels", "finish_grid",
+           "grid_figure", "run_line", "set_trace_data"]
 
 MiB = 1024 * 1024
+
+
+# Line styles for runs drawn side by side: where two runs agree, the wider line stays visible
+# under the narrower, dashed one drawn after it.
+_RUN_STYLES = ({"width": 4.5}, {"width": 2.5, "dash": "dash"}, {"width": 2, "dash": "dot"},
+               {"width": 1.5, "dash": "dashdot"}, {"width": 1, "dash": "longdash"})
+
+
+def run_line(index: int, colour: str) -> dict[str, Any]:
+    """The line of run ``index`` of a figure comparing runs: its colour, and a width and dash
+    that keep it visible where it coincides with another run's."""
+    return {"color": colour, **_RUN_STYLES[index % len(_RUN_STYLES)]}
 
 
 def add_fixed_traces(fig: go.Figure, specs: list[tuple[Any, ...]], colors: Mapping[str, str], *,
@@ -69,15 +82,41 @@ def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:
             trace.x, trace.y = xy["x"], xy["y"]
 
 
-def explain_flat_panel(fig: go.Figure, row: int, col: int, reason: str) -> None:
+
+def _panel_axes(fig: go.Figure, row: int, col: int) -> tuple[str, str]:
+    """The short names (``"x2"``, ``"y2"``) of the axes of the subplot at ``row``, ``col``."""
+    (x_axis,) = [a.plotly_name.replace("axis", "") for a in fig.select_xaxes(row=row, col=col)]
+    (y_axis,) = [a.plotly_name.replace("axis", "") for a in fig.select_yaxes(row=row, col=col)]
+    return x_axis, y_axis
+
+
+def explain_flat_panel(fig: go.Figure, row: int, col: int, reason: str | None) -> None:
     """Say on the figure why the panel at ``row``, ``col`` is flat for every series (a note in
     the panel, recorded in ``layout.meta["constant_panels"]`` under its y axis, where
-    :func:`kipviz.plots.checks.figure_problems` looks for it)."""
-    (y_axis,) = [a.plotly_name for a in fig.select_yaxes(row=row, col=col)]
-    (x_axis,) = [a.plotly_name for a in fig.select_xaxes(row=row, col=col)]
+    :func:`kipviz.plots.checks.figure_problems` looks for it); ``None`` takes the note away."""
+    x_axis, y_axis = _panel_axes(fig, row, col)
     meta = dict(fig.layout.meta or {})
-    meta["constant_panels"] = {**meta.get("constant_panels", {}), y_axis.replace("axis", ""): reason}
-    fig.update_layout(meta=meta)
-    fig.add_annotation(text=reason, showarrow=False, font={"size": 11, "color": "#555"},
-                       xref=f"{x_axis.replace('axis', '')} domain",
-                       yref=f"{y_axis.replace('axis', '')} domain", x=0.5, y=0.5)
+    panels = dict(meta.get("constant_panels") or {})
+    notes = [a for a in fig.layout.annotations if a.name != f"flat {y_axis}"]
+    if reason:
+        panels[y_axis] = reason
+        notes.append(go.layout.Annotation(
+            name=f"flat {y_axis}", text=reason, showarrow=False, align="center",
+            font={"size": 11, "color": "#555"}, bgcolor="rgba(255,255,255,0.8)",
+            xref=f"{x_axis} domain", yref=f"{y_axis} domain", x=0.5, y=0.6))
+    else:
+        panels.pop(y_axis, None)
+    meta["constant_panels"] = panels
+    fig.layout.annotations = notes
+    fig.layout.meta = meta
+
+
+def explain_flat_panels(fig: go.Figure, reasons: Mapping[tuple[int, int], str]) -> None:
+    """For each panel ``(row, col)`` of ``reasons``: show its reason while every series drawn
+    there is one constant (:func:`explain_flat_panel`), and no note otherwise."""
+    for (row, col), reason in reasons.items():
+        _, y_axis = _panel_axes(fig, row, col)
+        values = [v for t in fig.data if (t.yaxis or "y") == y_axis and t.y is not None
+                  for v in np.asarray(t.y, dtype=float).ravel() if np.isfinite(v)]
+        flat = len(values) > 1 and min(values) == max(values)
+        explain_flat_panel(fig, row, col, reason if flat else None)

@@ -114,7 +114,7 @@ def scaling_figure(scaling: pd.DataFrame, *, partitions: int | None = None,
         fig.add_vline(x=partitions, line={"color": _COLORS["cap"], "dash": "dot"},
                       annotation_text=f"{partitions} partitions", annotation_position="top left")
     fig.update_layout(height=380, title=title or None, xaxis_title="consumers in the group",
-                      yaxis_title="records/s",
+                      yaxis_title="records consumed (records/s)",
                       legend={"orientation": "h", "y": -0.2},
                       margin={"t": 60, "b": 60, "l": 60, "r": 20})
     return fig

@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.streams import StreamsCurves
-from kipviz.plots.grid import grid_figure, set_trace_data
+from kipviz.kafka.streams.input_buffer import POLICY_NAMES
+from kipviz.plots.grid import explain_flat_panels, grid_figure, run_line, set_trace_data
 
 __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_policies_figure",
            "streams_figure", "update_streams_figure"]
@@ -89,8 +90,17 @@ def streams_figure(curves: StreamsCurves | None = None, *, title: str = "") -> g
 
 
 def update_streams_figure(fig: go.Figure, curves: StreamsCurves) -> None:
-    """Put new curves into a figure made by :func:`streams_figure`, in place (one redraw)."""
-    set_trace_data(fig, _streams_data(curves))
+    """Put new curves into a figure made by :func:`streams_figure`, in place (one redraw): a
+    thread line with no data leaves the legend, and a paused-partitions panel that is one
+    number throughout says so."""
+    data = _streams_data(curves)
+    with fig.batch_update():
+        set_trace_data(fig, data)
+        for trace, xy in zip(fig.data[:MAX_THREADS], data, strict=False):
+            trace.showlegend = len(xy["y"]) > 0
+        paused = data[MAX_THREADS + 5]["y"]
+        explain_flat_panels(fig, {(2, 1): f"{paused[0]:g} partitions paused in every window"
+                                  if len(paused) else ""})
 
 
 def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
@@ -104,7 +114,7 @@ def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
         colour = _PALETTE[i % len(_PALETTE)]
         m = c.instance_memory
         t = m["window_start_ms"].to_numpy() / 1000.0
-        common = {"mode": "lines", "line": {"color": colour}, "legendgroup": label}
+        common = {"mode": "lines", "line": run_line(i, colour), "legendgroup": label}
         fig.add_trace(go.Scatter(x=t, y=m["buffered_max_bytes"] / _MiB, name=label, **common),
                       row=1, col=1)
         fig.add_trace(go.Scatter(x=t, y=m["processed_records_per_s"], name=label,
@@ -129,13 +139,16 @@ def bound_sweep_figure(table: pd.DataFrame, *, title: str = "") -> go.Figure:
         colour = _PALETTE[i % len(_PALETTE)]
         x = rows["record_bytes_mean"].to_numpy()
         fig.add_trace(go.Scatter(x=x, y=rows["peak_bytes"] / _MiB, mode="lines+markers",
-                                 name=f"{policy}: simulated peak", line={"color": colour}))
+                                 name=f"{POLICY_NAMES.get(policy, policy)}: simulated peak",
+                                 line={"color": colour}))
         bound = "records_bound_bytes" if policy == "records_per_partition" else \
             "bytes_bound_bytes"
         fig.add_trace(go.Scatter(x=x, y=np.asarray(rows[bound]) / _MiB, mode="lines",
-                                 name=f"{policy}: bound", line={"color": colour, "dash": "dash"}))
+                                 name=f"{POLICY_NAMES.get(policy, policy)}: its bound",
+                                 line={"color": colour, "dash": "dash"}))
     fig.update_layout(height=400, title=title or None, xaxis_title="mean record cost (bytes)",
-                      yaxis_title="MiB", xaxis_type="log", yaxis_type="log",
+                      yaxis_title="peak instance buffer (MiB)", xaxis_type="log",
+                      yaxis_type="log",
                       margin={"t": 60, "b": 40, "l": 60, "r": 20},
                       legend={"orientation": "h", "y": -0.25})
     return fig

@@ -22,8 +22,10 @@ from plotly.subplots import make_subplots
 if TYPE_CHECKING:
     from kipviz.curves.instant import GridPoint
 
-__all__ = ["byte_label", "grid_point_figure", "pareto_figure", "safe_region_figure",
-           "setting_label", "update_grid_point_figure"]
+from kipviz.kafka.config.declarations import BROKER, CONSUMER, STREAMS
+
+__all__ = ["byte_label", "grid_point_figure", "pareto_figure", "quantity_label",
+           "safe_region_figure", "setting_label", "update_grid_point_figure", "value_label"]
 
 _MiB = 1024 * 1024
 
@@ -58,6 +60,34 @@ def setting_label(name: str, value: Any) -> str:
     return f"{value:g}"
 
 
+_QUANTITIES = {"peak_memory_bytes": "peak memory (MiB)", "p99_memory_bytes": "p99 memory (MiB)",
+               "bound_bytes": "memory bound (MiB)", "kip74_bound_bytes": "KIP-74 bound (MiB)",
+               "throughput_bytes_per_s": "throughput (MB/s)",
+               "min_jain_index": "lowest Jain's index of a window",
+               "mean_jain_index": "mean Jain's index", "move_time_s": "move time (s)",
+               "longest_starvation_fetches": "longest starvation (fetch rounds)",
+               "kafka_version": "Kafka version", "mode": "design"}
+_VALUES = {"mode": {"today": "today's consumer (no pool)", "kip81_pool": "KIP-81 pool",
+                    "in_flight_cap": "in-flight cap (rejected)"}}
+
+
+def quantity_label(name: str) -> str:
+    """How an axis or legend names a sweep column: a metric in words with its unit (``peak
+    memory (MiB)``), a setting by Kafka's key (``fetch.max.bytes``)."""
+    if name in _QUANTITIES:
+        return _QUANTITIES[name]
+    for table in (CONSUMER, BROKER, STREAMS):
+        for setting in table.values():
+            if setting.name == name:
+                return setting.key
+    return name.replace("_", " ")
+
+
+def value_label(name: str, value: Any) -> str:
+    """A column's value as a legend reads it (a design's name, a setting's value with its unit)."""
+    return _VALUES.get(name, {}).get(value) or setting_label(name, value)
+
+
 def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: str | None = None,
                        floor_value: float | None = None, limit: float | None = None,
                        title: str = "") -> go.Figure:
@@ -68,7 +98,8 @@ def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: st
     grid = table.pivot_table(index=y, columns=x, values=z).reindex(index=ys, columns=xs)
     fig = go.Figure(go.Heatmap(x=_labels(xs), y=_labels(ys), z=grid.to_numpy() / _MiB,
                                colorscale="Viridis", colorbar={"title": "MiB"},
-                               name=z, hovertemplate="%{x} x %{y}: %{z:.1f} MiB<extra></extra>"))
+                               name=quantity_label(z),
+                               hovertemplate="%{x} x %{y}: %{z:.1f} MiB<extra></extra>"))
     if limit is not None:
         over = np.where(grid.to_numpy() > limit, 1.0, np.nan)
         fig.add_trace(go.Heatmap(x=_labels(xs), y=_labels(ys), z=over, showscale=False,
@@ -81,8 +112,9 @@ def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: st
                                  contours={"start": floor_value, "end": floor_value, "size": 1,
                                            "coloring": "none", "showlabels": True},
                                  line={"color": "white", "width": 3},
-                                 name=f"{floor} = {floor_value}"))
-    fig.update_layout(height=460, title=title or None, xaxis_title=x, yaxis_title=y,
+                                 name=f"{quantity_label(floor)} = {floor_value}"))
+    fig.update_layout(height=460, title=title or None, xaxis_title=quantity_label(x),
+                      yaxis_title=quantity_label(y),
                       margin={"t": 60, "b": 50, "l": 90, "r": 20})
     return fig
 
@@ -94,11 +126,12 @@ def pareto_figure(table: pd.DataFrame, front: pd.DataFrame, *, x: str, y: str, l
     fig = go.Figure()
     for value, rows in table.groupby(label, sort=True):
         fig.add_trace(go.Scatter(x=rows[x] / _MiB, y=rows[y] / 1e6, mode="markers",
-                                 name=f"{label} = {value}", marker={"size": 9}))
+                                 name=value_label(label, value), marker={"size": 9}))
     fig.add_trace(go.Scatter(x=front[x] / _MiB, y=front[y] / 1e6, mode="lines",
                              name="Pareto front", line={"color": "black", "dash": "dash"}))
-    fig.update_layout(height=420, title=title or None, xaxis_title=f"{x} (MiB)",
-                      yaxis_title=f"{y} (MB/s)", margin={"t": 60, "b": 50, "l": 60, "r": 20})
+    fig.update_layout(height=420, title=title or None, xaxis_title=quantity_label(x),
+                      yaxis_title=quantity_label(y), legend_title_text=quantity_label(label),
+                      margin={"t": 60, "b": 50, "l": 60, "r": 20})
     return fig
 
 

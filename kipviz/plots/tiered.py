@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.tiered import CLASSES, TieredCurves
-from kipviz.plots.grid import add_fixed_traces, finish_grid, set_trace_data
+from kipviz.plots.grid import add_fixed_traces, explain_flat_panel, finish_grid, set_trace_data
 
 __all__ = ["RUNS", "TIERED_TRACES", "copy_quota_figure", "three_rates_figure", "tiered_figure",
            "update_tiered_figure"]
@@ -28,11 +28,14 @@ _COLORS = {"run0": "#d62728", "run1": "#1f77b4", "Rate": "#ff7f0e", "SimpleRate"
 _SHORT = ("remote", "local (catch-up)", "local (tail)")
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order
+# (the second run dashed: where the runs agree, the first shows through)
+_DASH = {"remote": (None, "dash"), "catch-up": (None, "dash"), "tail": ("dot", "dashdot")}
 TIERED_TRACES = [
-    *[(1, 1, f"run {r}", "lines", f"run{r}", None) for r in range(RUNS)],
-    *[(1, 2, f"run {r}: catch-up", "lines", f"run{r}", None) for r in range(RUNS)],
-    *[(1, 2, f"run {r}: tail", "lines", f"run{r}", "dot") for r in range(RUNS)],
-    *[(2, 1, f"run {r}", "lines+markers", f"run{r}", None) for r in range(RUNS)],
+    *[(1, 1, f"run {r}", "lines", f"run{r}", _DASH["remote"][r]) for r in range(RUNS)],
+    *[(1, 2, f"run {r}: catch-up", "lines", f"run{r}", _DASH["catch-up"][r])
+      for r in range(RUNS)],
+    *[(1, 2, f"run {r}: tail", "lines", f"run{r}", _DASH["tail"][r]) for r in range(RUNS)],
+    *[(2, 1, f"run {r}", "lines+markers", f"run{r}", _DASH["remote"][r]) for r in range(RUNS)],
     *[(2, 2, f"run {r}", "markers", f"run{r}", None) for r in range(RUNS)],
 ]
 
@@ -130,8 +133,11 @@ def three_rates_figure(table: pd.DataFrame, quota: float, load: pd.DataFrame | N
     if load is not None:
         fig.add_trace(go.Bar(x=load["time_ms"] / 1000.0, y=load["value"], name="load",
                              marker_color=_COLORS["load"], showlegend=False), row=2, col=2)
-    finish_grid(fig, [(2, 1, "time (s)"), (2, 2, "time (s)")], height=560, title=title)
+    finish_grid(fig, [(row, col, "time (s)") for row in (1, 2) for col in (1, 2)], height=560,
+                title=title)
     fig.update_layout(legend={"orientation": "h", "y": -0.12})
+    if load is not None and len(load) and load["value"].nunique() == 1:
+        explain_flat_panel(fig, 2, 2, f"every burst records {load['value'].iloc[0]:,g}")
     return fig
 
 

@@ -8,6 +8,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.streams import streams_curves
+from kipviz.kafka.streams.input_buffer import POLICY_NAMES
 from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
 from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
@@ -25,14 +26,6 @@ STREAMS_LESSON_SCENARIO = StreamsScenario(
 )
 
 _BUFFER = byte_options(*(k * MiB for k in (1, 4, 8, 16, 32, 64, 128, 256)), 536870912)
-_POLICY_LABELS = {
-    "records_per_partition": "buffered.records.per.partition (Kafka today)",
-    "thread_bytes": "KIP-770 + #13283's resume of emptied partitions (beyond the KIP)",
-    "thread_bytes_as_merged": "KIP-770 as written and merged (stalls)",
-    "instance_bytes": "one bound for the instance (rejected)",
-    "partition_bytes": "bytes per partition (rejected)",
-    "biggest_partitions": "pause the biggest partitions (rejected)",
-}
 
 
 class StreamsDashboard(Dashboard):
@@ -69,7 +62,7 @@ class StreamsDashboard(Dashboard):
                 max=max(100000.0, s.process_records_per_s), step=1000.0,
                 description="records/s per thread"),
             "policy": w.Dropdown(options=[(label, name) for name, label in
-                                          _POLICY_LABELS.items()],
+                                          POLICY_NAMES.items()],
                                  value=s.policy, description="policy"),
         }
 

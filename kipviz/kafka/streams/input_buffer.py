@@ -35,6 +35,7 @@ from kipviz.kafka.config.fields import check_setting
 __all__ = [
     "BUFFERED_RECORDS_PER_PARTITION",
     "INPUT_BUFFER_MAX_BYTES",
+    "POLICY_NAMES",
     "RECORD_METADATA_BYTES",
     "STATESTORE_CACHE_MAX_BYTES",
     "STREAMS_POLICIES",
@@ -74,6 +75,15 @@ STREAMS_POLICIES = (
     "partition_bytes",  # rejected alternative: the thread's share split per partition
     "biggest_partitions",  # rejected alternative: pause only the biggest partitions
 )
+# How a reader names each policy (dashboards, legends, tables).
+POLICY_NAMES = {
+    "records_per_partition": "buffered.records.per.partition (Kafka today)",
+    "thread_bytes": "KIP-770 + #13283's resume of emptied partitions (beyond the KIP)",
+    "thread_bytes_as_merged": "KIP-770 as written and merged (stalls)",
+    "instance_bytes": "one bound for the instance (rejected)",
+    "partition_bytes": "bytes per partition (rejected)",
+    "biggest_partitions": "pause the biggest partitions (rejected)",
+}
 _SHARE_TOTAL = "total_bytes (input.buffer.max.bytes or statestore.cache.max.bytes)"
 _THREADS = "threads (num.stream.threads)"
 
