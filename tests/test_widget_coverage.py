@@ -19,6 +19,7 @@ import plotly.io as pio
 import pytest
 
 import kipviz.widgets
+from kipviz.plots.checks import figure_problems
 from kipviz.scenarios import SCENARIOS, kind_of
 from kipviz.scenarios.cluster.scenario import ClusterScenario
 from kipviz.widgets import Dashboard
@@ -179,6 +180,19 @@ def test_every_dashboard_has_a_static_html_fallback(cls, spark, monkeypatch):
     monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
     d._ipython_display_()
     assert [type(o).__name__ for o in shown] == ["HTML", "Figure"]
+
+
+@pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
+def test_a_stored_dashboard_shows_its_settings_and_a_figure_that_teaches(cls, spark):
+    """What a notebook keeps for a dashboard: the widget view for JupyterLab, and for a viewer
+    without widgets its settings (HTML), its figure (plotly JSON) and a sentence instead of
+    ``VBox(children=...)``; the figure passes the figure checks (issue 29)."""
+    d = _make(cls, spark)
+    bundle = d.mimebundle()
+    assert {"application/vnd.jupyter.widget-view+json", "text/html", "text/plain",
+            "application/vnd.plotly.v1+json"} <= set(bundle)
+    assert "VBox" not in bundle["text/plain"] and cls.__name__ in bundle["text/plain"]
+    assert figure_problems(bundle["application/vnd.plotly.v1+json"]) == []
 
 
 def test_the_figure_a_browser_first_sees_already_holds_the_curves(spark):

@@ -84,12 +84,14 @@ def _static_outputs(nb: Any, page: str) -> Any:
             data = out.get("data", {})
             if out.get("output_type") == "stream" and out.get("name") == "stderr":
                 continue  # JVM start-up lines and library warnings: not lesson content
+            parts = []
+            if _WIDGET_MIME in data:  # a dashboard: the note, its settings, its figure as stored
+                parts += [_DASHBOARD_NOTE, data.get("text/html", "")]
             if _PLOTLY_MIME in data:
                 figures += 1
-                html_text = figure_html(dict(data[_PLOTLY_MIME]), f"{page}-figure-{figures}")
-                out = from_dict({**out, "data": {"text/html": html_text}})
-            elif _WIDGET_MIME in data:
-                out = from_dict({**out, "data": {"text/html": _DASHBOARD_NOTE}})
+                parts.append(figure_html(dict(data[_PLOTLY_MIME]), f"{page}-figure-{figures}"))
+            if parts:
+                out = from_dict({**out, "data": {"text/html": "".join(parts)}})
             kept.append(out)
         cell.outputs = kept
     return nb

@@ -113,7 +113,8 @@ def explain_flat_panel(fig: go.Figure, row: int, col: int, reason: str | None) -
 
 def explain_flat_panels(fig: go.Figure, reasons: Mapping[tuple[int, int], str]) -> None:
     """For each panel ``(row, col)`` of ``reasons``: show its reason while every series drawn
-    there is one constant (:func:`explain_flat_panel`), and no note otherwise."""
+    there is one constant (:func:`explain_flat_panel`), and no note otherwise. Call it after a
+    ``batch_update`` that changed the data, not inside it (inside, traces still read old data)."""
     for (row, col), reason in reasons.items():
         _, y_axis = _panel_axes(fig, row, col)
         values = [v for t in fig.data if (t.yaxis or "y") == y_axis and t.y is not None

@@ -98,9 +98,9 @@ def update_streams_figure(fig: go.Figure, curves: StreamsCurves) -> None:
         set_trace_data(fig, data)
         for trace, xy in zip(fig.data[:MAX_THREADS], data, strict=False):
             trace.showlegend = len(xy["y"]) > 0
-        paused = data[MAX_THREADS + 5]["y"]
-        explain_flat_panels(fig, {(2, 1): f"{paused[0]:g} partitions paused in every window"
-                                  if len(paused) else ""})
+    paused = data[MAX_THREADS + 5]["y"]  # (after the batch: the note reads the new data)
+    explain_flat_panels(fig, {(2, 1): f"{paused[0]:g} partitions paused in every window"
+                              if len(paused) else ""})
 
 
 def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
