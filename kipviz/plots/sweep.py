@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kipviz.curves.instant import GridPoint
 
 from kipviz.kafka.config.declarations import BROKER, CONSUMER, STREAMS
+from kipviz.plots.grid import explain_flat_panels
 
 __all__ = ["byte_label", "grid_point_figure", "pareto_figure", "quantity_label",
            "safe_region_figure", "setting_label", "update_grid_point_figure", "value_label"]
@@ -162,8 +163,8 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
                              line={"color": "#ff7f0e"}), row=2, col=1)
     fig.add_trace(go.Scatter(mode="lines+markers", name="Jain's index", showlegend=False,
                              line={"color": "#17becf"}), row=2, col=2)
-    fig.update_xaxes(title_text=x, type="category", row=1, col=1)
-    fig.update_yaxes(title_text=y or "", type="category", row=1, col=1)
+    fig.update_xaxes(title_text=quantity_label(x), type="category", row=1, col=1)
+    fig.update_yaxes(title_text=quantity_label(y) if y else "", type="category", row=1, col=1)
     for col in (2,):
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
     for col in (1, 2):
@@ -197,8 +198,13 @@ def update_grid_point_figure(fig: go.Figure, point: GridPoint, heat: pd.DataFram
         memory.x, memory.y = t, c["memory_bytes"].to_numpy() / _MiB
         kip74_line.x, kip74_line.y = _level(span, kip74)
         bound_line.x, bound_line.y = _level(span, bound)
+        bound_line.showlegend = not math.isnan(bound)
         throughput.x, throughput.y = t, c["throughput_bytes_per_s"].to_numpy() / 1e6
         jain.x, jain.y = t, c["jain_index"].to_numpy()
+    explain_flat_panels(fig, {(1, 2): "the consumer holds its whole bound in every window:"
+                                      "<br>it lags, and every response is full"
+                              if not math.isnan(kip74) else "memory held: the same in every "
+                                                            "window"})
 
 
 def _level(span: Sequence[float], value: float) -> tuple[Sequence[float], list[float]]:

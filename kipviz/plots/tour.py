@@ -30,9 +30,10 @@ _EMPTY: dict[str, Any] = {"x": [], "y": []}
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
 TOUR_TRACES = [
     (1, 1, "consumer today: Jain's index", "lines+markers", "today", None),
-    (1, 1, "consumer with buffer.memory: Jain's index", "lines+markers", "pool", None),
+    # (the pool's lines dashed: where both consumers agree, today's shows through)
+    (1, 1, "consumer with buffer.memory: Jain's index", "lines+markers", "pool", "dash"),
     (1, 2, "consumer today: responses retained", "lines", "today", None),
-    (1, 2, "consumer with buffer.memory: responses retained", "lines", "pool", None),
+    (1, 2, "consumer with buffer.memory: responses retained", "lines", "pool", "dashdot"),
     (1, 2, "KIP-74 bound", "lines", "bound", "dash"),
     (1, 2, "buffer.memory", "lines", "memory", "dash"),
     (2, 1, "broker pool used", "lines", "used", None),
