@@ -45,9 +45,7 @@ def _numbers(values: Any) -> list[float]:
         return []
     out = []
     for v in values if isinstance(values, Iterable) else [values]:
-        if isinstance(v, bool):
-            out.append(float(v))
-        elif isinstance(v, int | float) and math.isfinite(v):
+        if isinstance(v, bool) or (isinstance(v, int | float) and math.isfinite(v)):
             out.append(float(v))
         elif isinstance(v, str) and v:
             out.append(math.nan)  # a category: data, not a number
@@ -162,7 +160,7 @@ def figure_problems(figure: Any) -> list[str]:
             continue
         if _has_points(trace):
             used_axes.add(_axis_key(trace.get("xaxis"), "x"))
-            if _raw(trace.get("x")) and not _numbers(trace.get("x")) or any(
+            if (_raw(trace.get("x")) and not _numbers(trace.get("x"))) or any(
                     math.isnan(v) for v in _numbers(trace.get("x"))):
                 categorical.add(_axis_key(trace.get("xaxis"), "x"))
             used_axes.add(_axis_key(trace.get("yaxis"), "y"))
@@ -200,10 +198,10 @@ def figure_problems(figure: Any) -> list[str]:
                                                                        strict=False))) == 1:
                 problems.append(f"all {len(points[1])} points of series {t.get('name')!r} are "
                                 f"drawn at one place in panel {axis}")
-            key = (*points, _style(t))
-            other = seen.get(key)
+            drawn = (*points, _style(t))
+            other = seen.get(drawn)
             if other is not None:
                 problems.append(f"series {t.get('name')!r} and {other!r} are drawn on top of "
                                 f"each other in panel {axis} with nothing to tell them apart")
-            seen[key] = str(t.get("name"))
+            seen[drawn] = str(t.get("name"))
     return problems

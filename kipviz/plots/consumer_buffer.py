@@ -105,3 +105,17 @@ def update_buffer_figure(fig: go.Figure, curves: BufferCurves) -> None:
     set_trace_data(fig, _buffer_data(curves))
     explain_flat_panels(fig, {(2, 1): "0 ms for every consumer:<br>no heartbeat response "
                                       "waited for memory"})
+
+
+def heap_figure(labels: Sequence[str], simulated_bytes: Sequence[float],
+                measured_bytes: Sequence[float], *, title: str = "") -> go.Figure:
+    """Grouped bars: the heap each consumer needs, simulated beside the published measurement."""
+    fig = go.Figure([
+        go.Bar(x=list(labels), y=np.asarray(simulated_bytes) / 1e6, name="simulated (kipviz)",
+               marker_color=_COLORS["kip81_pool"]),
+        go.Bar(x=list(labels), y=np.asarray(measured_bytes) / 1e6,
+               name="measured (KIP-81 pull request)", marker_color=_COLORS["kip74"]),
+    ])
+    fig.update_layout(barmode="group", height=360, title=title or None, yaxis_title="heap (MB)",
+                      margin={"t": 60, "b": 40, "l": 60, "r": 20})
+    return fig
