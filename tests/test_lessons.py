@@ -105,21 +105,40 @@ def test_every_numbered_lesson_ends_with_your_cluster():
         assert any(f'your_cluster("{lesson}"' in s for s in sources), path.name
 
 
-def test_every_exercise_answer_is_checked_in_a_collapsed_cell():
-    """Exercises: each lesson with exercises has one hidden answer cell per exercise, calling
-    kipviz.apps.exercises.check; and the solutions the cells pass are right."""
+def test_every_exercise_is_a_card_in_its_lesson_with_a_right_solution():
+    """One format (issue 29): each exercise is a cell ``exercise("LL", N, my_answer=None)`` in
+    its lesson, and the solution the catalogue gives is right by kipviz's checker."""
     from kipviz.apps.exercises import EXERCISES, check
 
     for (lesson, number), exercise in EXERCISES.items():
-        assert str(check(lesson, number, eval(exercise.solution))).startswith("Right"), (lesson,
-                                                                                       number)
+        assert check(lesson, number, eval(exercise.solution)), (lesson, number)
         (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
         cells = json.loads(path.read_text())["cells"]
-        calls = (f'check("{lesson}", {number},', f"check({int(lesson)}, {number},")
-        hidden = [c for c in cells if c["cell_type"] == "code"
-                  and any(call in "".join(c["source"]) for call in calls)
-                  and c["metadata"].get("jupyter", {}).get("source_hidden")]
-        assert hidden, (path.name, number)
+        call = f'exercise("{lesson}", {number}, my_answer=None)'
+        assert any(call in "".join(c["source"]) for c in cells if c["cell_type"] == "code"), (
+            path.name, number)
+
+
+def test_no_stored_output_shows_an_answer_before_it_is_asked_for():
+    """An exercise card's answer sits in a collapsed ``<details>``: its text and the page around
+    it (text/plain, the HTML outside ``<details>``) never show it, in any cell of the lesson."""
+    import re
+
+    from kipviz.apps.exercises import EXERCISES, answer
+
+    for (lesson, number), exercise in EXERCISES.items():
+        (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
+        shown = answer(lesson, number)
+        solved = f"{shown:,.10g} {exercise.unit}"
+        for cell in json.loads(path.read_text())["cells"]:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                plain = "".join(data.get("text/plain", "")) + "".join(output.get("text", ""))
+                page = re.sub(r"<details>.*?</details>", "", "".join(data.get("text/html", "")),
+                              flags=re.S)
+                assert f"Right: {solved}" not in plain + page, (path.name, number)
+                if "kipviz-exercise" in page:
+                    assert solved not in page and exercise.why not in page, (path.name, number)
 
 
 def test_every_notebook_has_a_paired_source_and_every_source_a_notebook():
@@ -145,22 +164,6 @@ def test_a_notebook_has_the_cells_of_its_source(name):
 
     assert cells(notebook["cells"]) == cells(source.cells), (
         f"notebooks/{name}.ipynb is out of sync: jupytext --sync tools/lessons/{name}.py")
-
-
-def test_every_exercise_question_is_asked_in_its_lesson():
-    """The questions a lesson asks are kipviz.apps.exercises' own: written word for word in its
-    text, or printed by a cell calling ``question(lesson, number)`` or ``check(lesson, number,
-    None)``."""
-    from kipviz.apps.exercises import EXERCISES
-
-    for (lesson, number), exercise in EXERCISES.items():
-        (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
-        text = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
-        calls = [f"{name}({ref}, {number}" for name in ("question", "check")
-                 for ref in (f'"{lesson}"', str(int(lesson)))]
-        asked = (f"{number}. {exercise.question}" in text
-                 or any(f"{call})" in text or f"{call}, None)" in text for call in calls))
-        assert asked, (path.name, number)
 
 
 def _numbered_lessons() -> list[Path]:

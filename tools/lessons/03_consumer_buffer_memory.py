@@ -85,9 +85,7 @@ print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_str
 # * **the rejected alternative**: no more fetch requests in flight, or not yet consumed, than whole
 #   responses fit in the same 30 MB (two).
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -239,9 +237,7 @@ heap_figure(["no pool", "buffer.memory = 30 MB"], heaps.heap_bytes.tolist(),
 # Kafka version to 4.3 and lower `fetch.max.bytes`: today's consumer (red) drops to one response per
 # broker.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live dashboard: its widgets have no stable text output)
+# %% tags=["nbval-ignore-output"]
 BufferDashboard(spark=spark)
 
 # %% [markdown]
@@ -276,20 +272,19 @@ BufferDashboard(spark=spark)
 # %% [markdown]
 # ## Exercises
 #
-# 1. Kafka 3.9, 120 partitions on 10 brokers, fetch.max.bytes 4 MiB, the application lagging: at most how many MiB of fetch responses?
-# 2. The same consumer on Kafka 4.3?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("03", 1, 120))  # exercise 1
+exercise("03", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+exercise("03", 2, my_answer=None)
 
-print(check("03", 2, 40))  # exercise 2
+# %%
+exercise("03", 3, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

@@ -151,9 +151,7 @@ print(f"replica.fetch.response.max.bytes < "
 # moving partitions, R = 3, ten partitions of 200 MB (2 GB) moving to a new broker, both throttles
 # at 50 MB/s. The plan: 2 GB / (50 - 3 x 10) MB/s = 100 s; the KIP's formula says 50 s.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -262,9 +260,7 @@ print(METRICS_TEXT)
 # brokers and the quota window; each move re-runs the reassignment and Spark redraws the curves. A
 # throttle at or below R x IN runs, with a warning, as it would in Kafka.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (the widget's model ids change on every run)
+# %% tags=["nbval-ignore-output"]
 ReassignmentDashboard(spark=spark)
 
 # %% [markdown]
@@ -296,20 +292,16 @@ ReassignmentDashboard(spark=spark)
 # %% [markdown]
 # ## Exercises
 #
-# 1. R = 3, IN = 10 MB/s, a throttle T = 40 MB/s set with --throttle, 1 GB to move. How many seconds?
-# 2. R = 3, IN = 10 MB/s: at or below which throttle (MB/s) does the move never finish?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("04", 1, 100))  # exercise 1
+exercise("04", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
-
-print(check("04", 2, 30))  # exercise 2
+# %%
+exercise("04", 2, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

@@ -185,9 +185,7 @@ print(streams_memory(app, "4.3").consumer.sentence())
 # > processing round: a task-level rule beyond the KIP. kipviz's `thread_bytes` policy is the KIP
 # > *plus* that rule, so it is neither the KIP as proposed nor any code Kafka shipped.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -273,9 +271,7 @@ bound_sweep_figure(sizes, title="Peak input buffer against record size")
 # keep fetching, and passes the KIP-770 bound). Each move re-runs the instance and Spark redraws
 # the curves.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (the widget's model ids change on every run)
+# %% tags=["nbval-ignore-output"]
 StreamsDashboard(spark=spark)
 
 # %% [markdown]
@@ -311,20 +307,19 @@ StreamsDashboard(spark=spark)
 # %% [markdown]
 # ## Exercises
 #
-# 1. A record with a 16-byte key and a 1,000-byte value on topic 'orders': how many bytes does KIP-770 count?
-# 2. input.buffer.max.bytes = 512 MiB, 4 stream threads and a global thread: each thread's share in bytes?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("05", 1, 1042))  # exercise 1
+exercise("05", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+exercise("05", 2, my_answer=None)
 
-print(check("05", 2, 107374182))  # exercise 2
+# %%
+exercise("05", 3, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

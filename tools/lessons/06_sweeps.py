@@ -32,9 +32,7 @@
 # %% [markdown]
 # **Course:** ← [5 · streams input buffer](05_streams_input_buffer.ipynb) · [7 · share groups](07_share_groups.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -204,9 +202,7 @@ print(f"off the grid ({instant.source}): peak "
       f"{instant.curves.metrics['peak_memory_bytes'] / MiB:.1f} MiB; "
       f"now {len(instant.grid)} configurations held")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (times differ between machines and runs)
+# %% tags=["nbval-ignore-output"]
 print(f"answer on the grid: {1000 * on_grid_s:.1f} ms; off the grid: {off_grid_s:.2f} s")
 
 # %% [markdown]
@@ -218,28 +214,22 @@ print(f"answer on the grid: {1000 * on_grid_s:.1f} ms; off the grid: {off_grid_s
 # cluster if `KIPVIZ_SPARK_MASTER` (`spark://...`, `yarn`, `k8s://...`) or `SPARK_REMOTE` (Spark
 # Connect) is set before Spark starts; the workers need the same Python with kipviz installed.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live widget: its view differs between runs)
+# %% tags=["nbval-ignore-output"]
 instant
 
 # %% [markdown]
 # ## Exercises
 #
-# 1. Lesson 6's grid at fetch.max.bytes 16 MiB, max.partition.fetch.bytes 2 MiB, Kafka 4.3: the bound in MiB?
-# 2. The same cell on Kafka 3.9?
-#
-# Work them out with the lesson's numbers, then expand the answer cells below (each asks `kipviz.apps.exercises.check`).
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
+# %%
+from kipviz.apps.exercises import exercise
 
-print(check("06", 1, 160))  # exercise 1
+exercise("06", 1, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-from kipviz.apps.exercises import check
-
-print(check("06", 2, 240))  # exercise 2
+# %%
+exercise("06", 2, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

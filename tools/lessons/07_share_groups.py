@@ -33,9 +33,7 @@
 # %% [markdown]
 # **Course:** ← [6 · sweeps](06_sweeps.ipynb) · [8 · tiered storage](08_tiered_storage.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -43,7 +41,6 @@ spark = get_spark()
 # %%
 from dataclasses import replace
 
-from kipviz.apps.exercises import check, question
 from kipviz.apps.share_advice import share_group_advice
 from kipviz.curves.share_group import share_group_curves, share_scaling
 from kipviz.kafka.share import in_flight_bound_records, simple_assign, uniform_partition_max_bytes
@@ -199,33 +196,25 @@ print("in flight at most:", tight.partitions.in_flight_records.max(),
 # The dashboard re-runs both groups and has Spark recompute the curves. Try 16 consumers, a lock
 # cap of 20 (the in-flight line crosses the cap by up to a batch) and `record_limit`.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live widget: its view differs between runs)
+# %% tags=["nbval-ignore-output"]
 ShareGroupDashboard(spark=spark)
 
 # %% [markdown]
 # ## Exercises
 #
-# Answer each, then open the hidden cell below it: the package checks the answer.
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
 # %%
-print(question("07", 1))
+from kipviz.apps.exercises import exercise
 
-# %% jupyter={"source_hidden": true}
-print(check("07", 1, 333_334))
-
-# %%
-print(question("07", 2))
-
-# %% jupyter={"source_hidden": true}
-print(check("07", 2, 3))
+exercise("07", 1, my_answer=None)
 
 # %%
-print(question("07", 3))
+exercise("07", 2, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-print(check("07", 3, 2499))
+# %%
+exercise("07", 3, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster

@@ -37,7 +37,6 @@
 # %%
 from dataclasses import replace
 
-from kipviz.apps.exercises import answer, check
 from kipviz.curves.tiered import tiered_curves
 from kipviz.kafka.quotas import TokenBucket
 from kipviz.plots.tiered import copy_quota_figure, three_rates_figure, tiered_figure
@@ -74,9 +73,7 @@ diagram("08")
 # takes 100 ms to its first byte and then 100 MiB/s; `max.partition.fetch.bytes` is 1 MiB,
 # `fetch.max.bytes` 50 MiB. The same 10 s run under Kafka 4.1 and 4.2:
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (starting Spark prints Java log lines that differ between runs)
+# %% tags=["nbval-ignore-output"]
 from kipviz.curves import get_spark
 
 spark = get_spark()
@@ -213,9 +210,7 @@ three_rates_figure(meters, 1_000, load, title="One bursty load, three meters")
 # Move the reader threads, the remote latency, `remote.fetch.max.wait.ms`, the fetch quota and the
 # version; each move runs the chosen release beside 4.1 (or 4.2) and Spark redraws the curves.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
-# (a live dashboard: its widgets have no stable text output)
+# %% tags=["nbval-ignore-output"]
 TieredStorageDashboard(spark=spark)
 
 # %% [markdown]
@@ -252,25 +247,22 @@ TieredStorageDashboard(spark=spark)
 #
 # ## Exercises
 #
-# Put your answer in place of `None` and run the cell; the answers are in the collapsed cells.
+# Each card applies the lesson's rule to new numbers. Put your number in place of `None` and run
+# the cell for a verdict; "Show the answer" opens the answer and why.
 
 # %%
-print(check(8, 1, None))  # reads started by one fetch request, Kafka 4.1, 8 remote partitions
+from kipviz.apps.exercises import exercise
 
-# %% jupyter={"source_hidden": true}
-print(check(8, 1, answer(8, 1)))
-
-# %%
-print(check(8, 2, None))  # seconds between two 1 GiB uploads under a 100 MiB/s copy quota
-
-# %% jupyter={"source_hidden": true}
-print(check(8, 2, answer(8, 2)))
+exercise("08", 1, my_answer=None)
 
 # %%
-print(check(8, 3, None))  # throttle time (ms) of a 5 units/s bucket at -20 credits
+exercise("08", 2, my_answer=None)
 
-# %% jupyter={"source_hidden": true}
-print(check(8, 3, answer(8, 3)))
+# %%
+exercise("08", 3, my_answer=None)
+
+# %%
+exercise("08", 4, my_answer=None)
 
 # %% [markdown]
 # ## Your cluster
