@@ -12,7 +12,7 @@ MiB = 1024 * 1024
 
 
 def test_every_lesson_names_a_formula_a_metric_and_a_knob():
-    """The sample files on a 6-broker, 120-partition cluster: six answers, each complete."""
+    """The sample files on a 6-broker, 120-partition cluster: every answer complete."""
     for lesson in LESSONS:
         advice = your_cluster(lesson, data_file("consumer.properties"),
                               data_file("server.properties"), brokers=6, partitions=120)
@@ -51,3 +51,23 @@ def test_an_unknown_lesson_or_version_is_named():
         your_cluster("09")
     with pytest.raises(ValueError, match="kafka_version must be one of"):
         your_cluster("03", kafka_version="9.9")
+
+
+@pytest.mark.parametrize("kafka_version", ["4.1", "4.3"])
+def test_lesson_8_catch_up_rate_is_the_simulated_one(kafka_version):
+    """Reads per request x max.partition.fetch.bytes over one read's round (the store's latency,
+    the transfer, the consumer's round trip): within 2% of the tiered scenario's remote MB/s for
+    a catch-up consumer of 4 remote partitions, one read per request on 4.1, four on 4.3."""
+    import re
+    from dataclasses import replace
+
+    from kipviz.scenarios.tiered_fetch.scenario import simulate, trace_summary
+    from kipviz.widgets import TIERED_LESSON_SCENARIO
+
+    advice = your_cluster("08", kafka_version=kafka_version, partitions=4)
+    (rate,) = re.findall(r"= ([\d.]+) MB/s", advice.formula)
+    scenario = replace(TIERED_LESSON_SCENARIO, kafka_version=kafka_version, remote_partitions=4)
+    simulated = trace_summary(simulate(scenario)).loc["catch_up", "remote MB/s"]
+    assert float(rate) == pytest.approx(simulated, rel=0.02)
+    assert "RemoteFetchBytesPerSec" in advice.watch and "RemoteLogReaderTaskQueueSize" in \
+        advice.watch and "remote-fetch-throttle-time" in advice.watch

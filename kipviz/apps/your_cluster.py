@@ -24,7 +24,7 @@ from kipviz.kafka.replication.planning import move_time_s
 __all__ = ["LESSONS", "Advice", "your_cluster"]
 
 _MiB = 1024 * 1024
-LESSONS = ("01", "02", "03", "04", "05", "06")
+LESSONS = ("01", "02", "03", "04", "05", "06", "08")
 """The lessons that end with a "your cluster" cell."""
 
 
@@ -129,15 +129,61 @@ def _streams(cluster: dict[str, Any], kafka_version: str, notes: tuple[str, ...]
                   "input bound Kafka has), and the consumers' fetch.max.bytes", notes)
 
 
+def _tiered(c: ConsumerConfig, b: BrokerConfig, cluster: dict[str, Any], kafka_version: str,
+            notes: tuple[str, ...]) -> Advice:
+    from kipviz.kafka.tiered.fetch import reads_several_remote_partitions
+    from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
+
+    defaults = TieredFetchScenario()
+    latency_ms = float(cluster.get("remote_read_latency_ms", defaults.remote_read_latency_ms))
+    store_bytes_per_s = float(cluster.get("remote_read_bytes_per_s",
+                                          defaults.remote_read_bytes_per_s))
+    rtt_ms = float(cluster.get("rtt_ms", defaults.rtt_ms))
+    partitions = int(cluster.get("partitions", 100))
+    per_read = c.max_partition_fetch_bytes
+    round_ms = latency_ms + 1000.0 * per_read / store_bytes_per_s + rtt_ms
+    if reads_several_remote_partitions(kafka_version):
+        reads = min(partitions, max(1, c.fetch_max_bytes // per_read), b.remote_log_reader_threads)
+        how = (f"Kafka {kafka_version} reads every remote partition of a request at once, each "
+               f"charged max.partition.fetch.bytes up front (KAFKA-14915, KAFKA-19462): "
+               f"min({partitions} partitions, fetch.max.bytes / max.partition.fetch.bytes, "
+               f"remote.log.reader.threads {b.remote_log_reader_threads}) = {reads} reads")
+    else:
+        reads = 1
+        how = (f"Kafka {kafka_version} starts one remote read per fetch request (before 4.2, "
+               "KAFKA-14915)")
+    rate = reads * per_read / (round_ms / 1000.0)
+    quota = b.remote_fetch_max_bytes_per_s
+    capped = f"; the broker's remote fetch quota caps it at {quota / 1e6:,.1f} MB/s" if quota \
+        else ""
+    formula = (f"catch-up rate per consumer and broker = reads per request x "
+               f"max.partition.fetch.bytes / (the store's latency + one read's transfer + the "
+               f"consumer's round trip) = {reads} x {per_read:,} bytes / ({latency_ms:g} + "
+               f"{1000.0 * per_read / store_bytes_per_s:.1f} + {rtt_ms:g} ms) = "
+               f"{rate / 1e6:,.1f} MB/s; {how}{capped}")
+    return Advice("08", formula,
+                  "RemoteFetchBytesPerSec and RemoteFetchRequestsPerSec (BrokerTopicMetrics: the "
+                  "bytes and reads served from remote storage), RemoteFetchErrorsPerSec, "
+                  "RemoteLogReaderTaskQueueSize (reads waiting for a reader thread: above 0 the "
+                  "threads are the bottleneck) and RemoteLogReaderAvgIdlePercent (near 0: all "
+                  "threads busy), remote-fetch-throttle-time-avg/max (RemoteLogManager: above 0 "
+                  "the remote fetch quota is holding reads back)",
+                  "max.partition.fetch.bytes (bytes per remote read), the consumers' Kafka "
+                  "version (4.2 reads partitions in parallel), remote.log.reader.threads, and "
+                  "remote.log.manager.fetch.max.bytes.per.second", notes)
+
+
 def your_cluster(lesson: str, consumer: ConfigSource | None = None,
                  broker: ConfigSource | None = None, *, kafka_version: str = NEWEST_KAFKA_VERSION,
                  **cluster: Any) -> Advice:
-    """The closing advice of ``lesson`` ("01" to "06") for your settings.
+    """The closing advice of ``lesson`` ("01" to "06", "08") for your settings.
 
     ``consumer`` / ``broker``: config objects, mappings of Kafka keys or ``.properties`` paths
     (Kafka's defaults where None). ``cluster`` takes ``brokers`` and ``partitions`` (the
     consumer's), ``replication_factor``, ``bytes_in_per_s`` and ``bytes_to_move`` (a
-    reassignment), ``threads`` (Streams).
+    reassignment), ``threads`` (Streams), ``remote_read_latency_ms``, ``remote_read_bytes_per_s``
+    and ``rtt_ms`` (tiered storage: the store's first-byte latency and bandwidth, the consumer's
+    round trip; the tiered scenario's defaults).
     """
     if lesson not in LESSONS:
         raise ValueError(f"lesson must be one of {', '.join(LESSONS)}: {lesson!r}")
@@ -153,4 +199,6 @@ def your_cluster(lesson: str, consumer: ConfigSource | None = None,
         return _pool(b, notes)
     if lesson == "04":
         return _throttle(b, cluster, notes)
+    if lesson == "08":
+        return _tiered(c, b, cluster, kafka_version, notes)
     return _streams(cluster, kafka_version, notes)

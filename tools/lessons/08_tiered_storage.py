@@ -267,12 +267,22 @@ exercise("08", 4, my_answer=None)
 # %% [markdown]
 # ## Your cluster
 #
-# Put in your broker's `remote.log.reader.threads`, your store's latency (p50 of a first byte),
-# your Kafka version and how many partitions a catch-up job reads, and run the cell.
+# Put in your `server.properties` and consumer settings (paths, or mappings of Kafka keys), your
+# Kafka version, your store's first-byte latency (p50) and bandwidth, and how many remote
+# partitions a catch-up job reads from one broker. The first cell gives the formula, the metrics
+# to watch (what each one says) and the knobs; the second simulates the same catch-up.
+
+# %%
+from kipviz.apps.your_cluster import your_cluster
+
+print(your_cluster("08", consumer={"max.partition.fetch.bytes": 1048576},
+                   broker={"remote.log.reader.threads": 10}, kafka_version="4.1", partitions=4,
+                   remote_read_latency_ms=100.0, remote_read_bytes_per_s=100 * MiB))
 
 # %%
 mine = replace(TIERED_LESSON_SCENARIO, kafka_version="4.1", remote_log_reader_threads=10,
-               remote_read_latency_ms=100.0, remote_partitions=4, catch_up_consumers=1)
+               remote_read_latency_ms=100.0, remote_read_bytes_per_s=100 * MiB,
+               remote_partitions=4, catch_up_consumers=1)
 print(trace_summary(simulate(mine)).to_string())
 
 # %% [markdown]

@@ -112,6 +112,10 @@ class BrokerConfig(KafkaSettings):
         BROKER["leader.replication.throttled.rate"])
     follower_replication_throttled_rate_bytes_per_s: int | None = kafka_field(
         BROKER["follower.replication.throttled.rate"])
+    # tiered storage (KIP-405 readers, KIP-956's remote fetch quota)
+    remote_log_reader_threads: int = kafka_field(BROKER["remote.log.reader.threads"])
+    remote_fetch_max_bytes_per_s: int | None = kafka_field(
+        BROKER["remote.log.manager.fetch.max.bytes.per.second"])
 
     def _check_together(self) -> None:
         check_request_pool(self.queued_max_request_bytes, self.socket_request_max_bytes)
