@@ -15,8 +15,6 @@
 # %% [markdown]
 # # 7 · Share groups: more consumers than partitions
 #
-# [← 6 · Sweeps](06_sweeps.ipynb) · [the tour](00_tour.ipynb)
-#
 # **The question.** *I have more consumers than partitions: who gets what, and how much memory
 # does each hold?* In a classic consumer group a partition belongs to one consumer, so consumers
 # beyond the partition count sit idle. Share groups (KIP-932) let several consumers read the same
@@ -228,9 +226,6 @@ mine = {"fetch.max.bytes": "52428800", "max.poll.records": "500",
         "group.share.record.lock.duration.ms": "30000"}
 print(share_group_advice(mine, partitions=6, consumers=20, brokers=3, record_bytes=2000,
                          batch_records=50))
-
-# %% [markdown]
-# [← 6 · Sweeps](06_sweeps.ipynb) · [the tour](00_tour.ipynb)
 
 # %% [markdown]
 # **Course:** ← [6 · sweeps](06_sweeps.ipynb) · [8 · tiered storage](08_tiered_storage.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
