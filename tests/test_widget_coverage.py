@@ -221,3 +221,13 @@ def test_a_zero_throttle_is_described_in_bytes_not_as_an_infinite_ratio(spark):
                                              leader_throttle_bytes_per_s=0)
     assert "inf" not in d.warning.value and "inf" not in d.summary.value
     assert "against a throttle of 0" in d.summary.value
+
+
+def test_a_reader_thread_count_that_cannot_matter_says_so(spark):
+    """Lesson 8's dashboard at its defaults: one catch-up consumer starts at most four remote
+    reads at once (4.3), below 10 reader threads, so moving remote.log.reader.threads from 10 to
+    13 changes nothing on the figure: the dashboard says why instead of staying silent."""
+    d = kipviz.widgets.tiered.TieredStorageDashboard(spark=spark, duration_ms=3_000)
+    d.update(remote_log_reader_threads=13)
+    assert "the readers are not the bottleneck here" in d.warning.value
+    assert "remote.log.reader.threads = 13" in d.warning.value

@@ -129,6 +129,17 @@ class TieredStorageDashboard(Dashboard):
             notes.append(f"The remote fetch quota emptied the remote partitions of "
                          f"{100 * float(summary.loc[0, 'throttled_share']):.0f}% of the "
                          f"requests (KIP-956: no error, the consumer just gets nothing).")
+        trace = getattr(self, "trace", None)
+        if trace is not None and len(trace.fetches):
+            per_request = int(trace.fetches.reads_scheduled.max())
+            most = s.catch_up_consumers * per_request
+            if most < s.remote_log_reader_threads:
+                notes.append(f"At most {most} remote reads run at once ({s.catch_up_consumers} "
+                             f"catch-up consumer(s) x {per_request} read(s) per fetch request), "
+                             f"fewer than remote.log.reader.threads = "
+                             f"{s.remote_log_reader_threads}: the readers are not the bottleneck "
+                             f"here, so more threads change nothing. Add catch-up consumers (or "
+                             f"remote partitions, from 4.2) to see them bind.")
         if int(summary.loc[0, "peak_response_bytes"]) > s.fetch_max_bytes:
             notes.append(f"A response reached {summary.loc[0, 'peak_response_bytes'] / MiB:.1f} "
                          f"MiB, above fetch.max.bytes: before 4.2 a remote partition is not "
