@@ -39,14 +39,20 @@ def test_a_legend_entry_with_nothing_to_draw_is_a_problem():
     assert figure_problems(fig) == []
 
 
-def test_a_flat_panel_passes_only_when_the_figure_says_why():
-    """Every series at one value: a problem, unless the reason is recorded and shown."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Memory", "Heartbeat delay"))
-    fig.add_trace(go.Scatter(name="a", x=[0, 1], y=[3, 4]), row=1, col=1)
-    fig.add_trace(go.Scatter(name="a", x=[0, 1], y=[0, 0], showlegend=False), row=1, col=2)
+def _two_panels(titles: tuple[str, str], left: list[float], right: list[float]) -> go.Figure:
+    """A dashboard-like pair of panels: titles in words above, units on the y axes."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles)
+    fig.add_trace(go.Scatter(name="a", x=[0, 1], y=left), row=1, col=1)
+    fig.add_trace(go.Scatter(name="a", x=[0, 1], y=right, showlegend=False), row=1, col=2)
     fig.update_xaxes(title_text="time (s)")
     fig.update_yaxes(title_text="MiB", row=1, col=1)
     fig.update_yaxes(title_text="ms", row=1, col=2)
+    return fig
+
+
+def test_a_flat_panel_passes_only_when_the_figure_says_why():
+    """Every series at one value: a problem, unless the reason is recorded and shown."""
+    fig = _two_panels(("Memory", "Heartbeat delay"), [3, 4], [0, 0])
     assert figure_problems(fig) == [
         "panel y2 is flat at 0 for every series, and the figure does not say why"]
     explain_flat_panel(fig, 1, 2, "no heartbeat waits: it bypasses the pool")
@@ -84,13 +90,7 @@ def test_axis_titles_are_words_with_units(title, problem):
 
 def test_a_units_only_axis_is_fine_under_a_panel_title_in_words():
     """The dashboards' grid: short panel titles in words above, units on the axes."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Pool used", "p99 wait"))
-    fig.add_trace(go.Scatter(name="pool", x=[0, 1], y=[1, 2]), row=1, col=1)
-    fig.add_trace(go.Scatter(name="pool", x=[0, 1], y=[3, 2], showlegend=False), row=1, col=2)
-    fig.update_xaxes(title_text="time (s)")
-    fig.update_yaxes(title_text="MiB", row=1, col=1)
-    fig.update_yaxes(title_text="ms", row=1, col=2)
-    assert figure_problems(fig) == []
+    assert figure_problems(_two_panels(("Pool used", "p99 wait"), [1, 2], [3, 2])) == []
 
 
 @pytest.mark.parametrize("where, figure", _lesson_figures(), ids=lambda v: v
