@@ -99,3 +99,19 @@ def test_every_lesson_figure_teaches(where, figure):
     """No empty legend entry, no unexplained flat panel, no hidden series, axis titles in words
     in any figure a lesson keeps (what the notebook viewer and the static report show)."""
     assert figure_problems(figure) == [], where
+
+
+def test_a_static_slider_page_titles_its_grid_by_kafkas_keys():
+    """Issue 29: the static pages' grid axes read as the settings, not scenario field names
+    (``leader_throttle_bytes_per_s``); without labels, a declared setting reads as its key."""
+    from kipviz.plots.sweep import grid_point_figure
+
+    fig = grid_point_figure("leader_throttle_bytes_per_s", "policy",
+                            labels={"leader_throttle_bytes_per_s":
+                                    "leader.replication.throttled.rate",
+                                    "policy": "pause/resume policy"})
+    assert fig.layout.xaxis.title.text == "leader.replication.throttled.rate"
+    assert fig.layout.yaxis.title.text == "pause/resume policy"
+    plain = grid_point_figure("fetch_max_bytes", "max_partition_fetch_bytes")
+    assert (plain.layout.xaxis.title.text, plain.layout.yaxis.title.text) == (
+        "fetch.max.bytes", "max.partition.fetch.bytes")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -137,10 +137,12 @@ def pareto_figure(table: pd.DataFrame, front: pd.DataFrame, *, x: str, y: str, l
 
 
 def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes",
-                      title: str = "") -> go.Figure:
+                      title: str = "", labels: Mapping[str, str] | None = None) -> go.Figure:
     """An empty 2 x 2 figure for one grid point: ``metric`` (bytes, in MiB) over the ``x`` by
     ``y`` grid with the point marked, and the point's memory per window against its bounds,
-    throughput per window and Jain's index per window."""
+    throughput per window and Jain's index per window. ``labels`` names the axes (Kafka's
+    keys; :func:`quantity_label` otherwise)."""
+    names = labels or {}
     fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.16, vertical_spacing=0.18,
                         subplot_titles=(f"{metric.removesuffix('_bytes').replace('_', ' ')} "
                                         "over the grid",
@@ -163,8 +165,9 @@ def grid_point_figure(x: str, y: str | None, *, metric: str = "peak_memory_bytes
                              line={"color": "#ff7f0e"}), row=2, col=1)
     fig.add_trace(go.Scatter(mode="lines+markers", name="Jain's index", showlegend=False,
                              line={"color": "#17becf"}), row=2, col=2)
-    fig.update_xaxes(title_text=quantity_label(x), type="category", row=1, col=1)
-    fig.update_yaxes(title_text=quantity_label(y) if y else "", type="category", row=1, col=1)
+    fig.update_xaxes(title_text=names.get(x) or quantity_label(x), type="category", row=1, col=1)
+    fig.update_yaxes(title_text=(names.get(y) or quantity_label(y)) if y else "",
+                     type="category", row=1, col=1)
     for col in (2,):
         fig.update_xaxes(title_text="time (s)", row=1, col=col)
     for col in (1, 2):

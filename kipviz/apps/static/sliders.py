@@ -77,7 +77,7 @@ def grid_payload(spec: SliderGrid, grid: SweepGrid) -> dict[str, Any]:
     (``"i-j-k"``), each point's trace data and summary, or the reason Kafka rejects it."""
     names = list(spec.axes)
     x, y = names[0], names[1] if len(names) > 1 else None
-    figure = grid_point_figure(x, y)
+    figure = grid_point_figure(x, y, labels=spec.labels)
     points: dict[str, Any] = {}
     rejected: dict[str, str] = {}
     for index in itertools.product(*(range(len(spec.axes[n])) for n in names)):
@@ -147,7 +147,8 @@ def slider_section(spec: SliderGrid, grid: SweepGrid, *, div_id: str) -> str:
     payload = grid_payload(spec, grid)
     first = _first_point(payload)
     names = list(spec.axes)
-    figure = grid_point_figure(names[0], names[1] if len(names) > 1 else None)
+    figure = grid_point_figure(names[0], names[1] if len(names) > 1 else None,
+                               labels=spec.labels)
     for trace, data in zip(figure.data, payload["points"][first]["traces"], strict=True):
         trace.update(data)
     payload["axes"] = [{**a, "start": int(i)} for a, i in zip(payload["axes"],
