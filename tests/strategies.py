@@ -49,7 +49,7 @@ quota_samples = st.integers(min_value=1, max_value=11)  # replication.quota.wind
 quota_windows_ms = st.sampled_from([100, 250, 1_000, 2_000])  # whole ms, like Kafka's windows
 
 
-KAFKA_VERSIONS = ("0.10.0", "0.10.1", "2.0", "3.6", "3.7", "3.9", "4.0", "4.3")
+KAFKA_VERSIONS = ("0.10.0", "0.10.1", "2.0", "2.8", "3.6", "3.7", "3.9", "4.0", "4.3")
 
 
 def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[int, int] = (5, 60),
@@ -58,8 +58,9 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
                        network_bytes_per_s: tuple[float, float] = (1e5, 1e10),
                        quotas: bool = True, pauses: bool = True):
     """Small KIP-74 consumer scenarios over every setting the kernel reads, across the Kafka
-    versions whose fetch rules differ (pre-KIP-74, hash order, KAFKA-17182), with fetch quotas
-    and paused partitions."""
+    versions whose fetch rules differ (pre-KIP-74, hash order, fetch sessions before and after
+    KAFKA-12330, KAFKA-17182), with and without incremental fetch sessions, fetch quotas and
+    paused partitions."""
     from kipviz.kafka.fetch.request import Ordering
     from kipviz.scenarios.consumer.scenario import ConsumerScenario
     from kipviz.scenarios.workload import Workload
@@ -71,6 +72,8 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
         if kafka_version < "1.1":  # no fetch sessions before KIP-227
             options = [o for o in options if o != Ordering.SESSION]
         n = draw(st.integers(*partitions))
+        ordering = draw(st.sampled_from(options))
+        sessions = ordering == Ordering.SESSION or draw(st.booleans())
         return draw(st.builds(
             ConsumerScenario,
             partitions=st.just(n),
@@ -79,7 +82,8 @@ def consumer_scenarios(*, partitions: tuple[int, int] = (1, 12), ticks: tuple[in
             max_partition_fetch_bytes=st.integers(0, 100_000),
             fetch_min_bytes=st.integers(0, 50_000),
             fetch_max_wait_ms=st.integers(0, 100),
-            ordering=st.sampled_from(options),
+            ordering=st.just(ordering),
+            incremental_fetch_sessions=st.just(sessions),
             kafka_version=st.just(kafka_version),
             consume_bytes_per_s=st.floats(1e4, 1e9),
             rtt_ms=st.integers(1, 40),

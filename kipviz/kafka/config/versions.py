@@ -78,7 +78,8 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("throttled_empty_response", "2.0", "KIP-219",
               "a quota-throttled fetch is answered at once, empty, with a throttle time; the "
               "client sends nothing to that broker until it has passed"),
-    Behaviour("quota_window_cap", "2.4", "KAFKA-9677 (PR #8290)",
+    # first released in 2.5.0: the 2.4 backport came after 2.4.1, and no 2.4.2 was released
+    Behaviour("quota_window_cap", "2.5", "KAFKA-9677 (PR #8290)",
               "a consumer with a fetch quota gets at most quota x (quota.window.num - 1) x "
               "quota.window.size.seconds bytes per response"),
     Behaviour("broker_fetch_max_bytes", "2.5", "KIP-541 (KAFKA-9101)",
@@ -86,6 +87,18 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("buffered_nodes", "4.0", "KAFKA-17182 (PR #18795)",
               "AbstractFetch.prepareFetchRequests sends no fetch to a broker while any fetchable "
               "partition it serves has buffered data (paused partitions do not count)"),
+    # fetch sessions and request order (kipviz.kafka.fetch.session, kipviz.kafka.fetch.request)
+    Behaviour("topic_grouped_requests", "0.10.0", "FetchRequest v0-v2 (groupDataByTopic)",
+              "a request groups its partitions by topic in HashMaps (CollectionUtils."
+              "groupDataByTopic): topics in String hash order, partitions in Integer hash order",
+              until="0.10.1"),
+    Behaviour("session_moves_records_only", "3.0", "KAFKA-12330 (PR #10318)",
+              "an incremental fetch moves a partition to the end of the session only when it "
+              "returned records, not when only its high watermark changed"),
+    Behaviour("fetch_session_cache_shards", "3.8", "KAFKA-9401 (PR #15836)",
+              "the broker's FetchSessionCache is split into 8 shards of "
+              "max.incremental.fetch.session.cache.slots / 8 sessions each; eviction looks "
+              "within one shard"),
     # tiered storage (KIP-405): the broker's remote fetch path, kipviz.kafka.tiered.fetch
     Behaviour("tiered_storage", "3.6", "KIP-405 (early access; production-ready in 3.9)",
               "a fetch below the local log start is read from remote storage by "
@@ -102,6 +115,10 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("remote_fetch_charged_up_front", "4.2", "KAFKA-19462 (PR #20088)",
               "a remote partition is charged min(max.partition.fetch.bytes, limit left) to the "
               "response limit when the request is read", area="tiered"),
+    Behaviour("remote_fetch_first_batch_once", "4.2", "KAFKA-19795 (PR #20706)",
+              "a partition read from remote storage ends the first-batch exception "
+              "(minOneMessage): later remote partitions no longer get a whole first batch",
+              area="tiered"),
 )
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 
@@ -138,9 +155,13 @@ def fetch_request_version(kafka_version: str) -> int:
 def request_ordering(kafka_version: str) -> Ordering:
     """The order in which the release's consumer lists partitions in a fetch request.
 
-    0.10.0 iterates a ``HashMap`` (``SubscriptionState.assignment``); 0.10.1 to 3.6 and 4.2 on
-    walk ``PartitionStates`` in assignment order with KIP-74's move-to-end; 3.7 to 4.1 build the
-    request from a ``HashSet`` (KAFKA-14274, undone by KAFKA-19820).
+    0.10.0 writes a request grouped by topic in ``HashMap``s (``FetchRequest``'s
+    ``CollectionUtils.groupDataByTopic``: a static hash order, see
+    :func:`kipviz.kafka.fetch.request.group_data_by_topic_order`); 0.10.1 to 3.6 and 4.2 on walk
+    ``PartitionStates`` in assignment order with KIP-74's move-to-end; 3.7 to 4.1 build the
+    request from a ``HashSet`` (KAFKA-14274, undone by KAFKA-19820). With incremental fetch
+    sessions (1.1 on) this order decides only full fetches and re-added partitions
+    (:mod:`kipviz.kafka.fetch.session`).
     """
     if has(kafka_version, "round_robin_order") or has(kafka_version, "round_robin_order_again"):
         return Ordering.ROUND_ROBIN
