@@ -399,7 +399,8 @@ class ConsumerModel:
             return request
         asked = set(request)
         kept = [p for p in session if p in asked or not self.forget_left_out]
-        added = [p for p in request if p not in set(kept)]
+        members = set(kept)
+        added = [p for p in request if p not in members]
         for p in added:
             self.cached_hw[p] = -1
         self.session[b] = kept + added

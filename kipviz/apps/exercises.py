@@ -138,7 +138,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "A lagging Kafka 4.3 consumer reads 1,000 partitions from 3 brokers with the defaults. "
         "At most how many MiB of fetch responses does it hold?",
         lambda: _consumer_bound_mib("4.3", 1000, 3), "MiB",
-        "one response per broker: 3 x 50 MiB (KAFKA-17182); on 3.9 it would be 1,000 x 1 MiB",
+        "one response per broker: 3 x 50 MiB (KAFKA-17182); on 3.9 it would be 1,000 x 1 MiB "
+        "plus the 50 MiB response being drained",
         "150"),
     ("02", 1): Exercise(
         "queued.max.request.bytes = 200 MiB, socket.request.max.bytes = 100 MiB. At most how "
@@ -153,7 +154,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "Kafka 3.9, 120 partitions on 10 brokers, fetch.max.bytes 4 MiB, the application "
         "lagging: at most how many MiB of fetch responses?",
         lambda: _consumer_bound_mib("3.9", 120, 10, 4 * _MiB), "MiB",
-        "before 4.0 every partition keeps a completed fetch: 120 x 1 MiB", "120"),
+        "before 4.0 every partition keeps a completed fetch, and the response being drained stays "
+        "whole: 120 x 1 MiB + 4 MiB", "124"),
     ("03", 2): Exercise(
         "The same consumer on Kafka 4.3?",
         lambda: _consumer_bound_mib("4.3", 120, 10, 4 * _MiB), "MiB",
@@ -181,7 +183,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "10 brokers x min(16 MiB, 12 partitions x 2 MiB)", "160"),
     ("06", 2): Exercise(
         "The same cell on Kafka 3.9?", lambda: _grid_bound_mib("3.9"), "MiB",
-        "120 partitions x 2 MiB: a completed fetch of every partition", "240"),
+        "120 partitions x 2 MiB: a completed fetch of every partition, plus the 16 MiB response "
+        "being drained", "256"),
     ("07", 1): Exercise(
         "A share fetch with MaxBytes 1,000,000 reads 3 partitions, all 3 acquired: how many "
         "bytes may the largest partition return?", _largest_uniform_share, "bytes",
