@@ -30,20 +30,25 @@ _FORMULAS = (
      "min(client fetch.max.bytes, broker fetch.max.bytes, fetch quota x (quota.window.num - 1) x "
      "quota.window.size.seconds), except that the first non-empty partition's first record batch "
      "comes back whole",
-     "0.10.1 on (broker cap 2.5 on, quota cap 2.4 on)", "KIP-74, KIP-541, KAFKA-9677; lesson 1"),
+     "0.10.1 on (broker and quota caps 2.5 on)", "KIP-74, KIP-541, KAFKA-9677; lesson 1"),
     ("How many bytes can one partition bring in a response?",
      "min(max.partition.fetch.bytes, what is left of the response limit); a partial tail batch is "
      "dropped and fetched again", "0.10.1 on", "KIP-74, ReplicaManager.readFromLog; lesson 1"),
-    ("How much memory will my consumer use (application lagging)?",
+    ("How much memory will my consumer use?",
      "min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) + one record batch "
-     "per broker: one response per broker", "4.0 on",
-     "KAFKA-17182 (AbstractFetch.prepareFetchRequests); lessons 1, 3"),
-    ("How much memory will my consumer use (application lagging), before 4.0?",
-     "partitions x max(max.partition.fetch.bytes, largest batch): one completed fetch per "
-     "partition", "0.10.1 to 3.9", "AbstractFetch.fetchablePartitions; lessons 1, 3"),
-    ("How much memory will my consumer use (application keeping up)?",
-     "about min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes): one round "
-     "of responses", "0.10.1 on", "KIP-74 Motivation; lesson 1"),
+     "per broker: one response per broker, however far it lags; + one whole response per paused "
+     "partition with data (records are slices of their response's buffer)", "4.0 on",
+     "KAFKA-17182 (AbstractFetch.prepareFetchRequests), CompletedFetch; lessons 1, 3"),
+    ("How much memory will my consumer use, before 4.0?",
+     "partitions x max(max.partition.fetch.bytes, largest batch) + the whole response being "
+     "drained + one whole response per paused partition with data; about KIP-74's min(brokers x "
+     "fetch.max.bytes, partitions x max.partition.fetch.bytes) while the application keeps up",
+     "0.10.1 to 3.9", "AbstractFetch.fetchablePartitions, CompletedFetch; lessons 1, 3"),
+    ("In which order does the broker read my partitions?",
+     "an incremental fetch in the fetch session's order (partitions that returned records move "
+     "to the end); the request order (hash order 3.7 to 4.1) only for full fetches and re-added "
+     "partitions", "1.1 on",
+     "KIP-227, IncrementalFetchContext, KAFKA-12330 (3.0), KAFKA-14274; lesson 1"),
     ("How much can the broker's request pool hold?",
      "queued.max.request.bytes + socket.request.max.bytes - 1 (non-strict pool); no pool at the "
      "default -1", "1.0 on", "KIP-72, SimpleMemoryPool; lesson 2"),
