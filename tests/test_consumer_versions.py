@@ -259,3 +259,17 @@ def test_held_memory_never_exceeds_the_one_memory_answer(scenario, seed):
     b = consumer_memory_bounds(scenario, max_batch_bytes=trace.meta["max_batch_bytes"])
     assert trace.meta["memory_bound_bytes"] == b.bound_bytes
     assert (trace.memory.held_bytes <= b.bound_bytes).all()
+
+
+def test_the_heap_beside_the_responses_is_one_poll_and_one_decompressed_batch():
+    """Since 0.11 one record batch is decompressed at a time (16 KiB x 4 = 64 KiB); 0.10.x
+    decompressed a partition's whole completed fetch (1 MiB x 4); one poll() hands over at most
+    max.poll.records records (500 x 1,000 bytes)."""
+    from kipviz.kafka.consumer.memory import poll_heap_sentence
+
+    new = poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0)
+    assert "500 x 1,000 = 488.3 KiB" in new and "16,384 x 4 = 64.0 KiB" in new
+    old = poll_heap_sentence("0.10.2", record_bytes=1000, compression_ratio=4.0)
+    assert "1,048,576 x 4 = 4.0 MiB (0.10.x)" in old
+    with pytest.raises(ValueError, match=r"compression_ratio must be a number >= 1: 0.5"):
+        poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=0.5)

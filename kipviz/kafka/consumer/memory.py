@@ -49,10 +49,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.checks import check_int, check_number
 from kipviz.kafka.config.declarations import CONSUMER
 from kipviz.kafka.config.fields import check_setting
-from kipviz.kafka.config.versions import check_kafka_version, fetch_request_version, has
+from kipviz.kafka.config.versions import (
+    check_kafka_version,
+    fetch_request_version,
+    has,
+    version_key,
+)
 from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
 
@@ -60,7 +65,8 @@ if TYPE_CHECKING:
     from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 
 __all__ = ["ConsumerMemoryBounds", "OneRound", "config_memory_bounds",
-           "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds", "one_round"]
+           "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds",
+           "one_round", "poll_heap_sentence"]
 
 _MiB = 1024 * 1024
 _SOURCES = {
@@ -304,3 +310,43 @@ def config_memory_bounds(consumer: ConsumerConfig, broker: BrokerConfig, *, kafk
                          largest_response_bytes=largest, lagging=lagging,
                          max_batch_bytes=max_batch_bytes,
                          buffer_memory_bytes=consumer.buffer_memory_bytes)
+
+
+def poll_heap_sentence(kafka_version: str, *, record_bytes: int, compression_ratio: float = 1.0,
+                       max_poll_records: int = CONSUMER.default_of("max.poll.records"),
+                       batch_bytes: int = 16384,
+                       max_partition_fetch_bytes: int = CONSUMER.default_of(
+                           "max.partition.fetch.bytes")) -> str:
+    """What the bytes on the wire become on the heap, beside the fetch responses (the sentence
+    printed next to :meth:`ConsumerMemoryBounds.sentence`).
+
+    Since 0.11 ``CompletedFetch`` (``Fetcher.PartitionRecords`` until 2.x) decompresses one record
+    batch at a time as ``poll()`` drains it (``RecordBatch.streamingIterator``): about ``batch_bytes x compression_ratio`` at once.
+    0.10.x decompressed a partition's whole completed fetch at once (``Fetcher.parseCompletedFetch``
+    over ``deepEntries``: up to
+    ``max.partition.fetch.bytes x compression_ratio``). The application holds what one
+    ``poll()`` returned: at most ``max.poll.records`` deserialized records of ``record_bytes``
+    (uncompressed) each.
+
+    >>> poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0)[:72]
+    'Kafka 4.3 consumer: beside the fetch responses, one poll() hands over at'
+    """
+    check_kafka_version(kafka_version)
+    record_bytes = check_int("record_bytes", record_bytes, 1)
+    ratio = check_number("compression_ratio", compression_ratio, 1.0, finite=True)
+    max_poll_records = check_setting("max_poll_records", max_poll_records,
+                                     CONSUMER["max.poll.records"])
+    batch_bytes = check_int("batch_bytes", batch_bytes, 1)
+    polled = max_poll_records * record_bytes
+    if version_key(kafka_version) >= (0, 11):
+        working = int(batch_bytes * ratio)
+        how = (f"one record batch is decompressed at a time as poll() drains it, about "
+               f"{batch_bytes:,} x {ratio:g} = {_mb(working)} (CompletedFetch -> "
+               f"streamingIterator, since 0.11)")
+    else:
+        working = int(max_partition_fetch_bytes * ratio)
+        how = (f"a partition's whole completed fetch is decompressed at once, up to "
+               f"{max_partition_fetch_bytes:,} x {ratio:g} = {_mb(working)} (0.10.x)")
+    return (f"Kafka {kafka_version} consumer: beside the fetch responses, one poll() hands over "
+            f"at most max.poll.records x record size = {max_poll_records:,} x {record_bytes:,} "
+            f"= {_mb(polled)} of deserialized records, and {how}.")
