@@ -284,7 +284,7 @@ BufferDashboard(spark=spark)
 # %% jupyter={"source_hidden": true}
 from kipviz.apps.exercises import check
 
-print(check("03", 1, 120))  # exercise 1
+print(check("03", 1, 124))  # exercise 1
 
 # %% jupyter={"source_hidden": true}
 from kipviz.apps.exercises import check

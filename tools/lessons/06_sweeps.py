@@ -239,7 +239,7 @@ print(check("06", 1, 160))  # exercise 1
 # %% jupyter={"source_hidden": true}
 from kipviz.apps.exercises import check
 
-print(check("06", 2, 240))  # exercise 2
+print(check("06", 2, 256))  # exercise 2
 
 # %% [markdown]
 # ## Your cluster

@@ -320,10 +320,10 @@ def poll_heap_sentence(kafka_version: str, *, record_bytes: int, compression_rat
     """What the bytes on the wire become on the heap, beside the fetch responses (the sentence
     printed next to :meth:`ConsumerMemoryBounds.sentence`).
 
-    Since 0.11 ``CompletedFetch`` (``Fetcher.PartitionRecords`` until 2.x) decompresses one record
-    batch at a time as ``poll()`` drains it (``RecordBatch.streamingIterator``): about ``batch_bytes x compression_ratio`` at once.
-    0.10.x decompressed a partition's whole completed fetch at once (``Fetcher.parseCompletedFetch``
-    over ``deepEntries``: up to
+    Since 0.11 ``CompletedFetch`` (``Fetcher.PartitionRecords`` in 2.0 and earlier) decompresses
+    one record batch at a time as ``poll()`` drains it (``RecordBatch.streamingIterator``): about
+    ``batch_bytes x compression_ratio`` at once. 0.10.x decompressed a partition's whole
+    completed fetch at once (``Fetcher.parseCompletedFetch`` over ``deepEntries``: up to
     ``max.partition.fetch.bytes x compression_ratio``). The application holds what one
     ``poll()`` returned: at most ``max.poll.records`` deserialized records of ``record_bytes``
     (uncompressed) each.
