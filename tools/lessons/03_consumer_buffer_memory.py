@@ -36,8 +36,8 @@ from dataclasses import replace
 
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.consumer_compare import bounds_table, heap_table
-from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
 from kipviz.kafka.consumer import consumer_memory_bounds, poll_heap_sentence
+from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
 from kipviz.scenarios.consumer import memory_by_version, simulate, simulate_modes
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
