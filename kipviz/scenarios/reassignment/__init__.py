@@ -2,7 +2,10 @@
 
 * :mod:`~kipviz.scenarios.reassignment.scenario`: ``ReassignmentScenario``, ``simulate``,
   ``ReassignmentTrace``.
-* :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel and its column blocks.
+* :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel of a cluster's move (one
+  leader and one destination: ``ReassignmentScenario``).
+* :mod:`~kipviz.scenarios.reassignment.columns`: the kernel's named column blocks.
+* :mod:`~kipviz.scenarios.reassignment.arrays`: a plan as the kernel's arrays, and one run.
 * :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries, and its
   typed ``meta`` (``ReassignmentMeta``).
 
