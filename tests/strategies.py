@@ -5,6 +5,8 @@ from __future__ import annotations
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from kipviz.kafka.replication.cluster import make_move
+
 
 def examples(times: float) -> int:
     """``max_examples`` for a property test: ``times`` the loaded profile's count (see
@@ -568,3 +570,22 @@ def declared_setting_values(draw: st.DrawFn, cls):
              for d in (-1, 0, 1)]
     value = draw(st.one_of(st.sampled_from(edges or [0]), st.integers(-top - 1, top)))
     return f.name, setting, value
+
+
+@st.composite
+def cluster_reassignment_plans(draw: st.DrawFn):
+    """A plan on 3-6 brokers of 1-5 partitions (0.2-1 GB, IN 0-2 MB/s), each replacing 1..RF of
+    its replicas, and one rate T for every broker."""
+    n_brokers = draw(st.integers(3, 6))
+    moves = []
+    for p in range(draw(st.integers(1, 5))):
+        rf = draw(st.integers(1, min(3, n_brokers - 1)))
+        sources = draw(st.permutations(range(n_brokers)))[:rf]
+        others = [b for b in range(n_brokers) if b not in sources]
+        k = draw(st.integers(1, min(rf, len(others))))
+        added = draw(st.permutations(others))[:k]
+        targets = draw(st.permutations(list(sources[:rf - k]) + list(added)))
+        moves.append(make_move("t", p, sources, targets,
+                               size_bytes=draw(st.integers(200, 1000)) * 10**6,
+                               bytes_in_per_s=draw(st.floats(0, 2e6))))
+    return tuple(moves), draw(st.floats(15e6, 60e6))

@@ -32,6 +32,7 @@ class ClusterSettings(NamedTuple):
     samples: int  # replication.quota.window.num
     window_ms: int  # replication.quota.window.size.seconds, in ms
     stop_when_done: bool  # end the run in the tick the last move completes
+    order_seed: int  # the fetchers' order generator's start (kernel.next_order), < 2**31
 
 
 class ClusterInputs(NamedTuple):

@@ -14,8 +14,10 @@ out-of-sync partition would measure it). A tick:
 1. the throttle schedule's changes that are due set every broker's two rates;
 2. producers extend each partition by IN_p; each leader's quota records its in-sync followers'
    keep-up (``in_sync_follower_bytes``: counted, never throttled, KAFKA-4313) when it counts any;
-3. the fetchers, one per (destination, source) pair, take turns in an order rotated by one each
-   tick, each within its broker's network left this tick (out at the source, in at the
+3. the fetchers, one per (destination, source) pair, take turns starting from a seeded
+   pseudo-random one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed
+   rotation would alias with a quota's on/off period and starve one fetcher), each within
+   its broker's network left this tick (out at the source, in at the
    destination): the follower leaves its throttled out-of-sync partitions out while *its* quota
    is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader walks the request, rotated by
    one each tick, and returns them empty while *its* quota is exceeded
@@ -50,10 +52,21 @@ from kipviz.kafka.replication.planning import in_sync_follower_bytes
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
 __all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer",
-           "compiled_kernel", "complete", "insert_sorted", "join_isr", "remove_sorted", "run",
-           "set_up"]
+           "compiled_kernel", "complete", "insert_sorted", "join_isr", "next_order",
+           "order_start", "remove_sorted", "run", "set_up"]
 
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
+
+
+def next_order(state):
+    """The fetchers' order generator: a 31-bit linear congruential step (the same in Python,
+    numba and the SimPy reference)."""
+    return (state * 1103515245 + 12345) % 2147483648
+
+
+def order_start(state, n):
+    """The fetcher that goes first this tick, of ``n`` (0 with none)."""
+    return (state >> 16) % n if n > 0 else 0
 
 
 def insert_sorted(values, n, x):
@@ -220,6 +233,7 @@ def run(cfg, inp, st, cols, res):
     done = set_up(cfg, inp, st, res)
     end_ms = cfg.ticks * tick_ms  # delays reaching past the run are cut to it
     step = 0
+    order = cfg.order_seed
     res.ticks_run[0] = cfg.ticks
     for k in range(cfg.ticks):
         now = k * tick_ms
@@ -245,8 +259,10 @@ def run(cfg, inp, st, cols, res):
             st.keep_bytes[b] = 0
             st.egress_left[b] = cfg.network_per_tick
             st.ingress_left[b] = cfg.network_per_tick
+        order = next_order(order)  # Kafka's fetcher threads race: a seeded first each tick
+        first = order_start(order, n_fetchers)
         for j in range(n_fetchers):
-            f = (k + j) % n_fetchers
+            f = first + j if first + j < n_fetchers else first + j - n_fetchers
             src = inp.fetcher_source[f]
             dst = inp.fetcher_dest[f]
             if not st.pending[f] and now >= st.next_request_ms[f] and st.n_active[f] > 0:
@@ -323,7 +339,8 @@ def run(cfg, inp, st, cols, res):
     return OK
 
 
-_FUNCTIONS = ("insert_sorted", "remove_sorted", "answer", "join_isr", "complete", "set_up", "run")
+_FUNCTIONS = ("next_order", "order_start", "insert_sorted", "remove_sorted", "answer", "join_isr",
+              "complete", "set_up", "run")
 
 
 def _compile() -> dict[str, Any]:
