@@ -58,32 +58,37 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     ([15.0, 15.0, 20.0], [0, 0, 1])
     """
     limits, n = groups.shape
+    offsets = np.cumsum([0] + [len(c) for c in capacities[:-1]])
+    gid = groups + offsets[:, None]  # every limit's groups in one numbering
+    flat = gid.ravel()
+    capacity = np.concatenate([np.asarray(c, float) for c in capacities])
+    room = _EPS * np.maximum(1.0, capacity)
     x = np.zeros(n)
     why = np.full(n, -1)
     free = np.ones(n, bool)
-    for k in range(limits):  # groups already full: their members get nothing
-        full = capacities[k][groups[k]] <= _EPS
-        why[free & full] = k
-        free &= ~full
+    _freeze(capacity <= _EPS, gid, free, why)  # groups already full: their members get nothing
     while free.any():
+        count = np.bincount(flat, weights=np.tile(free, limits), minlength=capacity.size)
+        used = np.bincount(flat, weights=np.tile(x, limits), minlength=capacity.size)
+        busy = count > 0
         step = cap - x[free].max()
-        for k in range(limits):
-            count = np.bincount(groups[k], weights=free, minlength=len(capacities[k]))
-            used = np.bincount(groups[k], weights=x, minlength=len(capacities[k]))
-            busy = count > 0
-            if busy.any():
-                step = min(step, float(((capacities[k][busy] - used[busy]) / count[busy]).min()))
+        if busy.any():
+            step = min(step, float(((capacity[busy] - used[busy]) / count[busy]).min()))
         step = max(step, 0.0)
         x[free] += step
-        for k in range(limits):
-            used = np.bincount(groups[k], weights=x, minlength=len(capacities[k]))
-            full = (capacities[k] - used <= _EPS * np.maximum(1.0, capacities[k]))[groups[k]]
-            why[free & full] = k
-            free &= ~full
+        _freeze(capacity - (used + step * count) <= room, gid, free, why)
         at_cap = free & (x >= cap * (1 - _EPS))
         why[at_cap] = limits
         free &= ~at_cap
     return x, why
+
+
+def _freeze(full: np.ndarray, gid: np.ndarray, free: np.ndarray, why: np.ndarray) -> None:
+    """Free replicas in a full group stop rising; ``why`` is the first such limit."""
+    hit = full[gid] & free
+    stopped = hit.any(axis=0)
+    why[stopped] = hit.argmax(axis=0)[stopped]
+    free &= ~stopped
 
 
 @dataclass(frozen=True)
@@ -169,17 +174,18 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
         np.add.at(fixed[0], leader, keep[np.arange(len(moves)), after] * inbound)
         fetcher_fixed = np.zeros(nb * nb)
         synced = ~np.isnan(caught)
-        for r in np.flatnonzero(synced):  # caught up: IN_p each, never throttled
-            p, d = part[r], dest[r]
-            s = leader[p]
-            if s == d:
-                continue  # it leads now: it fetches nothing
-            if not done[p] or listed_after[p]:
-                fixed[0, s] += inbound[p]
-            fixed[1, d] += inbound[p]
-            fixed[2, s] += inbound[p]
-            fixed[3, d] += inbound[p]
-            fetcher_fixed[d * nb + s] += inbound[p]
+        r = np.flatnonzero(synced)  # caught up: IN_p each, never throttled
+        p, d = part[r], dest[r]
+        s = leader[p]
+        fetching = s != d  # one that leads now fetches nothing
+        p, d, s = p[fetching], d[fetching], s[fetching]
+        flow = inbound[p]
+        counted = ~done[p] | listed_after[p]
+        fixed[0] += np.bincount(s[counted], weights=flow[counted], minlength=nb)
+        fixed[1] += np.bincount(d, weights=flow, minlength=nb)
+        fixed[2] += np.bincount(s, weights=flow, minlength=nb)
+        fixed[3] += np.bincount(d, weights=flow, minlength=nb)
+        fetcher_fixed += np.bincount(d * nb + s, weights=flow, minlength=nb * nb)
         active = np.flatnonzero(~synced)
         src, dst = leader[part[active]], dest[active]
         groups = np.vstack([src, dst, src, dst, dst * nb + src])

@@ -133,8 +133,8 @@ class ClusterReassignmentMeta(TypedDict):
     brokers: list[int]
     move_time_s: float | None  # when the last partition completed (None: not within the run)
     broker_move_time_s: dict[int, float | None]
-    planned_move_time_s: float  # flow_schedule's (inf: never)
-    planned_broker_move_time_s: dict[int, float]
+    planned_move_time_s: float | None  # flow_schedule's (inf: never; None: not planned)
+    planned_broker_move_time_s: dict[int, float] | None
     bottleneck_broker: int | None
     bottleneck: str
     never_reason: str
@@ -157,8 +157,10 @@ def _bound(rate: float | None) -> float:
 
 
 def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
-                     compiled: bool = True) -> ClusterReassignmentTrace:
-    """Run the cluster scenario; deterministic (``seed`` is recorded only)."""
+                     compiled: bool = True, plan: bool = True) -> ClusterReassignmentTrace:
+    """Run the cluster scenario; deterministic for a ``seed`` (it seeds the fetchers' order).
+    ``plan``: also plan it with the flow schedule (``meta``'s ``planned_*``, ``bottleneck*``
+    and ``never_reason``; without, they are None / "")."""
     s = scenario
     seed = check_seed(seed)
     brokers = s.brokers
@@ -186,12 +188,12 @@ def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
         raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
                          f"be > 0 in mode='delay' once bytes are sent: the delay divides by it")
     return _trace(s, seed, brokers, cols, res.caught_up_ms, res.completed_ms,
-                  int(res.ticks_run[0]))
+                  int(res.ticks_run[0]), plan=plan)
 
 
 def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: BrokerColumns,
-           caught_up_ms: np.ndarray, completed_ms: np.ndarray, ticks_run: int
-           ) -> ClusterReassignmentTrace:
+           caught_up_ms: np.ndarray, completed_ms: np.ndarray, ticks_run: int, *,
+           plan: bool = True) -> ClusterReassignmentTrace:
     rows, nb = cols.leader_rate_bytes_per_s.shape
     last_tick = np.minimum((np.arange(rows) + 1) * s.sample_ticks, ticks_run) - 1
     table = {"time_ms": np.repeat(last_tick * s.tick_ms, nb),
@@ -218,19 +220,22 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
             t, before = done[str(m.tp)], per_broker.get(b, 0.0)
             per_broker[b] = None if t is None or before is None else max(before, t)
     lead, follow = s.rates()
-    plan = flow_schedule(s.moves, leader_rates=lead, follower_rates=follow,
-                         network_bytes_per_s=s.network_bytes_per_s,
-                         replica_fetch_max_bytes=s.replica_fetch_max_bytes,
-                         replica_fetch_response_max_bytes=s.replica_fetch_response_max_bytes,
-                         fetch_round_ms=s.tick_ms, throttle_schedule=s.throttle_schedule)
+    schedule = flow_schedule(
+        s.moves, leader_rates=lead, follower_rates=follow,
+        network_bytes_per_s=s.network_bytes_per_s,
+        replica_fetch_max_bytes=s.replica_fetch_max_bytes,
+        replica_fetch_response_max_bytes=s.replica_fetch_response_max_bytes,
+        fetch_round_ms=s.tick_ms, throttle_schedule=s.throttle_schedule) if plan else None
     finished = all(t is not None for t in done.values())
     meta: ClusterReassignmentMeta = {
         "seed": seed, "brokers": brokers,
         "move_time_s": max((t for t in done.values() if t is not None), default=0.0)
         if finished else None,
         "broker_move_time_s": dict(sorted(per_broker.items())),
-        "planned_move_time_s": plan.move_time_s,
-        "planned_broker_move_time_s": plan.broker_move_time_s,
-        "bottleneck_broker": plan.bottleneck_broker, "bottleneck": plan.bottleneck,
-        "never_reason": plan.reason, "run_s": ticks_run * s.tick_ms / 1000.0}
+        "planned_move_time_s": None if schedule is None else schedule.move_time_s,
+        "planned_broker_move_time_s": None if schedule is None else schedule.broker_move_time_s,
+        "bottleneck_broker": None if schedule is None else schedule.bottleneck_broker,
+        "bottleneck": "" if schedule is None else schedule.bottleneck,
+        "never_reason": "" if schedule is None else schedule.reason,
+        "run_s": ticks_run * s.tick_ms / 1000.0}
     return ClusterReassignmentTrace(pd.DataFrame(table), replicas, partitions, meta)

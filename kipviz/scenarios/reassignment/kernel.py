@@ -339,14 +339,18 @@ def run(cfg, inp, st, cols, res):
     return OK
 
 
+_INLINED = ("next_order", "order_start", "answer", "join_isr", "complete", "insert_sorted",
+            "remove_sorted")
 _FUNCTIONS = ("next_order", "order_start", "insert_sorted", "remove_sorted", "answer", "join_isr",
               "complete", "set_up", "run")
 
 
 def _compile() -> dict[str, Any]:
     rates = compiled_rates()  # kipviz.kafka.quotas.rate's, compiled once for every kernel
+    # the per-fetcher helpers take the state blocks: inlined, a call passes no arrays and so
+    # costs no atomic reference counts (thousands of fetchers a tick on a big plan)
     return {**rates, **jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign={
-        "in_sync_follower_bytes": in_sync_follower_bytes})}
+        "in_sync_follower_bytes": in_sync_follower_bytes}, inline=_INLINED)}
 
 
 def compiled_kernel(name: str = "run") -> Any:
