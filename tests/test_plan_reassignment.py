@@ -149,3 +149,28 @@ def test_kipviz_plan_bad_input_is_one_line_and_exit_status_2(capsys, extra, mess
         status = stop.code
     err = capsys.readouterr().err
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+def test_the_static_page_of_lesson_4_shows_the_move_time_per_broker_over_the_grid():
+    """The ReassignmentDashboard's static grid is a "move_time" grid of the sample plan: per
+    position the heatmap of move hours, the marker and one bar per broker; axes in words."""
+    from kipviz.apps.static.grids import SliderGrid, dashboard_grids
+    from kipviz.apps.static.move_grid import SamplePlan, move_grid_payload
+    from kipviz.apps.static.sliders import _label, fill_grid
+
+    page = dashboard_grids()["ReassignmentDashboard"]
+    assert page.kind == "move_time" and fill_grid(page, None) is None  # no Spark job
+    assert "every broker" in page.labels["throttle_bytes_per_s"]
+    spec = SliderGrid("r", "r", SamplePlan(), {"throttle_bytes_per_s": [5e6, 35e6, None],
+                                               "hottest_in_bytes_per_s": [13.2e6, 30e6]},
+                      {}, "", kind="move_time")
+    payload = move_grid_payload(spec, _label)
+    assert [a["values"] for a in payload["axes"]] == [
+        ["5 MB/s", "35 MB/s", "unlimited"], ["13.2 MB/s", "30 MB/s"]]
+    assert [a["start"] for a in payload["axes"]] == [1, 0]
+    heat, marker, bars = payload["points"]["1-0"]["traces"]
+    assert heat["z"][0][0] is None and heat["z"][0][1] == pytest.approx(1.0, abs=0.02)
+    assert marker == {"x": ["35 MB/s"], "y": ["13.2 MB/s"]}
+    assert bars["x"] == ["broker 1", "broker 2", "broker 4"]
+    assert "bottleneck: broker 4's follower quota" in payload["points"]["1-0"]["summary"]
+    assert "never finishes" in payload["points"]["0-0"]["summary"]

@@ -27,6 +27,7 @@ from kipviz.plots.grid import grid_figure, set_trace_data
 __all__ = [
     "REASSIGNMENT_TRACES",
     "compare_throttles_figure",
+    "move_grid_figure",
     "reassignment_figure",
     "update_reassignment_figure",
 ]
@@ -182,4 +183,24 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
     fig.update_layout(height=420, title=title or None, barmode="group",
                       margin={"t": 70, "b": 40, "l": 50, "r": 20},
                       legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def move_grid_figure(x_label: str, y_label: str) -> go.Figure:
+    """The static page of a real plan: the move time (hours) over the grid of two settings
+    (heatmap, trace 0), this point on it (trace 1), and each broker's finish at this point
+    (bars, trace 2). Empty: the page fills the traces (``x``, ``y``, ``z``) per position."""
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], subplot_titles=(
+        "move time over the grid (h; blank: never finishes)",
+        "when each broker's last move finishes (h)"))
+    fig.add_trace(go.Heatmap(x=[], y=[], z=[], colorscale="Viridis", name="move time",
+                             colorbar={"title": "h", "x": 0.5}, hoverongaps=False), 1, 1)
+    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="this setting",
+                             marker={"symbol": "x", "size": 14, "color": "#d62728"}), 1, 1)
+    fig.add_trace(go.Bar(x=[], y=[], name="broker's last move", marker_color="#1f77b4"), 1, 2)
+    fig.update_xaxes(title_text=x_label, type="category", row=1, col=1)
+    fig.update_yaxes(title_text=y_label, type="category", row=1, col=1)
+    fig.update_xaxes(title_text="broker", type="category", row=1, col=2)
+    fig.update_yaxes(title_text="hours", row=1, col=2)
+    fig.update_layout(height=420, showlegend=False, margin={"t": 60})
     return fig
