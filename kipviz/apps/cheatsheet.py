@@ -51,10 +51,15 @@ _FORMULAS = (
      "buffer.memory + largest response - 1 (as proposed; never shipped)", "never shipped",
      "KIP-81; lesson 3"),
     ("How long will my throttled reassignment take?",
-     "see kipviz.kafka.replication.move_time_s and kipviz.apps.planner.plan_throttle: bytes "
-     "to move over the throttle left once the partitions' own traffic is counted; never when "
-     "that is <= 0",
+     "--throttle T sets both quotas on every broker of the plan: per destination, bytes it "
+     "receives / (T - IN of its new replicas); per leader, bytes it sends / (T - IN x its "
+     "followers and new replicas); each a lower bound, the move time is the flow schedule "
+     "(kipviz.plan_reassignment, kipviz plan); never when a headroom is <= 0",
      "0.10.1 on", "KIP-73, ReassignPartitionsCommand; lesson 4"),
+    ("KIP-73's single-pair arithmetic (one leader, one destination)",
+     "bytes / (T - (F + 1) x IN), F the in-sync followers --throttle counts (KIP-73 wrote "
+     "T - IN): kipviz.apps.planner.plan_throttle",
+     "0.10.1 on", "KIP-73 Q&A 1; lesson 4"),
     ("How many bytes does a share fetch give each partition?",
      "fetch.max.bytes (the request's MaxBytes) split evenly over the partitions acquired, the "
      "remainder to one of them (PartitionMaxBytesStrategy.UNIFORM); max.poll.records caps the "
@@ -144,7 +149,10 @@ GLOSSARY = {
                      "the consumer sends it no fetch until that data is consumed.",
     "throttle time": "How long a client must wait after going over a quota: (observed - bound) / "
                      "bound x the rate's window, rounded as Java's Math.round.",
-    "IN": "The inbound (producer) rate into the partitions being moved, per broker (KIP-73).",
+    "IN": "What producers append to a partition, in bytes/s (IN_p); a broker's or a topic's "
+          "IN is the sum over its partitions (KIP-73's per-broker IN: those it leads). "
+          "kipviz splits a topic's IN over its partitions by size when no per-partition "
+          "rate is given.",
     "T": "A replication throttle, leader.replication.throttled.rate or "
          "follower.replication.throttled.rate, in bytes per second.",
     "R": "The replication factor.",

@@ -350,7 +350,7 @@ def _compile() -> dict[str, Any]:
     # the per-fetcher helpers take the state blocks: inlined, a call passes no arrays and so
     # costs no atomic reference counts (thousands of fetchers a tick on a big plan)
     return {**rates, **jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign={
-        "in_sync_follower_bytes": in_sync_follower_bytes}, inline=_INLINED)}
+        "in_sync_follower_bytes": in_sync_follower_bytes}, inline_foreign=True, inline=_INLINED)}
 
 
 def compiled_kernel(name: str = "run") -> Any:

@@ -66,12 +66,11 @@ from kipviz.kafka.config.fields import (
     setting_rule,
 )
 from kipviz.kafka.quotas.rate import UNLIMITED
-from kipviz.kafka.replication.cluster import make_move
 from kipviz.kafka.replication.planning import resolve_in_sync_followers as _followers
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.reassignment import kernel as _kernel
-from kipviz.scenarios.reassignment.arrays import plan_inputs, run_kernel
+from kipviz.scenarios.reassignment.arrays import run_kernel
 from kipviz.scenarios.reassignment.columns import ClusterInputs, ClusterSettings
 from kipviz.scenarios.reassignment.meta import (
     ReassignmentMeta,
@@ -83,7 +82,6 @@ from kipviz.scenarios.reassignment.meta import (
 __all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate"]
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
-_TOPIC = "reassigned"
 _LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
 
 
@@ -190,21 +188,29 @@ class ReassignmentTrace:
 def _one_pair(s: ReassignmentScenario) -> tuple[ClusterSettings, ClusterInputs]:
     """The scenario as the cluster kernel's case of one leader (broker position 0) and one
     destination (1): each partition led by 0 with F counted in-sync followers (their keep-up
-    only: they fetch through no fetcher), one new replica on 1."""
+    only: they fetch through no fetcher), one new replica on 1, all in one fetcher. Built as
+    arrays (what :func:`kipviz.scenarios.reassignment.arrays.plan_inputs` gives for these moves,
+    without a Python object per partition)."""
     n = len(s.partition_sizes)
-    moves = [make_move(_TOPIC, i, (0,), (0, 1), size_bytes=size,
-                       bytes_in_per_s=s.bytes_in_per_s / n)
-             for i, size in enumerate(s.partition_sizes)]
     rates = [UNLIMITED if r is None else float(r) for r in (s.leader_throttle_bytes_per_s,
                                                            s.follower_throttle_bytes_per_s)]
-    inp = plan_inputs(
-        moves, leader_bounds=[rates[0], UNLIMITED], follower_bounds=[UNLIMITED, rates[1]],
+    each = np.arange(n, dtype=np.int64)
+    zeros, ones = np.zeros(n, np.int64), np.ones(n, np.int64)
+    followers = np.full(n, s.followers, np.int64)
+    inp = ClusterInputs(
+        leader_bounds=np.array([rates[0], UNLIMITED]),
+        follower_bounds=np.array([UNLIMITED, rates[1]]),
         sched_ms=np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64),
         sched_bounds=np.array([UNLIMITED if r is None else float(r)
                                for _, r in s.throttle_schedule], np.float64),
-        start_in_sync=False)
-    followers = np.full(n, s.followers, np.int64)
-    inp = inp._replace(followers=followers, followers_after=followers)
+        sizes=np.array(s.partition_sizes, np.int64),
+        in_per_ms=np.full(n, s.bytes_in_per_s / n / 1000.0), leader=zeros, leader_after=zeros,
+        followers=followers, followers_after=followers,
+        partition_start=np.arange(n + 1, dtype=np.int64), replica_partition=each,
+        replica_dest=ones, replica_slot=each, replica_slot_after=each,
+        start_in_sync=np.zeros(n, np.bool_), fetcher_dest=np.ones(1, np.int64),
+        fetcher_source=np.zeros(1, np.int64), fetcher_start=np.array([0, n], np.int64),
+        slot_replica=each, slot_fetcher=zeros, slot_listed=np.ones(n, np.bool_))
     window_ms = ReplicationQuotaManager(None, s.replication_quota_window_num,
                                         s.replication_quota_window_size_seconds).rate.window_ms
     cfg = ClusterSettings(
