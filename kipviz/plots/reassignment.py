@@ -26,6 +26,7 @@ from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",
+    "broker_lanes_figure",
     "compare_throttles_figure",
     "move_grid_figure",
     "reassignment_figure",
@@ -203,4 +204,35 @@ def move_grid_figure(x_label: str, y_label: str) -> go.Figure:
     fig.update_xaxes(title_text="broker", type="category", row=1, col=2)
     fig.update_yaxes(title_text="hours", row=1, col=2)
     fig.update_layout(height=420, showlegend=False, margin={"t": 60})
+    return fig
+
+
+def broker_lanes_figure(brokers: Any, throttle_bytes_per_s: float | None, *,
+                        title: str = "") -> go.Figure:
+    """One lane per broker of a cluster reassignment's ``brokers`` table (docs/traces.md):
+    its fetching new replicas' lag (GB, left) and its two quotas' measured rates against T
+    (MB/s, right); brokers that neither send nor receive are left out."""
+    busy = [b for b, rows in brokers.groupby("broker")
+            if rows.received_bytes.sum() + rows.throttled_bytes.sum()
+            + rows.unthrottled_bytes.sum() > 0]
+    fig = make_subplots(rows=len(busy), cols=2, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=[t for b in busy for t in (
+                            f"broker {b}: lag of its new replicas (GB)",
+                            f"broker {b}: quotas' measured rates (MB/s)")])
+    for row, b in enumerate(busy, start=1):
+        lane = brokers[brokers.broker == b]
+        hours = lane.time_ms / 3.6e6
+        fig.add_trace(go.Scatter(x=hours, y=lane.lag_bytes / 1e9, name="lag",
+                                 line={"color": _COLORS["lag"]}, showlegend=row == 1), row, 1)
+        for name, colour in (("leader", "leader"), ("follower", "follower")):
+            fig.add_trace(go.Scatter(x=hours, y=lane[f"{name}_rate_bytes_per_s"] / _MB,
+                                     name=f"{name} quota's rate", line={"color": _COLORS[colour]},
+                                     showlegend=row == 1), row, 2)
+        if throttle_bytes_per_s is not None:
+            fig.add_trace(go.Scatter(x=[hours.min(), hours.max()],
+                                     y=[throttle_bytes_per_s / _MB] * 2, name="T",
+                                     line={"color": _COLORS["plan"], "dash": "dash"},
+                                     showlegend=row == 1), row, 2)
+    fig.update_xaxes(title_text="hours", row=len(busy))
+    fig.update_layout(height=220 * len(busy) + 80, title=title)
     return fig

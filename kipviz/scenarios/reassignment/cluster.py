@@ -52,6 +52,7 @@ from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.reassignment import kernel as _kernel
 from kipviz.scenarios.reassignment.arrays import brokers_of, plan_inputs, run_kernel
 from kipviz.scenarios.reassignment.columns import BrokerColumns, ClusterSettings
+from kipviz.scenarios.reassignment.meta import check_schedule
 
 __all__ = ["ClusterReassignmentMeta", "ClusterReassignmentScenario", "ClusterReassignmentTrace",
            "simulate_cluster"]
@@ -106,12 +107,7 @@ class ClusterReassignmentScenario:
             if broker not in known:
                 raise ValueError(f"broker_throttle_bytes_per_s[{i}] broker must be a broker of "
                                  f"the plan {sorted(known)}: {broker}")
-        last = -1.0
-        for i, (at, _) in enumerate(self.throttle_schedule):
-            if not at > last:
-                raise ValueError(f"throttle_schedule[{i}] from_s must be above the one before "
-                                 f"({last}): {at}")
-            last = at
+        check_schedule(self.throttle_schedule)
 
     @property
     def brokers(self) -> list[int]:

@@ -74,6 +74,7 @@ from kipviz.scenarios.reassignment.arrays import run_kernel
 from kipviz.scenarios.reassignment.columns import ClusterInputs, ClusterSettings
 from kipviz.scenarios.reassignment.meta import (
     ReassignmentMeta,
+    check_schedule,
     move_meta,
     move_outcome,
     trace_size_check,
@@ -137,12 +138,7 @@ class ReassignmentScenario:
             raise ValueError(f"replication_factor must be <= brokers - 1 ({self.brokers - 1}; "
                              f"the R current replicas and the destination of a moving partition "
                              f"are distinct brokers): {self.replication_factor}")
-        last = -1.0
-        for i, (at, _) in enumerate(self.throttle_schedule):
-            if not at > last:
-                raise ValueError(f"throttle_schedule[{i}] from_s must be above the one before "
-                                 f"({last}): {at}")
-            last = at
+        check_schedule(self.throttle_schedule)
         n = self.partitions if self.sizes is None else len(self.sizes)
         trace_size_check(self.ticks, n)  # before the sizes are ever built
         run_s = self.ticks * self.tick_ms / 1000.0
