@@ -84,7 +84,9 @@ def in_flight_bound_records(max_record_locks: int, largest_batch_records: int) -
                   BROKER["group.share.partition.max.record.locks"], at_least=1, at_most=None)
     _check_int("largest_batch_records (records in the largest log batch)",
                largest_batch_records, 1)
-    return in_flight_bound(NEWEST_KAFKA_VERSION, max_record_locks, largest_batch_records, 0)
+    bound = in_flight_bound(NEWEST_KAFKA_VERSION, max_record_locks, largest_batch_records)
+    assert bound is not None
+    return bound
 
 
 def uniform_split_into(request_max_bytes: int, partitions: int, acquired_partitions: int,

@@ -109,19 +109,21 @@ def acquire_settings(kafka_version: str, *, max_record_locks: int, delivery_coun
         throttle=has(version, "share_throttle_delivery"))
 
 
-def in_flight_bound(kafka_version: str, max_record_locks: int, largest_batch_records: int,
-                    most_records_per_acquire: int) -> int:
-    """The most records a share partition can have in flight in the release.
+def in_flight_bound(kafka_version: str, max_record_locks: int,
+                    largest_batch_records: int) -> int | None:
+    """The most records a share partition can have in flight in the release, or None where
+    nothing bounds them.
 
     From 4.2 ``acquire`` stops at the cap but finishes the log batch it is in: ``locks +
     largest batch - 1`` (:func:`kipviz.kafka.share.fetch.in_flight_bound_records`). Before, the
-    cap is checked only before the fetch: one acquire may start at ``locks - 1`` and take all it
-    is given, ``most_records_per_acquire`` (unused from 4.2; 4.1: ``MaxRecords`` to the end of
-    a batch; 4.0: what one partition's read holds).
+    cap is checked only before the fetch (``canAcquireRecords``), and not at all when the fetch
+    starts inside the cached range (released or expired records): ``acquire`` then takes those
+    and goes on past the cached end with new records up to ``MaxRecords`` (4.1's
+    ``SharePartition.acquire``; 4.0: all it read), each time a lock expires: no bound.
 
-    >>> in_flight_bound("4.2", 2000, 10, 110), in_flight_bound("4.1", 2000, 10, 110)
-    (2009, 2109)
+    >>> in_flight_bound("4.2", 2000, 10), in_flight_bound("4.1", 2000, 10)
+    (2009, None)
     """
     if has(check_share_version(kafka_version), "share_lock_cap_in_acquire"):
         return max_record_locks + largest_batch_records - 1
-    return max_record_locks - 1 + most_records_per_acquire
+    return None
