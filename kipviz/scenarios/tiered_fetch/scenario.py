@@ -46,8 +46,8 @@ from kipviz.scenarios.tiered_fetch.columns import (
 )
 from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 
-__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "simulate", "simulate_versions",
-           "trace_summary"]
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "reader_queue_table", "simulate",
+           "simulate_versions", "trace_summary"]
 
 MiB = 1024 * 1024
 
@@ -291,3 +291,21 @@ def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:
     })
     out.index.name = "consumer"
     return out
+
+
+def reader_queue_table(scenario: TieredFetchScenario,
+                       max_pending_tasks: tuple[int, ...] = (100, 4)) -> pd.DataFrame:
+    """Per ``remote.log.reader.max.pending.tasks``: reads, reads refused by the full queue
+    (``started_ms`` -1, ``done_ms`` = ``submitted_ms``), and the catch-up consumers' fetches,
+    remote MB/s and p50 latency (:func:`trace_summary`)."""
+    rows = []
+    for pending in max_pending_tasks:
+        t = simulate(replace(scenario, remote_log_reader_max_pending_tasks=pending))
+        r = t.reads
+        summary = trace_summary(t).loc["catch_up"]
+        rows.append({"max.pending.tasks": pending, "reads": len(r),
+                     "refused": int(((r.started_ms == -1) & (r.done_ms == r.submitted_ms)).sum()),
+                     "catch-up fetches": int(summary["fetches"]),
+                     "catch-up remote MB/s": summary["remote MB/s"],
+                     "catch-up p50 latency ms": summary["p50 latency ms"]})
+    return pd.DataFrame(rows)
