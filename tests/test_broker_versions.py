@@ -101,3 +101,17 @@ def test_the_invalid_request_rows_of_the_version_table():
     assert rows == {"request_memory_pool": ("1.0", None),
                     "invalid_request_buffer_released_3_9": ("3.9", "4.0"),
                     "invalid_request_buffer_released": ("4.2", None)}
+
+
+def test_the_lesson_tables_by_release():
+    """``size_check_table``: the TLS size refused under 100 MiB, not under 500 MB;
+    ``invalid_request_table``: 4.1 never returns an invalid request's buffer, 4.2 does."""
+    from kipviz.scenarios.broker.versions import invalid_request_table, size_check_table
+
+    assert list(size_check_table()["refused before allocating"]) == [True, False]
+    s = BrokerScenario(connections=8, queued_max_request_bytes=400_000,
+                       socket_request_max_bytes=100_000, small_request_bytes=5_000,
+                       large_request_bytes=5_000, requests_per_s_per_connection=40.0, ticks=100)
+    table = invalid_request_table(s, ("4.1", "4.2"), invalid_share=0.05, seed=1)
+    leaked = list(table["never returned MiB"])
+    assert leaked[0] > 0 and leaked[1] == 0

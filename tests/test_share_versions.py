@@ -172,3 +172,16 @@ def test_every_share_rule_is_a_row_of_the_version_table():
                      "share_lock_cap_in_acquire": "4.2", "share_throttle_delivery": "4.2",
                      "share_acquire_mode": "4.2", "share_record_limit_one_node": "4.2",
                      "share_group_configs": "4.3", "share_assignment_interval": "4.3"}
+
+
+def test_release_table_and_fetch_nodes_table_are_what_lesson_7_prints():
+    """One row per release and lock cap (the bound "none" before 4.2); one per acquire mode."""
+    from kipviz.scenarios.share_group.versions import fetch_nodes_table, release_table
+
+    table = release_table(TIGHT, ("4.1", "4.3"), lock_caps=(None, 20))
+    assert list(table["kafka"]) == ["4.1", "4.1", "4.3", "4.3"]
+    assert list(table["lock cap"]) == [2000, 20, 2000, 20]
+    assert list(table["bound"]) == ["none", "none", 2009, 29]
+    nodes = fetch_nodes_table(replace(TIGHT, brokers=3, partitions=3, share_consumers=1,
+                                      stalled_consumers=0, kafka_version="4.2"))
+    assert list(nodes["nodes fetched per poll"]) == [3, 1]

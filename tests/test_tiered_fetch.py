@@ -156,3 +156,12 @@ def test_kip_1023_a_new_follower_starts_at_the_earliest_pending_upload_offset():
     assert follower_start_offset("4.2", True, **offsets) == 500
     assert follower_start_offset("4.3", True, log_start_offset=100, local_log_start_offset=100,
                                  highest_remote_offset=-1) == 100  # nothing uploaded yet
+
+
+def test_reader_queue_table_counts_the_refused_reads():
+    """``reader_queue_table``: none refused under the default 100, some under 2."""
+    from kipviz.scenarios.tiered_fetch.scenario import reader_queue_table
+
+    s = TieredFetchScenario(duration_ms=2_000, remote_log_reader_threads=1, catch_up_consumers=3)
+    table = reader_queue_table(s, (100, 2))
+    assert list(table["refused"] > 0) == [False, True]
