@@ -156,10 +156,17 @@ class ConsumerModel:
         self.pending_left = [0] * n
         self.response_of: list[Response | None] = [None] * n  # the response each came in
         self.queue: deque[int] = deque()
-        self.held = 0
         self.in_flight = [0] * b
         self.orders = first_orders(s)
-        self.ordering = s.request_ordering
+        # the consumer's request order; with fetch sessions (KIP-227) each broker's session
+        # decides the order of incremental fetches (None: no session, the next fetch is full)
+        order = s.fetch_order
+        self.ordering = order.request
+        self.sessions_on = order.sessions
+        self.forget_left_out = order.forget_left_out
+        self.moves_on_hw = order.moves_on_high_watermark
+        self.session: list[list[int] | None] = [None] * b
+        self.cached_hw = [-1] * n  # the high watermark each partition's session entry holds
         # Kafka 4.0 (KAFKA-17182): no fetch to a broker with buffered fetchable partitions
         self.skip_buffered_nodes = has(s.kafka_version, "buffered_nodes")
         self.fetchable = np.ones(n, np.bool_)  # False once paused (Consumer.pause)
@@ -287,6 +294,9 @@ class ConsumerModel:
             n = request_partitions(order, pending_raw, self.fetchable, self.skip_buffered_nodes,
                                    sent, places)
             request = sent[:n].tolist()
+            full = self.session[b] is None
+            if self.sessions_on and request:
+                request = self.session_request(b, request)
             if not request:  # all buffered (4.x: any): sleep until the application frees one
                 self.freed[b] = freed = env.event()
                 yield freed
@@ -301,6 +311,7 @@ class ConsumerModel:
                 first = [size[fetch_ptr[p]] if fetch_ptr[p] < produced[p] else 0
                          for p in request]
                 lag = [log_end[p] - offset[p] for p in request]
+                high_watermarks = [log_end[p] for p in request]
                 raw, total = fill(first, lag, s.max_partition_fetch_bytes,
                                   self.response_max_bytes, s.fetch_version)
                 if total >= s.fetch_min_bytes:
@@ -315,6 +326,7 @@ class ConsumerModel:
                 self.new_data[b] = None
                 yield self.turn(b)
             throttle_ticks = 0
+            emptied = False
             if self.quota_bound > 0:  # the broker's quota step, as the kernel calls it
                 parts_raw = np.array(raw, np.int64)
                 throttle_ticks = throttle_fetch(self.q_slots[b], self.q_pos[b], self.quota_bound,
@@ -322,14 +334,17 @@ class ConsumerModel:
                                                 self.quota_empty, s.tick_ms, self.throttled)
                 if throttle_ticks > 0 and self.quota_empty:
                     raw, total = parts_raw.tolist(), 0
+                    emptied = True
             parts, returned = self.answer(request, raw, lag)
+            if self.sessions_on:
+                self.session_response(b, request, raw, high_watermarks, full, emptied)
             if self.ordering == Ordering.RANDOM:
                 reordered = np.array(order, dtype=np.int64)
                 keys = self.keys[self.next_key : self.next_key + len(order)]
                 self.next_key += len(order)
                 next_order(reordered, np.zeros(len(order), np.bool_), self.ordering, keys)
                 order[:] = reordered.tolist()
-            elif self.ordering in (Ordering.ROUND_ROBIN, Ordering.SESSION):
+            elif self.ordering == Ordering.ROUND_ROBIN:
                 order[:] = ([p for p in order if p not in returned]
                             + [p for p in order if p in returned])
             self.in_flight[b] = total
@@ -352,7 +367,6 @@ class ConsumerModel:
         fetch_ptr, produced, size, streak = self.fetch_ptr, self.produced, self.size, self.streak
         parts = []
         returned = set()
-        by_raw = self.ordering == Ordering.ROUND_ROBIN
         for p, r, lag_p in zip(request, raw, lag, strict=True):
             k = fetch_ptr[p]
             got = 0
@@ -370,9 +384,48 @@ class ConsumerModel:
             self.offset[p] += got
             if r > 0:
                 parts.append((p, r, got))
-            if (r > 0) if by_raw else (got > 0):
+            if r > 0:
                 returned.add(p)
         return parts, returned
+
+    def session_request(self, b: int, request: list[int]) -> list[int]:
+        """KIP-227: the request's partitions in the order broker b reads them. A full fetch (no
+        session) is read in request order and creates the session with it; an incremental one
+        forgets the session's partitions left out (unless the policy keeps them), appends the new
+        ones in request order (no high watermark cached) and is read in the session's order."""
+        session = self.session[b]
+        if session is None:
+            self.session[b] = list(request)
+            return request
+        asked = set(request)
+        kept = [p for p in session if p in asked or not self.forget_left_out]
+        members = set(kept)
+        added = [p for p in request if p not in members]
+        for p in added:
+            self.cached_hw[p] = -1
+        self.session[b] = kept + added
+        return [p for p in self.session[b] if p in asked]
+
+    def session_response(self, b: int, request: list[int], raw: list[int],
+                         high_watermarks: list[int], full: bool, emptied: bool) -> None:
+        """After broker b's response: partitions that returned records (before 3.0 also those
+        whose high watermark changed) move to the end of its session, unless the fetch was full;
+        a throttled response (KIP-219) moves nothing, and a throttled full fetch leaves no
+        session."""
+        if emptied:
+            if full:
+                self.session[b] = None
+            return
+        moved = set()
+        for p, r, hw in zip(request, raw, high_watermarks, strict=True):
+            if r > 0 or (self.moves_on_hw and hw != self.cached_hw[p]):
+                moved.add(p)
+            self.cached_hw[p] = hw
+        if not full:
+            session = self.session[b]
+            assert session is not None
+            self.session[b] = ([p for p in session if p not in moved]
+                               + [p for p in session if p in moved])
 
     def land(self, channel: int) -> None:
         """A response reaches the consumer's socket on ``channel``: wake an idle selector."""
@@ -435,7 +488,6 @@ class ConsumerModel:
             self.pending_raw[p] = r
             self.pending_left[p] = got
             self.response_of[p] = response
-            self.held += r
             self.queue.append(p)
         self.retained += response.n_bytes
         self.in_flight[b] = 0
@@ -511,7 +563,6 @@ class ConsumerModel:
                     break
                 credit -= pending_left[p]
                 consumed += pending_left[p]
-                self.held -= pending_raw[p]
                 pending_raw[p] = 0
                 pending_left[p] = 0
                 queue.popleft()
@@ -551,7 +602,7 @@ class ConsumerModel:
         yield self.until(0, PEAK)
         while True:
             t = self.tick
-            held[t] = self.held
+            held[t] = self.retained  # whole responses while any of their parts is buffered
             retained[t] = self.retained
             waiting[t] = self.waiting
             dry[t] = pool.is_out_of_memory

@@ -22,13 +22,14 @@ def test_a_memory_bound_above_the_heap_is_named_with_its_numbers():
 
 def test_the_memory_warning_follows_the_kafka_version():
     """fetch.max.bytes 4 MiB, 60 partitions on 3 brokers, a 16 MiB heap: Kafka 4.0 holds one
-    response per broker (12 MiB, fits); 3.9 lets a lagging application reach 60 x 1 MiB."""
+    response per broker (12 MiB, fits); 3.9 lets a lagging application reach 60 x 1 MiB and the
+    whole 4 MiB response it is draining."""
     consumer = ConsumerConfig(fetch_max_bytes=4 * MiB)
     kw = {"heap_bytes": 16 * MiB, "partitions": 60, "brokers": 3}
     assert config_warnings(consumer, kafka_version="4.0", **kw) == []
     (note,) = config_warnings(consumer, kafka_version="3.9", **kw)
-    assert "Kafka 3.9 consumer, lagging: at most 60.0 MiB" in note
-    assert "one completed fetch per partition: 60 x 1.0 MiB" in note
+    assert "Kafka 3.9 consumer, lagging: at most 64.0 MiB" in note
+    assert "one completed fetch per partition: 60 x 1.0 MiB + 1 x 4.0 MiB" in note
 
 
 def test_a_bound_that_fits_the_heap_gives_no_warning_and_no_heap_checks_nothing():
@@ -142,11 +143,12 @@ def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
 def test_a_lagging_consumer_can_hold_every_partitions_limit_before_kafka_4():
     """The sample consumer.properties on 6 brokers and 120 partitions: KIP-74's min(6 x 16 MiB,
     120 x 2 MiB) = 96 MiB fits 128 MiB, and so does Kafka 4.x's one response per broker; a
-    lagging 3.9 consumer holds up to 120 x 2 MiB = 240 MiB, and that is named."""
+    lagging 3.9 consumer holds up to 120 x 2 MiB + the 16 MiB response it drains = 256 MiB, and
+    that is named."""
     kw = {"heap_bytes": 128 * MiB, "brokers": 6, "partitions": 120}
     assert config_warnings(data_file("consumer.properties"), **kw) == []
     (note,) = config_warnings(data_file("consumer.properties"), kafka_version="3.9", **kw)
-    assert "at most 240.0 MiB (251,658,240 bytes)" in note
+    assert "at most 256.0 MiB (268,435,456 bytes)" in note
     assert "one completed fetch per partition: 120 x 2.0 MiB" in note
 
 

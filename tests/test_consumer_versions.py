@@ -91,16 +91,20 @@ def test_versions_are_release_names_and_anything_else_is_refused():
 
 
 def test_each_behaviour_starts_with_the_release_that_introduced_it():
-    """KIP-74 in 0.10.1, KIP-219 in 2.0, KAFKA-9677 in 2.4, KIP-541 in 2.5, KAFKA-17182 in 4.0."""
-    since = {b.name: b.since for b in BEHAVIOURS}
+    """KIP-74 in 0.10.1, KIP-219 in 2.0, KAFKA-9677 first released in 2.5.0 (no 2.4.2 shipped),
+    KIP-541 in 2.5, KAFKA-12330 in 3.0, KAFKA-17182 in 4.0, KAFKA-19795 in 4.2."""
+    since = {b.name: b.since for b in BEHAVIOURS if b.area in ("consumer", "tiered")}
+    assert since.pop("follower_fetch_pending_upload") == "4.3"  # KIP-1023
     assert since == {"response_limit": "0.10.1", "round_robin_order": "0.10.1",
                      "hash_set_order": "3.7", "round_robin_order_again": "4.2",
                      "fetch_sessions": "1.1", "throttled_empty_response": "2.0",
-                     "quota_window_cap": "2.4", "broker_fetch_max_bytes": "2.5",
+                     "quota_window_cap": "2.5", "broker_fetch_max_bytes": "2.5",
                      "buffered_nodes": "4.0", "tiered_storage": "3.6",
                      "remote_log_quotas": "3.8", "remote_fetch_max_wait": "3.8",
                      "remote_fetch_several_partitions": "4.2",
-                     "remote_fetch_charged_up_front": "4.2"}
+                     "remote_fetch_charged_up_front": "4.2",
+                     "topic_grouped_requests": "0.10.0", "session_moves_records_only": "3.0",
+                     "fetch_session_cache_shards": "3.8", "remote_fetch_first_batch_once": "4.2"}
     assert not has("3.9", "buffered_nodes") and has("4.0", "buffered_nodes")
     assert [fetch_request_version(v) for v in ("0.10.0", "0.10.1", "1.1", "3.9", "4.3")] == [
         2, 3, 7, 17, 18]
@@ -160,14 +164,15 @@ LAGGING = ConsumerScenario(  # producers write 3x faster than the application co
 def test_a_lagging_kafka_4_consumer_holds_one_response_per_broker():
     """KAFKA-17182: 60 partitions on 3 brokers, the application 3x slower than the producers.
     Kafka 4.0 holds about one response per broker (3 x 4 MiB); 3.9 keeps fetching the
-    partitions with nothing buffered and grows towards 60 x 1 MiB."""
+    partitions with nothing buffered and grows towards 60 x 1 MiB, plus the whole response it is
+    draining (4 MiB)."""
     new = simulate(replace(LAGGING, kafka_version="4.0"), record_fetches=False)
     old = simulate(replace(LAGGING, kafka_version="3.9"), record_fetches=False)
     assert new.meta["memory_bound_bytes"] == 12 * MiB
     assert 10 * MiB < new.memory.held_bytes.max() <= 12 * MiB
-    assert old.meta["memory_bound_bytes"] == 60 * MiB
+    assert old.meta["memory_bound_bytes"] == 64 * MiB
     assert old.memory.held_bytes.max() > 4 * new.memory.held_bytes.max()
-    assert old.memory.held_bytes.max() <= 60 * MiB
+    assert old.memory.held_bytes.max() <= 64 * MiB
 
 
 def test_the_consumer_memory_bound_is_the_smaller_of_the_broker_and_partition_terms():
@@ -190,21 +195,25 @@ def test_the_scenarios_bounds_and_the_memory_answer_are_kip74s_one_round():
         kip.buffered_bytes, kip.bound_bytes, held.in_flight_bytes, held.buffered_bytes] == [
         60 * MiB, 15 * MiB, 12 * MiB, 120 * MiB]
     answer = consumer_memory_bounds(s, lagging=False, max_batch_bytes=2 * MiB)
-    assert answer.kip74_bytes == held.bound_bytes == answer.bound_bytes
+    assert answer.kip74_bytes == held.bound_bytes
+    assert answer.bound_bytes == held.buffered_bytes + 4 * MiB  # and the response being drained
 
 
 def test_the_one_memory_answer_names_the_rule_and_its_source():
     """consumer_memory_bounds: one response per broker on 4.x, one completed fetch per partition
-    on 3.9 when lagging, KIP-74's one round when keeping up, KIP-81's pool when smaller."""
+    (and the whole response being drained) on 3.9, lagging or not (KIP-74's one round is the
+    typical figure beside it when keeping up), KIP-81's pool when smaller."""
     four = consumer_memory_bounds(replace(LAGGING, kafka_version="4.0"))
     assert (four.bound_bytes, four.rule, four.lagging) == (12 * MiB, "one response per broker",
                                                            True)
     assert "KAFKA-17182" in four.source and "at most 12.0 MiB" in four.sentence()
     old = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"))
-    assert (old.bound_bytes, old.rule) == (60 * MiB, "one completed fetch per partition")
+    assert (old.bound_bytes, old.rule) == (64 * MiB, "one completed fetch per partition")
+    assert "60 x 1.0 MiB + 1 x 4.0 MiB being drained" in old.sentence()
     keeping_up = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"), lagging=False)
-    assert (keeping_up.bound_bytes, keeping_up.is_bound) == (12 * MiB, False)
-    assert "up to 60.0 MiB if the application falls behind" in keeping_up.sentence()
+    assert (keeping_up.bound_bytes, keeping_up.kip74_bytes) == (64 * MiB, 12 * MiB)
+    assert "at most 64.0 MiB" in keeping_up.sentence()
+    assert "about 12.0 MiB while the application keeps up" in keeping_up.sentence()
     pool = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9",
                                           buffer_memory_bytes=8 * MiB))
     assert (pool.bound_bytes, pool.rule) == (12 * MiB - 1, "buffer.memory pool")
@@ -241,14 +250,27 @@ def test_paused_partitions_keep_their_data_without_blocking_their_broker():
 
 
 @settings(max_examples=examples(0.8))
-@given(consumer_scenarios(quotas=False), seeds)
-def test_held_memory_never_exceeds_the_versions_bound(scenario, seed):
-    """Under 4.x rules held memory never exceeds one response per broker (plus paused
-    partitions); under earlier rules never more than one completed fetch per partition."""
+@given(consumer_scenarios(quotas=False, kafka_versions=KAFKA_VERSIONS), seeds)
+def test_held_memory_never_exceeds_the_one_memory_answer(scenario, seed):
+    """Over random settings and every Kafka version, lagging or not, paused partitions included,
+    the whole responses a consumer holds never exceed ``consumer_memory_bounds``: on 4.x one
+    response per broker plus one per paused partition; before, every partition's completed fetch,
+    the response being drained and one per paused partition."""
     trace = simulate(scenario, seed=seed, record_fetches=False)
-    batch = trace.meta["max_batch_bytes"]
-    b = consumer_memory_bounds(replace(scenario, buffer_memory_bytes=None), lagging=True,
-                               max_batch_bytes=batch)
+    b = consumer_memory_bounds(scenario, max_batch_bytes=trace.meta["max_batch_bytes"])
+    assert trace.meta["memory_bound_bytes"] == b.bound_bytes
     assert (trace.memory.held_bytes <= b.bound_bytes).all()
-    assert (trace.memory.held_bytes <= scenario.partitions * max(
-        scenario.max_partition_fetch_bytes, batch)).all()
+
+
+def test_the_heap_beside_the_responses_is_one_poll_and_one_decompressed_batch():
+    """Since 0.11 one record batch is decompressed at a time (16 KiB x 4 = 64 KiB); 0.10.x
+    decompressed a partition's whole completed fetch (1 MiB x 4); one poll() hands over at most
+    max.poll.records records (500 x 1,000 bytes)."""
+    from kipviz.kafka.consumer.memory import poll_heap_sentence
+
+    new = poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0)
+    assert "500 x 1,000 = 488.3 KiB" in new and "16,384 x 4 = 64.0 KiB" in new
+    old = poll_heap_sentence("0.10.2", record_bytes=1000, compression_ratio=4.0)
+    assert "1,048,576 x 4 = 4.0 MiB (0.10.x)" in old
+    with pytest.raises(ValueError, match=r"compression_ratio must be a number >= 1: 0.5"):
+        poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=0.5)

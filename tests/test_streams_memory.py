@@ -50,22 +50,23 @@ def test_kip770s_byte_bound_is_the_budget_plus_one_fetch_per_partition():
 
 
 def test_the_embedded_consumers_hold_one_fetch_per_partition_before_4_0():
-    """Kafka 3.9, lagging: each thread's consumer may hold 500 x max.partition.fetch.bytes, so
-    the four hold 2000 MiB (2,097,152,000 bytes)."""
+    """Kafka 3.9, lagging: each thread's consumer may hold 500 x max.partition.fetch.bytes and
+    the whole 50 MiB response it is draining, so the four hold 2200 MiB (2,306,867,200 bytes)."""
     m = streams_memory(APP, "3.9")
     assert m.consumer.rule == "one completed fetch per partition"
-    assert m.consumer.bound_bytes == 500 * MiB
-    assert m.consumer_bytes == m.consumer_paused_bytes == 2000 * MiB
+    assert m.consumer.bound_bytes == 550 * MiB
+    assert m.consumer_bytes == 2200 * MiB
 
 
 def test_from_4_0_each_consumer_holds_one_response_per_broker_unless_partitions_are_paused():
     """Kafka 4.x (KAFKA-17182): 3 brokers x fetch.max.bytes (50 MiB) per thread, 600 MiB for the
     instance; with every partition paused holding a fetch (paused partitions keep their data and
-    do not block their broker) it is back to one fetch per partition, 2000 MiB."""
+    do not block their broker) each may pin a whole 50 MiB response: 500 x 50 MiB per thread."""
     m = streams_memory(APP, "4.3")
     assert (m.consumer.rule, m.consumer.bound_bytes) == ("one response per broker", 150 * MiB)
     assert m.consumer_bytes == 600 * MiB
-    assert m.consumer_paused.bound_bytes == 500 * MiB and m.consumer_paused_bytes == 2000 * MiB
+    assert m.consumer_paused.bound_bytes == 500 * 50 * MiB
+    assert m.consumer_paused_bytes == 4 * 500 * 50 * MiB
 
 
 @pytest.mark.parametrize("version", ["2.4", "3.9", "4.0", "4.3"])
@@ -102,7 +103,7 @@ def test_the_lesson_table_shows_both_record_sizes_and_both_releases():
     assert list(table.columns) == ["value 1,000 B (MiB)", "value 10,000 B (MiB)"]
     assert table.iloc[0].tolist() == [1042.0, 10042.0]
     assert table.loc["consumers: Kafka 3.9 (one completed fetch per partition)"].tolist() == \
-        [2000.0, 2000.0]
+        [2200.0, 2200.0]
     assert table.loc["consumers: Kafka 4.3, no partition paused (one response per broker)"
                      ].tolist() == [600.0, 600.0]
     assert len(table) == 6

@@ -30,20 +30,25 @@ _FORMULAS = (
      "min(client fetch.max.bytes, broker fetch.max.bytes, fetch quota x (quota.window.num - 1) x "
      "quota.window.size.seconds), except that the first non-empty partition's first record batch "
      "comes back whole",
-     "0.10.1 on (broker cap 2.5 on, quota cap 2.4 on)", "KIP-74, KIP-541, KAFKA-9677; lesson 1"),
+     "0.10.1 on (broker and quota caps 2.5 on)", "KIP-74, KIP-541, KAFKA-9677; lesson 1"),
     ("How many bytes can one partition bring in a response?",
      "min(max.partition.fetch.bytes, what is left of the response limit); a partial tail batch is "
      "dropped and fetched again", "0.10.1 on", "KIP-74, ReplicaManager.readFromLog; lesson 1"),
-    ("How much memory will my consumer use (application lagging)?",
+    ("How much memory will my consumer use?",
      "min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes) + one record batch "
-     "per broker: one response per broker", "4.0 on",
-     "KAFKA-17182 (AbstractFetch.prepareFetchRequests); lessons 1, 3"),
-    ("How much memory will my consumer use (application lagging), before 4.0?",
-     "partitions x max(max.partition.fetch.bytes, largest batch): one completed fetch per "
-     "partition", "0.10.1 to 3.9", "AbstractFetch.fetchablePartitions; lessons 1, 3"),
-    ("How much memory will my consumer use (application keeping up)?",
-     "about min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes): one round "
-     "of responses", "0.10.1 on", "KIP-74 Motivation; lesson 1"),
+     "per broker: one response per broker, however far it lags; + one whole response per paused "
+     "partition with data (records are slices of their response's buffer)", "4.0 on",
+     "KAFKA-17182 (AbstractFetch.prepareFetchRequests), CompletedFetch; lessons 1, 3"),
+    ("How much memory will my consumer use, before 4.0?",
+     "partitions x max(max.partition.fetch.bytes, largest batch) + the whole response being "
+     "drained + one whole response per paused partition with data; about KIP-74's min(brokers x "
+     "fetch.max.bytes, partitions x max.partition.fetch.bytes) while the application keeps up",
+     "0.10.1 to 3.9", "AbstractFetch.fetchablePartitions, CompletedFetch; lessons 1, 3"),
+    ("In which order does the broker read my partitions?",
+     "an incremental fetch in the fetch session's order (partitions that returned records move "
+     "to the end); the request order (hash order 3.7 to 4.1) only for full fetches and re-added "
+     "partitions", "1.1 on",
+     "KIP-227, IncrementalFetchContext, KAFKA-12330 (3.0), KAFKA-14274; lesson 1"),
     ("How much can the broker's request pool hold?",
      "queued.max.request.bytes + socket.request.max.bytes - 1 (non-strict pool); no pool at the "
      "default -1", "1.0 on", "KIP-72, SimpleMemoryPool; lesson 2"),
@@ -51,21 +56,40 @@ _FORMULAS = (
      "buffer.memory + largest response - 1 (as proposed; never shipped)", "never shipped",
      "KIP-81; lesson 3"),
     ("How long will my throttled reassignment take?",
-     "see kipviz.kafka.replication.move_time_s and kipviz.apps.planner.plan_throttle: bytes "
-     "to move over the throttle left once the partitions' own traffic is counted; never when "
-     "that is <= 0",
+     "--throttle T sets both quotas on every broker of the plan: per destination, bytes it "
+     "receives / (T - IN of its new replicas); per leader, bytes it sends / (T - IN x its "
+     "followers and new replicas); each a lower bound, the move time is the flow schedule "
+     "(kipviz.plan_reassignment, kipviz plan); never when a headroom is <= 0",
      "0.10.1 on", "KIP-73, ReassignPartitionsCommand; lesson 4"),
+    ("KIP-73's single-pair arithmetic (one leader, one destination)",
+     "bytes / (T - (F + 1) x IN), F the in-sync followers --throttle counts (KIP-73 wrote "
+     "T - IN): kipviz.apps.planner.plan_throttle",
+     "0.10.1 on", "KIP-73 Q&A 1; lesson 4"),
     ("How many bytes does a share fetch give each partition?",
      "fetch.max.bytes (the request's MaxBytes) split evenly over the partitions acquired, the "
      "remainder to one of them (PartitionMaxBytesStrategy.UNIFORM); max.poll.records caps the "
-     "records", "4.1 preview, 4.2 on", "KIP-932; lesson 7"),
+     "records; 4.0 (ShareFetch v0) asks each partition for max.partition.fetch.bytes and has no "
+     "MaxRecords", "4.0 on (early access; 4.1 preview; 4.2 GA)",
+     "KIP-932, KAFKA-19018; lesson 7"),
     ("How many records can be in flight on a share partition?",
-     "group.share.partition.max.record.locks (2000) + the largest log batch - 1: acquisition "
-     "runs to the end of a batch", "4.1 preview, 4.2 on", "KIP-932, SharePartition; lesson 7"),
+     "from 4.2 group.share.partition.max.record.locks (2000; 200 in 4.0) + the largest log "
+     "batch - 1: acquisition runs to the end of a batch; before 4.2 the cap is checked only "
+     "before a fetch, so nothing bounds it; from 4.3 a group may set its own, clamped to "
+     "group.share.{min,max}.partition.max.record.locks (100, 4000)", "4.0 on",
+     "KIP-932, KAFKA-19555, KIP-1240, SharePartition; lesson 7"),
+    ("How many share fetches does a share consumer's memory hold?",
+     "one response per leader of its partitions; in record_limit mode from 4.2 one node at a "
+     "time (KAFKA-19767)", "4.0 on", "ShareConsumeRequestManager; lesson 7"),
+    ("What does an invalid request cost the broker's pool?",
+     "4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, 4.2.1 and 4.3.0 do. "
+     "A TLS handshake on a PLAINTEXT listener reads as 369,295,617 bytes: refused by the default "
+     "socket.request.max.bytes (100 MiB) before any allocation", "1.0 on",
+     "KAFKA-20302, SocketServer.Processor, NetworkReceive; lesson 2"),
     ("How much can one fetch read from tiered storage?",
      "before 4.2 one remote partition per request; from 4.2 several, each charged min("
      "max.partition.fetch.bytes, what is left of the response limit) up front; the local data "
-     "waits up to remote.fetch.max.wait.ms", "3.6 on (several from 4.2)",
+     "waits up to remote.fetch.max.wait.ms; a read that finds remote.log.reader.max.pending.tasks "
+     "(100) reads queued fails", "3.6 on (several from 4.2)",
      "KIP-405, KAFKA-14915, KAFKA-19462, KIP-1018; lesson 8"),
     ("How much input does a Streams thread buffer?",
      "buffered.records.per.partition (1000) records per partition; KIP-770's byte bound "
@@ -80,10 +104,10 @@ def formulas() -> pd.DataFrame:
 
 
 def version_table() -> pd.DataFrame:
-    """The consumer-fetch behaviours by release
-    (:data:`kipviz.kafka.config.versions.BEHAVIOURS`)."""
-    rows = [{"since": b.since, "until": b.until or "", "change": b.change, "what": b.summary}
-            for b in BEHAVIOURS]
+    """The behaviours by release and area (consumer, tiered, share, broker:
+    :data:`kipviz.kafka.config.versions.BEHAVIOURS`)."""
+    rows = [{"since": b.since, "until": b.until or "", "area": b.area, "change": b.change,
+             "what": b.summary} for b in BEHAVIOURS]
     table = pd.DataFrame(rows)
     order = {v: i for i, v in enumerate(KAFKA_VERSIONS)}
     return table.sort_values("since", key=lambda s: s.map(order), kind="stable").reset_index(
@@ -144,7 +168,10 @@ GLOSSARY = {
                      "the consumer sends it no fetch until that data is consumed.",
     "throttle time": "How long a client must wait after going over a quota: (observed - bound) / "
                      "bound x the rate's window, rounded as Java's Math.round.",
-    "IN": "The inbound (producer) rate into the partitions being moved, per broker (KIP-73).",
+    "IN": "What producers append to a partition, in bytes/s (IN_p); a broker's or a topic's "
+          "IN is the sum over its partitions (KIP-73's per-broker IN: those it leads). "
+          "kipviz splits a topic's IN over its partitions by size when no per-partition "
+          "rate is given.",
     "T": "A replication throttle, leader.replication.throttled.rate or "
          "follower.replication.throttled.rate, in bytes per second.",
     "R": "The replication factor.",

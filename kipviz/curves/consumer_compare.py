@@ -25,7 +25,7 @@ from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
 
 __all__ = ["ResponseSizes", "bounds_table", "fill_cases_table", "heap_table",
-           "order_fairness_table", "response_sizes", "starvation_table"]
+           "order_fairness_table", "response_sizes", "starvation_table", "version_order_table"]
 
 _MiB = 1024 * 1024
 
@@ -74,6 +74,33 @@ def order_fairness_table(spark: Any, scenario: ConsumerScenario,
             "min Jain": round(float(c.fairness.jain_index.min()), 3),
             "mean Jain": round(float(c.fairness.jain_index.mean()), 3),
             "longest starvation (fetches)": int(c.fairness.max_starvation_streak.max())}
+    return pd.DataFrame(rows).T
+
+
+def version_order_table(spark: Any, scenario: ConsumerScenario, versions: Iterable[str],
+                        consume_bytes_per_s: Iterable[float] = ()) -> pd.DataFrame:
+    """The order each Kafka release's consumer actually gets (``ordering=None``), with
+    incremental fetch sessions and with every fetch full (``incremental_fetch_sessions=False``):
+    the request order, min Jain index and longest starvation (fetches), one row per version
+    (and per application rate in ``consume_bytes_per_s``, for a lagging application: a 1.1-3.9
+    consumer leaves partitions with buffered data out of its requests, so they are forgotten
+    and re-added at the end of the session, in request order)."""
+    from kipviz.curves.consumer import consumer_curves
+
+    runs = [(v, None) for v in versions] + [
+        (v, rate) for rate in consume_bytes_per_s for v in versions]
+    rows = {}
+    for version, rate in runs:
+        base = replace(scenario, kafka_version=version, ordering=None)
+        if rate is not None:
+            base = replace(base, consume_bytes_per_s=rate)
+        label = version if rate is None else f"{version}, application {rate / 1e6:,.0f} MB/s"
+        row: dict[str, Any] = {"request order": base.fetch_order.request.name.lower()}
+        for name, sessions in (("sessions", True), ("every fetch full", False)):
+            c = consumer_curves(spark, simulate(replace(base, incremental_fetch_sessions=sessions)))
+            row[f"min Jain ({name})"] = round(float(c.fairness.jain_index.min()), 3)
+            row[f"longest starvation ({name})"] = int(c.fairness.max_starvation_streak.max())
+        rows[label] = row
     return pd.DataFrame(rows).T
 
 

@@ -76,7 +76,7 @@ print(f"reassignment: {c.reassignment.move_text} "
 # **Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
 # application lags, so what it holds depends on its Kafka version (the dashboard's first control):
 # from Kafka 4.0 one response per broker (KAFKA-17182), before that a completed fetch of every
-# partition (top right); KIP-81's proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at
+# partition and the whole response being drained (top right); KIP-81's proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at
 # most one response. The one answer for this consumer, on the newest release and on 3.9:
 
 # %%

@@ -40,6 +40,7 @@ from kipviz.curves.consumer_compare import (
     order_fairness_table,
     response_sizes,
     starvation_table,
+    version_order_table,
 )
 from kipviz.kafka.fetch import Ordering, fill_response
 from kipviz.scenarios import Workload
@@ -154,13 +155,34 @@ order_fairness_table(spark, LESSON_SCENARIO)
 
 # %% [markdown]
 # Fixed and hash orders are static, so the partitions at the front win; round-robin and
-# fetch-session rotation share the bandwidth best (lowest Jain 0.984, no partition left out for
-# more than 16 fetches). A random shuffle is better than a static order (its longest starvation is
-# well short of fixed's 230 fetches and hash's 208) but far less even than the rotations: in its
-# worst window Jain's index stays below 0.8, against their 0.984. Which order does your consumer
-# use? It depends on
-# the version (see "What Kafka does today" below): Kafka 3.7 to 4.1 send requests in Java hash
-# order, every other release in assignment order with KIP-74's move-to-end.
+# fetch-session rotation share the bandwidth best (lowest Jain 0.984 and 0.983, no partition left
+# out for more than 16 and 17 fetches). A random shuffle is better than a static order (its
+# longest starvation is well short of fixed's 230 fetches and hash's 208) but far less even than
+# the rotations: in its worst window Jain's index stays below 0.8, against their 0.98. Which
+# order does your consumer
+# use? Its requests are in assignment order with KIP-74's move-to-end, except Kafka 3.7 to 4.1,
+# which send them in Java hash order (see "What Kafka does today" below). But since Kafka 1.1 the
+# broker does not read an incremental fetch in request order: it reads the consumer's *fetch
+# session* (KIP-227), in which every partition that returned records moves to the end. The
+# request order decides only full fetches (the first one, or every one when the broker keeps no
+# session: `max.incremental.fetch.session.cache.slots=0` or an evicted session) and where
+# partitions the consumer left out and re-adds go. Each release with `ordering=None`, with sessions
+# and with every fetch full (`incremental_fetch_sessions=False`), for this application (it keeps
+# up) and for one that lags at 50 MB/s:
+
+# %%
+version_order_table(spark, LESSON_SCENARIO, ("3.6", "3.9", "4.1", "4.3"),
+                    consume_bytes_per_s=(50e6,))
+
+# %% [markdown]
+# With sessions every release gets the session's rotation while its application keeps up: the
+# hash order's starvation (208 fetches) shows only when every fetch is full. A lagging 1.1-3.9
+# consumer leaves the partitions that still have buffered data out of its request; they are
+# forgotten by the session and re-added at its end in request order, so the request order partly
+# matters again (4.1's hash order: lowest Jain 0.423 with sessions, 0.066 without). From 4.0
+# (KAFKA-17182, below) the consumer sends nothing to a broker that still has buffered data, so its
+# session stays whole, except that a paused partition is forgotten and re-added at the end when it
+# resumes.
 #
 # ## 3. Memory: the bound before and after KIP-74
 #
@@ -194,8 +216,9 @@ print(memory.sentence.iloc[4])
 print(memory.sentence.iloc[5])
 
 # %% [markdown]
-# While the application keeps up, both releases stay at KIP-74's figure. When it falls behind, the
-# two part ways:
+# While the application keeps up, both releases stay at KIP-74's figure (3.9's bound, which has to
+# hold whether or not the application keeps up, is higher: 134 and 1,050 MiB). When it falls
+# behind, the two part ways:
 #
 # * **Kafka 3.9 and earlier** keep fetching every partition that has nothing buffered
 #   (`AbstractFetch.fetchablePartitions`), so completed fetches pile up towards `partitions x
@@ -206,11 +229,19 @@ print(memory.sentence.iloc[5])
 #   buffered data, so a lagging consumer holds at most one response per broker: here 3 x 50 MiB =
 #   150 MiB. Kafka did not do this to save memory: a request that left out the buffered partitions
 #   dropped them from the broker's incremental fetch session (KIP-227), and in some cases the whole
-#   session was evicted. The memory bound came with the fix.
+#   session was evicted. The memory bound came with the fix. (This is the KAFKA-17182 story the
+#   other lessons link to.)
+#
+# The heap holds *whole responses*, though: each partition's records are a slice of its response's
+# one receive buffer (`Readable.readRecords` -> `ByteBufferAccessor.readByteBuffer` ->
+# `buf.slice()`, kept by `CompletedFetch`), so a response stays until its last buffered partition
+# is consumed. A 3.9 consumer therefore also holds the response it is draining (1,000 + 50 MiB
+# here), and on any release a paused partition with data pins one whole response.
 #
 # For sizing a heap: on 4.x, budget `brokers x fetch.max.bytes` (capped by `partitions x
-# max.partition.fetch.bytes`) plus one record batch per broker, whatever the lag; on 3.9 and
-# earlier, budget `partitions x max.partition.fetch.bytes` if the application can fall behind.
+# max.partition.fetch.bytes`) plus one record batch per broker, whatever the lag, plus one whole
+# response per partition you pause while it holds data; on 3.9 and earlier, `partitions x
+# max.partition.fetch.bytes` plus one response if the application can fall behind.
 # `consumer_memory_bounds(scenario)` gives the figure and the rule for any scenario, and the
 # dashboards, the tour and `kipviz run` print the same sentence.
 #
@@ -252,7 +283,10 @@ FetchDashboard(spark=spark)
 # * Consumer memory is bounded per round by `min(brokers x fetch.max.bytes, partitions x
 #   max.partition.fetch.bytes)`. When the application lags, Kafka 4.0 and later still hold one
 #   response per broker (KAFKA-17182); 3.9 and earlier grow towards `partitions x
-#   max.partition.fetch.bytes`.
+#   max.partition.fetch.bytes` plus the response being drained. Responses are held whole, so each
+#   paused partition with data adds one.
+# * Since Kafka 1.1 the fetch session, not the request, orders incremental fetches: a consumer
+#   that keeps up (and any 4.x consumer) sees the session's rotation, whatever its request order.
 #
 # ## What Kafka does today
 #
@@ -265,17 +299,28 @@ FetchDashboard(spark=spark)
 #   4.1 copy the list into a `HashSet` in `AbstractFetch.fetchablePartitions` (KAFKA-14274,
 #   apache/kafka#14359), so requests go in Java's hash order: static, like *hash* above. Kafka 4.2
 #   went back to the list (KAFKA-19820, apache/kafka#20745). `ConsumerCoordinator` assigns in sorted
-#   order. (0.10.0, before KIP-74, iterated a `HashMap`.) kipviz's `ordering=None` follows this.
-# * **Fetch sessions** (KIP-227, Kafka 1.1): the broker moves each partition that returned records
-#   to the end of the session order (*session* above), and the consumer never re-requests a
-#   partition that still has buffered data.
+#   order. (0.10.0, before KIP-74, wrote requests grouped by topic in `HashMap`s,
+#   `CollectionUtils.groupDataByTopic`: topics in `String` hash order, partitions in `Integer` hash
+#   order.)
+# * **Fetch sessions** (KIP-227, Kafka 1.1, fetch request v7): the broker reads an incremental
+#   fetch in the session's order (`IncrementalFetchContext.foreachPartition` walks
+#   `session.partitionMap()`; `FetchSession.scala` to 4.2, `server/.../FetchContext.java` from
+#   4.3) and moves each partition that returned records to its end (*session* above); before 3.0
+#   (KAFKA-12330) a partition moved whenever it was in the response at all, a new high watermark
+#   enough. Partitions a request leaves out are forgotten; re-added ones go to the end in request
+#   order. The broker keeps `max.incremental.fetch.session.cache.slots` (1000) sessions, evicts
+#   one only after 120 s (hard-coded), and from 3.8 shards the cache eight ways (KAFKA-9401).
+#   kipviz's `ordering=None` follows all this; `incremental_fetch_sessions=False` makes every
+#   fetch full.
 # * **Kafka 4.0** (KAFKA-17182): no fetch to a broker while any fetchable partition it serves has
 #   buffered data; paused partitions keep their data without blocking their broker. The classic
-#   consumer (`Fetcher`) and the new one (KIP-848's `AsyncKafkaConsumer`) share this code.
+#   consumer (`Fetcher`) and the new one (KIP-848's `AsyncKafkaConsumer`) share this code. When a
+#   partition's leader or preferred read replica changes, a fetch can go to the new broker while
+#   the old one's response is still buffered: two responses of one node for a moment.
 # * **Broker caps**: the broker's own `fetch.max.bytes` (KIP-541, Kafka 2.5) and, for a consumer
 #   with a fetch quota, `quota x (quota.window.num - 1) x quota.window.size.seconds` per response
-#   (KAFKA-9677, Kafka 2.4); a fetch over its quota comes back empty with a throttle time
-#   (KIP-219, Kafka 2.0). `ConsumerScenario(fetch_quota_bytes_per_s=...)` models both.
+#   (KAFKA-9677, first released in Kafka 2.5.0); a fetch over its quota comes back empty with a
+#   throttle time (KIP-219, Kafka 2.0). `ConsumerScenario(fetch_quota_bytes_per_s=...)` models both.
 # * Defaults: consumer `fetch.max.bytes` 52428800 (50 MiB), `max.partition.fetch.bytes` 1048576,
 #   broker `fetch.max.bytes` 57671680 (55 MiB), `replica.fetch.response.max.bytes` 10485760 for
 #   followers, which use the same response limit.

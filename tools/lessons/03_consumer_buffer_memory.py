@@ -36,8 +36,9 @@ from dataclasses import replace
 
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.consumer_compare import bounds_table, heap_table
+from kipviz.kafka.consumer import consumer_memory_bounds, poll_heap_sentence
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
-from kipviz.scenarios.consumer import memory_by_version, simulate_modes
+from kipviz.scenarios.consumer import memory_by_version, simulate, simulate_modes
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
 MiB = 1024 * 1024
@@ -46,7 +47,8 @@ MiB = 1024 * 1024
 # %% [markdown]
 # **The mechanism in one picture** (`kipviz.plots.diagrams`: what bounds a lagging consumer of 100
 # partitions on 3 brokers with `fetch.max.bytes` 10 MiB, from `kipviz.kafka.consumer.memory`. On 3.9 a
-# completed fetch of every partition (100 x 1 MiB); with KIP-81's proposed 16 MiB `buffer.memory`
+# completed fetch of every partition (100 x 1 MiB) and the 10 MiB response being drained, held
+# whole: 110 MiB; with KIP-81's proposed 16 MiB `buffer.memory`
 # the pool plus one response, less 1 byte; on 4.3 one response per broker, 3 x 10 MiB.)
 
 # %%
@@ -110,9 +112,10 @@ buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, th
 # **What the picture says.**
 #
 # * **Today's consumer** keeps 120 completed fetches of 1 MiB waiting for the application, the
-#   KIP-74 bound, and a little more: a response's buffer is one allocation, so it stays on the heap
-#   until the *last* of its partitions has been consumed, while partitions already consumed are
-#   fetched again. `max.partition.fetch.bytes` bounds one partition in one response, nothing more.
+#   KIP-74 bound, and a little more (131 MiB): each partition's records are a slice of its
+#   response's one receive buffer (`Readable.readRecords` -> `ByteBufferAccessor.readByteBuffer` ->
+#   `buf.slice()`, kept by `CompletedFetch`), so a response stays on the heap until the *last* of
+#   its partitions has been consumed, while partitions already consumed are fetched again. `max.partition.fetch.bytes` bounds one partition in one response, nothing more.
 # * **KIP-81's pool** holds about 30 MB plus one response: like the broker's pool (lesson 2) it is
 #   non-strict, reading a whole response while a single byte is free, so its bound is
 #   `buffer.memory + largest response - 1`. Responses that do not fit stay in the sockets; the
@@ -127,11 +130,10 @@ buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, th
 # ## 3. The same workload on Kafka 4.x
 #
 # Kafka 4.0 changed the consumer itself ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
-# apache/kafka#18795): `AbstractFetch.prepareFetchRequests` sends no fetch to a broker while any
-# fetchable partition it serves still has buffered data. It was a fix for fetch sessions (a request
-# that left the buffered partitions out dropped them from the broker's session cache, and could get
-# the session evicted), and it bounds a lagging consumer at one response per broker. Without a
-# pool, on the same record batches, under 3.9's rules and 4.3's, and once more with
+# apache/kafka#18795; the story is in [lesson 1](01_fetch_size_limit.ipynb)):
+# `AbstractFetch.prepareFetchRequests` sends no fetch to a broker while any fetchable partition it
+# serves still has buffered data, which bounds a lagging consumer at one response per broker.
+# Without a pool, on the same record batches, under 3.9's rules and 4.3's, and once more with
 # `fetch.max.bytes` at 4 MiB:
 
 # %%
@@ -146,13 +148,33 @@ print(versions.sentence.iloc[2])
 print(versions.sentence.iloc[3])
 
 # %% [markdown]
-# With 20 MiB responses both releases hold 120 MiB: one response per broker already carries all 12
-# of its partitions' 1 MiB, so KIP-74's figure and 4.x's bound coincide. With 4 MiB responses they
-# part: 3.9 keeps fetching the partitions it has consumed while the others wait, and holds every
-# partition's 1 MiB (120 MiB); 4.3 waits until a broker's whole response is consumed and holds
-# 10 x 4 MiB = 40 MiB. On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the
-# heap for `brokers x fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes`) plus one
-# record batch per broker, however far the application falls behind.
+# With 20 MiB responses 4.3 holds 120 MiB: one response per broker already carries all 12 of its
+# partitions' 1 MiB, so KIP-74's figure and 4.x's bound coincide. 3.9 holds 131 MiB: beside every
+# partition's 1 MiB it keeps whole the 12 MiB response it is draining (its bound: 120 + 12 = 132
+# MiB). With 4 MiB responses they part: 3.9 keeps fetching the partitions it has consumed while the
+# others wait, and holds every partition's 1 MiB plus the response being drained (123 MiB, bound
+# 124 MiB); 4.3 waits until a broker's whole response is consumed and holds 10 x 4 MiB = 40 MiB.
+# On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the heap for `brokers x
+# fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes`) plus one record batch per
+# broker, however far the application falls behind.
+#
+# **Paused partitions** change that: a paused partition keeps its buffered data without blocking
+# its broker, and its records pin their whole response. On 4.3, with 4 MiB responses and 6
+# partitions (on 6 brokers) paused after 3 s, while they hold data, the answer adds one whole
+# response per paused partition, not one partition's 1 MiB. Beside the responses the heap also
+# holds what one `poll()` handed over and the batch being decompressed (1 KB records compressed
+# 4:1):
+
+# %%
+paused = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, fetch_max_bytes=4 * MiB,
+                 kafka_version="4.3", paused_partitions=(0, 1, 2, 3, 4, 5), pause_at_ms=3000)
+print(simulate(paused, record_fetches=False).memory.held_bytes.max() / MiB, "MiB simulated")
+print(consumer_memory_bounds(paused).sentence())
+print(poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0))
+
+# %% [markdown]
+# The simulated consumer holds 60 MiB, above the old answer "one response per broker plus paused x
+# `max.partition.fetch.bytes`" (40 + 6 = 46 MiB) and within the one answer, 40 + 6 x 4 = 64 MiB.
 #
 # ## 4. Why capping in-flight requests was rejected
 #
@@ -260,10 +282,15 @@ BufferDashboard(spark=spark)
 #   reference counting so a pool could be plugged in; it is not in Apache Kafka either.
 # * **Kafka 4.0 and later** hold at most one response per broker (KAFKA-17182; the classic
 #   and the new consumer alike): size the heap for min(brokers x `fetch.max.bytes`, partitions x
-#   `max.partition.fetch.bytes`) plus one record batch per broker and the decompressed records of
-#   `max.poll.records`, and lower `fetch.max.bytes` to bound it.
-# * **Kafka 3.9 and earlier**: the same while the application keeps up, but a lagging one can hold
-#   `partitions x max.partition.fetch.bytes`; lower `max.partition.fetch.bytes` to bound that.
+#   `max.partition.fetch.bytes`) plus one record batch per broker, one whole response per partition
+#   you pause while it holds data, and the `max.poll.records` records one `poll()` hands over
+#   (decompression works one batch at a time since 0.11), and lower `fetch.max.bytes` to bound it.
+#   A leader or preferred-read-replica change can let two responses of one broker overlap for a
+#   moment.
+# * **Kafka 3.9 and earlier**: about KIP-74's figure while the application keeps up, but a lagging
+#   one can hold `partitions x max.partition.fetch.bytes` plus the whole response it is draining
+#   (and one whole response per paused partition); lower `max.partition.fetch.bytes` to bound
+#   that.
 # * `consumer_memory_bounds(scenario)` prints the figure for your version, as every kipviz
 #   dashboard, the tour and `kipviz run` do.
 # * Fairness between partitions, which KIP-81 relied on instead of a rule of its own, is KIP-74's

@@ -131,11 +131,13 @@ print(input_bounds_table(partitions=(8, 32, 128, 512), value_bytes=(100, 1000, 1
 # `buffered.records.per.partition` today, or by KIP-770's `input.buffer.max.bytes`), and before
 # that each stream thread's **embedded consumer**, whose completed fetches follow the consumer's
 # rule of the Kafka release (`kipviz.kafka.consumer.memory`, the one consumer-memory answer): before 4.0
-# one completed fetch per partition; from 4.0 (KAFKA-17182) one response per broker, plus one
-# completed fetch for each *paused* partition that still holds one. Streams pauses partitions as
-# its own back-pressure (above 1000 records), and a paused partition keeps its completed fetch
-# without blocking its broker, so on 4.x the second figure is the bound when every partition is
-# paused with data left in the consumer.
+# one completed fetch per partition and the response being drained; from 4.0 (KAFKA-17182) one
+# response per broker, plus one *whole response* for each paused partition that still holds a
+# completed fetch (its records are a slice of that response's buffer: see
+# [lesson 1](01_fetch_size_limit.ipynb)). Streams pauses partitions as its own back-pressure
+# (above 1000 records), and a paused partition keeps its completed fetch without blocking its
+# broker, so on 4.x the second figure is the bound when every partition is paused with data left
+# in the consumer.
 
 # %%
 app = StreamsInstance(partitions=2000, threads=4, brokers=3, key_bytes=16, topic="orders")
@@ -152,11 +154,15 @@ print(streams_memory(app, "4.3").consumer.sentence())
 # partitions, plus one fetch each. KIP-770's byte bound would not save much *here*: its 512 MiB
 # budget is small next to the one fetch per partition (2,000 x 1 MiB) that may still come in once
 # a thread is over its share (only partitions holding records are paused; each empty one can
-# still receive a fetch, a poll of up to 1,000 records at a time). On top, the four embedded consumers may hold 2,000 MiB of completed
-# fetches on Kafka 3.9; on 4.x, 600 MiB (3 brokers x 50 MiB per thread) while no partition is
-# paused, and again up to 2,000 MiB when Streams has paused them all. So for a lagging app of this
-# size, size the heap for the input bound *plus* the consumers' bound; lowering
-# `max.partition.fetch.bytes` (or `buffered.records.per.partition`) lowers both.
+# still receive a fetch, and one poll hands over at most `max.poll.records`, 1,000 records). On
+# top, the four embedded consumers may hold 2,200 MiB of fetch responses on Kafka 3.9 (per thread
+# 500 x 1 MiB and the 50 MiB response being drained); on 4.x, 600 MiB (3 brokers x 50 MiB per
+# thread) while no partition is paused, and when Streams has paused every partition while it still
+# holds data, up to one whole 50 MiB response per paused partition: 100,000 MiB, the worst case in
+# which each paused partition came in a different response. So for a lagging app of this size,
+# size the heap for the input bound *plus* the consumers' bound; lowering
+# `max.partition.fetch.bytes` (or `buffered.records.per.partition`) lowers the first, and on 4.x
+# `fetch.max.bytes` the responses paused partitions pin.
 #
 # **KIP-1071 (`group.protocol=streams`).** With the Streams rebalance protocol (early access in
 # 4.1, generally available in 4.2) each stream thread runs an `AsyncKafkaConsumer` instead of the
@@ -281,7 +287,8 @@ StreamsDashboard(spark=spark)
 #   one fetch)`: it grows with the partitions assigned and the record size (2,000 partitions of
 #   1 KB records: about 3.9 GiB; of 10 KB: about 20.6 GiB).
 # * The embedded consumers hold completed fetches on top: up to one per partition before Kafka
-#   4.0; from 4.0 one response per broker per thread, plus one fetch per paused partition.
+#   4.0 (and the response being drained); from 4.0 one response per broker per thread, plus one
+#   whole response per paused partition that still holds data.
 # * KIP-770's `input.buffer.max.bytes` bounds the input buffer at the budget plus one fetch per
 #   partition, whatever the records, and splits it per thread so that one thread's bytes do not
 #   pause others; with thousands of partitions the "one fetch per partition" dominates.

@@ -24,7 +24,9 @@
 # response per broker, about brokers x min(`fetch.max.bytes`, the broker's partitions x
 # `max.partition.fetch.bytes`) ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182));
 # up to 3.9, a completed fetch of every partition, about partitions x
-# min(`fetch.max.bytes`, `max.partition.fetch.bytes`). So the memory knob is `fetch.max.bytes` on
+# min(`fetch.max.bytes`, `max.partition.fetch.bytes`), plus the response being drained (responses
+# are held whole while any of their partitions is buffered: the story is in
+# [lesson 1](01_fetch_size_limit.ipynb)). So the memory knob is `fetch.max.bytes` on
 # 4.x and `max.partition.fetch.bytes` before. This lesson simulates the whole grid of both settings
 # to show it, one simulation per cell (how the grid runs, on Spark with a cache, is the closing
 # section).
@@ -107,7 +109,8 @@ safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
 # ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182), Kafka 4.0). On 3.9 the same
 # grid peaks at about partitions x min(`fetch.max.bytes`, `max.partition.fetch.bytes`): a lagging
 # consumer ends up holding a completed fetch of every partition, each at most the smaller of the two
-# limits (254 MiB at 16 MiB / 2 MiB against 160 MiB on 4.3). The red cells do not fit a 128 MiB
+# limits, and keeps whole the response it is draining (254 MiB at 16 MiB / 2 MiB, within 3.9's
+# answer of 240 + 16 = 256 MiB, against 160 MiB on 4.3). The red cells do not fit a 128 MiB
 # heap. The white contour is the fairness floor (lowest per-window Jain's index 0.3, lesson 1):
 # below it, some windows see a few partitions take most of the bytes. Small
 # `max.partition.fetch.bytes` values are both safe and fair on either version; on 4.x

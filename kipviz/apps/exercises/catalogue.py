@@ -165,8 +165,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "A lagging Kafka 3.9 consumer reads 200 partitions from 4 brokers with fetch.max.bytes "
         "= 10 MiB and max.partition.fetch.bytes at its default. At most how many MiB of fetch "
         "responses does it hold?", lambda: _consumer_bound_mib("3.9", 200, 4, 10 * _MiB), "MiB",
-        "before 4.0 every partition can keep a completed fetch: 200 x min(10 MiB, 1 MiB)",
-        "200"),
+        "before 4.0 every partition can keep a completed fetch, and the response being drained "
+        "stays whole: 200 x min(10 MiB, 1 MiB) + 10 MiB", "210"),
     ("01", 4): Exercise(
         "The same consumer on Kafka 4.3?", lambda: _consumer_bound_mib("4.3", 200, 4, 10 * _MiB),
         "MiB", "one response per broker since 4.0 (KAFKA-17182): 4 x min(10 MiB, the broker's "
@@ -190,7 +190,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "Today's consumer without a pool, lagging, on Kafka 3.9: 60 partitions on 5 brokers, "
         "fetch.max.bytes = 4 MiB, max.partition.fetch.bytes = 2 MiB. At most how many MiB of "
         "fetch responses?", lambda: _consumer_bound_mib("3.9", 60, 5, 4 * _MiB, 2 * _MiB), "MiB",
-        "before 4.0 every partition keeps a completed fetch: 60 x min(4 MiB, 2 MiB)", "120"),
+        "before 4.0 every partition keeps a completed fetch, and the response being drained "
+        "stays whole: 60 x min(4 MiB, 2 MiB) + 4 MiB", "124"),
     ("03", 3): Exercise(
         "The same consumer on Kafka 4.3?",
         lambda: _consumer_bound_mib("4.3", 60, 5, 4 * _MiB, 2 * _MiB), "MiB",
@@ -225,7 +226,8 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "10 brokers x min(8 MiB, 12 partitions x 4 MiB)", "80"),
     ("06", 2): Exercise(
         "The same cell on Kafka 3.9?", lambda: _grid_bound_mib("3.9", 8 * _MiB, 4 * _MiB), "MiB",
-        "120 partitions x min(8 MiB, 4 MiB): a completed fetch of every partition", "480"),
+        "120 partitions x min(8 MiB, 4 MiB): a completed fetch of every partition, plus the 8 "
+        "MiB response being drained", "488"),
     ("07", 1): Exercise(
         "A share fetch with MaxBytes 1,000,000 reads 3 partitions, all 3 acquired: how many "
         "bytes may the largest partition return?", _largest_uniform_share, "bytes",

@@ -14,6 +14,6 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "memory": ["ConsumerMemoryBounds", "OneRound", "consumer_memory_bound_bytes",
-               "consumer_memory_bounds", "memory_bounds", "one_round"],
+               "consumer_memory_bounds", "memory_bounds", "one_round", "poll_heap_sentence"],
     "buffer_memory": ["ConsumerBuffer", "consumer_pool", "pooled_bytes_bound"],
 })

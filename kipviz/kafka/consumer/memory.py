@@ -3,18 +3,28 @@
 Bytes of fetch responses a consumer holds (landed and not yet handed to the application, or in
 flight), bounded by the rule of the Kafka release it runs:
 
+Each partition's records are a slice of its response's one receive buffer
+(``Readable.readRecords`` -> ``ByteBufferAccessor.readByteBuffer`` -> ``buf.slice()``, kept by
+``CompletedFetch``), so a response stays on the heap, whole, while any of its partitions is
+buffered (paused ones included):
+
 * **Kafka 4.0 and later** (KAFKA-17182, ``AbstractFetch.prepareFetchRequests``'s
   ``bufferedNodes``): no fetch goes to a broker while any fetchable partition it serves has
-  buffered data, so a consumer holds at most one response per broker, however far its
-  application lags: ``brokers x largest response`` (a response is at most
-  ``max(fetch.max.bytes, one record batch)`` and at most the broker's partitions x
+  buffered data, so a consumer holds at most one response per broker for its unpaused
+  partitions, however far its application lags: ``brokers x largest response`` (a response is
+  at most ``max(fetch.max.bytes, one record batch)`` and at most the broker's partitions x
   ``max(max.partition.fetch.bytes, batch)``). Paused partitions keep their buffered data without
-  blocking their broker: each adds up to one partition's worth.
+  blocking their broker: each one with data pins one *whole* response more. (A leader or
+  preferred-read-replica change can also let two responses of one broker overlap for a moment:
+  not modelled.)
 * **Before 4.0** every fetchable partition with nothing buffered is fetched again
-  (``fetchablePartitions``): a lagging application lets completed fetches pile up towards
-  ``partitions x max(max.partition.fetch.bytes, batch)``. While the application keeps up,
-  about one round of responses is held: KIP-74's ``min(brokers x fetch.max.bytes, partitions x
-  max.partition.fetch.bytes)``, a typical figure rather than a bound.
+  (``fetchablePartitions``). The application drains completed fetches in order, so what a
+  lagging consumer holds is the responses whose partitions are all still buffered (at most
+  ``partitions x max(max.partition.fetch.bytes, batch)`` together), the one it is draining, and
+  one whole response per paused partition with data; and never more responses than partitions.
+  While the application keeps up about one round of responses is held: KIP-74's
+  ``min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes)``, a typical figure
+  printed beside the bound, not a bound.
 * KIP-81's ``buffer.memory`` pool (as proposed, never shipped) caps what is read at
   ``buffer.memory + largest response - 1`` (non-strict pool); its rejected alternative, a cap of
   N fetches, at N x the largest response.
@@ -31,7 +41,7 @@ scenarios' drawn bounds and :func:`consumer_memory_bound_bytes` compute from.
 >>> memory_bounds(kafka_version="3.9", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
 ...               max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
 ...               lagging=True).bound_bytes // 2**20
-60
+64
 """
 
 from __future__ import annotations
@@ -39,10 +49,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.checks import check_int, check_number
 from kipviz.kafka.config.declarations import CONSUMER
 from kipviz.kafka.config.fields import check_setting
-from kipviz.kafka.config.versions import check_kafka_version, fetch_request_version, has
+from kipviz.kafka.config.versions import (
+    check_kafka_version,
+    fetch_request_version,
+    has,
+    version_key,
+)
 from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
 
@@ -50,7 +65,8 @@ if TYPE_CHECKING:
     from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 
 __all__ = ["ConsumerMemoryBounds", "OneRound", "config_memory_bounds",
-           "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds", "one_round"]
+           "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds",
+           "one_round", "poll_heap_sentence"]
 
 _MiB = 1024 * 1024
 _SOURCES = {
@@ -58,9 +74,9 @@ _SOURCES = {
                                "fetchable partition it serves has buffered data (KAFKA-17182, "
                                "Kafka 4.0)",
     "one completed fetch per partition": "AbstractFetch.fetchablePartitions fetches every "
-                                         "partition with nothing buffered (Kafka before 4.0)",
-    "one round of responses": "KIP-74: min(brokers x fetch.max.bytes, partitions x "
-                              "max.partition.fetch.bytes), while the application keeps up",
+                                         "partition with nothing buffered (Kafka before 4.0); "
+                                         "a buffered partition pins its whole response "
+                                         "(CompletedFetch)",
     "buffer.memory pool": "KIP-81 as proposed (never shipped): buffer.memory + largest "
                           "response - 1",
     "in-flight cap": "KIP-81's rejected alternative: N fetches x largest response",
@@ -130,9 +146,10 @@ def consumer_memory_bound_bytes(brokers: int, fetch_max_bytes: int,
 class ConsumerMemoryBounds:
     """The answer: ``bound_bytes`` by ``rule`` (from ``source``), with the figures behind it.
 
-    ``kip74_bytes`` is KIP-74's one-round figure, ``lagging_bytes`` what the release's rule lets
-    a lagging application reach (before any pool or cap), ``bound_bytes`` what holds for this
-    scenario (pool and cap included; for a pre-4.0 consumer that keeps up, the one-round figure).
+    ``kip74_bytes`` is KIP-74's one-round figure (what a pre-4.0 consumer that keeps up holds,
+    typically), ``lagging_bytes`` what the release's rule lets a lagging application reach
+    (before any pool or cap), ``bound_bytes`` what holds for this scenario, lagging or not (pool
+    and cap included).
     """
 
     kafka_version: str
@@ -148,41 +165,51 @@ class ConsumerMemoryBounds:
     max_batch_bytes: int = 0
     buffer_memory_bytes: int | None = None
     max_in_flight_fetches: int | None = None
+    paused_partitions: int = 0
 
     @property
     def source(self) -> str:
         """The Kafka code, JIRA or KIP the bound comes from."""
         return _SOURCES[self.rule]
 
-    @property
-    def is_bound(self) -> bool:
-        """False for the one-round figure of a pre-4.0 consumer that keeps up (typical only)."""
-        return self.rule != "one round of responses"
-
     def sentence(self) -> str:
         """The one sentence every lesson, dashboard, warning and command prints."""
         state = "lagging" if self.lagging else "keeping up"
-        verb = "at most" if self.is_bound else "about"
-        every_partition = f"{self.partitions} x {_mb(self.per_partition_bytes)}"
+        response = _mb(self.per_broker_bytes)
+        paused = (f" + {self.paused_partitions} paused x {response} (whole responses)"
+                  if self.paused_partitions else "")
         figure = {
-            "one response per broker": (
-                every_partition if self.bound_bytes == self.partitions * self.per_partition_bytes
-                else f"{self.brokers} x {_mb(self.per_broker_bytes)}"),
-            "one completed fetch per partition": every_partition,
+            "one response per broker": _one_per_broker(self) + paused,
+            "one completed fetch per partition": (
+                f"{self.partitions} responses x {response}"
+                if self.lagging_bytes == self.partitions * self.per_broker_bytes
+                else f"{self.partitions} x {_mb(self.per_partition_bytes)} + 1 x {response} "
+                     f"being drained{paused}"),
             "buffer.memory pool": f"buffer.memory + largest response - 1 = "
                                   f"{self.buffer_memory_bytes or 0:,} + "
                                   f"{self.per_broker_bytes:,} - 1 bytes",
-            "in-flight cap": f"{self.max_in_flight_fetches} x {_mb(self.per_broker_bytes)}",
-        }.get(self.rule)
-        text = (f"Kafka {self.kafka_version} consumer, {state}: {verb} {_mb(self.bound_bytes)} "
+            "in-flight cap": f"{self.max_in_flight_fetches} x {response}",
+        }[self.rule]
+        text = (f"Kafka {self.kafka_version} consumer, {state}: at most {_mb(self.bound_bytes)} "
                 f"({self.bound_bytes:,} bytes) of fetch responses "
-                f"({self.rule}{': ' + figure if figure else ''}; {self.source})")
+                f"({self.rule}: {figure}; {self.source})")
         if self.max_batch_bytes > self.per_partition_bytes - 1 and self.max_batch_bytes:
             text += (f", with record batches of up to {self.max_batch_bytes:,} bytes returned "
                      f"whole (the first-batch exception)")
-        if not self.is_bound:
-            text += f"; up to {_mb(self.lagging_bytes)} if the application falls behind"
+        if not self.lagging and not has(self.kafka_version, "buffered_nodes") \
+                and self.kip74_bytes < self.bound_bytes:
+            text += (f"; about {_mb(self.kip74_bytes)} while the application keeps up "
+                     f"(KIP-74's one round)")
         return text + "."
+
+
+def _one_per_broker(b: ConsumerMemoryBounds) -> str:
+    """The 4.x figure for unpaused partitions: brokers x largest response, or every partition's
+    limit when that is smaller."""
+    unpaused = b.lagging_bytes - b.paused_partitions * b.per_broker_bytes
+    if unpaused == b.partitions * b.per_partition_bytes:
+        return f"{b.partitions} x {_mb(b.per_partition_bytes)}"
+    return f"{b.brokers} x {_mb(b.per_broker_bytes)}"
 
 
 def _mb(n: int) -> str:
@@ -199,25 +226,30 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
 
     ``brokers`` counts the brokers serving the consumer's partitions; ``largest_response_bytes``
     is the largest response one of them can send (``ConsumerScenario.largest_response_bytes``).
+    Responses are held whole while any of their partitions is buffered (module docstring): 4.x
+    holds one per broker for its unpaused partitions plus one per paused partition; earlier
+    releases the responses whose partitions are all buffered, the one being drained and one per
+    paused partition; never more responses than partitions.
     """
     serving = min(brokers, partitions)
+    paused = min(paused_partitions, partitions)
     kip74 = one_round(serving, fetch_max_bytes, max_partition_fetch_bytes, partitions,
                       max_batch_bytes)
     per_partition, everything = kip74.partition_bytes, kip74.buffered_bytes
+    pinned = paused * largest_response_bytes  # a paused partition's data pins its response
     if has(kafka_version, "buffered_nodes"):
         rule = "one response per broker"
-        reach = min(serving * largest_response_bytes + paused_partitions * per_partition,
-                    everything)
-        bound = reach
+        reach = min(serving * largest_response_bytes, everything) + pinned
     else:
-        reach = everything
-        rule, bound = (("one completed fetch per partition", everything) if lagging
-                       else ("one round of responses", kip74.bound_bytes))
+        rule = "one completed fetch per partition"
+        reach = everything + largest_response_bytes + pinned  # all buffered, draining, paused
+    reach = min(reach, partitions * largest_response_bytes)  # each pinned by a partition
+    bound = reach
     if buffer_memory_bytes is not None:
         pooled = pooled_bytes_bound(buffer_memory_bytes, largest_response_bytes,
                                     strict=strict_pool)
         if pooled < reach:
-            rule, bound = "buffer.memory pool", min(pooled, reach)
+            rule, bound = "buffer.memory pool", pooled
     elif max_in_flight_fetches is not None:
         capped = max_in_flight_fetches * largest_response_bytes
         if capped < reach:
@@ -229,7 +261,8 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
                                 lagging_bytes=reach, bound_bytes=bound, rule=rule,
                                 max_batch_bytes=max_batch_bytes,
                                 buffer_memory_bytes=buffer_memory_bytes,
-                                max_in_flight_fetches=max_in_flight_fetches)
+                                max_in_flight_fetches=max_in_flight_fetches,
+                                paused_partitions=paused)
 
 
 def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
@@ -277,3 +310,43 @@ def config_memory_bounds(consumer: ConsumerConfig, broker: BrokerConfig, *, kafk
                          largest_response_bytes=largest, lagging=lagging,
                          max_batch_bytes=max_batch_bytes,
                          buffer_memory_bytes=consumer.buffer_memory_bytes)
+
+
+def poll_heap_sentence(kafka_version: str, *, record_bytes: int, compression_ratio: float = 1.0,
+                       max_poll_records: int = CONSUMER.default_of("max.poll.records"),
+                       batch_bytes: int = 16384,
+                       max_partition_fetch_bytes: int = CONSUMER.default_of(
+                           "max.partition.fetch.bytes")) -> str:
+    """What the bytes on the wire become on the heap, beside the fetch responses (the sentence
+    printed next to :meth:`ConsumerMemoryBounds.sentence`).
+
+    Since 0.11 ``CompletedFetch`` (``Fetcher.PartitionRecords`` in 2.0 and earlier) decompresses
+    one record batch at a time as ``poll()`` drains it (``RecordBatch.streamingIterator``): about
+    ``batch_bytes x compression_ratio`` at once. 0.10.x decompressed a partition's whole
+    completed fetch at once (``Fetcher.parseCompletedFetch`` over ``deepEntries``: up to
+    ``max.partition.fetch.bytes x compression_ratio``). The application holds what one
+    ``poll()`` returned: at most ``max.poll.records`` deserialized records of ``record_bytes``
+    (uncompressed) each.
+
+    >>> poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0)[:72]
+    'Kafka 4.3 consumer: beside the fetch responses, one poll() hands over at'
+    """
+    check_kafka_version(kafka_version)
+    record_bytes = check_int("record_bytes", record_bytes, 1)
+    ratio = check_number("compression_ratio", compression_ratio, 1.0, finite=True)
+    max_poll_records = check_setting("max_poll_records", max_poll_records,
+                                     CONSUMER["max.poll.records"])
+    batch_bytes = check_int("batch_bytes", batch_bytes, 1)
+    polled = max_poll_records * record_bytes
+    if version_key(kafka_version) >= (0, 11):
+        working = int(batch_bytes * ratio)
+        how = (f"one record batch is decompressed at a time as poll() drains it, about "
+               f"{batch_bytes:,} x {ratio:g} = {_mb(working)} (CompletedFetch -> "
+               f"streamingIterator, since 0.11)")
+    else:
+        working = int(max_partition_fetch_bytes * ratio)
+        how = (f"a partition's whole completed fetch is decompressed at once, up to "
+               f"{max_partition_fetch_bytes:,} x {ratio:g} = {_mb(working)} (0.10.x)")
+    return (f"Kafka {kafka_version} consumer: beside the fetch responses, one poll() hands over "
+            f"at most max.poll.records x record size = {max_poll_records:,} x {record_bytes:,} "
+            f"= {_mb(polled)} of deserialized records, and {how}.")

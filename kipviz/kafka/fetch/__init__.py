@@ -5,6 +5,8 @@
   (``effective_response_max_bytes``).
 * :mod:`~kipviz.kafka.fetch.request`: which partitions go into a consumer's next request, in
   which order (``Ordering``, ``PartitionStates``, ``request_partitions``), by version.
+* :mod:`~kipviz.kafka.fetch.session`: KIP-227's incremental fetch sessions, which decide the
+  order the broker reads (``java_fetch_order``, ``FetchSessions``).
 
 May import: :mod:`kipviz.kafka.config` and :mod:`kipviz.kafka.quotas`.
 """
@@ -19,7 +21,8 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "fill_raw_bytes", "fill_response", "largest_response_bytes",
     ],
     "request": [
-        "Ordering", "PartitionStates", "TopicPartition", "java_hash_order", "next_order",
-        "request_partitions",
+        "Ordering", "PartitionStates", "TopicPartition", "group_data_by_topic_order",
+        "java_hash_order", "next_order", "request_partitions",
     ],
+    "session": ["FetchOrder", "FetchSessions", "java_fetch_order", "new_fetch_sessions"],
 })

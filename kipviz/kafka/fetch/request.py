@@ -11,8 +11,11 @@ which order, by Kafka version.
   session evicted. Paused (and otherwise unfetchable) partitions keep their buffered data but do
   not block their node. :func:`request_partitions` is that rule, once, for the kernel and the
   SimPy reference alike.
-* The request order: assignment order with KIP-74's move-to-end, or Java hash order (0.10.0, and
-  3.7 to 4.1); see :func:`kipviz.kafka.config.versions.request_ordering`.
+* The request order: assignment order with KIP-74's move-to-end, or Java hash order (3.7 to
+  4.1; 0.10.0's topic-grouped ``HashMap``s, :func:`group_data_by_topic_order`); see
+  :func:`kipviz.kafka.config.versions.request_ordering`. With incremental fetch sessions (1.1
+  on) the broker reads the session's order instead, except in full fetches and for re-added
+  partitions (:mod:`kipviz.kafka.fetch.session`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ __all__ = [
     "Ordering",
     "PartitionStates",
     "TopicPartition",
+    "group_data_by_topic_order",
     "java_hash_order",
+    "java_string_hash",
     "next_order",
     "request_partitions",
 ]
@@ -45,12 +50,17 @@ class TopicPartition:
 
     def java_hash(self) -> int:
         """``TopicPartition.hashCode()``: ``31 * (31 + partition) + topic.hashCode()`` as int32."""
-        h = 0  # String.hashCode over UTF-16 code units
-        units = self.topic.encode("utf-16-be")
-        for i in range(0, len(units), 2):
-            h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
-        result = (31 * (31 + self.partition) + h) & 0xFFFFFFFF
+        result = (31 * (31 + self.partition) + java_string_hash(self.topic)) & 0xFFFFFFFF
         return result - 2**32 if result >= 2**31 else result
+
+
+def java_string_hash(text: str) -> int:
+    """``String.hashCode()`` (over UTF-16 code units), as an unsigned 32-bit value."""
+    h = 0
+    units = text.encode("utf-16-be")
+    for i in range(0, len(units), 2):
+        h = (31 * h + int.from_bytes(units[i : i + 2], "big")) & 0xFFFFFFFF
+    return h
 
 
 class PartitionStates:
@@ -99,8 +109,10 @@ class Ordering(IntEnum):
     FIXED = 0  # always the assignment order: what KIP-74 warns about
     ROUND_ROBIN = 1  # consumer moves partitions that returned bytes to the end (KIP-74; 0.10.1
     # to 3.6 and 4.2 on)
-    HASH = 2  # Java hash order of TopicPartition (0.10.0's HashMap; 3.7 to 4.1's HashSet)
-    SESSION = 3  # broker moves partitions that returned records to the end (KIP-227)
+    HASH = 2  # Java hash order (3.7 to 4.1's HashSet of TopicPartition; 0.10.0's topic-grouped
+    # HashMaps, group_data_by_topic_order)
+    SESSION = 3  # a fetch session's rotation alone: the broker moves partitions that returned
+    # records to the end (KIP-227), none forgotten (kipviz.kafka.fetch.session)
     RANDOM = 4  # random shuffle before each request (the KIP's other option)
 
 
@@ -145,7 +157,39 @@ def java_hash_order(tps: Sequence[TopicPartition], *, copied: bool = False) -> l
     ``fetchablePartitions``), sized at once to ``max(n / .75 + 1, 16)`` rounded up to a power
     of two, which is larger for some n (12 partitions: 32 buckets, not 16).
     """
-    n = len(tps)
+    return _hash_map_order([tp.java_hash() for tp in tps], copied=copied)
+
+
+def group_data_by_topic_order(tps: Sequence[TopicPartition]) -> list[int]:
+    """Indexes of one node's ``tps`` in the order a 0.10.0 ``FetchRequest`` lists them.
+
+    0.10.0's ``Fetcher.createFetchRequests`` puts the node's partitions in a ``HashMap`` (in the
+    order it iterates the fetchable ``HashSet``; here: :func:`java_hash_order`), and
+    ``FetchRequest`` regroups them with ``CollectionUtils.groupDataByTopic`` into a
+    ``HashMap<String, HashMap<Integer, PartitionData>>``, each filled one put at a time: topics in
+    ``String`` hash order, and within a topic partitions in ``Integer`` hash order (the
+    partition number modulo the table size), ties in insertion order. A request that lists
+    fewer partitions can have a smaller table, hence another order; the model keeps the order of
+    all the node's partitions (0.10.1's v3 request keeps the consumer's order instead).
+
+    >>> group_data_by_topic_order([TopicPartition("t", p) for p in (20, 3, 17)])
+    [2, 1, 0]
+    """
+    by_topic: dict[str, list[int]] = {}
+    for i in java_hash_order(tps):
+        by_topic.setdefault(tps[i].topic, []).append(i)
+    topics = list(by_topic)
+    out: list[int] = []
+    for t in _hash_map_order([java_string_hash(name) for name in topics]):
+        group = by_topic[topics[t]]
+        out += [group[k] for k in _hash_map_order([tps[i].partition for i in group])]
+    return out
+
+
+def _hash_map_order(hashes: Sequence[int], *, copied: bool = False) -> list[int]:
+    """Positions of keys with ``hashCode()`` ``hashes`` (inserted in that order) in a Java
+    ``HashMap``'s iteration order (see :func:`java_hash_order`)."""
+    n = len(hashes)
     if copied:
         wanted = max(int(n / 0.75) + 1, 16)
         capacity = 1 << (wanted - 1).bit_length()
@@ -155,7 +199,7 @@ def java_hash_order(tps: Sequence[TopicPartition], *, copied: bool = False) -> l
             capacity *= 2
 
     def bucket(i: int) -> int:
-        h = tps[i].java_hash() & 0xFFFFFFFF
+        h = hashes[i] & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(range(n), key=lambda i: (bucket(i), i))

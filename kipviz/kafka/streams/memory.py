@@ -14,11 +14,13 @@ A Streams instance holds input records in two places:
   default, an ``AsyncKafkaConsumer`` with KIP-1071's ``group.protocol=streams``, early access in
   4.1 and generally available in 4.2; both fetch through ``AbstractFetch``). Its completed fetches
   follow the consumer rule of the Kafka release (:func:`kipviz.kafka.consumer.memory.memory_bounds`,
-  lagging): before 4.0 one completed fetch per partition; from 4.0 (KAFKA-17182) one response per
-  broker, plus one completed fetch for each *paused* partition that still holds one. Streams
-  pauses partitions as its own back-pressure (above N records, or over KIP-770's share), and a
-  paused partition keeps its completed fetch (``FetchCollector.collectFetch``) without blocking
-  its broker, so a lagging Streams thread on 4.x can still reach one fetch per partition.
+  lagging): before 4.0 one completed fetch per partition and the whole response being drained;
+  from 4.0 (KAFKA-17182) one response per broker, plus one *whole response* for each paused
+  partition that still holds a completed fetch (its records are a slice of that response's
+  buffer). Streams pauses partitions as its own back-pressure (above N records, or over
+  KIP-770's share), and a paused partition keeps its completed fetch
+  (``FetchCollector.collectFetch``) without blocking its broker, so a lagging Streams thread on
+  4.x can pin far more than one fetch per partition.
 
 Settings are Streams' consumer defaults (``StreamsConfig.CONSUMER_DEFAULT_OVERRIDES`` changes only
 ``max.poll.records`` to 1000, ``auto.offset.reset``, ``enable.auto.commit``, ``group.protocol``
@@ -33,7 +35,7 @@ record caches (``statestore.cache.max.bytes``) and state stores.
 >>> m.record_bytes, m.records_bound_bytes // 2**20, m.consumer.bound_bytes // 2**20
 (1042, 3986, 150)
 >>> streams_memory(StreamsInstance(partitions=2000, threads=4, brokers=3), "3.9").consumer_bytes
-2097152000
+2306867200
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ that is > 0) and the current ``minOneMessage``.
   ``DelayedRemoteFetch`` waits for all of them (KAFKA-14915, apache/kafka#20045).
 * Before 4.2 a remote partition charges nothing to the response limit (its records are empty at
   that point), so the limit can be exceeded. From 4.2 it is charged its ``fetchMaxBytes`` up
-  front and ends the first-batch exception (KAFKA-19462, apache/kafka#20088).
+  front (KAFKA-19462, apache/kafka#20088) and ends the first-batch exception (KAFKA-19795,
+  apache/kafka#20706).
 * ``RemoteLogManager.read``: ``maxBytes = fetchMaxBytes``; without ``minOneMessage`` a first batch
   bigger than that returns nothing; with it the buffer grows to the first batch; the read goes
   on to the end of that remote segment or the buffer, raw bytes, as a local read does.

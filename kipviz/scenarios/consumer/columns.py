@@ -37,7 +37,10 @@ class ConsumerSettings(NamedTuple):
 
     response_max_bytes: int
     version: int  # fetch request version
-    ordering: int  # an Ordering member
+    ordering: int  # the consumer's request order, an Ordering member (not SESSION)
+    fetch_sessions: bool  # KIP-227: incremental fetches read in the session's order
+    forget_left_out: bool  # partitions left out of a request leave the session
+    moves_on_high_watermark: bool  # before 3.0 (KAFKA-12330)
     fetch_min_bytes: int
     max_wait_ticks: int
     rtt_ticks: int
@@ -82,7 +85,8 @@ class WindowColumns(NamedTuple):
 
 
 class MemoryColumns(NamedTuple):
-    """Per tick: bytes held, in flight and consumed."""
+    """Per tick: bytes held (whole responses while any of their partitions is buffered), in
+    flight and consumed."""
 
     held_bytes: np.ndarray
     in_flight_bytes: np.ndarray

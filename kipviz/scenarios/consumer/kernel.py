@@ -4,7 +4,8 @@
 it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
 numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
 ``fill_raw_bytes`` (:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
-``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-81's pool rules
+``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-227's session rules
+(:mod:`kipviz.kafka.fetch.session`: the order the broker reads), KIP-81's pool rules
 (:mod:`kipviz.kafka.broker.pool`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
 and the fetch quota's ``throttle_fetch`` (:mod:`kipviz.kafka.quotas.client`, over the ``Rate``
 slot functions).
@@ -23,6 +24,7 @@ import numpy as np
 from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.fetch.session import close_response, open_request, session_moves
 from kipviz.kafka.quotas.client import throttle_fetch
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
@@ -37,14 +39,15 @@ HEARTBEAT_RESPONSE_BYTES = 16  # a v4 HeartbeatResponse: size, correlation id, t
 
 
 def consumer_kernel(
-    batches, inputs, settings, pool,
+    batches, inputs, settings, pool, sessions,
     # outputs (throttled: count and total ms of quota-throttled fetches)
     throttled, out_fetches, out_windows, out_memory, out_buffer, out_heartbeats,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
     """Run the model on ``batches`` (``TimeOrderedBatches``), ``inputs`` and ``settings``
-    (:mod:`kipviz.scenarios.consumer.columns`) and KIP-81's pool row
-    (:func:`kipviz.kafka.broker.pool.pool_state`); fills ``throttled`` and the ``out_*`` column
-    blocks. Returns (fetch rows, heartbeats)."""
+    (:mod:`kipviz.scenarios.consumer.columns`), KIP-81's pool row
+    (:func:`kipviz.kafka.broker.pool.pool_state`) and the brokers' fetch sessions
+    (:class:`kipviz.kafka.fetch.session.FetchSessions`); fills ``throttled`` and the ``out_*``
+    column blocks. Returns (fetch rows, heartbeats)."""
     # the blocks' fields as locals, read by name once
     batch_size, batch_tick, batch_part = batches.size_bytes, batches.tick, batches.partition
     batch_next, batch_first = batches.next_batch, batches.first
@@ -60,6 +63,8 @@ def consumer_kernel(
     max_in_flight, hb_interval_ticks = settings.max_in_flight, settings.hb_interval_ticks
     skip_buffered_nodes, pause_tick = settings.skip_buffered_nodes, settings.pause_tick
     quota_bound, quota_empty = settings.quota_bound, settings.quota_empty
+    fetch_sessions, forget_left_out = settings.fetch_sessions, settings.forget_left_out
+    moves_on_hw = settings.moves_on_high_watermark
     f_id, f_time, f_broker = out_fetches.fetch_id, out_fetches.time_ms, out_fetches.broker
     f_part, f_pos, f_lag = out_fetches.partition, out_fetches.position, out_fetches.lag_bytes
     f_raw, f_batches = out_fetches.raw_bytes, out_fetches.complete_batches
@@ -108,7 +113,7 @@ def consumer_kernel(
     sent_n = np.zeros(n_brokers, np.int64)
     scratch = np.zeros(n_part, np.int64)  # next_order's working space
     next_key = 0  # the next of random_keys
-    held = retained = rows = fetch_id = window = hb_n = 0
+    retained = rows = fetch_id = window = hb_n = 0
     credit = 0.0
     hb_arrive = -1
     hb_next = 0 if hb_interval_ticks > 0 else ticks
@@ -171,7 +176,6 @@ def consumer_kernel(
                 # free to overwrite (no branch on the random part sizes)
                 p = sent[j]
                 has = 1 if st[p, PART_RAW] > 0 else 0
-                held += st[p, PART_RAW]
                 part_slot[p] = s
                 slot_parts[s] += has
                 queue[tail] = p
@@ -190,7 +194,9 @@ def consumer_kernel(
             hb_sent[hb_n] = t
             hb_arrive = t + rtt_ticks
             hb_next = t + hb_interval_ticks
-        m_held[t] = held  # peak of the tick: responses landed, nothing consumed yet
+        # peak of the tick, responses landed and nothing consumed yet: whole responses, each
+        # held while any of its partitions is buffered (records are slices of its buffer)
+        m_held[t] = retained
         b_retained[t] = retained
         b_waiting[t] = waiting
         b_dry[t] = pool_out_of_memory(pool)
@@ -209,7 +215,6 @@ def consumer_kernel(
                 break
             credit -= st[p, PART_LEFT]
             consumed += st[p, PART_LEFT]
-            held -= st[p, PART_RAW]
             st[p, PART_RAW] = 0
             st[p, PART_LEFT] = 0
             head = head + 1 if head + 1 < queue.shape[0] else 0
@@ -239,6 +244,8 @@ def consumer_kernel(
                     broker_slot[b] = free_slots[n_free]
                     if max_in_flight < n_slots:
                         first_broker = (b + 1) % n_brokers
+                    if fetch_sessions:  # KIP-227: the broker reads in its session's order
+                        open_request(sessions, b, sent[lo:], place[lo:], n, forget_left_out)
             n = sent_n[b]
             if n == 0:
                 continue
@@ -256,11 +263,13 @@ def consumer_kernel(
                     continue
             parked_since[b] = -1
             throttle_ticks = 0
+            emptied = False
             if quota_bound > 0:  # the broker records the response against consumer_byte_rate
                 throttle_ticks = throttle_fetch(q_slots[b], q_pos[b], quota_bound, raw[:n],
                                                 total, now, quota_empty, tick_ms, throttled)
                 if throttle_ticks > 0 and quota_empty:
                     total = 0
+                    emptied = True
             returned[: order_start[b + 1] - lo] = False
             for i in range(n):
                 p = sent[lo + i]
@@ -292,7 +301,9 @@ def consumer_kernel(
                 st[p, OFFSET] += got
                 st[p, PART_RAW] = r
                 st[p, PART_LEFT] = got
-                returned[place[lo + i]] = (r > 0) if ordering == Ordering.ROUND_ROBIN else (got > 0)
+                returned[place[lo + i]] = r > 0  # KIP-74's move-to-end (round-robin)
+                if fetch_sessions and not emptied:
+                    session_moves(sessions, b, p, r, st[p, LOG_END], moves_on_hw)
             served = order_start[b + 1] - lo
             keys = random_keys[:0]
             if ordering == Ordering.RANDOM:
@@ -300,6 +311,8 @@ def consumer_kernel(
                 next_key += served
             next_order(orders[lo : order_start[b + 1]], returned[:served], ordering, keys,
                        scratch)
+            if fetch_sessions:
+                close_response(sessions, b, emptied, returned, scratch)
             in_flight[b] = total
             arrive[b] = t + rtt_ticks + int(total / network_per_tick)  # round trip + transfer
             if quota_empty:
@@ -324,7 +337,7 @@ def consumer_kernel(
 
 
 def _compile() -> dict[str, Any]:
-    from kipviz.kafka.fetch import request, response
+    from kipviz.kafka.fetch import request, response, session
     from kipviz.kafka.quotas import client
     from kipviz.scenarios.broker.kernel import compiled_kernel as broker_compiled
 
@@ -336,8 +349,11 @@ def _compile() -> dict[str, Any]:
     # kipviz.kafka.broker.pool's rules, as the broker kernel compiles them
     pool = {name: broker_compiled(name) for name in (
         "pool_try_allocate", "pool_release", "pool_out_of_memory")}
-    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool, **fill}, foreign={
-        "next_order": request.next_order, "request_partitions": request.request_partitions})
+    # KIP-227's session rules over their own module, with the move-to-end they call
+    rules = jit_functions(session.SESSION_FUNCTIONS, vars(session),
+                          foreign={"next_order": request.next_order})
+    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool, **fill, **rules},
+                         foreign={"request_partitions": request.request_partitions})
 
 
 def compiled_kernel(name: str = "consumer_kernel") -> Any:

@@ -35,6 +35,7 @@ class _ConsumerRun(TypedDict):
     memory_lagging_bytes: int
     memory_sentence: str
     ordering: str
+    fetch_sessions: bool
     throttled_fetches: int
     throttle_time_total_ms: int
     depleted_time_total_ms: float

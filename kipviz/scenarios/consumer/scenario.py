@@ -33,6 +33,7 @@ from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 from kipviz.kafka.consumer.memory import one_round
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
+from kipviz.kafka.fetch.session import FetchOrder, java_fetch_order
 from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
 from kipviz.scenarios.workload import Workload
 
@@ -54,8 +55,12 @@ class ConsumerScenario:
                                               label="broker fetch.max.bytes")
     fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
     fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
-    # None: the request order this Kafka version's consumer uses (kipviz.kafka.config.versions)
+    # None: as this Kafka version does (kipviz.kafka.fetch.session.java_fetch_order): its request
+    # order for full fetches and re-added partitions, the fetch session's for incremental ones
     ordering: Ordering | None = choice(None, Ordering, optional=True, rule=_ORDERINGS)
+    # KIP-227 (1.1): False makes every fetch full, as a broker with
+    # max.incremental.fetch.session.cache.slots=0 or a session evicted before each fetch
+    incremental_fetch_sessions: bool = flag(True)
     # fetch request version (a Java short); None: the newest the Kafka version sends (<= 2:
     # before KIP-74)
     version: int | None = knob(None, at_least=0, optional=True, java="short",
@@ -98,6 +103,9 @@ class ConsumerScenario:
             raise ValueError(f"ordering must not be SESSION before fetch sessions (KIP-227, "
                              f"Kafka 1.1; kafka_version {self.kafka_version!r}): "
                              f"{self.ordering!r}")
+        if self.ordering == Ordering.SESSION and not self.incremental_fetch_sessions:
+            raise ValueError(f"ordering must not be SESSION without incremental fetch sessions "
+                             f"(incremental_fetch_sessions=False): {self.ordering!r}")
         for i, p in enumerate(self.paused_partitions):
             if p >= self.partitions:
                 raise ValueError(f"paused_partitions[{i}] must be a partition, 0.."
@@ -135,6 +143,14 @@ class ConsumerScenario:
                 else Ordering(self.ordering))
 
     @property
+    def fetch_order(self) -> FetchOrder:
+        """How partitions are ordered: the consumer's request order and, with incremental fetch
+        sessions, the session's (:func:`kipviz.kafka.fetch.session.java_fetch_order`)."""
+        return java_fetch_order(self.kafka_version, self.ordering,
+                                incremental_fetch_sessions=self.incremental_fetch_sessions,
+                                fetch_version=self.fetch_version)
+
+    @property
     def mode(self) -> str:
         """``"today"`` (no pool), ``"kip81_pool"`` or ``"in_flight_cap"`` (the rejected one)."""
         if self.buffer_memory_bytes is not None:
@@ -159,7 +175,7 @@ class ConsumerScenario:
     @property
     def response_max_bytes(self) -> int:
         """The broker's response limit for this consumer, as the Kafka version applies it: the
-        broker's fetch.max.bytes from 2.5 (KIP-541), the quota window from 2.4 (KAFKA-9677)."""
+        broker's fetch.max.bytes (KIP-541) and the quota window (KAFKA-9677), both from 2.5."""
         return response_limit_bytes(self.kafka_version, self.fetch_max_bytes,
                                     self.broker_fetch_max_bytes, self.fetch_quota_bytes_per_s)
 

@@ -40,7 +40,13 @@ from kipviz.kafka.broker.pool import DEPLETED, pool_state
 from kipviz.kafka.config.versions import has, version_key
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
 from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, consumer_memory_bounds
-from kipviz.kafka.fetch.request import Ordering, TopicPartition, java_hash_order
+from kipviz.kafka.fetch.request import (
+    Ordering,
+    TopicPartition,
+    group_data_by_topic_order,
+    java_hash_order,
+)
+from kipviz.kafka.fetch.session import new_fetch_sessions
 from kipviz.kafka.quotas.client import new_quota_rates
 from kipviz.scenarios import limits
 from kipviz.scenarios.consumer.columns import (
@@ -82,15 +88,20 @@ class ConsumerTrace:
 
 
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
-    """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``)."""
+    """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``):
+    the consumer's request order (:attr:`ConsumerScenario.fetch_order`), which is also the order
+    of a fetch session created by it."""
     p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
-    if scenario.request_ordering == Ordering.HASH:
-        tps = [TopicPartition(TOPIC, i) for i in range(p)]
+    everything = np.arange(p, dtype=np.int64)
+    hashed = scenario.fetch_order.request == Ordering.HASH
+    tps = [TopicPartition(TOPIC, i) for i in range(p)] if hashed else []
+    if hashed and not has(scenario.kafka_version, "topic_grouped_requests"):
         copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
         everything = np.array(java_hash_order(tps, copied=copied), dtype=np.int64)
-    else:
-        everything = np.arange(p, dtype=np.int64)
     per_broker = [everything[everything % b == broker] for broker in range(b)]
+    if hashed and has(scenario.kafka_version, "topic_grouped_requests"):  # 0.10.0
+        per_broker = [order[group_data_by_topic_order([tps[i] for i in order])]
+                      for order in per_broker]
     order_start = np.zeros(b + 1, dtype=np.int64)
     np.cumsum([len(x) for x in per_broker], out=order_start[1:])
     return np.concatenate(per_broker), order_start
@@ -128,6 +139,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
                          f"allocation: {s.largest_response_bytes(max_batch)} > {pool.size_bytes} "
                          f"(a record batch above buffer.memory can never be read)")
     orders, order_start = initial_orders(s)
+    order = s.fetch_order
     n_windows = s.windows
     rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
     cap = s.partitions * (math.ceil(s.ticks / rtt_ticks) + 1) if record_fetches else 0
@@ -150,7 +162,10 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         random_keys=random_order_keys(s, seed), quota_slots=q_slots, quota_pos=q_pos)
     settings = ConsumerSettings(
         response_max_bytes=int(s.response_max_bytes), version=int(s.fetch_version),
-        ordering=int(s.request_ordering), fetch_min_bytes=int(s.fetch_min_bytes),
+        ordering=int(order.request), fetch_sessions=bool(order.sessions),
+        forget_left_out=bool(order.forget_left_out),
+        moves_on_high_watermark=bool(order.moves_on_high_watermark),
+        fetch_min_bytes=int(s.fetch_min_bytes),
         max_wait_ticks=math.ceil(s.fetch_max_wait_ms / s.tick_ms), rtt_ticks=rtt_ticks,
         network_per_tick=float(s.network_bytes_per_s * s.tick_ms / 1000.0),
         consume_per_tick=float(s.consume_bytes_per_s * s.tick_ms / 1000.0),
@@ -163,8 +178,9 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
         quota_bound=float(s.fetch_quota_bytes_per_s or 0.0),
         quota_empty=bool(has(s.kafka_version, "throttled_empty_response")))
     kernel = compiled_kernel() if compiled else consumer_kernel
-    rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, throttled,
-                                    f, w, m, buf, hb)
+    sessions = new_fetch_sessions(order_start, s.partitions)
+    rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, sessions,
+                                    throttled, f, w, m, buf, hb)
     fetches = pd.DataFrame({name: getattr(f, name)[:rows] for name in _FETCH_COLUMNS})
     fetches["time_ms"] *= s.tick_ms
     bounds = -(-np.arange(n_windows + 1, dtype=np.int64) * s.ticks // n_windows) * s.tick_ms
@@ -189,7 +205,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             "max_in_flight_fetches": s.max_in_flight_fetches,
             "kafka_version": s.kafka_version, "fetch_version": s.fetch_version,
             **_memory_meta(consumer_memory_bounds(s, max_batch_bytes=max_batch)),
-            "ordering": s.request_ordering.name,
+            "ordering": s.request_ordering.name, "fetch_sessions": bool(order.sessions),
             "throttled_fetches": int(throttled[0]), "throttle_time_total_ms": int(throttled[1]),
             # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
             "depleted_time_total_ms": float(state[DEPLETED]),
