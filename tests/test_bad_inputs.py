@@ -29,7 +29,7 @@ from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.limits import max_trace_bytes
 from kipviz.scenarios.streams.scenario import StreamsScenario
 from kipviz.scenarios.streams.scenario import simulate as streams_simulate
-from kipviz.scenarios.workload import Workload
+from kipviz.scenarios.workload import Workload, produce
 
 # the timed reproducers run compiled kernels: compile them before the clock starts
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -65,6 +65,11 @@ TABLE: list[tuple[str, str, Any, str]] = [
     ("size", "simulate(ConsumerScenario(ticks=10**12))", ValueError, "ticks=1000000000000"),
     ("size", "simulate(ConsumerScenario(workload=Workload(initial_lag_bytes=2**40)))",
      ValueError, "workload.initial_lag_bytes=1099511627776"),
+    ("size", "produce(Workload(initial_lag_bytes=10**15), 10, 100, 10, seed=0)", ValueError,
+     "lower partitions=10, ticks=100, workload.produce_bytes_per_s=.*"
+     "workload.initial_lag_bytes=1000000000000000"),
+    ("size", "produce(Workload(profile='bursts', burst_multiplier=1e12), 100, 1000, 10, seed=0)",
+     ValueError, "workload.burst_multiplier=1000000000000"),
     ("size", "simulate(ConsumerScenario(partitions=10**5, ticks=10**5), record_fetches=True)",
      ValueError, "record_fetches=True"),
     ("size", "broker_simulate(BrokerScenario(connections=10**7, ticks=10**6))", ValueError,
@@ -162,7 +167,7 @@ def namespace(tmp_path: Path) -> dict[str, Any]:
              "simulate": simulate, "max_trace_bytes": max_trace_bytes,
              "StreamsScenario": StreamsScenario, "streams_simulate": streams_simulate,
              "canonical_params": canonical_params, "read_cached": read_cached,
-             "Workload": Workload, "with_env": with_env,
+             "Workload": Workload, "produce": produce, "with_env": with_env,
              "KAFKA_4_BROKER_KEYS": KAFKA_4_BROKER_KEYS}
     return {**names, "np": np, "TMP": tmp_path, "CONFIG": config, "BLOCKER": blocker,
             "BAD_ESCAPE": bad_escape}

@@ -136,7 +136,8 @@ def test_buffer_memory_below_fetch_max_bytes_is_a_warning_not_a_traceback(dashbo
     dashboard.update(buffer_memory_bytes=8 * MiB)
     assert dashboard.update(fetch_max_bytes=32 * MiB) is None
     assert ("buffer_memory_bytes (buffer.memory) must be &gt;= fetch.max.bytes (33554432; "
-            "KIP-81: a whole fetch response must fit in the pool): 8388608") in dashboard.warning.value
+            "KIP-81: a whole fetch response must fit in the pool): 8388608"
+            ) in dashboard.warning.value
     assert dashboard.controls["fetch_max_bytes"].value == 4 * MiB
 
 
