@@ -45,9 +45,12 @@ class Workload:
     record_bytes: int = knob(1024, at_least=1)
     # the producer's batch.size (ProducerConfig, atLeast(0))
     batch_size_bytes: int = knob(16384, at_least=0, label="batch.size")
-    zipf_s: float = knob(1.1, at_least=0, number=True)
+    # at 10 the second partition gets 1/1024 of the first one's rate; beyond, partition powers
+    # overflow a float for large partition counts
+    zipf_s: float = knob(1.1, at_least=0, at_most=10, number=True)
     fast_fraction: float = knob(0.5, at_least=0, at_most=1, number=True)
-    fast_to_slow_ratio: float = knob(10.0, at_least=1, number=True)
+    # a million: the slow partitions get nothing a run of hours would show
+    fast_to_slow_ratio: float = knob(10.0, at_least=1, at_most=1e6, number=True)
     burst_period_ms: int = knob(5000, at_least=1)
     burst_duration_ms: int = knob(1000, at_least=0)  # and <= burst_period_ms
     burst_fraction: float = knob(0.1, at_least=0, at_most=1, number=True)
