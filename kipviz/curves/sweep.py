@@ -63,10 +63,10 @@ _SCHEMA = ", ".join([*(f"{c} {_SQL_TYPES[t]}" for c, t in _ROW.items()),
                      "curve_jain_index array<double>"])
 
 
-def _axes(values: dict[str, Any]) -> dict[str, list[Any]]:
+def _axes(values: Mapping[str, Any]) -> dict[str, Sequence[Any]]:
     """Each grid axis as a list; ValueError naming the axis when one is not a collection of
     values (a number, a string, a mapping)."""
-    out = {}
+    out: dict[str, Sequence[Any]] = {}
     for name, axis in values.items():
         if isinstance(axis, str | bytes | Mapping) or not isinstance(axis, Iterable):
             raise ValueError(f"{name} must be a list of values (one axis of the grid): {axis!r}")
