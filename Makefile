@@ -55,16 +55,10 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 
 # HYPOTHESIS_PROFILE (tests/conftest.py): ci (make test's: the same examples on every run),
 # dev (few examples, at random: the edit loop's default), thorough (many, at random)
-# WORKERS: pytest-xdist processes. Much of the suite waits (JVMs and kernels starting, Spark jobs,
-# a browser), so two workers on 2 cores take about half the time of one. --dist loadfile keeps
-# each file (and each notebook, whose cells share one kernel) on one worker, in order, so
-# module-scoped fixtures (tests/test_cluster.py's cluster) start once. WORKERS=0 runs in-process.
-WORKERS ?= 2
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" \
 	  $(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env \
-	  --nbval-sanitize-with=tests/nbval_sanitize.cfg --durations=25 \
-	  -n $(WORKERS) --dist loadfile
+	  --nbval-sanitize-with=tests/nbval_sanitize.cfg --durations=25
 
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser, cluster or network
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest tests \

@@ -79,11 +79,9 @@ def _recipe(target: str) -> str:
 def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
     """``make test`` runs ``ci`` unless ``HYPOTHESIS_PROFILE`` says otherwise and takes every
     marker; ``make test-fast`` runs ``dev`` and leaves out Spark, the browser, the cluster and
-    the network (the wheel's build downloads setuptools). ``make test``'s workers take whole
-    files (a notebook's cells share one kernel; a module's fixtures start once)."""
+    the network (the wheel's build downloads setuptools)."""
     test, fast = _recipe("test"), _recipe("test-fast")
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}" in test and ' -m "' not in test
-    assert "-n $(WORKERS) --dist loadfile" in test
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}" in fast
     assert '-m "not spark and not browser and not cluster and not network"' in fast
 
