@@ -21,6 +21,14 @@ program, like Kafka, asks ``should_throttle`` (a windowed-rate measurement) per 
 answers are the same because measuring twice at one instant changes nothing. The plain-Python
 figure isolates what numba adds to the same algorithm.
 
+The cluster figures (issue 26) run a 50-broker plan of 2,000 partitions (R = 3, each moving one
+replica to another broker, 0 to 1 GB each, IN 50 MB/s split by size, T = 50 MB/s on every
+broker) through :func:`kipviz.scenarios.reassignment.cluster.simulate_cluster` and the SimPy
+program of the same model (:mod:`benchmarks.simpy_cluster_reassignment`, checked table for table
+by ``tests/test_simpy_cluster_reassignment.py``) on the same first ``CLUSTER_REFERENCE_TICKS``
+ticks: ``cluster_speedup_vs_simpy`` (the tables only: the flow schedule that plans ``meta``
+is left out of both, ``plan=False``); the compiled kernel also on the whole move.
+
 The dashboard figure is the latency of one slider move on ``ReassignmentDashboard()`` (the
 lesson's setting): re-simulate, recompute the Spark curves, redraw.
 """
@@ -31,7 +39,10 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.simpy_cluster_reassignment import simulate_cluster_simpy
 from benchmarks.simpy_reassignment import simulate_simpy
+from kipviz.kafka.replication.cluster import make_move
+from kipviz.scenarios.reassignment.cluster import ClusterReassignmentScenario, simulate_cluster
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 
 NAME = "kip73_reassignment"
@@ -42,6 +53,10 @@ COMPILED_REPEAT = 5
 REFERENCE_REPEAT = 3
 WARMUP = 1
 MB = 1_000_000
+CLUSTER_BROKERS = 50
+CLUSTER_PARTITIONS = 2000
+CLUSTER_REFERENCE_TICKS = 200
+CLUSTER_WHOLE_TICKS = 120_000  # 20 minutes of 10 ms ticks: the move takes about 10
 
 
 def scenario(ticks: int) -> ReassignmentScenario:
@@ -86,6 +101,52 @@ def throughput() -> None:
     _rate("compiled_at_scale", lambda: simulate(long), AT_SCALE_TICKS, COMPILED_REPEAT)
 
 
+def cluster_scenario(ticks: int) -> ClusterReassignmentScenario:
+    """50 brokers, 2,000 partitions of R = 3 each moving one replica (seeded), 0..1 GB each,
+    IN 50 MB/s over them by size, T = 50 MB/s on every broker, a sample row per second."""
+    import numpy as np
+
+    rng = np.random.default_rng(26)
+    sizes = rng.integers(0, 10**9, CLUSTER_PARTITIONS)
+    moves = []
+    for p in range(CLUSTER_PARTITIONS):
+        sources = [int(b) for b in rng.choice(CLUSTER_BROKERS, 3, replace=False)]
+        dest = int(rng.choice([b for b in range(CLUSTER_BROKERS) if b not in sources]))
+        replaced = int(rng.integers(3))
+        targets = [dest if i == replaced else b for i, b in enumerate(sources)]
+        moves.append(make_move("t", p, sources, targets, size_bytes=int(sizes[p]),
+                               bytes_in_per_s=50e6 * sizes[p] / sizes.sum()))
+    return ClusterReassignmentScenario(tuple(moves), leader_throttle_bytes_per_s=50e6,
+                                       follower_throttle_bytes_per_s=50e6, ticks=ticks,
+                                       sample_ticks=100)
+
+
+def cluster() -> None:
+    """Ticks per second of the cluster kernel against its SimPy program on the same ticks; the
+    whole move, simulated and planned."""
+    short = cluster_scenario(CLUSTER_REFERENCE_TICKS)
+    note(NAME, f"cluster: {CLUSTER_BROKERS} brokers, {CLUSTER_PARTITIONS} partitions (R = 3, "
+               f"one replica each moving), 0..1 GB each, IN 50 MB/s, T = 50 MB/s; compiled and "
+               f"SimPy on the same {CLUSTER_REFERENCE_TICKS} ticks")
+    kernel = simulate_cluster(short, plan=False)
+    simpy = simulate_cluster_simpy(short, plan=False)
+    if not all(getattr(kernel, n).equals(getattr(simpy, n))
+               for n in ("brokers", "replicas", "partitions")):
+        note(NAME, "WARNING: the SimPy program's cluster tables differ from the kernel's: the "
+                   "speedup compares different models")
+    compiled = _rate("cluster_compiled", lambda: simulate_cluster(short, plan=False),
+                     CLUSTER_REFERENCE_TICKS, COMPILED_REPEAT)
+    simpy_rate = _rate("cluster_simpy", lambda: simulate_cluster_simpy(short, plan=False),
+                       CLUSTER_REFERENCE_TICKS, 1)
+    emit(NAME, "cluster_speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
+    whole = cluster_scenario(CLUSTER_WHOLE_TICKS)
+    meta = simulate_cluster(whole, plan=False).meta
+    _rate("cluster_compiled_whole_move", lambda: simulate_cluster(whole, plan=False),
+          round(meta["run_s"] * 1000 / whole.tick_ms), 1)
+    if meta["move_time_s"] is not None:
+        emit(NAME, "cluster_move_time_s", meta["move_time_s"], "s")
+
+
 def slider_moves(count: int) -> list[dict[str, Any]]:
     """``count`` slider moves, one control at a time, cycling through the six controls.
 
@@ -110,4 +171,5 @@ def dashboard(warmup: int = 10, moves: int = 20) -> None:
 
 def run() -> None:
     throughput()
+    cluster()
     dashboard()

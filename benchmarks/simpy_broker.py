@@ -84,6 +84,7 @@ class BrokerModel:
         env = self.env = simpy.Environment()
         self.requests = requests
         self.size = requests.size_bytes.tolist()
+        self.invalid = requests.invalid.tolist()
         self.conn = requests.connection.tolist()
         self.pool = broker_pool(s.queued_max_request_bytes, s.socket_request_max_bytes,
                                 strict=s.strict)
@@ -179,6 +180,12 @@ class BrokerModel:
                 self.held += self.size[i]
                 read += self.size[i]
                 self.read_ms[i] = now
+                if self.invalid[i]:  # refused after reading: the connection is closed
+                    if s.releases_invalid:  # KAFKA-20302's releases (or no pool)
+                        pool.release(self.size[i], now_ms=now)
+                        self.held -= self.size[i]
+                    self.done_ms[i] = now
+                    continue
                 self.outstanding[c] = True
                 yield self.channel.put(i)
             rows["pool_used_bytes"].append(self.held)
@@ -222,7 +229,9 @@ def simulate_simpy(scenario: BrokerScenario, *, seed: int = 0,
         requests = generate_requests(s, np.random.default_rng(seed))
     r = pd.DataFrame({"connection": requests["connection"].to_numpy(np.int32),
                       "arrival_ms": requests["arrival_ms"].to_numpy(np.int64),
-                      "size_bytes": requests["size_bytes"].to_numpy(np.int64)})
+                      "size_bytes": requests["size_bytes"].to_numpy(np.int64),
+                      "invalid": requests["invalid"].to_numpy(bool) if "invalid" in requests
+                      else np.zeros(len(requests), bool)})
     r = r.sort_values(["arrival_ms", "connection"], kind="stable", ignore_index=True)
     r.insert(1, "request_id", np.arange(len(r), dtype=np.int64))
     model = BrokerModel(s, r, seed)

@@ -11,7 +11,9 @@ recorder. Kafka's rules are the mechanisms' own functions (:mod:`kipviz.kafka.sh
 Order of events: one tick is five integer time steps (produce, expire locks, share consumers in
 member order, classic consumers, record), so SimPy's clock gives the kernel's order; the random
 draws for ``PartitionMaxBytesStrategy`` are taken in the same order. The test suite checks that
-the tables come out identical to the kernel's.
+the tables come out identical to the kernel's, on every release's rules (``kafka_version``: 4.0's
+``PartitionMaxBytes`` without ``MaxRecords``; from 4.2 a ``record_limit`` consumer's one node per
+poll, here a ``deque`` of its partitions rotated as ``SubscriptionState.movePartitionToEnd``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from kipviz.kafka.share.fetch import uniform_split_into
 from kipviz.scenarios.share_group.scenario import (
     ShareGroupScenario,
     acquire_settings,
+    fetch_out_len,
     kernel_inputs,
+    max_fetch_records,
     tables,
 )
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows
@@ -70,6 +74,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     batch_bytes = s.batch_records * s.record_bytes
     limit = int(inp["response_max_bytes"])  # type: ignore[call-overload]
     settings = acquire_settings(s)
+    most = max_fetch_records(s)
+    own = [deque(i for i in range(p) if assign[m, i]) for m in range(c)]  # type: ignore[index]
 
     def tick() -> int:
         return int(env.now) // STEPS
@@ -94,15 +100,16 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
             if assign[m, i] and i % s.brokers == broker:  # type: ignore[index]
                 nxt = spf.next_fetch_offset(x.part.sp, x.part.record_state)
                 can = nxt != x.part.sp[1] + 1 or \
-                    spf.in_flight_records(x.part.sp) < s.max_record_locks
+                    spf.in_flight_records(x.part.sp) < s.record_locks
                 if nxt < x.log_end and can:
                     ready.append(i)
         if not ready:
             return
         n = len(ready)
-        rand = next(draws) % n if limit < n or limit % n else 0
-        split = np.zeros(n, np.int64)
-        uniform_split_into(limit, n, n, rand, split)
+        split = np.full(n, s.partition_max_bytes, np.int64)  # 4.0: PartitionMaxBytes
+        if not s.partition_max_bytes:
+            rand = next(draws) % n if limit < n or limit % n else 0
+            uniform_split_into(limit, n, n, rand, split)
         offsets = [spf.next_fetch_offset(parts[i].part.sp, parts[i].part.record_state)
                    for i in ready]
         bases = [o - o % s.batch_records for o in offsets]
@@ -112,15 +119,14 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
                                  for i, b in zip(ready, bases, strict=True)], np.int64),
                        split, limit, 3, raw)
         got = 0
-        out = np.zeros(s.max_poll_records + p * (s.max_poll_records + s.batch_records) + 1,
-                       np.int64)
+        out = np.zeros(fetch_out_len(s), np.int64)
         for j, i in enumerate(ready):
             whole = int(raw[j]) // batch_bytes
             if whole == 0:
                 continue
             x = parts[i]
             k = sa.acquire(x.part, settings, x.batch_last, m, offsets[j],
-                           bases[j] + whole * s.batch_records - 1, s.max_poll_records - got,
+                           bases[j] + whole * s.batch_records - 1, most - got,
                            now, out)
             got += k
             for o in out[:k].tolist():
@@ -149,8 +155,12 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
                         acknowledged[tick(), m, i] += 1
             if not queue:
                 budget = 0.0
-                for broker in range(s.brokers):
-                    fetch(m, broker, tick() * s.tick_ms)
+                if s.one_node_per_poll and own[m]:  # the first partition's leader; it moves last
+                    own[m].rotate(-1)
+                    fetch(m, own[m][-1] % s.brokers, tick() * s.tick_ms)
+                elif not s.one_node_per_poll:
+                    for broker in range(s.brokers):
+                        fetch(m, broker, tick() * s.tick_ms)
             held[tick(), m] = len(queue)
             yield env.timeout(STEPS)
 

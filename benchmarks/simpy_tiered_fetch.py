@@ -3,8 +3,10 @@
 The same model as :mod:`kipviz.scenarios.tiered_fetch`, written as a SimPy user would: one
 process per consumer (send, wait for the answer, receive it ``rtt_ms`` later, send again); the
 ``remote.log.reader.threads`` pool as a ``simpy.Resource``; one process per remote read, which
-asks the pool for a thread, gives up if none is free before the ``DelayedRemoteFetch`` expires
-(``onExpiration`` cancels reads not started), reads, and records its bytes in the fetch quota
+asks the pool for a thread (refused when ``remote.log.reader.max.pending.tasks`` requests
+already wait in the resource's queue), gives up if none is free before the
+``DelayedRemoteFetch`` expires (``onExpiration`` cancels reads not started; the request stays
+queued until granted, then is released at once), reads, and records its bytes in the fetch quota
 (``RemoteLogReader``). The quota is :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over
 :class:`kipviz.kafka.quotas.rate.SimpleRate` (on lists, the :mod:`kipviz.kafka.quotas.rate`
 functions the kernel compiles); the broker's rules are the plain functions of
@@ -58,10 +60,17 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
     def reader(row: dict[str, float], size: int, expiry: float,
                finished: simpy.Event) -> Generator[Any, Any, None]:
         req = pool.request()
+        if len(pool.queue) > s.remote_log_reader_max_pending_tasks:  # this one makes one too many
+            req.cancel()  # RejectedExecutionException: answered at once with the error
+            row["done_ms"] = env.now
+            finished.succeed()
+            return
         yield req | env.timeout(max(0.0, expiry - env.now))
-        if not req.triggered or env.now >= expiry:
-            req.cancel() if not req.triggered else pool.release(req)
-            return  # cancelled by the expiry: never started
+        if not req.triggered or env.now >= expiry:  # cancelled by the expiry: never started
+            if not req.triggered:
+                yield req  # a cancelled task stays queued until a thread takes it
+            pool.release(req)
+            return
         row["started_ms"] = env.now
         row["done_ms"] = env.now + s.remote_read_latency_ms + size / (
             s.remote_read_bytes_per_s / 1000)
@@ -142,7 +151,7 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
             answer = env.now
             got = [int(raw[i]) for i in range(n)]
             for i, (row, _) in mine_reads.items():
-                if row["done_ms"] <= answer:
+                if row["done_ms"] <= answer and row["started_ms"] >= 0:  # not refused
                     row["served"] = 1.0
                     got[i] = int(row["bytes"])
                     row_f["remote_bytes"] += row["bytes"]

@@ -15,6 +15,8 @@ The package is layered, lowest first; a module imports from its own layer or a l
 ``import kipviz`` stays light: this module imports none of them, and Spark is imported only when
 curves are made. Packages re-export their main names lazily (:func:`lazy_exports`), so
 ``from kipviz.kafka.fetch import fill_response`` loads only the module that defines it.
+``kipviz.plan_reassignment`` (the per-broker reassignment planner,
+:mod:`kipviz.apps.planner.reassignment`) is one such lazy name.
 
 The lessons and the sample data live in the repository's top-level ``notebooks/`` and ``data/``;
 a wheel carries copies inside the package (``kipviz/notebooks``, ``kipviz/data``, put there by
@@ -31,7 +33,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "data_file", "lazy_exports", "lessons_dir"]
+__all__ = ["__version__", "data_file", "lazy_exports", "lessons_dir", "plan_reassignment"]
 
 
 def lazy_exports(package: str, exports: Mapping[str, Sequence[str]]
@@ -93,3 +95,7 @@ def data_file(name: str) -> Path:
         known = sorted(p.name for p in folder.glob("*")) if folder.is_dir() else []
         raise FileNotFoundError(f"no data file {name!r} in {folder}; there are: {known}")
     return path
+
+
+__getattr__, _dir, _lazy = lazy_exports(__name__, {
+    "apps.planner.reassignment": ["plan_reassignment"]})

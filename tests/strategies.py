@@ -5,6 +5,8 @@ from __future__ import annotations
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from kipviz.kafka.replication.cluster import make_move
+
 
 def examples(times: float) -> int:
     """``max_examples`` for a property test: ``times`` the loaded profile's count (see
@@ -211,20 +213,24 @@ uniform_splits = st.tuples(st.integers(1, 3_000), st.integers(1, 12), st.integer
 
 def small_share_group_scenarios():
     """Small share-group scenarios over the settings the kernel reads, with the edges: budgets
-    below the partition count, record_limit, stalled consumers, tight lock caps."""
+    below the partition count, record_limit (4.2 on), stalled consumers, tight lock caps, each
+    share-group release (4.0's PartitionMaxBytes from fetch_max_bytes' choices)."""
     from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 
     return st.builds(
-        lambda partitions, brokers, consumers, stalled, fetch_max_bytes, mode, locks:
+        lambda partitions, brokers, consumers, stalled, fetch_max_bytes, mode, locks, version:
         ShareGroupScenario(partitions=partitions, brokers=brokers, share_consumers=consumers,
                            classic_consumers=2, stalled_consumers=min(stalled, consumers),
-                           fetch_max_bytes=fetch_max_bytes, acquire_mode=mode,
+                           fetch_max_bytes=fetch_max_bytes, kafka_version=version,
+                           max_partition_fetch_bytes=fetch_max_bytes,
+                           acquire_mode=mode if version >= "4.2" else "batch_optimized",
                            max_record_locks=locks, batch_records=4, max_poll_records=9,
                            record_bytes=100, initial_lag_records=40, produce_records_per_s=800,
                            record_lock_duration_ms=100, delivery_count_limit=2, ticks=40),
         st.integers(1, 4), st.integers(1, 3), st.integers(1, 6), st.integers(0, 2),
         st.sampled_from([1, 3, 999, 10_000, 52428800]),
-        st.sampled_from(["batch_optimized", "record_limit"]), st.integers(5, 60))
+        st.sampled_from(["batch_optimized", "record_limit"]), st.integers(5, 60),
+        st.sampled_from(["4.0", "4.1", "4.2", "4.3"]))
 share_seeds = st.integers(0, 3)  # seeds for the share-group scenario's random byte split
 
 
@@ -568,3 +574,22 @@ def declared_setting_values(draw: st.DrawFn, cls):
              for d in (-1, 0, 1)]
     value = draw(st.one_of(st.sampled_from(edges or [0]), st.integers(-top - 1, top)))
     return f.name, setting, value
+
+
+@st.composite
+def cluster_reassignment_plans(draw: st.DrawFn):
+    """A plan on 3-6 brokers of 1-5 partitions (0.2-1 GB, IN 0-2 MB/s), each replacing 1..RF of
+    its replicas, and one rate T for every broker."""
+    n_brokers = draw(st.integers(3, 6))
+    moves = []
+    for p in range(draw(st.integers(1, 5))):
+        rf = draw(st.integers(1, min(3, n_brokers - 1)))
+        sources = draw(st.permutations(range(n_brokers)))[:rf]
+        others = [b for b in range(n_brokers) if b not in sources]
+        k = draw(st.integers(1, min(rf, len(others))))
+        added = draw(st.permutations(others))[:k]
+        targets = draw(st.permutations(list(sources[:rf - k]) + list(added)))
+        moves.append(make_move("t", p, sources, targets,
+                               size_bytes=draw(st.integers(200, 1000)) * 10**6,
+                               bytes_in_per_s=draw(st.floats(0, 2e6))))
+    return tuple(moves), draw(st.floats(15e6, 60e6))

@@ -34,6 +34,9 @@ CASES = {
         remote_fetch_max_bytes_per_s=20.0 * MiB),
     "fetch.max.wait.ms 1 (the tables outgrow their first size)": replace(ODD, fetch_max_wait_ms=1),
     "small response limit": replace(ODD, fetch_max_bytes=2_500_000, local_partitions=2),
+    "a reader queue of 3 (remote.log.reader.max.pending.tasks), cancelled reads in it": replace(
+        ODD, remote_log_reader_threads=1, catch_up_consumers=3, remote_fetch_max_wait_ms=150,
+        remote_log_reader_max_pending_tasks=3),
 }
 
 
@@ -83,6 +86,19 @@ def test_reads_not_started_before_remote_fetch_max_wait_are_cancelled():
     assert (reads.started_ms == -1).any() and not reads.served[reads.started_ms == -1].any()
 
 
+def test_a_full_reader_queue_refuses_the_read_at_once():
+    """``remote.log.reader.max.pending.tasks`` 2 with one thread and three catch-up consumers
+    (4.2 on: four reads a fetch): reads beyond the queue are refused (``RejectedExecutionException``
+    in ``ReplicaManager.processRemoteFetch``: answered at once, no data); 100 refuses none."""
+    s = TieredFetchScenario(duration_ms=3_000, remote_log_reader_threads=1, catch_up_consumers=3,
+                            remote_log_reader_max_pending_tasks=2)
+    reads = simulate(s).reads
+    refused = (reads.started_ms == -1) & (reads.done_ms == reads.submitted_ms)
+    assert refused.any() and not reads.served[refused].any()
+    reads = simulate(replace(s, remote_log_reader_max_pending_tasks=100)).reads
+    assert not ((reads.started_ms == -1) & (reads.done_ms == reads.submitted_ms)).any()
+
+
 def test_the_fetch_quota_returns_remote_partitions_empty_and_bounds_the_rate():
     """KIP-956: at 2 MiB/s the remote bytes read over 20 s stay near 2 MiB/s (SimpleRate lets a
     burst through first), and some requests are throttled."""
@@ -124,3 +140,28 @@ def test_any_scenario_keeps_kafkas_limits_and_the_compiled_kernel_equals_the_pla
     plain = simulate(s, compiled=False)
     for table in ("fetches", "reads", "deliveries"):
         pd.testing.assert_frame_equal(getattr(trace, table), getattr(plain, table))
+
+
+def test_kip_1023_a_new_follower_starts_at_the_earliest_pending_upload_offset():
+    """Branch 4.3, KIP-1023 (``RemoteLeaderEndPoint``, ``ListOffsets``'
+    ``EARLIEST_PENDING_UPLOAD_TIMESTAMP``): with ``follower.fetch.last.tiered.offset.enable`` a
+    new follower starts at max(highest remote offset + 1, log start), copying only what is not
+    yet uploaded; disabled, or before 4.3, at the leader's local log start."""
+    from kipviz.kafka.tiered.replica import follower_start_offset
+
+    offsets = {"log_start_offset": 100, "local_log_start_offset": 500,
+               "highest_remote_offset": 899}
+    assert follower_start_offset("4.3", True, **offsets) == 900
+    assert follower_start_offset("4.3", False, **offsets) == 500
+    assert follower_start_offset("4.2", True, **offsets) == 500
+    assert follower_start_offset("4.3", True, log_start_offset=100, local_log_start_offset=100,
+                                 highest_remote_offset=-1) == 100  # nothing uploaded yet
+
+
+def test_reader_queue_table_counts_the_refused_reads():
+    """``reader_queue_table``: none refused under the default 100, some under 2."""
+    from kipviz.scenarios.tiered_fetch.scenario import reader_queue_table
+
+    s = TieredFetchScenario(duration_ms=2_000, remote_log_reader_threads=1, catch_up_consumers=3)
+    table = reader_queue_table(s, (100, 2))
+    assert list(table["refused"] > 0) == [False, True]

@@ -51,21 +51,40 @@ _FORMULAS = (
      "buffer.memory + largest response - 1 (as proposed; never shipped)", "never shipped",
      "KIP-81; lesson 3"),
     ("How long will my throttled reassignment take?",
-     "see kipviz.kafka.replication.move_time_s and kipviz.apps.planner.plan_throttle: bytes "
-     "to move over the throttle left once the partitions' own traffic is counted; never when "
-     "that is <= 0",
+     "--throttle T sets both quotas on every broker of the plan: per destination, bytes it "
+     "receives / (T - IN of its new replicas); per leader, bytes it sends / (T - IN x its "
+     "followers and new replicas); each a lower bound, the move time is the flow schedule "
+     "(kipviz.plan_reassignment, kipviz plan); never when a headroom is <= 0",
      "0.10.1 on", "KIP-73, ReassignPartitionsCommand; lesson 4"),
+    ("KIP-73's single-pair arithmetic (one leader, one destination)",
+     "bytes / (T - (F + 1) x IN), F the in-sync followers --throttle counts (KIP-73 wrote "
+     "T - IN): kipviz.apps.planner.plan_throttle",
+     "0.10.1 on", "KIP-73 Q&A 1; lesson 4"),
     ("How many bytes does a share fetch give each partition?",
      "fetch.max.bytes (the request's MaxBytes) split evenly over the partitions acquired, the "
      "remainder to one of them (PartitionMaxBytesStrategy.UNIFORM); max.poll.records caps the "
-     "records", "4.1 preview, 4.2 on", "KIP-932; lesson 7"),
+     "records; 4.0 (ShareFetch v0) asks each partition for max.partition.fetch.bytes and has no "
+     "MaxRecords", "4.0 on (early access; 4.1 preview; 4.2 GA)",
+     "KIP-932, KAFKA-19018; lesson 7"),
     ("How many records can be in flight on a share partition?",
-     "group.share.partition.max.record.locks (2000) + the largest log batch - 1: acquisition "
-     "runs to the end of a batch", "4.1 preview, 4.2 on", "KIP-932, SharePartition; lesson 7"),
+     "from 4.2 group.share.partition.max.record.locks (2000; 200 in 4.0) + the largest log "
+     "batch - 1: acquisition runs to the end of a batch; before 4.2 the cap is checked only "
+     "before a fetch, so nothing bounds it; from 4.3 a group may set its own, clamped to "
+     "group.share.{min,max}.partition.max.record.locks (100, 4000)", "4.0 on",
+     "KIP-932, KAFKA-19555, KIP-1240, SharePartition; lesson 7"),
+    ("How many share fetches does a share consumer's memory hold?",
+     "one response per leader of its partitions; in record_limit mode from 4.2 one node at a "
+     "time (KAFKA-19767)", "4.0 on", "ShareConsumeRequestManager; lesson 7"),
+    ("What does an invalid request cost the broker's pool?",
+     "4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, 4.2.1 and 4.3.0 do. "
+     "A TLS handshake on a PLAINTEXT listener reads as 369,295,617 bytes: refused by the default "
+     "socket.request.max.bytes (100 MiB) before any allocation", "1.0 on",
+     "KAFKA-20302, SocketServer.Processor, NetworkReceive; lesson 2"),
     ("How much can one fetch read from tiered storage?",
      "before 4.2 one remote partition per request; from 4.2 several, each charged min("
      "max.partition.fetch.bytes, what is left of the response limit) up front; the local data "
-     "waits up to remote.fetch.max.wait.ms", "3.6 on (several from 4.2)",
+     "waits up to remote.fetch.max.wait.ms; a read that finds remote.log.reader.max.pending.tasks "
+     "(100) reads queued fails", "3.6 on (several from 4.2)",
      "KIP-405, KAFKA-14915, KAFKA-19462, KIP-1018; lesson 8"),
     ("How much input does a Streams thread buffer?",
      "buffered.records.per.partition (1000) records per partition; KIP-770's byte bound "
@@ -80,10 +99,10 @@ def formulas() -> pd.DataFrame:
 
 
 def version_table() -> pd.DataFrame:
-    """The consumer-fetch behaviours by release
-    (:data:`kipviz.kafka.config.versions.BEHAVIOURS`)."""
-    rows = [{"since": b.since, "until": b.until or "", "change": b.change, "what": b.summary}
-            for b in BEHAVIOURS]
+    """The behaviours by release and area (consumer, tiered, share, broker:
+    :data:`kipviz.kafka.config.versions.BEHAVIOURS`)."""
+    rows = [{"since": b.since, "until": b.until or "", "area": b.area, "change": b.change,
+             "what": b.summary} for b in BEHAVIOURS]
     table = pd.DataFrame(rows)
     order = {v: i for i, v in enumerate(KAFKA_VERSIONS)}
     return table.sort_values("since", key=lambda s: s.map(order), kind="stable").reset_index(
@@ -144,7 +163,10 @@ GLOSSARY = {
                      "the consumer sends it no fetch until that data is consumed.",
     "throttle time": "How long a client must wait after going over a quota: (observed - bound) / "
                      "bound x the rate's window, rounded as Java's Math.round.",
-    "IN": "The inbound (producer) rate into the partitions being moved, per broker (KIP-73).",
+    "IN": "What producers append to a partition, in bytes/s (IN_p); a broker's or a topic's "
+          "IN is the sum over its partitions (KIP-73's per-broker IN: those it leads). "
+          "kipviz splits a topic's IN over its partitions by size when no per-partition "
+          "rate is given.",
     "T": "A replication throttle, leader.replication.throttled.rate or "
          "follower.replication.throttled.rate, in bytes per second.",
     "R": "The replication factor.",

@@ -1,6 +1,8 @@
 """The ``kipviz`` command: ``kipviz report`` (the lessons as a static site) and ``kipviz run``
 (one KIP-74 consumer scenario from your ``consumer.properties`` as an HTML page) and
-``kipviz lab [DIR]`` (the lessons copied into DIR, then JupyterLab there: :mod:`kipviz.apps.lab`).
+``kipviz lab [DIR]`` (the lessons copied into DIR, then JupyterLab there: :mod:`kipviz.apps.lab`)
+and ``kipviz plan`` (when a reassignment finishes under a throttle, per broker:
+:func:`kipviz.apps.planner.reassignment.plan_reassignment`).
 
 ``kipviz report --out site/`` executes every lesson notebook headless and writes an index and one
 page per lesson that open offline (:func:`kipviz.apps.report.build_site`); ``--no-execute`` renders
@@ -49,6 +51,33 @@ def parse_size(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"not a size: {text!r} (use bytes, or a unit: 512m, 4g, 64MiB, 10MB, 10MB/s)")
     return float(match[1]) * _UNITS[unit]
+
+
+_DURATION = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h|d)?\s*", re.IGNORECASE)
+_SECONDS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> float:
+    """``"1h"`` -> 3600.0, ``"90m"`` -> 5400.0, ``"600"`` -> 600.0 (seconds)."""
+    match = _DURATION.fullmatch(text)
+    if not match or float(match[1]) <= 0:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (use 3600, 90m, 1.5h)")
+    return float(match[1]) * _SECONDS[(match[2] or "s").lower()]
+
+
+def _rates(text: str) -> dict[str, float] | list[str]:
+    """``orders=10MB/s,payments=2MB/s`` -> ``{"orders": 1e7, "payments": 2e6}``; anything else
+    is one or more files (comma-separated): a JSON object or Prometheus scrapes, one per broker."""
+    if "=" not in text:
+        return [part for part in text.split(",") if part]
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        if not name.strip():
+            raise argparse.ArgumentTypeError(f"not a rate per topic: {part!r} "
+                                             f"(use orders=10MB/s,payments=2MB/s)")
+        out[name.strip()] = parse_size(value)
+    return out
 
 
 def _int_size(text: str) -> int:
@@ -176,7 +205,63 @@ def _parser() -> argparse.ArgumentParser:
                      help="do not open a web browser")
     lab.add_argument("--copy-only", action="store_true",
                      help="copy the lessons and stop, without starting JupyterLab")
+    plan = commands.add_parser(
+        "plan", help="when a reassignment finishes under a throttle, per broker",
+        description="Plan a kafka-reassign-partitions move per broker: each broker's leader and "
+                    "follower quota (as --throttle sets them), moves between different brokers "
+                    "in parallel; print the per-broker table, the bottleneck and the commands.")
+    plan.add_argument("--reassignment", required=True, type=Path,
+                      help="the proposed assignment (--generate output)")
+    plan.add_argument("--current", required=True, type=Path,
+                      help="the current assignment (--generate output)")
+    plan.add_argument("--log-dirs", required=True, type=Path,
+                      help="kafka-log-dirs --describe output (partition sizes)")
+    plan.add_argument("--bytes-in", required=True, type=_rates, metavar="RATES|FILE[,FILE...]",
+                      help="IN per topic or partition (orders=10MB/s,payments=2MB/s), a JSON "
+                           "file of them, or the JMX exporter's Prometheus scrapes, one file "
+                           "per broker")
+    goal = plan.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--throttle", type=parse_size, metavar="RATE",
+                      help="T on every broker's two quotas (35MB/s)")
+    goal.add_argument("--target", type=_duration, metavar="TIME",
+                      help="finish within TIME (1h): the smallest T that does")
+    plan.add_argument("--broker-throttle", action="append", default=[], metavar="BROKER=RATE",
+                      help="a lower T on one broker (4=20MB/s); repeatable")
+    plan.add_argument("--network", type=parse_size, default=125e6, metavar="RATE",
+                      help="each broker's network (125MB/s)")
+    plan.add_argument("--simulate", action="store_true",
+                      help="also simulate the move (Kafka's quota gating, per broker)")
+    plan.add_argument("--json", action="store_true", help="print JSON for machines")
+    plan.add_argument("--bootstrap-server", default="localhost:9092",
+                      help="for the printed commands (localhost:9092)")
     return parser
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import json
+
+    from kipviz.apps.planner.reassignment import plan_reassignment
+
+    overrides: dict[int, float] = {}
+    for item in args.broker_throttle:
+        broker, _, rate = item.partition("=")
+        if not broker.strip().isdigit():
+            raise ValueError(f"--broker-throttle must be BROKER=RATE (4=20MB/s): {item!r}")
+        try:
+            overrides[int(broker)] = parse_size(rate)
+        except argparse.ArgumentTypeError as err:
+            raise ValueError(f"--broker-throttle {item!r}: {err}") from None
+    forecast = plan_reassignment(
+        args.reassignment, current=args.current, partition_sizes=args.log_dirs,
+        bytes_in_per_s=args.bytes_in, throttle_bytes_per_s=args.throttle,
+        target_completion_s=args.target, network_bytes_per_s=args.network,
+        simulate=args.simulate, broker_throttle_bytes_per_s=overrides)
+    if args.json:
+        print(json.dumps(forecast.to_json(), indent=2))
+    else:
+        print(forecast.to_text(bootstrap_server=args.bootstrap_server,
+                               reassignment_json_file=str(args.reassignment)))
+    return 0
 
 
 def _lab(args: argparse.Namespace) -> int:
@@ -271,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in ("report", "run"):
             _check_outputs(args)
-        commands = {"report": _report, "run": _run, "lab": _lab}
+        commands = {"report": _report, "run": _run, "lab": _lab, "plan": _plan}
         return commands[args.command](args)
     except KeyboardInterrupt:
         print("kipviz: interrupted", file=sys.stderr)

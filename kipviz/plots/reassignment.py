@@ -26,7 +26,9 @@ from kipviz.plots.grid import grid_figure, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",
+    "broker_lanes_figure",
     "compare_throttles_figure",
+    "move_grid_figure",
     "reassignment_figure",
     "update_reassignment_figure",
 ]
@@ -182,4 +184,55 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
     fig.update_layout(height=420, title=title or None, barmode="group",
                       margin={"t": 70, "b": 40, "l": 50, "r": 20},
                       legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def move_grid_figure(x_label: str, y_label: str) -> go.Figure:
+    """The static page of a real plan: the move time (hours) over the grid of two settings
+    (heatmap, trace 0), this point on it (trace 1), and each broker's finish at this point
+    (bars, trace 2). Empty: the page fills the traces (``x``, ``y``, ``z``) per position."""
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], subplot_titles=(
+        "move time over the grid (h; blank: never finishes)",
+        "when each broker's last move finishes (h)"))
+    fig.add_trace(go.Heatmap(x=[], y=[], z=[], colorscale="Viridis", name="move time",
+                             colorbar={"title": "h", "x": 0.5}, hoverongaps=False), 1, 1)
+    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="this setting",
+                             marker={"symbol": "x", "size": 14, "color": "#d62728"}), 1, 1)
+    fig.add_trace(go.Bar(x=[], y=[], name="broker's last move", marker_color="#1f77b4"), 1, 2)
+    fig.update_xaxes(title_text=x_label, type="category", row=1, col=1)
+    fig.update_yaxes(title_text=y_label, type="category", row=1, col=1)
+    fig.update_xaxes(title_text="broker", type="category", row=1, col=2)
+    fig.update_yaxes(title_text="hours", row=1, col=2)
+    fig.update_layout(height=420, showlegend=False, margin={"t": 60})
+    return fig
+
+
+def broker_lanes_figure(brokers: Any, throttle_bytes_per_s: float | None, *,
+                        title: str = "") -> go.Figure:
+    """One lane per broker of a cluster reassignment's ``brokers`` table (docs/traces.md):
+    its fetching new replicas' lag (GB, left) and its two quotas' measured rates against T
+    (MB/s, right); brokers that neither send nor receive are left out."""
+    busy = [b for b, rows in brokers.groupby("broker")
+            if rows.received_bytes.sum() + rows.throttled_bytes.sum()
+            + rows.unthrottled_bytes.sum() > 0]
+    fig = make_subplots(rows=len(busy), cols=2, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=[t for b in busy for t in (
+                            f"broker {b}: lag of its new replicas (GB)",
+                            f"broker {b}: quotas' measured rates (MB/s)")])
+    for row, b in enumerate(busy, start=1):
+        lane = brokers[brokers.broker == b]
+        hours = lane.time_ms / 3.6e6
+        fig.add_trace(go.Scatter(x=hours, y=lane.lag_bytes / 1e9, name="lag",
+                                 line={"color": _COLORS["lag"]}, showlegend=row == 1), row, 1)
+        for name, colour in (("leader", "leader"), ("follower", "follower")):
+            fig.add_trace(go.Scatter(x=hours, y=lane[f"{name}_rate_bytes_per_s"] / _MB,
+                                     name=f"{name} quota's rate", line={"color": _COLORS[colour]},
+                                     showlegend=row == 1), row, 2)
+        if throttle_bytes_per_s is not None:
+            fig.add_trace(go.Scatter(x=[hours.min(), hours.max()],
+                                     y=[throttle_bytes_per_s / _MB] * 2, name="T",
+                                     line={"color": _COLORS["plan"], "dash": "dash"},
+                                     showlegend=row == 1), row, 2)
+    fig.update_xaxes(title_text="hours", row=len(busy))
+    fig.update_layout(height=220 * len(busy) + 80, title=title)
     return fig

@@ -2,7 +2,8 @@
 
 The choices are the releases :mod:`kipviz.kafka.config.versions` knows, newest first; moving the
 control re-runs the consumer under that release's fetch rules (KAFKA-17182's one response per broker
-from 4.0, the request order, the broker caps).
+from 4.0, the request order, the broker caps); the share-group and broker dashboards use it with
+their own area's rules (KIP-932 from 4.0; KAFKA-20302's released buffers).
 """
 
 from __future__ import annotations
@@ -16,19 +17,18 @@ from kipviz.widgets._base import NOT_SET
 
 __all__ = ["memory_answer_html", "ordering_options", "version_dropdown"]
 
-# the releases where a consumer-fetch rule changed, and the newest: the control's choices
-_CONSUMER = [b for b in BEHAVIOURS if b.area == "consumer"]  # not the broker's tiered rules
-_MARKED = {b.since for b in _CONSUMER} | {b.until for b in _CONSUMER if b.until}
-
-
-def version_dropdown(value: str) -> w.Dropdown:
-    """A dropdown of every release the model knows, newest first; those that changed a rule are
-    labelled with the change."""
-    changes = {b.since: b.change.split(" (")[0] for b in _CONSUMER}
+def version_dropdown(value: str, area: str = "consumer", oldest: str | None = None) -> w.Dropdown:
+    """A dropdown of every release the model knows (from ``oldest`` on), newest first; those that
+    changed a rule of ``area`` (a :data:`~kipviz.kafka.config.versions.BEHAVIOURS` area:
+    "consumer", "share", "broker") are labelled with the change."""
+    rows = [b for b in BEHAVIOURS if b.area == area]  # not another area's rules
+    marked = {b.since for b in rows} | {b.until for b in rows if b.until}
+    changes = {b.since: b.change.split(" (")[0] for b in rows}
+    releases = KAFKA_VERSIONS if oldest is None else KAFKA_VERSIONS[KAFKA_VERSIONS.index(oldest):]
     options = []
-    for v in reversed(KAFKA_VERSIONS):
+    for v in reversed(releases):
         label = v + (" (newest)" if v == NEWEST_KAFKA_VERSION else "")
-        if v in _MARKED and v in changes:
+        if v in marked and v in changes:
             label += f" · {changes[v]}"
         options.append((label, v))
     return w.Dropdown(options=options, value=value, description="Kafka version",

@@ -12,6 +12,7 @@ from kipviz.curves.broker import broker_curves
 from kipviz.plots.broker import broker_figure, update_broker_figure
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+from kipviz.widgets._versions import version_dropdown
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BrokerDashboard"]
 
@@ -34,7 +35,9 @@ _LARGE = byte_options(*(k * MiB for k in (1, 2, 4, 8, 10, 20, 50, 100)), 512 * 1
 
 class BrokerDashboard(Dashboard):
     """KIP-72 dashboard: ``queued.max.request.bytes``, ``socket.request.max.bytes``, connections,
-    the share and size of large requests, strict vs non-strict pool and key shuffling.
+    the share and size of large requests, strict vs non-strict pool and key shuffling, the share
+    of invalid requests and the Kafka version (KAFKA-20302: 4.0 and 4.1 never return an invalid
+    request's buffer to the pool).
 
     ``BrokerDashboard(connections=200)`` overrides fields of :data:`BROKER_LESSON_SCENARIO`;
     ``update(**params)`` takes :class:`~kipviz.scenarios.broker.scenario.BrokerScenario` field names
@@ -71,6 +74,11 @@ class BrokerDashboard(Dashboard):
                                       value=s.strict, description="pool"),
             "shuffle": w.ToggleButtons(options=[("on (Kafka)", True), ("off (what-if)", False)],
                                        value=s.shuffle, description="shuffle under pressure"),
+            "invalid_share": w.FloatSlider(value=s.invalid_share, min=0.0,
+                                           max=max(0.1, s.invalid_share), step=0.005,
+                                           readout_format=".3f",
+                                           description="invalid requests (share)"),
+            "kafka_version": version_dropdown(s.kafka_version, "broker"),
         }
 
     def _control_values(self, s: BrokerScenario) -> dict[str, Any]:
@@ -95,6 +103,12 @@ class BrokerDashboard(Dashboard):
                          f"queued.max.request.bytes: a non-strict pool grants any request while "
                          f"memory is left, up to queued.max.request.bytes + "
                          f"socket.request.max.bytes - 1 = {c.nonstrict_bound_bytes / MiB:.2f} MiB.")
+        meta = self.trace.meta if self.trace is not None else {}
+        if meta.get("leaked_bytes"):
+            notes.append(f"{meta['invalid_requests']:,} invalid requests kept "
+                         f"{meta['leaked_bytes'] / MiB:.2f} MiB of the pool for good: Kafka "
+                         f"{s.kafka_version}'s processCompletedReceives never returns an invalid "
+                         f"request's buffer (KAFKA-20302, fixed in 3.9.3, 4.2.1 and 4.3.0).")
         total = c.wait_summary[["requests", "unread_requests"]].sum()
         if total["unread_requests"] > 0.01 * total["requests"]:
             notes.append(f"{int(total['unread_requests']):,} of {int(total['requests']):,} "

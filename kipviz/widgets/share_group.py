@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 from kipviz.curves.share_group import share_group_curves
 from kipviz.plots.share_group import share_group_figure, update_share_group_figure
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+from kipviz.widgets._base import NOT_SET, Dashboard, MiB, byte_options, selectable, with_option
+from kipviz.widgets._versions import version_dropdown
 
 __all__ = ["SHARE_LESSON_SCENARIO", "ShareGroupDashboard"]
 
@@ -28,13 +29,15 @@ SHARE_LESSON_SCENARIO = ShareGroupScenario(
 
 _FETCH_MAX = byte_options(*(k * 1024 for k in (1, 4, 16, 64, 256)), MiB, 16 * MiB, 52428800)
 _MAX_POLL = [10, 50, 100, 200, 500, 1000]
-_LOCKS = [20, 50, 100, 200, 500, 1000, 2000]
+_LOCKS = [("this version's default", NOT_SET), *((f"{v:g}", v) for v in
+                                                  (20, 50, 100, 200, 500, 1000, 2000))]
 _MODES = [("batch_optimized", "batch_optimized"), ("record_limit", "record_limit")]
 
 
 class ShareGroupDashboard(Dashboard):
     """KIP-932 dashboard: consumers (both groups), partitions, ``fetch.max.bytes``,
-    ``max.poll.records``, ``group.share.partition.max.record.locks`` and ``share.acquire.mode``.
+    ``max.poll.records``, ``group.share.partition.max.record.locks`` (unset: the release's
+    default), ``share.acquire.mode`` and the Kafka version (4.0 on: each release's rules).
 
     ``ShareGroupDashboard(partitions=4)`` overrides fields of :data:`SHARE_LESSON_SCENARIO`;
     ``update(consumers=16)`` sets both groups' sizes, other names are
@@ -62,10 +65,11 @@ class ShareGroupDashboard(Dashboard):
 
     def _controls(self, s: ShareGroupScenario) -> dict[str, w.ValueWidget]:
         def choice(name: str, options: list[Any], label: str) -> w.SelectionSlider:
-            value = getattr(s, name)
+            value = selectable(getattr(s, name))
             opts = options if isinstance(options[0], tuple) else [(f"{v:g}", v) for v in options]
-            return w.SelectionSlider(options=with_option(opts, value, f"{value:g}"),
-                                     value=value, description=label)
+            if value is not NOT_SET:
+                opts = with_option(opts, value, f"{value:g}")
+            return w.SelectionSlider(options=opts, value=value, description=label)
 
         return {
             "consumers": w.IntSlider(value=s.share_consumers, min=1,
@@ -81,10 +85,12 @@ class ShareGroupDashboard(Dashboard):
                                        "group.share.partition.max.record.locks"),
             "acquire_mode": w.ToggleButtons(options=_MODES, value=s.acquire_mode,
                                             description="share.acquire.mode"),
+            "kafka_version": version_dropdown(s.kafka_version, "share", oldest="4.0"),
         }
 
     def _control_values(self, s: ShareGroupScenario) -> dict[str, Any]:
-        values = {name: getattr(s, name) for name in self.controls if name != "consumers"}
+        values = {name: selectable(getattr(s, name)) for name in self.controls
+                  if name != "consumers"}
         return {"consumers": s.share_consumers, **values}
 
     def _option_label(self, name: str, value: Any) -> str:
@@ -107,9 +113,15 @@ class ShareGroupDashboard(Dashboard):
                          f"consumers idle (one consumer per partition); the share group's "
                          f"{s.share_consumers} share the {s.partitions} partitions.")
         peak = int(c.in_flight["in_flight_max_records"].max()) if len(c.in_flight) else 0
-        if peak > s.max_record_locks:
+        if peak > s.record_locks and c.meta.get("in_flight_bound_records") is None:
             notes.append(f"In flight peaked at {peak:,} records, above "
-                         f"group.share.partition.max.record.locks = {s.max_record_locks:,}: "
+                         f"group.share.partition.max.record.locks = {s.record_locks:,}: "
+                         f"Kafka {s.kafka_version} checks the cap only before a fetch, and not "
+                         f"when it starts among released records (4.2 checks it inside "
+                         f"acquire, KAFKA-19555).")
+        elif peak > s.record_locks:
+            notes.append(f"In flight peaked at {peak:,} records, above "
+                         f"group.share.partition.max.record.locks = {s.record_locks:,}: "
                          f"Kafka acquires to the end of the log batch (Kafka's code, not the "
                          f"KIP's text), so the cap is soft by up to {s.batch_records - 1}.")
         archived = int(c.in_flight["archived_records"].max()) if len(c.in_flight) else 0

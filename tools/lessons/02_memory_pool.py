@@ -49,6 +49,7 @@ from kipviz.curves.broker_compare import (
 )
 from kipviz.kafka.broker import max_outstanding_bytes
 from kipviz.plots.broker import broker_figure, compare_pools_figure, compare_waits_figure
+from kipviz.scenarios.broker.versions import invalid_request_table, size_check_table
 from kipviz.widgets import BROKER_LESSON_SCENARIO, BrokerDashboard
 
 MiB = 1024 * 1024
@@ -203,6 +204,41 @@ compare_waits_figure(waits, title="Who waits for memory: connections in key orde
 BrokerDashboard(spark=spark)
 
 # %% [markdown]
+# ## 6. What the size check protects, and invalid requests by Kafka version
+#
+# A request starts with its size (4 bytes). `NetworkReceive` refuses a size above
+# `socket.request.max.bytes` before anything is allocated (`InvalidReceiveException`: the
+# connection is closed); only then does it ask the pool. The classic: a client speaking TLS to a
+# PLAINTEXT listener. Its handshake starts `0x16 0x03 0x01 0x01`, which read as a size is:
+
+# %%
+size_check_table()
+
+# %% [markdown]
+# The default 100 MiB refuses those 369,295,617 bytes (352.2 MiB) at once. Raised to 500 MB, as
+# operators do to "fix" large requests, it lets the broker try to reserve 352 MiB for a request
+# that never completes ("Cannot reserve 369295617 bytes of direct buffer memory", reported in a
+# public Helm chart tracker, sentry-kubernetes/charts #1733). The size check is what bounds a
+# single request; raising it raises every bound in this lesson with it.
+#
+# A *complete* request can still be invalid: an unsupported version, a corrupt body (Kafka's
+# `SocketServerMemoryPoolTest`). `Processor.processCompletedReceives` fails to parse it and closes
+# the connection, and until KAFKA-20302 (March 2026) it never returned the request's buffer to the
+# pool: each one shrinks the pool for good. The fix is in 4.3.0, 4.2.1 and 3.9.3; 4.0 and 4.1 keep
+# the leak (`kafka_version` is MAJOR.MINOR and follows each minor's newest patch, so 3.9 and 4.2
+# here mean 3.9.3 and 4.2.1). The lesson's broker with 1% of its requests invalid:
+
+# %%
+invalid_request_table(BROKER_LESSON_SCENARIO, ("4.1", "4.2"), invalid_share=0.01)
+
+# %% [markdown]
+# On 4.1 the 420 invalid requests keep 18.5 MiB of the 40 MiB pool after 20 s (21.1 MiB left);
+# on 4.2 the pool ends at 39.7 MiB, short only by the requests in flight. A broker up for days
+# on 4.0 or 4.1 loses its whole pool this way, and then reads nothing at all: set
+# `queued.max.request.bytes` on those releases only with an eye on `MemoryPoolAvailable`, or
+# upgrade. Without a pool (the default -1) nothing leaks: the buffer is the heap's.
+
+# %% [markdown]
 # ## Conclusion
 #
 # * Without a pool, memory for queued requests is bounded only by `connections x
@@ -210,6 +246,9 @@ BrokerDashboard(spark=spark)
 # * `queued.max.request.bytes` bounds it at `queued.max.request.bytes + socket.request.max.bytes - 1`
 #   (the pool is non-strict so that large requests are not starved); size the heap for that.
 # * Under memory pressure waits grow and shift onto the sockets served last; shuffling spreads them.
+# * `socket.request.max.bytes` refuses an absurd size before any allocation (a TLS handshake on a
+#   PLAINTEXT port reads as 352 MiB); on 4.0 and 4.1 each invalid complete request shrinks the
+#   pool for good (KAFKA-20302).
 #
 # ## What Kafka does today
 #

@@ -78,41 +78,94 @@ from kipviz.plots.diagrams import diagram
 diagram("04")
 
 # %% [markdown]
-# ## 1. Plan a real reassignment
+# ## 1. Plan a real reassignment, per broker
 #
 # `kafka-reassign-partitions --generate` prints the current and the proposed assignment;
 # `kafka-log-dirs --describe` gives the partition sizes (the planner skips the two status lines it
-# prints before its JSON). The planner finds the bytes each new replica must copy and picks the
-# smallest throttle that finishes within a target (one hour here), counting the replicas
-# `--throttle` puts under the quota, and writes the commands that set it:
+# prints before its JSON). In the sample plan orders-0 (40 GB) and payments-0 (12 GB) are led by
+# broker 1, orders-1 (38 GB) by broker 2, and all three gain a replica on broker 4; orders-2 is
+# listed unchanged. `--throttle T` sets **both rates on every broker** of the plan: each leader's
+# quota counts the followers of the listed partitions it leads (orders-2 included: its current
+# replicas are leader-listed too), each destination's quota the new replicas it receives, and
+# moves between different brokers run in parallel.
+#
+# KIP-73's IN is per broker: the bytes producers write into it. A plan needs it per partition
+# (IN_p), since each quota counts its own partitions; here producers write 10 MB/s into the three
+# moving partitions, split by size (a rate given per topic is split over its partitions the same
+# way), passed explicitly:
 
 # %%
-plan = planner.load_reassignment(data_file("reassignment.json"),
-                                 current=data_file("current-assignment.json"))
-sizes = planner.load_partition_sizes(data_file("log-dirs.json"))
-print("bytes each destination broker copies:", plan.bytes_per_broker(sizes))
-throttle = planner.plan_throttle(brokers=len(plan.brokers()), network_bytes_per_s=125 * MB,
-                                 bytes_in_per_s=10 * MB, replication_factor=3,
-                                 bytes_to_move=plan.bytes_to_move(sizes),
-                                 target_completion_s=3600)
-print(throttle.to_text(plan))
+import kipviz
+
+sample = {"reassignment": data_file("reassignment.json"),
+          "current": data_file("current-assignment.json"),
+          "partition_sizes": data_file("log-dirs.json")}
+# 10 MB/s over the moving partitions by size (40, 38 and 12 of their 90 GB)
+rates = {"orders-0": 10 * MB * 40 / 90, "orders-1": 10 * MB * 38 / 90,
+         "payments-0": 10 * MB * 12 / 90}
+at35 = kipviz.plan_reassignment(**sample, bytes_in_per_s=rates, throttle_bytes_per_s=35 * MB,
+                                simulate=True)
+print(at35.to_text())
 
 # %% [markdown]
-# 90 GB in an hour needs T = 3 x 10 + 90 000 / 3600 = 55 MB/s. KIP-73's own arithmetic (no
-# follower counted) would have picked 35 MB/s, and at 35 MB/s the move really takes five hours:
+# **Which broker bounds the move, and why.** Broker 4 receives all three new replicas, 90 GB, and
+# its follower quota records everything they append, their own keep-up included: they net
+# T - 10 MB/s, so 90 GB / 25 MB/s = 3600 s, **1.0 h** at T = 35 MB/s. Broker 1 sends 52 GB and
+# its leader quota also counts the keep-up of orders-0's two followers and new replica and of
+# payments-0's follower and new replica: 3 x 4.44 + 2 x 1.33 = 16 MB/s, leaving 19 MB/s, 0.76 h
+# alone. Each broker's time alone is a lower bound; the planner shares each binding quota
+# equally among the replicas it holds back (a flow schedule), which adds a minute here (broker 1's
+# leader quota binds once orders-1 is in). The same by hand and planned at 55 MB/s, beside the
+# cluster simulation of Kafka's gating (one fetcher per broker pair):
 
 # %%
-kip_plan = planner.plan_throttle(brokers=4, network_bytes_per_s=125 * MB,
-                                 bytes_in_per_s=10 * MB, replication_factor=3,
-                                 bytes_to_move=plan.bytes_to_move(sizes),
-                                 target_completion_s=3600, in_sync_followers=0)
-real = planner.plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
-                             replication_factor=3, bytes_to_move=plan.bytes_to_move(sizes),
-                             throttle_bytes_per_s=kip_plan.throttle_bytes_per_s)
-print(f"the KIP's plan: T = {kip_plan.throttle_bytes_per_s / MB:g} MB/s, "
-      f"{kip_plan.move_time_s / 3600:.1f} h")
-print(f"what --throttle makes of it: {real.move_time_s / 3600:.1f} h "
-      f"(the new replica nets {(real.throttle_bytes_per_s - 3 * 10 * MB) / MB:g} MB/s)")
+at55 = kipviz.plan_reassignment(**sample, bytes_in_per_s=rates, throttle_bytes_per_s=55 * MB,
+                                simulate=True)
+print(f"T = 35 MB/s: broker 4 by hand {90e9 / (25 * MB) / 3600:.2f} h, planned "
+      f"{at35.move_time_s / 3600:.2f} h, simulated {at35.simulated_move_time_s / 3600:.2f} h")
+print(f"T = 55 MB/s: broker 4 by hand {90e9 / (45 * MB) / 3600:.2f} h, planned "
+      f"{at55.move_time_s / 3600:.2f} h, simulated {at55.simulated_move_time_s / 3600:.2f} h")
+
+# %% [markdown]
+# The move time is robust; each broker's own finish is not: Kafka's quota is a gate (while a
+# broker is over its quota *all* its out-of-sync throttled replicas wait), so which replica gets
+# the bytes depends on fetch timing, and brokers off the bottleneck (broker 2 here) finish when
+# the timing says. The lanes below are the simulation at 35 MB/s: broker 4's follower rate sits
+# at T for the whole hour while its lag falls; broker 1's leader rate stays below T.
+
+# %%
+from kipviz.plots.reassignment import broker_lanes_figure
+from kipviz.scenarios.reassignment.cluster import (
+    ClusterReassignmentScenario,
+    simulate_cluster,
+)
+
+lanes = simulate_cluster(ClusterReassignmentScenario(
+    at35.moves, leader_throttle_bytes_per_s=35 * MB, follower_throttle_bytes_per_s=35 * MB,
+    sample_ticks=1000, ticks=600_000), plan=False)
+broker_lanes_figure(lanes.brokers, 35 * MB, title="The sample plan at 35 MB/s, one lane per broker")
+
+# %% [markdown]
+# **The KIP's formula beside what `--throttle` does.** `plan_throttle` is KIP-73's single-pair
+# arithmetic: one leader sending all 90 GB to one destination, its quota counting R - 1 followers
+# of *all* of IN. For this plan it says 35 MB/s takes five hours and a one-hour target needs
+# 55 MB/s; per broker, 35 MB/s takes about an hour, and the smallest T that meets the hour is
+# just above it (broker 1's leader quota binds for the last minutes):
+
+# %%
+single = planner.plan_throttle(brokers=4, network_bytes_per_s=125 * MB, bytes_in_per_s=10 * MB,
+                               replication_factor=3, bytes_to_move=90e9,
+                               throttle_bytes_per_s=35 * MB)
+target = kipviz.plan_reassignment(**sample, bytes_in_per_s=rates, target_completion_s=3600)
+print(f"single pair at 35 MB/s: {single.move_time_s / 3600:.1f} h; per broker: "
+      f"{at35.move_time_s / 3600:.2f} h")
+print(f"the smallest T for one hour, per broker: {target.throttle_bytes_per_s / MB:.1f} MB/s")
+
+# %% [markdown]
+# The same from a shell: `kipviz plan --reassignment reassignment.json --current current.json
+# --log-dirs log-dirs.json --bytes-in orders=13.2MB/s,payments=1.33MB/s --target 1h` (IN per
+# topic, a JSON file, or the JMX exporter's Prometheus scrapes of `BytesInPerSec`; `--json` for
+# machines).
 
 # %% [markdown]
 # ## 2. The KIP's arithmetic, and the followers it leaves out
@@ -270,6 +323,9 @@ ReassignmentDashboard(spark=spark)
 # %% [markdown]
 # ## Conclusion
 #
+# * `--throttle` sets T on every broker of a plan: a destination needs bytes / (T - IN of its new
+#   replicas), a leader bytes / (T - IN x its followers and new replicas); the move time is the
+#   flow schedule over them (`kipviz.plan_reassignment`, `kipviz plan`), not the single-pair form.
 # * Under `--throttle` the leader's quota counts the R - 1 in-sync followers: pick T inside
 #   `R x IN < T < N - IN/R`; the move takes `bytes / (T - R x IN)`. The KIP's `bytes / (T - IN)`
 #   is the case of no followers counted. At or below R x IN it never finishes.

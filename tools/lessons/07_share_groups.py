@@ -55,6 +55,7 @@ from kipviz.scenarios.share_group.scenario import (
     simulate,
     simulate_scaling,
 )
+from kipviz.scenarios.share_group.versions import fetch_nodes_table, release_table
 from kipviz.widgets import SHARE_LESSON_SCENARIO, ShareGroupDashboard
 
 # %% [markdown]
@@ -185,7 +186,8 @@ print("in flight at most:", tight.partitions.in_flight_records.max(),
 # ## What Kafka does today
 #
 # This is Kafka 4.3, the newest release kipviz models.
-# Share groups were a preview in Kafka 4.1 and are generally available from 4.2 (KIP-932). The
+# Share groups were early access in Kafka 4.0, a preview in 4.1 and are generally available from
+# 4.2 (KIP-932); the next section runs this lesson's group on each of them. The
 # split of a share fetch's bytes is `PartitionMaxBytesStrategy.UNIFORM`; `MaxRecords` is
 # `max.poll.records`; `group.share.partition.max.record.locks` defaults to 2000,
 # `group.share.record.lock.duration.ms` to 30000 and `group.share.delivery.count.limit` to 5.
@@ -194,10 +196,53 @@ print("in flight at most:", tight.partitions.in_flight_records.max(),
 # implicit acknowledgement only (each record acknowledged ACCEPT as it is processed), and the
 # assignor walks partitions in index order where Kafka uses the hash order of random topic ids.
 #
+# ## By Kafka version: 4.0, 4.1, 4.2, 4.3
+#
+# `ShareGroupScenario(kafka_version=...)` runs each release's rules, read on its branch:
+#
+# * **4.0** (early access): ShareFetch v0 asks each partition for `max.partition.fetch.bytes`
+#   (1 MiB) and carries no `MaxRecords`, so the broker acquires all it read; the lock cap
+#   `group.share.partition.max.record.locks` defaults to 200 (`ShareGroupConfig`).
+# * **4.1** (preview): ShareFetch v1, `MaxRecords` = `max.poll.records`, `fetch.max.bytes` split
+#   evenly (KAFKA-19018); locks default to 2000 (KAFKA-19245). The cap is still checked only
+#   before a fetch, and not at all when the fetch starts among released records: nothing bounds
+#   the records in flight.
+# * **4.2** (generally available): the cap inside acquire (KAFKA-19555: at most cap + a batch - 1),
+#   records near the delivery limit go out in halving parts, a record on its last attempt alone
+#   (KAFKA-17541), and `share.acquire.mode` (KIP-1206).
+# * **4.3**: a group may set its own `share.delivery.count.limit` and
+#   `share.partition.max.record.locks`, clamped to the broker's new
+#   `group.share.{min,max}.partition.max.record.locks` (100, 4000) (KIP-1240); the coordinator
+#   recomputes an assignment at most once per `group.share.assignment.interval.ms` (1 s,
+#   KIP-1263). Neither changes this run: its group sets nothing and its members join once.
+#
+# The lesson's group on each release, with the release's default lock cap and with a cap of 20:
+
+# %%
+release_table(SHARE_LESSON_SCENARIO, lock_caps=(None, 20))
+
+# %% [markdown]
+# On 4.0 a share consumer takes 1,040 records (a whole 1 MiB per partition) in one fetch and
+# holds 1,015 KiB, ten times a later release's 97 KiB; with them in flight the cap of 200 stops
+# the other members, so the group processes 4,605 records where 4.1 processes 13,780, and the
+# stalled consumer's 1,040 are all archived. On 4.1 a cap of 20 lets 115 records in flight (no
+# bound); from 4.2 the same cap holds them to 25, within cap + batch - 1 = 29, and the halving
+# parts near the limit leave 1 record archived where 4.1 archives 100. 4.2 and 4.3 agree here.
+#
+# KAFKA-19767 (4.2): in `record_limit` mode a share consumer fetches records from one node at a
+# time (`ShareConsumeRequestManager`), rotating its partitions, so "one share fetch per leader"
+# over-states its memory there. On 3 brokers and 6 partitions each member's partitions have 2
+# leaders: the bound is 100 MiB in `batch_optimized` mode and 50 MiB in `record_limit` mode.
+
+# %%
+fetch_nodes_table(replace(SHARE_LESSON_SCENARIO, brokers=3, partitions=6))
+
+# %% [markdown]
 # ## Move the sliders
 #
 # The dashboard re-runs both groups and has Spark recompute the curves. Try 16 consumers, a lock
-# cap of 20 (the in-flight line crosses the cap by up to a batch) and `record_limit`.
+# cap of 20 (the in-flight line crosses the cap by up to a batch), `record_limit`, and the Kafka
+# version.
 
 # %%
 # NBVAL_IGNORE_OUTPUT

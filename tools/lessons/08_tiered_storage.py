@@ -47,7 +47,12 @@ from kipviz.scenarios.tiered_fetch.quotas import (
     three_rates,
     throttle_summary,
 )
-from kipviz.scenarios.tiered_fetch.scenario import simulate, simulate_versions, trace_summary
+from kipviz.scenarios.tiered_fetch.scenario import (
+    reader_queue_table,
+    simulate,
+    simulate_versions,
+    trace_summary,
+)
 from kipviz.widgets import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 
 MiB = 1024 * 1024
@@ -133,6 +138,21 @@ print(trace_summary(simulate(crowded)).to_string())
 # > empty response"; in the code the *local* partitions' data is still returned, only the remote
 # > partitions not read in time are empty. Before 3.8 (KIP-1018) the wait was the request's
 # > `fetch.max.wait.ms`.
+#
+# The reads waiting for a thread sit in the reader pool's queue, `remote.log.reader.max.pending.tasks`
+# (100) long (`RemoteStorageThreadPool`'s `LinkedBlockingQueue`; a cancelled read keeps its place
+# until a thread takes it and finds it cancelled). A read that finds the queue full is refused at
+# once (`RejectedExecutionException`, caught in `ReplicaManager.processRemoteFetch`): its partition
+# comes back with an error, no data. The same three consumers with a queue of 4:
+
+# %%
+reader_queue_table(crowded, (100, 4))
+
+# %% [markdown]
+# With the default 100 nothing is refused (600 reads: the run above). With 4, 23,128 of 23,404
+# reads are refused: each refused fetch is answered at once (p50 2 ms), the consumer asks again
+# at once, 5,851 fetches instead of 150, and remote reads fall from 10.49 to 0.21 MB/s. A full queue turns
+# slow catch-up into a busy loop of errors; size it for the reads your catch-up consumers queue.
 #
 # ## 3. The fetch quota (KIP-956)
 #
@@ -237,10 +257,18 @@ TieredStorageDashboard(spark=spark)
 # * **3.8**: `remote.fetch.max.wait.ms` (500, KIP-1018) for `DelayedRemoteFetch`;
 #   `RLMQuotaManager` with the copy and fetch quotas (KIP-956), their throttle times and metrics
 #   completed in **3.9** (KAFKA-15265). Defaults: no quota (`Long.MAX_VALUE`), 11 windows of 1 s.
+#   The quotas' code is in 3.8.0, though Kafka's upgrade notes announce KIP-956 in 3.9.0.
 # * **4.2**: several remote partitions per fetch request (KAFKA-14915) and each charged
 #   min(`max.partition.fetch.bytes`, what is left) up front (KAFKA-19462).
-# * `remote.log.reader.threads` (10) and `remote.log.reader.max.pending.tasks` bound the reads a
-#   broker runs at once; the remote store's latency is not Kafka's and sets the pace.
+# * **4.3**: KIP-1023, `follower.fetch.last.tiered.offset.enable` (default false): a new follower
+#   of a tiered topic starts at the leader's earliest *pending-upload* offset, max(highest offset
+#   in remote storage + 1, log start) (`RemoteLeaderEndPoint`, `ListOffsets`'
+#   `EARLIEST_PENDING_UPLOAD_TIMESTAMP`), and copies only what is not yet uploaded; otherwise it
+#   copies the whole local log, uploaded segments still kept locally included
+#   (`kipviz.kafka.tiered.replica.follower_start_offset`).
+# * `remote.log.reader.threads` (10) and `remote.log.reader.max.pending.tasks` (100, the queue in
+#   front of them) bound the reads a broker runs and holds at once; the remote store's latency is
+#   not Kafka's and sets the pace.
 # * Controller mutations (KIP-599, 2.7): a `TokenBucket`, strict for new request versions (reject
 #   when overdrawn), permissive for old ones (accept, report a throttle time).
 #

@@ -32,10 +32,13 @@ pd.set_option("display.max_colwidth", None)
 cheatsheet.formulas()
 
 # %% [markdown]
-# ## What changed in which release (the consumer's fetch rules)
+# ## What changed in which release (consumer, tiered storage, share groups, the broker's pool)
 #
-# `ConsumerScenario(kafka_version=...)`, the dashboards' version control and
-# `kipviz run --kafka-version` look these up; the default is the newest release the model knows.
+# `ConsumerScenario(kafka_version=...)`, `ShareGroupScenario(kafka_version=...)`,
+# `BrokerScenario(kafka_version=...)`, `TieredFetchScenario(kafka_version=...)`, the dashboards'
+# version control and `kipviz run --kafka-version` look these up; the default is the newest release
+# the model knows. `kafka_version` is MAJOR.MINOR and follows each minor's newest patch (KAFKA-20302's
+# fix is in 3.9.3 and 4.2.1, so 3.9 and 4.2 have it).
 
 # %%
 cheatsheet.version_table()

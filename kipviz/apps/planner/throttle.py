@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kipviz.kafka.config.checks import check_int as _check_int
@@ -40,6 +41,7 @@ __all__ = [
     "log_bytes_to_copy",
     "plan_log_dir_move",
     "plan_throttle",
+    "throttle_commands",
 ]
 
 _RATE = THROTTLED_RATE
@@ -107,7 +109,7 @@ class ThrottlePlan:
         ``additional``: the move is submitted beside one in progress (``--additional``);
         ``ongoing`` is that one, whose moves stay in the throttled-replica lists.
         """
-        mb, q = 1e6, shlex.quote
+        mb = 1e6
         r, t, f = self.throttle_range, self.throttle_bytes_per_s, self.in_sync_followers
         low = "IN" if f == 0 else f"{f + 1} x IN"
         lines = [f"KIP-73 throttle plan: {self.brokers} brokers, N = "
@@ -129,27 +131,43 @@ class ThrottlePlan:
                   f"keep replica.fetch.response.max.bytes below "
                   f"{self.replica_fetch_response_max_bytes or 0:.0f} (default "
                   f"{BrokerConfig().replica_fetch_response_max_bytes})", ""]
-        server = q(bootstrap_server)
-        cmd = f"kafka-configs.sh --bootstrap-server {server}"
-        rates = f"leader.replication.throttled.rate={t},follower.replication.throttled.rate={t}"
         brokers = [str(b) for b in reassignment.brokers()] if reassignment else ["BROKER_ID"]
-        lines += [f"{cmd} --entity-type brokers --entity-name {q(b)} --alter --add-config "
-                  f"{q(rates)}" for b in brokers]
-        if reassignment is not None and reassignment.current is not None:
-            lists = reassignment.throttled_replicas(ongoing if additional else None)
-            for topic, (lead, follow) in lists.items():
-                lines.append(f"{cmd} --entity-type topics --entity-name "
-                             f"{q(check_topic_name(topic))} --alter --add-config "
-                             + q(f"leader.replication.throttled.replicas=[{lead}],"
-                                 f"follower.replication.throttled.replicas=[{follow}]"))
-        tool = (f"kafka-reassign-partitions.sh --bootstrap-server {server} "
-                f"--reassignment-json-file {q(reassignment_json_file)}")
-        lines += ["", "or let the tool set all of it (and keep ongoing moves throttled with "
-                      "--additional):" if additional else "or let the tool set all of it:",
-                  f"{tool} --execute --throttle {t}" + (" --additional" * additional),
-                  f"{tool} --verify   # removes every throttle once all moves are done; "
-                  f"add --preserve-throttles to keep them"]
+        lines += throttle_commands(reassignment, dict.fromkeys(brokers, t), t,
+                                   bootstrap_server=bootstrap_server, additional=additional,
+                                   ongoing=ongoing, reassignment_json_file=reassignment_json_file)
         return "\n".join(lines)
+
+
+def throttle_commands(reassignment: ReassignmentPlan | None, broker_rates: Mapping[str, int],
+                      throttle: int, *, bootstrap_server: str = "localhost:9092",
+                      additional: bool = False, ongoing: ReassignmentPlan | None = None,
+                      reassignment_json_file: str = "reassignment.json") -> list[str]:
+    """The ``kafka-configs`` commands setting each broker's two rates (``broker_rates``) and each
+    topic's throttled-replica lists, then ``kafka-reassign-partitions --execute --throttle
+    throttle`` (which sets all of it at once) and ``--verify``; every value shell-quoted."""
+    q = shlex.quote
+    server = q(bootstrap_server)
+    cmd = f"kafka-configs.sh --bootstrap-server {server}"
+    lines = []
+    for b, t in broker_rates.items():
+        rates = f"leader.replication.throttled.rate={t},follower.replication.throttled.rate={t}"
+        lines.append(f"{cmd} --entity-type brokers --entity-name {q(b)} --alter --add-config "
+                     f"{q(rates)}")
+    if reassignment is not None and reassignment.current is not None:
+        lists = reassignment.throttled_replicas(ongoing if additional else None)
+        for topic, (lead, follow) in lists.items():
+            lines.append(f"{cmd} --entity-type topics --entity-name "
+                         f"{q(check_topic_name(topic))} --alter --add-config "
+                         + q(f"leader.replication.throttled.replicas=[{lead}],"
+                             f"follower.replication.throttled.replicas=[{follow}]"))
+    tool = (f"kafka-reassign-partitions.sh --bootstrap-server {server} "
+            f"--reassignment-json-file {q(reassignment_json_file)}")
+    lines += ["", "or let the tool set all of it (and keep ongoing moves throttled with "
+                  "--additional):" if additional else "or let the tool set all of it:",
+              f"{tool} --execute --throttle {throttle}" + (" --additional" * additional),
+              f"{tool} --verify   # removes every throttle once all moves are done; "
+              f"add --preserve-throttles to keep them"]
+    return lines
 
 
 def log_bytes_to_copy(log_bytes: float, *, local_log_bytes: float | None = None,

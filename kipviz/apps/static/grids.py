@@ -5,7 +5,8 @@ every valid combination of two or three of the dashboard's controls (about 50 co
 the rest of the lesson's scenario fixed. The controls are the lesson's point: KIP-74's two fetch
 limits and the partition order (lesson 1), KIP-72's pool size against large requests and the
 strict what-if (lesson 2), KIP-81's ``buffer.memory`` against ``fetch.max.bytes`` (lesson 3),
-KIP-73's two throttles (lesson 4), KIP-770's byte bound under the three policies Kafka had
+when lesson 4's real plan finishes, per broker, over KIP-73's throttle and the hottest topic's
+IN, KIP-770's byte bound under the three policies Kafka had
 (lesson 5), lesson 6's 7 x 7 grid of fetch limits, and KIP-932's share consumers against
 ``max.poll.records`` under both acquire modes (lesson 7). Values are Kafka's units (bytes,
 bytes/s); ``None`` is Kafka's "no pool" / "unlimited".
@@ -28,7 +29,9 @@ KiB, MiB, MB = 1024, 1024 * 1024, 1_000_000
 class SliderGrid:
     """One static page's grid: a ``base`` scenario, ``axes`` (scenario field -> the values its
     slider offers, in slider order), the Kafka setting each axis is (``labels``), the page's
-    ``title`` and ``live``: how to get the live dashboard, as HTML."""
+    ``title`` and ``live``: how to get the live dashboard, as HTML. ``kind``: ``"sweep"`` (Spark
+    sweeps the scenario, the figure is the memory and fairness summary) or ``"move_time"`` (a
+    real reassignment plan's move time per broker, :mod:`kipviz.apps.static.move_grid`)."""
 
     name: str
     title: str
@@ -36,6 +39,7 @@ class SliderGrid:
     axes: Mapping[str, Sequence[Any]]
     labels: Mapping[str, str]
     live: str
+    kind: str = "sweep"
 
 
 def _lab(notebook: str, dashboard: str) -> str:
@@ -47,18 +51,17 @@ def _lab(notebook: str, dashboard: str) -> str:
 
 def dashboard_grids() -> dict[str, SliderGrid]:
     """The static page grid of each lesson dashboard, by the dashboard's class name."""
+    from kipviz.apps.static.move_grid import SamplePlan
     from kipviz.scenarios.cluster.scenario import ClusterScenario
     from kipviz.widgets import (
         BROKER_LESSON_SCENARIO,
         BUFFER_LESSON_SCENARIO,
         LESSON_SCENARIO,
-        REASSIGNMENT_LESSON_SCENARIO,
         SHARE_LESSON_SCENARIO,
         STREAMS_LESSON_SCENARIO,
     )
     from kipviz.widgets.grid import GRID_AXES, GRID_LESSON_SCENARIO
 
-    rates = [r * MB for r in (5, 10, 15, 20, 30, 60)] + [None]
     grids = [
         SliderGrid("FetchDashboard", "KIP-74: fetch limits and partition order", LESSON_SCENARIO,
                    {"fetch_max_bytes": [256 * KiB, 512 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB,
@@ -87,12 +90,16 @@ def dashboard_grids() -> dict[str, SliderGrid]:
                     "fetch_max_bytes": "fetch.max.bytes",
                     "consume_bytes_per_s": "processing rate"},
                    _lab("03_consumer_buffer_memory.ipynb", "BufferDashboard()")),
-        SliderGrid("ReassignmentDashboard", "KIP-73: replication throttles",
-                   REASSIGNMENT_LESSON_SCENARIO,
-                   {"leader_throttle_bytes_per_s": rates, "follower_throttle_bytes_per_s": rates},
-                   {"leader_throttle_bytes_per_s": "leader.replication.throttled.rate",
-                    "follower_throttle_bytes_per_s": "follower.replication.throttled.rate"},
-                   _lab("04_replication_quotas.ipynb", "ReassignmentDashboard()")),
+        SliderGrid("ReassignmentDashboard", "KIP-73: when lesson 4's plan finishes, per broker",
+                   SamplePlan(),
+                   {"throttle_bytes_per_s": [r * MB for r in (15, 20, 25, 35, 45, 55, 80)]
+                    + [None],
+                    "hottest_in_bytes_per_s": [r * MB for r in (2, 5, 10, 13.2, 20, 30)]},
+                   {"throttle_bytes_per_s": "throttle T: --throttle, both rates, every broker",
+                    "hottest_in_bytes_per_s": "IN of topic orders (the hottest), split by "
+                                              "partition size"},
+                   _lab("04_replication_quotas.ipynb", "ReassignmentDashboard()"),
+                   kind="move_time"),
         SliderGrid("StreamsDashboard", "KIP-770: the Streams input buffer",
                    STREAMS_LESSON_SCENARIO,
                    {"input_buffer_max_bytes": [k * MiB for k in (1, 4, 8, 16, 32, 64, 128)],

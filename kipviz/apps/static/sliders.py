@@ -40,8 +40,11 @@ __all__ = ["fill_grid", "grid_payload", "slider_section"]
 
 
 def fill_grid(spec: SliderGrid, spark: SparkSession, *, seed: int = 0,
-              cache_dir: Any = None) -> SweepGrid:
-    """Sweep ``spec``'s grid as one Spark job (cached configurations are read, not simulated)."""
+              cache_dir: Any = None) -> SweepGrid | None:
+    """Sweep ``spec``'s grid as one Spark job (cached configurations are read, not simulated);
+    None for a ``"move_time"`` grid, which plans each point when its section is built."""
+    if spec.kind == "move_time":
+        return None
     grid = SweepGrid(spec.base, spec.axes, seed=seed, cache_dir=cache_dir)
     grid.fill(spark)
     return grid
@@ -141,20 +144,18 @@ def _first_point(payload: dict[str, Any]) -> str:
     return start if start in payload["points"] else next(iter(payload["points"]))
 
 
-def slider_section(spec: SliderGrid, grid: SweepGrid, *, div_id: str) -> str:
+def slider_section(spec: SliderGrid, grid: SweepGrid | None, *, div_id: str) -> str:
     """The HTML of a grid's sliders, figure, data and script (see the module); the page must
     load plotly.js. ``div_id`` names the figure's ``div`` (unique in the page)."""
+    if spec.kind == "move_time":
+        return _move_time_section(spec, div_id)
+    assert grid is not None
     payload = grid_payload(spec, grid)
     first = _first_point(payload)
     names = list(spec.axes)
     figure = grid_point_figure(names[0], names[1] if len(names) > 1 else None)
-    for trace, data in zip(figure.data, payload["points"][first]["traces"], strict=True):
-        trace.update(data)
-    payload["axes"] = [{**a, "start": int(i)} for a, i in zip(payload["axes"],
-                                                                first.split("-"), strict=True)]
     windows = max(len(p["traces"][2]["x"]) for p in payload["points"].values())
     combos = math.prod(len(v) for v in spec.axes.values())
-    fixed = html.escape(repr(spec.base))
     built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     about = (
         f"<p class='kipviz-note'><b>Precomputed, no kernel:</b> Spark simulated and summarised "
@@ -165,6 +166,36 @@ def slider_section(spec: SliderGrid, grid: SweepGrid, *, div_id: str) -> str:
         f"{len(payload['rejected'])} of them rejected by Kafka's rules). Each curve is "
         f"downsampled to {windows} windows (<code>kipviz.curves.summary</code>); values between "
         f"the grid's are not offered. The live dashboard: {spec.live}.</p>")
+    return _section(spec, figure, payload, first, about, div_id)
+
+
+def _move_time_section(spec: SliderGrid, div_id: str) -> str:
+    """A real plan's move time per broker over the grid (:mod:`kipviz.apps.static.move_grid`)."""
+    from kipviz.apps.static.move_grid import move_grid_payload
+    from kipviz.plots.reassignment import move_grid_figure
+
+    payload = move_grid_payload(spec, _label)
+    x, y = (spec.labels.get(n, n) for n in spec.axes)
+    built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    about = (
+        f"<p class='kipviz-note'><b>Precomputed, no kernel:</b> "
+        f"<code>kipviz.plan_reassignment</code> planned lesson 4's sample plan (orders-0 and "
+        f"payments-0 led by broker 1, orders-1 by broker 2, all landing on broker 4) at each "
+        f"of the {len(payload['points'])} combinations below when this page was built "
+        f"({built}): each broker's leader and follower quota as <code>--throttle</code> sets "
+        f"them, moves between different brokers in parallel (the flow schedule; the cluster "
+        f"simulation agrees within 5%). The live dashboard: {spec.live}.</p>")
+    return _section(spec, move_grid_figure(x, y), payload, _first_point(payload), about, div_id)
+
+
+def _section(spec: SliderGrid, figure: Any, payload: dict[str, Any], first: str, about: str,
+             div_id: str) -> str:
+    """The section's HTML: the figure drawn at ``first``, the sliders' data and script."""
+    for trace, data in zip(figure.data, payload["points"][first]["traces"], strict=True):
+        trace.update(data)
+    payload["axes"] = [{**a, "start": int(i)} for a, i in zip(payload["axes"],
+                                                                first.split("-"), strict=True)]
+    fixed = html.escape(repr(spec.base))
     script = resources.files("kipviz.apps.static").joinpath("sliders.js").read_text("utf-8")
     data = json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     return (f'<section class="kipviz-grid" id="{div_id}-grid" data-figure="{div_id}">\n'

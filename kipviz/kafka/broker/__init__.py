@@ -5,6 +5,8 @@
   depletion metrics (``DepletionTracker``).
 * :mod:`~kipviz.kafka.broker.network`: the pool ``SocketServer`` builds and ``Selector``'s key
   shuffling under low memory.
+* :mod:`~kipviz.kafka.broker.receive`: the size check before the pool (the TLS-to-PLAINTEXT
+  size) and an invalid request's buffer by release (KAFKA-20302).
 
 May import: :mod:`kipviz.kafka.config`.
 """
@@ -19,4 +21,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "max_outstanding_bytes",
     ],
     "network": ["broker_pool", "should_shuffle_keys"],
+    "receive": ["TLS_HANDSHAKE_SIZE_BYTES", "receive_size_refused",
+                "releases_invalid_request_buffer"],
 })

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-__all__ = ["BROKER", "CONSUMER", "KIP81_PROPOSED_BUFFER_MEMORY_BYTES", "ROLES", "STREAMS",
-           "Setting", "SettingTable"]
+__all__ = ["BROKER", "CONSUMER", "GROUP", "KIP81_PROPOSED_BUFFER_MEMORY_BYTES", "ROLES",
+           "STREAMS", "Setting", "SettingTable"]
 
 JAVA_TYPES = ("short", "int", "long", "double")
 MiB = 1024 * 1024
@@ -52,10 +52,27 @@ class Setting:
     rule: str
     source: str
     note: str = ""
+    # earlier defaults, oldest first: (value, release) is "value until that release", after which
+    # the next one (and, after the last, ``default``) holds
+    default_until: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.java not in JAVA_TYPES:
             raise ValueError(f"java must be one of {', '.join(JAVA_TYPES)}: {self.java!r}")
+
+    def default_in(self, kafka_version: str) -> int | None:
+        """The default in release ``kafka_version`` ("MAJOR.MINOR"): the first earlier default
+        whose release is still to come, else :attr:`default` (Kafka's newest).
+
+        >>> locks = BROKER["group.share.partition.max.record.locks"]
+        >>> locks.default_in("4.0"), locks.default_in("4.1"), locks.default
+        (200, 2000, 2000)
+        """
+        key = _release_key(kafka_version)
+        for value, until in self.default_until:
+            if key < _release_key(until):
+                return value
+        return self.default
 
     @property
     def validator(self) -> str:
@@ -99,15 +116,24 @@ class SettingTable(Mapping[str, Setting]):
         return default
 
 
+def _release_key(kafka_version: str) -> tuple[int, ...]:
+    """``"4.1"`` -> ``(4, 1)``: releases ordered as releases."""
+    return tuple(int(part) for part in kafka_version.split("."))
+
+
 def _declare(role: str, source: str, rows: tuple[tuple[object, ...], ...]) -> tuple[Setting, ...]:
     """Settings from ``(key, name, java, default, at_least, at_most, unit, rule[, note])`` rows,
-    each with the ``source`` class; a row's own source may follow after ``@`` in its key."""
+    each with the ``source`` class; a row's own source may follow after ``@`` in its key. A
+    default that changed between releases is written ``(200, "4.1", 2000)``: 200 until 4.1,
+    2000 from then on (:attr:`Setting.default_until`)."""
     out = []
     for key, name, java, default, low, high, unit, rule, *note in rows:
         key, _, own = str(key).partition("@")
-        out.append(Setting(role, key, str(name), str(java), default,  # type: ignore[arg-type]
+        steps = default if isinstance(default, tuple) else (default,)
+        until = tuple(zip(steps[:-1:2], steps[1:-1:2], strict=True))
+        out.append(Setting(role, key, str(name), str(java), steps[-1],
                            low, high, str(unit), str(rule), own or source,  # type: ignore[arg-type]
-                           str(note[0]) if note else ""))
+                           str(note[0]) if note else "", until))
     return tuple(out)
 
 
@@ -209,12 +235,45 @@ BROKER = SettingTable("broker", _declare("broker", "ServerConfigs", (
     ("remote.log.manager.copy.quota.window.size.seconds@RemoteLogManagerConfig",
      "remote_copy_quota_window_size_seconds", "int", 1, 1, None, "s",
      "span of one remote copy quota sample"),
-    ("group.share.partition.max.record.locks@ShareGroupConfig", "max_record_locks", "int", 2000,
-     100, 10000, "records", "most in-flight (acquired or available) records per share partition"),
+    ("group.share.partition.max.record.locks@ShareGroupConfig", "max_record_locks", "int",
+     (200, "4.1", 2000), 100, 10000, "records",
+     "most in-flight (acquired or available) records per share partition (200 in 4.0)"),
     ("group.share.record.lock.duration.ms@ShareGroupConfig", "record_lock_duration_ms", "int",
      30000, 1000, 3600000, "ms", "an acquired record's lock; it comes back when the lock expires"),
     ("group.share.delivery.count.limit@ShareGroupConfig", "delivery_count_limit", "int", 5, 2, 10,
      "deliveries", "a record delivered this often is archived"),
+    ("group.share.max.partition.max.record.locks@ShareGroupConfig",
+     "max_partition_max_record_locks", "int", 4000, 2000, 10000, "records",
+     "the largest share.partition.max.record.locks a group gets (KIP-1240, Kafka 4.3)"),
+    ("group.share.min.partition.max.record.locks@ShareGroupConfig",
+     "min_partition_max_record_locks", "int", 100, 100, 2000, "records",
+     "the smallest share.partition.max.record.locks a group gets (KIP-1240, Kafka 4.3)"),
+    ("group.share.max.delivery.count.limit@ShareGroupConfig", "max_delivery_count_limit", "int",
+     10, 5, 25, "deliveries",
+     "the largest share.delivery.count.limit a group gets (KIP-1240, Kafka 4.3)"),
+    ("group.share.min.delivery.count.limit@ShareGroupConfig", "min_delivery_count_limit", "int",
+     2, 2, 5, "deliveries",
+     "the smallest share.delivery.count.limit a group gets (KIP-1240, Kafka 4.3)"),
+    ("group.share.assignment.interval.ms@GroupCoordinatorConfig", "assignment_interval_ms", "int",
+     1000, 0, None, "ms",
+     "the coordinator recomputes a share group's assignment at most this often (KIP-1263, 4.3)"),
+    ("group.share.heartbeat.interval.ms@GroupCoordinatorConfig", "heartbeat_interval_ms", "int",
+     5000, 1, None, "ms", "time between a share consumer's heartbeats"),
+    ("remote.log.reader.max.pending.tasks@RemoteLogManagerConfig",
+     "remote_log_reader_max_pending_tasks", "int", 100, 1, None, "tasks",
+     "the remote reader pool's queue; a read that finds it full fails the fetch with an error"),
+    ("connections.max.idle.ms@SocketServerConfigs", "connections_max_idle_ms", "long", 600000,
+     None, None, "ms", "the broker closes a connection idle this long, releasing its buffer; a "
+     "negative value never does (Selector)"),
+)))
+
+GROUP = SettingTable("group", _declare("group", "GroupConfig", (
+    ("share.partition.max.record.locks", "max_record_locks", "int", None, 100, None, "records",
+     "a share group's own group.share.partition.max.record.locks (KIP-1240, Kafka 4.3); unset "
+     "is the broker's; clamped to group.share.{min,max}.partition.max.record.locks"),
+    ("share.delivery.count.limit", "delivery_count_limit", "int", None, 2, None, "deliveries",
+     "a share group's own group.share.delivery.count.limit (KIP-1240, Kafka 4.3); unset is the "
+     "broker's; clamped to group.share.{min,max}.delivery.count.limit"),
 )))
 
 STREAMS = SettingTable("streams", _declare("streams", "StreamsConfig", (
@@ -230,5 +289,6 @@ STREAMS = SettingTable("streams", _declare("streams", "StreamsConfig", (
      "Streams' override of the consumer's max.poll.records (CONSUMER_DEFAULT_OVERRIDES)"),
 )))
 
-ROLES: dict[str, SettingTable] = {"consumer": CONSUMER, "broker": BROKER, "streams": STREAMS}
+ROLES: dict[str, SettingTable] = {"consumer": CONSUMER, "broker": BROKER, "streams": STREAMS,
+                                  "group": GROUP}
 """Every declared setting, by role and Kafka key."""

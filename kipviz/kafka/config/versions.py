@@ -1,4 +1,4 @@
-"""Which Kafka release does what: the consumer-fetch behaviours kipviz models, by version.
+"""Which Kafka release does what: the behaviours kipviz models, by version and area.
 
 Every rule that changed between releases is looked up here, in one table, with the Kafka change
 that introduced it. Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0");
@@ -58,7 +58,9 @@ class Behaviour:
     change: str  # the KIP, JIRA or pull request that introduced it
     summary: str
     until: str | None = None
-    area: str = "consumer"  # "consumer": the client's fetch path; "tiered": the broker's remote one
+    # "consumer": the client's fetch path; "tiered": the broker's remote one; "share": share
+    # groups (KIP-932, client, broker and group coordinator); "broker": the request memory pool
+    area: str = "consumer"
 
 
 BEHAVIOURS: tuple[Behaviour, ...] = (
@@ -90,7 +92,9 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("tiered_storage", "3.6", "KIP-405 (early access; production-ready in 3.9)",
               "a fetch below the local log start is read from remote storage by "
               "remote.log.reader.threads and answered through DelayedRemoteFetch", area="tiered"),
-    Behaviour("remote_log_quotas", "3.8", "KIP-956 (KAFKA-15265 throttle times in 3.9)",
+    Behaviour("remote_log_quotas", "3.8",
+              "KIP-956 (KAFKA-15265: the code is in 3.8.0; Kafka's upgrade notes announce it in "
+              "3.9.0; throttle times in 3.9)",
               "remote.log.manager.{copy,fetch}.max.bytes.per.second over SimpleRate: a copy "
               "waits, a throttled remote partition comes back empty with no error", area="tiered"),
     Behaviour("remote_fetch_max_wait", "3.8", "KIP-1018",
@@ -102,6 +106,57 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("remote_fetch_charged_up_front", "4.2", "KAFKA-19462 (PR #20088)",
               "a remote partition is charged min(max.partition.fetch.bytes, limit left) to the "
               "response limit when the request is read", area="tiered"),
+    # share groups (KIP-932): kipviz.kafka.share, by release
+    Behaviour("share_groups", "4.0", "KIP-932 (early access 4.0, preview 4.1, GA 4.2)",
+              "share groups: several consumers read one partition, records acquired under a "
+              "lock and acknowledged one by one", area="share"),
+    Behaviour("share_record_locks_2000", "4.1", "KAFKA-19245 (PR #19705)",
+              "group.share.partition.max.record.locks defaults to 2000 (200 in 4.0)",
+              area="share"),
+    Behaviour("share_fetch_max_records", "4.1", "KAFKA-19018 (PR #19334, ShareFetch v1)",
+              "a share fetch carries MaxRecords and BatchSize (max.poll.records) and the broker "
+              "splits MaxBytes evenly (PartitionMaxBytesStrategy.UNIFORM); 4.0's v0 carries "
+              "PartitionMaxBytes = max.partition.fetch.bytes and acquires all it reads",
+              area="share"),
+    Behaviour("share_batch_size", "4.1", "KAFKA-18452 (PR #18459)",
+              "new records are acquired in in-flight batches of BatchSize records, cut at log "
+              "batch starts (createBatches)", area="share"),
+    Behaviour("share_lock_cap_in_acquire", "4.2", "KAFKA-19555 (PR #20253)",
+              "acquire takes at most max.record.locks - in flight new records; before, the cap "
+              "was checked only before the fetch (canAcquireRecords) and one fetch's records "
+              "could overshoot it", area="share"),
+    Behaviour("share_throttle_delivery", "4.2", "KAFKA-17541 part 2 (PR #20837)",
+              "records with max(2, ceil(limit / 2)) deliveries go out in halving parts, a "
+              "record on its last attempt alone (throttleRecordsDeliveryLimit)", area="share"),
+    Behaviour("share_acquire_mode", "4.2", "KIP-1206 (KAFKA-19020, PR #20246)",
+              "share.acquire.mode: batch_optimized (the default, whole batches) or record_limit "
+              "(at most MaxRecords)", area="share"),
+    Behaviour("share_record_limit_one_node", "4.2", "KAFKA-19767 (PR #20855)",
+              "in record_limit mode a share consumer fetches records from one node at a time, "
+              "rotating its partitions (ShareConsumeRequestManager)", area="share"),
+    Behaviour("share_group_configs", "4.3", "KIP-1240 (KAFKA-20159, KAFKA-20160, KAFKA-20162)",
+              "group-level share.delivery.count.limit and share.partition.max.record.locks, "
+              "bounded by the broker's group.share.{min,max}.* settings (clamped)",
+              area="share"),
+    Behaviour("share_assignment_interval", "4.3", "KIP-1263 (KAFKA-20291, PR #21721)",
+              "the coordinator recomputes a share group's assignment at most once per "
+              "group.share.assignment.interval.ms (1 s; before, at every change)", area="share"),
+    # the broker's request memory pool (KIP-72): kipviz.kafka.broker
+    Behaviour("request_memory_pool", "1.0", "KIP-72",
+              "queued.max.request.bytes > 0 bounds the bytes of requests read (a non-strict "
+              "SimpleMemoryPool of socket.request.max.bytes allocations)", area="broker"),
+    Behaviour("invalid_request_buffer_released_3_9", "3.9", "KAFKA-20302 (PR #21740) in 3.9.3",
+              "Processor.processCompletedReceives returns an invalid request's buffer to the "
+              "pool (backported to 3.9.3)", until="4.0", area="broker"),
+    Behaviour("invalid_request_buffer_released", "4.2",
+              "KAFKA-20302 (PR #21740) in 4.2.1 and 4.3.0",
+              "Processor.processCompletedReceives returns an invalid request's buffer to the "
+              "pool; 4.0 and 4.1 (and 3.8 and older) never do: the pool shrinks for good",
+              area="broker"),
+    # tiered storage again
+    Behaviour("follower_fetch_pending_upload", "4.3", "KIP-1023 (KAFKA-17108, KAFKA-17266)",
+              "with follower.fetch.last.tiered.offset.enable a new follower starts at the "
+              "leader's earliest pending-upload offset (ListOffsets v11)", area="tiered"),
 )
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 

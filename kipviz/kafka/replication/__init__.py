@@ -7,6 +7,10 @@
   lose bandwidth).
 * :mod:`~kipviz.kafka.replication.reassignment`: a reassignment plan and the throttle lists
   ``kafka-reassign-partitions`` writes for it.
+* :mod:`~kipviz.kafka.replication.cluster`: a plan as partition moves (leader, sources, targets,
+  size, IN_p), who leads after a move, IN split by size, per-broker closed forms.
+* :mod:`~kipviz.kafka.replication.flow`: the fluid flow schedule with the pinned sharing rule
+  (max-min fair): the planned move time per partition and per broker.
 
 May import: :mod:`kipviz.kafka.config`, :mod:`kipviz.kafka.quotas`, :mod:`kipviz.kafka.fetch`.
 """
@@ -25,4 +29,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ],
     "reassignment": ["PartitionAssignment", "ReassignmentPlan", "parse_assignment",
                      "partition_sizes"],
+    "cluster": ["BrokerLoad", "PartitionMove", "broker_loads", "leader_after_move", "make_move",
+                "partition_moves", "split_bytes_in"],
+    "flow": ["FlowSchedule", "flow_schedule", "max_min_fair"],
 })

@@ -95,6 +95,11 @@ class ReassignmentPlan:
     partitions: tuple[PartitionAssignment, ...]
     current: tuple[PartitionAssignment, ...] | None = None
 
+    def pairs(self) -> list[tuple[PartitionAssignment, PartitionAssignment]]:
+        """Each listed partition's (current, proposed) entries, in file order; ValueError
+        without the current assignment or an entry of it."""
+        return self._pairs()
+
     def _pairs(self) -> list[tuple[PartitionAssignment, PartitionAssignment]]:
         now = {e.tp: e for e in self.current or ()}
         if self.current is None:

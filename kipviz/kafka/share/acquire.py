@@ -17,6 +17,12 @@ On :mod:`kipviz.kafka.share.partition`'s arrays:
   have ``max(2, ceil(limit / 2))`` deliveries it goes out only alone, and in parts of
   ``size >> (count - that + 1)``; a record on its last attempt goes out alone.
 
+Releases differ (:mod:`kipviz.kafka.share.releases` gives a release's :class:`AcquireSettings`):
+the lock cap inside ``acquire`` (``cap_in_acquire``) is 4.2's (KAFKA-19555; 4.0 and 4.1 check
+the cap only before the fetch, ``canAcquireRecords``, and acquire all they were asked for), as are
+the halving parts (``throttle``, KAFKA-17541 part 2) and ``record_limit`` (KIP-1206); 4.0 keeps
+new records in one in-flight batch (no ``BatchSize``: a ``batch_size`` larger than any fetch).
+
 >>> from kipviz.kafka.share.partition import ACCEPT, acknowledge, new_share_partition
 >>> part = new_share_partition(20)
 >>> settings = AcquireSettings(max_in_flight_records=2000, max_delivery_count=5,
@@ -55,6 +61,8 @@ class AcquireSettings(NamedTuple):
     record_limit: bool  # share.acquire.mode=record_limit (KIP-1206)
     batch_size: int  # the share fetch's BatchSize (max.poll.records)
     lock_duration_ms: int  # group.share.record.lock.duration.ms
+    cap_in_acquire: bool = True  # acquire stops at the lock cap (4.2, KAFKA-19555)
+    throttle: bool = True  # halving parts near the delivery limit (4.2, KAFKA-17541 part 2)
 
 
 def _take(record_state: np.ndarray, delivery_count: np.ndarray, lock_expiry_ms: np.ndarray,
@@ -84,6 +92,7 @@ def _acquire_subset(part: SharePartitionState, settings: AcquireSettings, member
     record_state, delivery_count = part.record_state, part.delivery_count
     lock_expiry_ms, owner = part.lock_expiry_ms, part.owner
     max_delivery_count, record_limit = settings.max_delivery_count, settings.record_limit
+    throttle = settings.throttle
     limit = throttle_records_delivery_limit(max_delivery_count)
     got = 0
     cap = -1
@@ -92,14 +101,14 @@ def _acquire_subset(part: SharePartitionState, settings: AcquireSettings, member
         if record_state[o] != AVAILABLE:
             continue
         d = delivery_count[o]
-        if max_delivery_count > 2 and d == max_delivery_count - 1 and got > 0:
+        if throttle and max_delivery_count > 2 and d == max_delivery_count - 1 and got > 0:
             break  # the last attempt goes out alone, in the next fetch
-        if d >= limit and cap < 0:
+        if throttle and d >= limit and cap < 0:
             cap = max(1, size >> (d - limit + 1))  # halved with each delivery past the limit
         count = _take(record_state, delivery_count, lock_expiry_ms, owner, o, member, until,
                       out_offsets, count)
         got += 1
-        if delivery_count[o] == max_delivery_count and max_delivery_count > 2:
+        if throttle and delivery_count[o] == max_delivery_count and max_delivery_count > 2:
             break  # delivered alone
         if record_limit and got == max_fetch_records:
             break
@@ -119,12 +128,15 @@ def acquire(part: SharePartitionState, settings: AcquireSettings, batch_last: np
     lock_expiry_ms, owner = part.lock_expiry_ms, part.owner
     inflight_last, split = part.inflight_last, part.split
     max_delivery_count, record_limit = settings.max_delivery_count, settings.record_limit
+    throttle_on = settings.throttle
     if max_fetch_records <= 0 or fetched_last_offset < sp[_START]:
         return 0
     end = sp[_END]
     last = fetched_last_offset
     in_flight = end - sp[_START] + 1 if sp[_CACHED] else 0
-    max_records = min(max_fetch_records, settings.max_in_flight_records - in_flight)
+    max_records = max_fetch_records  # before 4.2 the cap was checked before the fetch only
+    if settings.cap_in_acquire:  # lastOffsetAndMaxRecordsToAcquire (KAFKA-19555)
+        max_records = min(max_fetch_records, settings.max_in_flight_records - in_flight)
     if max_records <= 0:
         if sp[_CACHED] and fetch_offset <= end:  # re-acquire inside the cached range only
             max_records = min(max_fetch_records, end - fetch_offset + 1)
@@ -150,10 +162,11 @@ def acquire(part: SharePartitionState, settings: AcquireSettings, batch_last: np
             remaining = max_records - count
             subset_limit = record_limit and batch_last_o - batch_first + 1 > remaining
             top = 0  # shouldThrottleRecordsDelivery: the highest count still available
-            for k in range(max(batch_first, request_first), min(batch_last_o, last) + 1):
-                if record_state[k] == AVAILABLE and delivery_count[k] > top:
-                    top = delivery_count[k]
-            throttle = top >= limit
+            if throttle_on:
+                for k in range(max(batch_first, request_first), min(batch_last_o, last) + 1):
+                    if record_state[k] == AVAILABLE and delivery_count[k] > top:
+                        top = delivery_count[k]
+            throttle = throttle_on and top >= limit
             if throttle and count > 0:
                 return count  # isolate it: delivered in a later fetch, nothing new either
             o = batch_last_o + 1

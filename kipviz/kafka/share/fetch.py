@@ -27,9 +27,11 @@ from kipviz.kafka.config.checks import check_choice
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_setting
+from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
 from kipviz.kafka.fetch.response import BROKER_FETCH_MAX_BYTES, effective_response_max_bytes
 from kipviz.kafka.share import acquire as sa
 from kipviz.kafka.share import partition as spf
+from kipviz.kafka.share.releases import acquire_settings, in_flight_bound
 
 __all__ = [
     "DELIVERY_COUNT_LIMIT",
@@ -82,7 +84,9 @@ def in_flight_bound_records(max_record_locks: int, largest_batch_records: int) -
                   BROKER["group.share.partition.max.record.locks"], at_least=1, at_most=None)
     _check_int("largest_batch_records (records in the largest log batch)",
                largest_batch_records, 1)
-    return max_record_locks + largest_batch_records - 1
+    bound = in_flight_bound(NEWEST_KAFKA_VERSION, max_record_locks, largest_batch_records)
+    assert bound is not None
+    return bound
 
 
 def uniform_split_into(request_max_bytes: int, partitions: int, acquired_partitions: int,
@@ -138,7 +142,9 @@ class SharePartition:
 
     ``batch_records`` are the record counts of the log's batches in offset order. Members are
     ints. ``acquire`` reads the log from ``fetch_offset`` (default: the next fetch offset) up to
-    ``fetched_last_offset`` (default: the log end) and returns the offsets acquired.
+    ``fetched_last_offset`` (default: the log end) and returns the offsets acquired, by the rules
+    of ``kafka_version`` (:func:`kipviz.kafka.share.releases.acquire_settings`; 4.0 has no
+    ``BatchSize``, so ``batch_size`` is unused there).
 
     ``SharePartitionTest.testAcquisitionLockTimeoutCauseMaxDeliveryCountExceed``:
 
@@ -160,7 +166,7 @@ class SharePartition:
                  max_delivery_count: int = DELIVERY_COUNT_LIMIT,
                  lock_duration_ms: int = RECORD_LOCK_DURATION_MS,
                  acquire_mode: str = "batch_optimized", batch_size: int = MAX_POLL_RECORDS,
-                 start_offset: int = 0) -> None:
+                 start_offset: int = 0, kafka_version: str = NEWEST_KAFKA_VERSION) -> None:
         sizes = [_check_int("batch_records (records in a log batch)", b, 1) for b in batch_records]
         # ShareGroupConfig's between(...) ranges are wider here (>= 1), as in the scenario
         self.max_in_flight_records = check_setting(
@@ -187,10 +193,11 @@ class SharePartition:
         self.delivery, self.lock_expiry_ms = self.part.delivery_count, self.part.lock_expiry_ms
         self.inflight_last, self.split = self.part.inflight_last, self.part.split
         self.sp[:] = (start_offset, start_offset, 0)
-        self.settings = sa.AcquireSettings(
-            max_in_flight_records=self.max_in_flight_records,
-            max_delivery_count=self.max_delivery_count, record_limit=self.record_limit,
-            batch_size=self.batch_size, lock_duration_ms=self.lock_duration_ms)
+        self.kafka_version = kafka_version
+        self.settings = acquire_settings(  # the release's rules (kipviz.kafka.share.releases)
+            kafka_version, max_record_locks=self.max_in_flight_records,
+            delivery_count_limit=self.max_delivery_count, acquire_mode=acquire_mode,
+            max_poll_records=self.batch_size, lock_duration_ms=self.lock_duration_ms)
 
     @property
     def start_offset(self) -> int:

@@ -98,6 +98,7 @@ class BrokerRequests(NamedTuple):
     size_bytes: np.ndarray
     connection: np.ndarray
     arrival_ms: np.ndarray
+    invalid: np.ndarray  # 1: complete but invalid (processCompletedReceives throws)
 
 
 class BrokerSettings(NamedTuple):
@@ -110,6 +111,8 @@ class BrokerSettings(NamedTuple):
     num_io_threads: int  # the handlers that can ever be busy
     bytes_per_ms: float  # one handler's processing rate
     shuffle: bool
+    # an invalid request's buffer goes back (KAFKA-20302's releases, or no pool: the GC)
+    releases_invalid: bool
 
 
 class RequestTimes(NamedTuple):
@@ -141,6 +144,7 @@ def broker_kernel(
     Random's final state."""
     # the blocks' fields as locals, read by name once
     size, conn, arrival = requests.size_bytes, requests.connection, requests.arrival_ms
+    invalid, releases_invalid = requests.invalid, settings.releases_invalid
     n_conn, tick_ms, ticks = settings.connections, settings.tick_ms, settings.ticks
     queued_max_requests, num_io_threads = settings.queued_max_requests, settings.num_io_threads
     bytes_per_ms, shuffle = settings.bytes_per_ms, settings.shuffle
@@ -224,9 +228,15 @@ def broker_kernel(
             held += size[i]
             read += size[i]
             read_ms[i] = now
-            queue[tail] = i
-            tail += 1
-            outstanding[c] = True
+            if invalid[i]:  # processCompletedReceives throws: the connection is closed
+                if releases_invalid:  # (the client reconnects and sends its next request)
+                    pool_release(pool, size[i], now)
+                    held -= size[i]
+                done_ms[i] = now  # else the buffer is never released: the pool shrinks
+            else:
+                queue[tail] = i
+                tail += 1
+                outstanding[c] = True
             nxt[c] += 1
             next_arrival[c] = arrival[by_conn[nxt[c]]] if nxt[c] < conn_start[c + 1] else _NEVER
         t_used[t] = held

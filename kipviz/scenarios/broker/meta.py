@@ -24,5 +24,8 @@ class BrokerMeta(TypedDict):
     low_memory_threshold_bytes: int | None
     depleted_time_total_ms: float
     max_request_bytes: int
+    kafka_version: str
+    invalid_requests: int  # read, then refused by processCompletedReceives
+    leaked_bytes: int  # their buffers never returned to the pool (KAFKA-20302, 4.0 and 4.1)
     outstanding_bound_bytes: int | None
     per_connection_bound_bytes: int

@@ -28,6 +28,13 @@ What it models (Kafka's ``Selector`` / ``KafkaChannel`` with a ``MemoryPool``, `
 Without a pool (``queued.max.request.bytes`` <= 0, Kafka's default) every read succeeds: memory is
 bounded only by one request per connection, which is what ran brokers out of heap.
 
+* A share ``invalid_share`` of the requests is complete but invalid (an unsupported version, a
+  corrupt body): ``Processor.processCompletedReceives`` throws and closes the connection (its
+  client reconnects and sends its next request). Under ``kafka_version`` 4.0 and 4.1 the
+  request's buffer never goes back to the pool (KAFKA-20302, fixed in 3.9.3, 4.2.1, 4.3.0:
+  :func:`kipviz.kafka.broker.receive.releases_invalid_request_buffer`): the pool shrinks for
+  good, ``meta["leaked_bytes"]``.
+
 The loop over ticks and the channels ready in each tick is the kernel in
 :mod:`kipviz.scenarios.broker.kernel`: compiled by numba by default, plain Python with
 ``compiled=False`` (the same function; the same trace).
@@ -43,9 +50,11 @@ import pandas as pd
 
 from kipviz.kafka.broker.network import broker_pool
 from kipviz.kafka.broker.pool import DEPLETED, LOW_MEM, NO_POOL, max_outstanding_bytes, pool_state
+from kipviz.kafka.broker.receive import releases_invalid_request_buffer
 from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_declared, flag, kafka_field, knob, values_from
 from kipviz.kafka.config.settings import BrokerConfig, check_request_pool
+from kipviz.kafka.config.versions import kafka_version_field
 from kipviz.scenarios import limits
 from kipviz.scenarios.broker.kernel import (
     BrokerRequests,
@@ -91,6 +100,9 @@ class BrokerScenario:
     handler_bytes_per_s: float = knob(100e6, above=0.0, number=True)  # per I/O thread
     tick_ms: int = knob(10, at_least=1)
     ticks: int = knob(2000, at_least=1)
+    # complete but invalid requests (processCompletedReceives throws: KAFKA-20302 by release)
+    invalid_share: float = knob(0.0, at_least=0.0, at_most=1, number=True)
+    kafka_version: str = kafka_version_field()
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
@@ -109,6 +121,12 @@ class BrokerScenario:
         and handlers: :func:`kipviz.kafka.config.fields.values_from`); ``scenario`` sets the
         rest."""
         return cls(**{**values_from(cls, broker), **scenario})
+
+    @property
+    def releases_invalid(self) -> bool:
+        """Whether an invalid request's buffer comes back: the release has KAFKA-20302's fix, or
+        there is no pool (the heap buffer is garbage collected)."""
+        return not self.has_pool or releases_invalid_request_buffer(self.kafka_version)
 
     @property
     def has_pool(self) -> bool:
@@ -148,7 +166,8 @@ _TICK_COLUMNS = {"time_ms": np.int64, "pool_used_bytes": np.int64,
 
 
 def generate_requests(scenario: BrokerScenario, rng: np.random.Generator) -> pd.DataFrame:
-    """The requests clients send: ``connection``, ``arrival_ms`` (on the tick grid), ``size_bytes``.
+    """The requests clients send: ``connection``, ``arrival_ms`` (on the tick grid), ``size_bytes``
+    and, when ``invalid_share`` > 0, ``invalid`` (drawn last: the other columns stay the same).
 
     Per connection and tick a Poisson number of requests arrive at the tick's start.
     """
@@ -161,12 +180,15 @@ def generate_requests(scenario: BrokerScenario, rng: np.random.Generator) -> pd.
     spike_end = s.spike_start_ms + s.spike_duration_ms
     in_spike = (arrival_ms >= s.spike_start_ms) & (arrival_ms < spike_end)
     large = in_spike & (rng.random(arrival_ms.size) < s.large_share)
-    return pd.DataFrame({
+    out = pd.DataFrame({
         "connection": np.repeat(conn.astype(np.int32), reps),
         "arrival_ms": arrival_ms,
         "size_bytes": np.where(large, s.large_request_bytes, s.small_request_bytes).astype(
             np.int64),
     })
+    if s.invalid_share > 0:
+        out["invalid"] = rng.random(len(out)) < s.invalid_share
+    return out
 
 
 def _checked_requests(scenario: BrokerScenario, requests: pd.DataFrame) -> pd.DataFrame:
@@ -184,10 +206,13 @@ def _checked_requests(scenario: BrokerScenario, requests: pd.DataFrame) -> pd.Da
     if len(size) and not 1 <= size.min() <= size.max() <= scenario.socket_request_max_bytes:
         raise ValueError(f"requests size_bytes must be between 1 and socket.request.max.bytes "
                          f"({scenario.socket_request_max_bytes})")
+    invalid = (requests["invalid"].to_numpy(np.int64) if "invalid" in requests.columns
+               else np.zeros(len(conn), np.int64))
     order = np.lexsort((conn, arrival))  # stable: by arrival, then connection
     return pd.DataFrame({"connection": conn[order],
                          "request_id": np.arange(len(order), dtype=np.int64),
-                         "arrival_ms": arrival[order], "size_bytes": size[order]})
+                         "arrival_ms": arrival[order], "size_bytes": size[order],
+                         "invalid": invalid[order]})
 
 
 def _busy_handlers(s: BrokerScenario) -> int:
@@ -224,12 +249,14 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
                           ticks=int(s.ticks), queued_max_requests=int(s.queued_max_requests),
                           num_io_threads=int(_busy_handlers(s)),
                           bytes_per_ms=float(s.handler_bytes_per_s / 1000.0),
-                          shuffle=bool(s.shuffle)),
+                          shuffle=bool(s.shuffle), releases_invalid=bool(s.releases_invalid)),
            state, java_random(shuffle_seed(seed)), times, tk)
     ticks = pd.DataFrame({"time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
                           **{name: getattr(tk, name) for name in list(_TICK_COLUMNS)[1:]}})
     req["read_ms"] = times.read_ms
     req["done_ms"] = times.done_ms
+    invalid_read = (req.invalid > 0) & (req.read_ms >= 0)
+    leaked = 0 if s.releases_invalid else int(req.size_bytes[invalid_read].sum())
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
     largest = int(req.size_bytes.max()) if n else 0
     meta = cast(BrokerMeta, {  # its keys are checked by tests/test_scenario_contract.py
@@ -241,7 +268,8 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
         "shuffle": s.shuffle,
         "low_memory_threshold_bytes": int(state[LOW_MEM]) if s.has_pool else None,
         "depleted_time_total_ms": float(state[DEPLETED]),
-        "max_request_bytes": largest,
+        "max_request_bytes": largest, "kafka_version": s.kafka_version,
+        "invalid_requests": int(invalid_read.sum()), "leaked_bytes": leaked,
         **s.bounds(largest),
     })
     return BrokerTrace(ticks=ticks, requests=req, meta=meta)

@@ -2,7 +2,12 @@
 
 * :mod:`~kipviz.scenarios.reassignment.scenario`: ``ReassignmentScenario``, ``simulate``,
   ``ReassignmentTrace``.
-* :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel and its column blocks.
+* :mod:`~kipviz.scenarios.reassignment.cluster`: ``ClusterReassignmentScenario``,
+  ``simulate_cluster``: a plan's moves on every broker, each with its own two quotas.
+* :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel of a cluster's move (one
+  leader and one destination: ``ReassignmentScenario``).
+* :mod:`~kipviz.scenarios.reassignment.columns`: the kernel's named column blocks.
+* :mod:`~kipviz.scenarios.reassignment.arrays`: a plan as the kernel's arrays, and one run.
 * :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries, and its
   typed ``meta`` (``ReassignmentMeta``).
 
@@ -17,4 +22,6 @@ from kipviz import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["ReassignmentScenario", "ReassignmentTrace", "simulate"],
     "meta": ["ReassignmentMeta"],
+    "cluster": ["ClusterReassignmentMeta", "ClusterReassignmentScenario",
+                "ClusterReassignmentTrace", "simulate_cluster"],
 })

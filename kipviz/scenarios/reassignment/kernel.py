@@ -1,20 +1,42 @@
-"""The loop of :mod:`kipviz.scenarios.reassignment`, on numpy arrays.
+"""The loop of :mod:`kipviz.scenarios.reassignment`: a reassignment across a cluster, tick by tick.
 
 numba compiles these functions for the dashboards (:func:`compiled_kernel`); run as they are,
 they are the plain-Python path (``simulate(..., compiled=False)``) the benchmark compares
-against.
+against. The blocks are :mod:`kipviz.scenarios.reassignment.columns`'s.
 
-Each quota is a rate's state arrays (``slots``, ``pos``) run by :mod:`kipviz.kafka.quotas.rate`'s
-functions, the ones :class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` runs, including
-when the rate is *measured*: measuring purges slots and may create one, so the loop measures exactly
-where :class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` would (``should_throttle``
-short-circuits).
+Each broker has a leader and a follower quota: a rate's state arrays run by
+:mod:`kipviz.kafka.quotas.rate`'s functions, the ones
+:class:`kipviz.kafka.replication.quota.ReplicationQuotaManager` runs, measured exactly where it
+would be (``should_throttle`` short-circuits; measuring twice at one instant with nothing recorded
+between changes nothing, so each quota is measured once per fetch, when the first throttled
+out-of-sync partition would measure it). A tick:
+
+1. the throttle schedule's changes that are due set every broker's two rates;
+2. producers extend each partition by IN_p; each leader's quota records its in-sync followers'
+   keep-up (``in_sync_follower_bytes``: counted, never throttled, KAFKA-4313) when it counts any;
+3. the fetchers, one per (destination, source) pair, take turns starting from a seeded
+   pseudo-random one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed
+   rotation would alias with a quota's on/off period and starve one fetcher), each within
+   its broker's network left this tick (out at the source, in at the
+   destination): the follower leaves its throttled out-of-sync partitions out while *its* quota
+   is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader walks the request, rotated by
+   one each tick, and returns them empty while *its* quota is exceeded
+   (``ReplicaManager.readFromLog`` / ``shouldLeaderThrottle``), else up to
+   ``replica.fetch.max.bytes`` each within ``replica.fetch.response.max.bytes``; it records the
+   listed partitions' bytes (``KafkaApis``), the follower appends and records them
+   (``ReplicaFetcherThread``); a replica whose log reaches the leader's end joins the ISR
+   (``Partition.maybeExpandIsr``), and when a partition's last new replica does, its move
+   completes (removed replicas leave; a removed leader hands over);
+4. a monitor measures every broker's two rates (one row per ``sample_ticks``).
+
+``mode="delay"`` (KIP-73's rejected design): nothing is left out; the leader holds a response for
+its quota's throttle time and the follower waits out its own before fetching again.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -29,84 +51,22 @@ from kipviz.kafka.quotas.rate import (
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
-__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "ReassignmentInputs",
-           "ReassignmentSettings", "TickColumns", "answer", "compiled_kernel", "insert_sorted",
-           "run"]
+__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer",
+           "compiled_kernel", "complete", "insert_sorted", "join_isr", "next_order",
+           "order_start", "remove_sorted", "run", "set_up"]
 
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
 
 
-class ReassignmentSettings(NamedTuple):
-    """The run's numbers: Kafka's settings and the scenario's rates, per ms or tick as named."""
-
-    in_per_partition_ms: float  # bytes produced per partition per ms
-    tick_ms: int
-    ticks: int
-    fetch_max: int  # replica.fetch.max.bytes
-    response_budget: int  # min(replica.fetch.response.max.bytes, network bytes per tick)
-    delay_mode: bool  # mode="delay": the rejected design
-    leader_bound: float  # leader.replication.throttled.rate (UNLIMITED: none)
-    follower_bound: float  # follower.replication.throttled.rate (UNLIMITED: none)
-    samples: int  # replication.quota.window.num
-    window_ms: int  # replication.quota.window.size.seconds, in ms
-    in_sync_followers: int
-    network_bytes_per_s: float
-    keep_up: float  # the clients' produce traffic a broker sends: IN / R
+def next_order(state):
+    """The fetchers' order generator: a 31-bit linear congruential step (the same in Python,
+    numba and the SimPy reference)."""
+    return (state * 1103515245 + 12345) % 2147483648
 
 
-class ReassignmentInputs(NamedTuple):
-    """Each moving partition's bytes at t = 0, and the throttle schedule: from ``sched_ms[i]``
-    on both quotas have the bound ``sched_bounds[i]`` (``updateQuota``: recorded bytes stay)."""
-
-    sizes: np.ndarray
-    sched_ms: np.ndarray
-    sched_bounds: np.ndarray
-
-
-class TickColumns(NamedTuple):
-    """The ``ticks`` table's columns the kernel fills (``time_ms`` aside), one row per tick."""
-
-    leader_rate_bytes_per_s: np.ndarray
-    follower_rate_bytes_per_s: np.ndarray
-    throttled_bytes: np.ndarray
-    unthrottled_bytes: np.ndarray
-    replica_lag_bytes: np.ndarray
-    moved_bytes: np.ndarray
-    client_bandwidth_left_bytes_per_s: np.ndarray
-
-
-def answer(sizes, grown, fetched, in_sync, synced, start, only_in_sync, fetch_max, budget,
-           resp_part, resp_bytes):
-    """The follower's request, rotated to begin at ``start``, answered by the leader: up to
-    ``fetch_max`` per lagging partition within ``budget`` (``only_in_sync``: the out-of-sync ones
-    are left out or returned empty). Fills the response; returns its length and its throttled
-    and unthrottled bytes."""
-    resp_n = 0
-    throttled = 0
-    unthrottled = 0
-    n = sizes.shape[0]
-    first = 0
-    if only_in_sync:  # walk the in-sync partitions alone, in the same rotated order
-        n = synced.shape[0]
-        first = np.searchsorted(synced, start)
-    for j in range(n):
-        if budget == 0:
-            break
-        if only_in_sync:
-            i = synced[first + j if first + j < n else first + j - n]
-        else:
-            i = start + j if start + j < n else start + j - n
-        b = min(sizes[i] + grown - fetched[i], fetch_max, budget)
-        if b > 0:
-            budget -= b
-            resp_part[resp_n] = i
-            resp_bytes[resp_n] = b
-            resp_n += 1
-            if in_sync[i]:
-                unthrottled += b
-            else:
-                throttled += b
-    return resp_n, throttled, unthrottled
+def order_start(state, n):
+    """The fetcher that goes first this tick, of ``n`` (0 with none)."""
+    return (state >> 16) % n if n > 0 else 0
 
 
 def insert_sorted(values, n, x):
@@ -118,120 +78,279 @@ def insert_sorted(values, n, x):
     values[at] = x
 
 
-def run(cfg, inp, cols, caught_up):
-    """The tick loop of ``simulate`` (``cfg`` :class:`ReassignmentSettings`, ``inp``
-    :class:`ReassignmentInputs`): fills ``cols`` (:class:`TickColumns`) and ``caught_up`` (when
-    each partition's replica caught up, -1: never); a status."""
-    in_per_partition_ms, tick_ms, ticks = cfg.in_per_partition_ms, cfg.tick_ms, cfg.ticks
-    fetch_max, response_budget, delay_mode = cfg.fetch_max, cfg.response_budget, cfg.delay_mode
-    leader_bound, follower_bound = cfg.leader_bound, cfg.follower_bound
-    samples, window_ms, in_sync_followers = cfg.samples, cfg.window_ms, cfg.in_sync_followers
-    network_bytes_per_s, keep_up = cfg.network_bytes_per_s, cfg.keep_up
-    sizes, sched_ms, sched_bounds = inp.sizes, inp.sched_ms, inp.sched_bounds
-    leader_rate, follower_rate = cols.leader_rate_bytes_per_s, cols.follower_rate_bytes_per_s
-    throttled_col, unthrottled_col = cols.throttled_bytes, cols.unthrottled_bytes
-    lag_col, moved_col = cols.replica_lag_bytes, cols.moved_bytes
-    client_col = cols.client_bandwidth_left_bytes_per_s
-    n = sizes.shape[0]
-    l_slots, l_pos = new_rate(samples, False)  # the leader's quota
-    f_slots, f_pos = new_rate(samples, False)  # the follower's quota
-    fetched = np.zeros(n, np.int64)  # the destination replica's log end offset, in bytes
-    in_sync = np.zeros(n, np.bool_)
-    synced = np.zeros(n, np.int64)  # in-sync partitions, ascending, the first n_synced
-    n_synced = 0
-    out_sized = 0  # out-of-sync partitions with bytes at t = 0
-    total_size = 0
-    for i in range(n):
-        caught_up[i] = -1
-        total_size += sizes[i]
-        if sizes[i] > 0:
-            out_sized += 1
-    resp_part = np.zeros(n, np.int64)  # the response in flight: partitions and bytes
-    resp_bytes = np.zeros(n, np.int64)
+def remove_sorted(values, n, x):
+    """Remove ``x`` from the ascending ``values[:n]``."""
+    at = 0
+    while values[at] != x:
+        at += 1
+    for i in range(at, n - 1):
+        values[i] = values[i + 1]
+
+
+def answer(inp, st, f, start, only_in_sync, fetch_max, budget):
+    """Fetcher ``f``'s request, rotated to begin at slot ``start``, answered by its leader: up to
+    ``fetch_max`` per lagging partition within ``budget`` (``only_in_sync``: the out-of-sync ones
+    are left out or returned empty). Fills the response; returns its throttled and unthrottled
+    bytes and those of the partitions the leader lists."""
+    off = inp.fetcher_start[f]
+    m = inp.fetcher_start[f + 1] - off
+    n = m
+    first = 0
+    if only_in_sync:  # walk the in-sync slots alone, in the same rotated order
+        n = st.n_synced[f]
+        first = np.searchsorted(st.synced[off:off + n], start)
     resp_n = 0
-    pending = False
-    deliver_ms = 0
-    next_request_ms = 0
-    moved = 0
-    grown_before = 0
-    end_ms = ticks * tick_ms  # delays reaching past the run are cut to it
+    throttled = 0
+    unthrottled = 0
+    listed = 0
+    for j in range(n):
+        if budget == 0:
+            break
+        if only_in_sync:
+            q = first + j if first + j < n else first + j - n
+            s = off + st.synced[off + q]
+        else:
+            s = off + (start + j if start + j < m else start + j - m)
+            if not st.active[s]:
+                continue
+        r = inp.slot_replica[s]
+        p = inp.replica_partition[r]
+        b = min(inp.sizes[p] + st.grown[p] - st.fetched[r], fetch_max, budget)
+        if b > 0:
+            budget -= b
+            st.resp_slot[off + resp_n] = s
+            st.resp_bytes[off + resp_n] = b
+            resp_n += 1
+            if st.in_sync[r]:
+                unthrottled += b
+            else:
+                throttled += b
+            if inp.slot_listed[s]:
+                listed += b
+    st.resp_n[f] = resp_n
+    return throttled, unthrottled, listed
+
+
+def join_isr(inp, st, res, s, now):
+    """Slot ``s``'s replica joins the ISR at ``now``; whether its partition's move completes."""
+    r = inp.slot_replica[s]
+    f = inp.slot_fetcher[s]
+    p = inp.replica_partition[r]
+    off = inp.fetcher_start[f]
+    st.in_sync[r] = True
+    res.caught_up_ms[r] = now
+    st.n_out[f] -= 1
+    if inp.sizes[p] > 0:
+        st.out_sized[f] -= 1
+    insert_sorted(st.synced[off:], st.n_synced[f], s - off)
+    st.n_synced[f] += 1
+    st.left[p] -= 1
+    return st.left[p] == 0
+
+
+def complete(inp, st, res, p, now):
+    """Partition ``p``'s move completes at ``now``: its removed replicas stop fetching (its
+    leader's quota counts its new followers), a removed leader hands over, and each new replica
+    moves to the fetcher of the new leader (none if it leads)."""
+    res.completed_ms[p] = now
+    st.keep_count[st.current_leader[p]] -= st.current_followers[p]
+    st.current_leader[p] = inp.leader_after[p]
+    st.current_followers[p] = inp.followers_after[p]
+    st.keep_count[inp.leader_after[p]] += inp.followers_after[p]
+    for r in range(inp.partition_start[p], inp.partition_start[p + 1]):
+        old = st.slot_of[r]
+        new = inp.replica_slot_after[r]
+        if new == old:
+            continue
+        f = inp.slot_fetcher[old]
+        st.active[old] = False
+        st.n_active[f] -= 1
+        off = inp.fetcher_start[f]
+        remove_sorted(st.synced[off:], st.n_synced[f], old - off)
+        st.n_synced[f] -= 1
+        if new >= 0:
+            f = inp.slot_fetcher[new]
+            off = inp.fetcher_start[f]
+            st.active[new] = True
+            st.n_active[f] += 1
+            insert_sorted(st.synced[off:], st.n_synced[f], new - off)
+            st.n_synced[f] += 1
+        else:  # it leads: it has the log, it lags no more
+            d = inp.replica_dest[r]
+            st.due[d] -= inp.sizes[p] + st.grown[p]
+            st.got[d] -= st.fetched[r]
+        st.slot_of[r] = new
+
+
+def set_up(cfg, inp, st, res):
+    """The state at t = 0: empty rates, every move started; replicas of empty idle partitions
+    join the ISR at once and partitions with no new replica complete. Returns the moves done."""
+    for b in range(inp.leader_bounds.shape[0]):
+        slots, pos = new_rate(cfg.samples, False)
+        st.leader_slots[b, :] = slots
+        st.leader_pos[b, :] = pos
+        st.follower_slots[b, :] = slots
+        st.follower_pos[b, :] = pos
+        st.leader_bound[b] = inp.leader_bounds[b]
+        st.follower_bound[b] = inp.follower_bounds[b]
+    for p in range(inp.sizes.shape[0]):
+        st.current_leader[p] = inp.leader[p]
+        st.current_followers[p] = inp.followers[p]
+        st.keep_count[inp.leader[p]] += inp.followers[p]
+        st.left[p] = inp.partition_start[p + 1] - inp.partition_start[p]
+        res.completed_ms[p] = -1
+    for r in range(inp.replica_partition.shape[0]):
+        s = inp.replica_slot[r]
+        f = inp.slot_fetcher[s]
+        p = inp.replica_partition[r]
+        res.caught_up_ms[r] = -1
+        st.slot_of[r] = s
+        st.active[s] = True
+        st.n_active[f] += 1
+        st.n_out[f] += 1
+        if inp.sizes[p] > 0:
+            st.out_sized[f] += 1
+        st.due[inp.replica_dest[r]] += inp.sizes[p]
+    done = 0
+    for r in range(inp.replica_partition.shape[0]):
+        if inp.start_in_sync[r] and join_isr(inp, st, res, inp.replica_slot[r], 0):
+            complete(inp, st, res, inp.replica_partition[r], 0)
+            done += 1
+    for p in range(inp.sizes.shape[0]):
+        if inp.partition_start[p + 1] == inp.partition_start[p]:
+            complete(inp, st, res, p, 0)
+            done += 1
+    return done
+
+
+def run(cfg, inp, st, cols, res):
+    """The tick loop of ``simulate`` (see the module): fills ``cols`` and ``res``; a status."""
+    tick_ms, window_ms, delay_mode = cfg.tick_ms, cfg.window_ms, cfg.delay_mode
+    n_brokers = inp.leader_bounds.shape[0]
+    n_partitions = inp.sizes.shape[0]
+    n_fetchers = inp.fetcher_dest.shape[0]
+    ls, lp, fs, fp = st.leader_slots, st.leader_pos, st.follower_slots, st.follower_pos
+    done = set_up(cfg, inp, st, res)
+    end_ms = cfg.ticks * tick_ms  # delays reaching past the run are cut to it
     step = 0
-    for k in range(ticks):
+    order = cfg.order_seed
+    res.ticks_run[0] = cfg.ticks
+    for k in range(cfg.ticks):
         now = k * tick_ms
-        while step < sched_ms.shape[0] and sched_ms[step] <= now:
-            leader_bound = sched_bounds[step]
-            follower_bound = sched_bounds[step]
+        row = k // cfg.sample_ticks
+        while step < inp.sched_ms.shape[0] and inp.sched_ms[step] <= now:
+            for b in range(n_brokers):
+                st.leader_bound[b] = inp.sched_bounds[step]
+                st.follower_bound[b] = inp.sched_bounds[step]
             step += 1
-        grown = math.floor(in_per_partition_ms * now)
-        throttled = 0
-        unthrottled = 0
-        if in_sync_followers > 0:  # existing ISR followers fetch the new bytes: counted
-            rate_record(l_slots, l_pos, window_ms,
-                        in_sync_follower_bytes(in_sync_followers, n * (grown - grown_before)),
-                        now)
-        grown_before = grown
-        if not pending and now >= next_request_ms:
-            # Kafka measures a quota in should_throttle for each throttled out-of-sync partition;
-            # with nothing recorded in between, measuring again at the same instant changes
-            # nothing, so each is measured once, when the first such partition would measure it.
-            # An out-of-sync replica lags unless it never got bytes and its log is still empty.
-            out_lagging = (n - n_synced > 0) if grown > 0 else out_sized > 0
-            skip_out = out_lagging and quota_exceeded(f_slots, f_pos, window_ms,
-                                                      follower_bound, now)
-            if (not delay_mode and out_lagging and not skip_out
-                    and quota_exceeded(l_slots, l_pos, window_ms, leader_bound, now)):
-                skip_out = True  # the leader returns out-of-sync partitions empty
-            resp_n, throttled, unthrottled = answer(
-                sizes, grown, fetched, in_sync, synced[:n_synced], k % n, skip_out, fetch_max,
-                response_budget, resp_part, resp_bytes)
-            rate_record(l_slots, l_pos, window_ms, throttled + unthrottled, now)
-            delay = 0
-            if delay_mode and quota_exceeded(l_slots, l_pos, window_ms, leader_bound, now):
-                if leader_bound <= 0.0:
-                    return LEADER_QUOTA_ZERO
-                delay = min(quota_throttle_time_ms(l_slots, l_pos, window_ms, leader_bound, now,
-                                                   True), end_ms)
-            pending = True
-            deliver_ms = now + delay
-        if pending and deliver_ms <= now:
-            appended = 0
-            for r in range(resp_n):
-                i = resp_part[r]
-                fetched[i] += resp_bytes[r]
-                appended += resp_bytes[r]
-                if not in_sync[i] and fetched[i] >= sizes[i] + grown:
-                    in_sync[i] = True
-                    caught_up[i] = now
-                    if sizes[i] > 0:
-                        out_sized -= 1
-                    insert_sorted(synced, n_synced, i)
-                    n_synced += 1
-            rate_record(f_slots, f_pos, window_ms, appended, now)
-            moved += appended
-            next_request_ms = now + tick_ms
-            if delay_mode and quota_exceeded(f_slots, f_pos, window_ms, follower_bound, now):
-                if follower_bound <= 0.0:
-                    return FOLLOWER_QUOTA_ZERO
-                next_request_ms += min(quota_throttle_time_ms(f_slots, f_pos, window_ms,
-                                                              follower_bound, now, True), end_ms)
-            pending = False
-        leader_rate[k] = rate_measure(l_slots, l_pos, window_ms, now, True)
-        follower_rate[k] = rate_measure(f_slots, f_pos, window_ms, now, True)
-        throttled_col[k] = throttled
-        unthrottled_col[k] = unthrottled
-        lag_col[k] = total_size + n * grown - moved
-        moved_col[k] = moved
-        client_col[k] = network_bytes_per_s - keep_up - (throttled + unthrottled) * 1000.0 / tick_ms
+        for p in range(n_partitions):
+            grown = math.floor(inp.in_per_ms[p] * now)
+            d = grown - st.grown[p]
+            if d != 0:
+                st.grown[p] = grown
+                st.keep_bytes[st.current_leader[p]] += in_sync_follower_bytes(
+                    st.current_followers[p], d)
+                for r in range(inp.partition_start[p], inp.partition_start[p + 1]):
+                    if st.slot_of[r] >= 0:
+                        st.due[inp.replica_dest[r]] += d
+        for b in range(n_brokers):
+            if st.keep_count[b] > 0:  # existing ISR followers fetch the new bytes: counted
+                rate_record(ls[b], lp[b], window_ms, st.keep_bytes[b], now)
+            st.keep_bytes[b] = 0
+            st.egress_left[b] = cfg.network_per_tick
+            st.ingress_left[b] = cfg.network_per_tick
+        order = next_order(order)  # Kafka's fetcher threads race: a seeded first each tick
+        first = order_start(order, n_fetchers)
+        for j in range(n_fetchers):
+            f = first + j if first + j < n_fetchers else first + j - n_fetchers
+            src = inp.fetcher_source[f]
+            dst = inp.fetcher_dest[f]
+            if not st.pending[f] and now >= st.next_request_ms[f] and st.n_active[f] > 0:
+                out_lagging = st.out_sized[f] > 0
+                if not out_lagging and st.n_out[f] > 0:
+                    # an out-of-sync replica lags unless it never got bytes and its log is empty
+                    for s in range(inp.fetcher_start[f], inp.fetcher_start[f + 1]):
+                        r = inp.slot_replica[s]
+                        if st.active[s] and not st.in_sync[r] \
+                                and st.grown[inp.replica_partition[r]] > 0:
+                            out_lagging = True
+                            break
+                skip_out = out_lagging and quota_exceeded(fs[dst], fp[dst], window_ms,
+                                                          st.follower_bound[dst], now)
+                if (not delay_mode and out_lagging and not skip_out
+                        and quota_exceeded(ls[src], lp[src], window_ms, st.leader_bound[src],
+                                           now)):
+                    skip_out = True  # the leader returns out-of-sync partitions empty
+                budget = min(cfg.response_max, st.egress_left[src], st.ingress_left[dst])
+                m = inp.fetcher_start[f + 1] - inp.fetcher_start[f]
+                throttled, unthrottled, listed = answer(inp, st, f, k % m, skip_out,
+                                                        cfg.fetch_max, budget)
+                st.egress_left[src] -= throttled + unthrottled
+                st.ingress_left[dst] -= throttled + unthrottled
+                cols.throttled_bytes[row, src] += throttled
+                cols.unthrottled_bytes[row, src] += unthrottled
+                rate_record(ls[src], lp[src], window_ms, listed, now)
+                delay = 0
+                if delay_mode and quota_exceeded(ls[src], lp[src], window_ms,
+                                                 st.leader_bound[src], now):
+                    if st.leader_bound[src] <= 0.0:
+                        return LEADER_QUOTA_ZERO
+                    delay = min(quota_throttle_time_ms(ls[src], lp[src], window_ms,
+                                                       st.leader_bound[src], now, True), end_ms)
+                st.pending[f] = True
+                st.deliver_ms[f] = now + delay
+            if st.pending[f] and st.deliver_ms[f] <= now:
+                appended = 0
+                off = inp.fetcher_start[f]
+                for q in range(st.resp_n[f]):
+                    s = st.resp_slot[off + q]
+                    b = st.resp_bytes[off + q]
+                    r = inp.slot_replica[s]
+                    p = inp.replica_partition[r]
+                    st.fetched[r] += b
+                    appended += b
+                    if st.slot_of[r] >= 0:
+                        st.got[dst] += b
+                    if (not st.in_sync[r] and st.fetched[r] >= inp.sizes[p] + st.grown[p]
+                            and join_isr(inp, st, res, s, now)):
+                        complete(inp, st, res, p, now)
+                        done += 1
+                rate_record(fs[dst], fp[dst], window_ms, appended, now)
+                cols.received_bytes[row, dst] += appended
+                st.moved[dst] += appended
+                st.next_request_ms[f] = now + tick_ms
+                if delay_mode and quota_exceeded(fs[dst], fp[dst], window_ms,
+                                                 st.follower_bound[dst], now):
+                    if st.follower_bound[dst] <= 0.0:
+                        return FOLLOWER_QUOTA_ZERO
+                    st.next_request_ms[f] += min(quota_throttle_time_ms(
+                        fs[dst], fp[dst], window_ms, st.follower_bound[dst], now, True), end_ms)
+                st.pending[f] = False
+        for b in range(n_brokers):
+            cols.leader_rate_bytes_per_s[row, b] = rate_measure(ls[b], lp[b], window_ms, now,
+                                                                True)
+            cols.follower_rate_bytes_per_s[row, b] = rate_measure(fs[b], fp[b], window_ms, now,
+                                                                  True)
+            cols.lag_bytes[row, b] = st.due[b] - st.got[b]
+            cols.moved_bytes[row, b] = st.moved[b]
+        if cfg.stop_when_done and done == n_partitions:
+            res.ticks_run[0] = k + 1
+            break
     return OK
 
 
-_FUNCTIONS = ("answer", "insert_sorted", "run")
+_INLINED = ("next_order", "order_start", "answer", "join_isr", "complete", "insert_sorted",
+            "remove_sorted")
+_FUNCTIONS = ("next_order", "order_start", "insert_sorted", "remove_sorted", "answer", "join_isr",
+              "complete", "set_up", "run")
 
 
 def _compile() -> dict[str, Any]:
     rates = compiled_rates()  # kipviz.kafka.quotas.rate's, compiled once for every kernel
+    # the per-fetcher helpers take the state blocks: inlined, a call passes no arrays and so
+    # costs no atomic reference counts (thousands of fetchers a tick on a big plan)
     return {**rates, **jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign={
-        "in_sync_follower_bytes": in_sync_follower_bytes})}
+        "in_sync_follower_bytes": in_sync_follower_bytes}, inline_foreign=True, inline=_INLINED)}
 
 
 def compiled_kernel(name: str = "run") -> Any:

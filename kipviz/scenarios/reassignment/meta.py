@@ -28,8 +28,8 @@ from kipviz.kafka.replication.planning import (
 )
 from kipviz.scenarios.limits import check_trace_bytes
 
-__all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "move_meta",
-           "move_outcome", "trace_size_check"]
+__all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "check_schedule",
+           "move_meta", "move_outcome", "trace_size_check"]
 
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
@@ -117,6 +117,17 @@ class MoveSettings(Protocol):
     def partition_sizes(self) -> tuple[int, ...]: ...
     @property
     def throttle_bytes_per_s(self) -> float: ...
+
+
+def check_schedule(schedule: tuple[tuple[float, float | None], ...]) -> None:
+    """A throttle schedule's ``from_s`` ascend strictly (ValueError naming the first that does
+    not)."""
+    last = -1.0
+    for i, (at, _) in enumerate(schedule):
+        if not at > last:
+            raise ValueError(f"throttle_schedule[{i}] from_s must be above the one before "
+                             f"({last}): {at}")
+        last = at
 
 
 def trace_size_check(ticks: int, partitions: int, window_num: int = 0) -> None:

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -65,12 +65,16 @@ from kipviz.kafka.config.fields import (
     knob,
     setting_rule,
 )
+from kipviz.kafka.quotas.rate import UNLIMITED
 from kipviz.kafka.replication.planning import resolve_in_sync_followers as _followers
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.reassignment import kernel as _kernel
+from kipviz.scenarios.reassignment.arrays import run_kernel
+from kipviz.scenarios.reassignment.columns import ClusterInputs, ClusterSettings
 from kipviz.scenarios.reassignment.meta import (
     ReassignmentMeta,
+    check_schedule,
     move_meta,
     move_outcome,
     trace_size_check,
@@ -80,11 +84,6 @@ __all__ = ["MOVE_STATUS", "ReassignmentScenario", "ReassignmentTrace", "simulate
 
 MOVE_STATUS = ("finished", "not within this run", "never")  # meta["move_status"]
 _LOG_BYTES_MAX = 2**62  # a partition's bytes: a Java long, with room for what producers add
-
-_TICK_COLUMNS = {"time_ms": np.int64, "leader_rate_bytes_per_s": np.float64,
-                 "follower_rate_bytes_per_s": np.float64, "throttled_bytes": np.int64,
-                 "unthrottled_bytes": np.int64, "replica_lag_bytes": np.int64,
-                 "moved_bytes": np.int64, "client_bandwidth_left_bytes_per_s": np.float64}
 
 
 @dataclass(frozen=True)
@@ -139,12 +138,7 @@ class ReassignmentScenario:
             raise ValueError(f"replication_factor must be <= brokers - 1 ({self.brokers - 1}; "
                              f"the R current replicas and the destination of a moving partition "
                              f"are distinct brokers): {self.replication_factor}")
-        last = -1.0
-        for i, (at, _) in enumerate(self.throttle_schedule):
-            if not at > last:
-                raise ValueError(f"throttle_schedule[{i}] from_s must be above the one before "
-                                 f"({last}): {at}")
-            last = at
+        check_schedule(self.throttle_schedule)
         n = self.partitions if self.sizes is None else len(self.sizes)
         trace_size_check(self.ticks, n, self.replication_quota_window_num)  # before allocating
         run_s = self.ticks * self.tick_ms / 1000.0
@@ -187,6 +181,43 @@ class ReassignmentTrace:
     meta: ReassignmentMeta
 
 
+def _one_pair(s: ReassignmentScenario) -> tuple[ClusterSettings, ClusterInputs]:
+    """The scenario as the cluster kernel's case of one leader (broker position 0) and one
+    destination (1): each partition led by 0 with F counted in-sync followers (their keep-up
+    only: they fetch through no fetcher), one new replica on 1, all in one fetcher. Built as
+    arrays (what :func:`kipviz.scenarios.reassignment.arrays.plan_inputs` gives for these moves,
+    without a Python object per partition)."""
+    n = len(s.partition_sizes)
+    rates = [UNLIMITED if r is None else float(r) for r in (s.leader_throttle_bytes_per_s,
+                                                           s.follower_throttle_bytes_per_s)]
+    each = np.arange(n, dtype=np.int64)
+    zeros, ones = np.zeros(n, np.int64), np.ones(n, np.int64)
+    followers = np.full(n, s.followers, np.int64)
+    inp = ClusterInputs(
+        leader_bounds=np.array([rates[0], UNLIMITED]),
+        follower_bounds=np.array([UNLIMITED, rates[1]]),
+        sched_ms=np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64),
+        sched_bounds=np.array([UNLIMITED if r is None else float(r)
+                               for _, r in s.throttle_schedule], np.float64),
+        sizes=np.array(s.partition_sizes, np.int64),
+        in_per_ms=np.full(n, s.bytes_in_per_s / n / 1000.0), leader=zeros, leader_after=zeros,
+        followers=followers, followers_after=followers,
+        partition_start=np.arange(n + 1, dtype=np.int64), replica_partition=each,
+        replica_dest=ones, replica_slot=each, replica_slot_after=each,
+        start_in_sync=np.zeros(n, np.bool_), fetcher_dest=np.ones(1, np.int64),
+        fetcher_source=np.zeros(1, np.int64), fetcher_start=np.array([0, n], np.int64),
+        slot_replica=each, slot_fetcher=zeros, slot_listed=np.ones(n, np.bool_))
+    window_ms = ReplicationQuotaManager(None, s.replication_quota_window_num,
+                                        s.replication_quota_window_size_seconds).rate.window_ms
+    cfg = ClusterSettings(
+        tick_ms=s.tick_ms, ticks=s.ticks, sample_ticks=1, fetch_max=s.replica_fetch_max_bytes,
+        response_max=s.replica_fetch_response_max_bytes,
+        network_per_tick=math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0),
+        delay_mode=s.mode == "delay", samples=s.replication_quota_window_num,
+        window_ms=window_ms, stop_when_done=False, order_seed=0)
+    return cfg, inp
+
+
 def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
              compiled: bool = True) -> ReassignmentTrace:
     """Run the scenario; deterministic (``seed`` is recorded only: nothing here is random).
@@ -195,43 +226,31 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     """
     s = scenario
     seed = check_seed(seed)
-    sizes = np.array(s.partition_sizes, dtype=np.int64)
-    n = len(sizes)
-    window_s = s.replication_quota_window_size_seconds
-    leader, follower = (ReplicationQuotaManager(rate, s.replication_quota_window_num, window_s)
-                        for rate in (s.leader_throttle_bytes_per_s,
-                                     s.follower_throttle_bytes_per_s))
-    bounds = [_kernel.UNLIMITED if q.quota is None else float(q.quota.bound)
-              for q in (leader, follower)]
-    network_per_tick = math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0)
-    tk = {name: np.zeros(s.ticks, dtype) for name, dtype in _TICK_COLUMNS.items()}
-    caught_up = np.zeros(n, np.int64)
-    sched_ms = np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64)
-    sched_bounds = np.array([_kernel.UNLIMITED if r is None else float(r)
-                             for _, r in s.throttle_schedule], np.float64)
-    run: Any = _kernel.compiled_kernel() if compiled else _kernel.run
-    cfg = _kernel.ReassignmentSettings(
-        in_per_partition_ms=s.bytes_in_per_s / n / 1000.0, tick_ms=s.tick_ms, ticks=s.ticks,
-        fetch_max=s.replica_fetch_max_bytes,
-        response_budget=min(s.replica_fetch_response_max_bytes, network_per_tick),
-        delay_mode=s.mode == "delay", leader_bound=bounds[0], follower_bound=bounds[1],
-        samples=s.replication_quota_window_num, window_ms=leader.rate.window_ms,
-        in_sync_followers=s.followers, network_bytes_per_s=float(s.network_bytes_per_s),
-        keep_up=s.bytes_in_per_s / s.replication_factor)
-    cols = _kernel.TickColumns(**{name: tk[name] for name in _kernel.TickColumns._fields})
-    inputs = _kernel.ReassignmentInputs(sizes=sizes, sched_ms=sched_ms, sched_bounds=sched_bounds)
-    status = run(cfg, inputs, cols, caught_up)
+    cfg, inp = _one_pair(s)
+    n = inp.sizes.shape[0]
+    status, cols, res = run_kernel(cfg, inp, compiled=compiled,
+                                   what=f"A reassignment of {n} partitions x {s.ticks} ticks")
     if status != _kernel.OK:
         side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
         raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
                          f"be > 0 in mode='delay' once bytes are sent: the delay divides by it")
-    tk["time_ms"][:] = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
-    ticks = pd.DataFrame(tk)
-    partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": sizes,
+    sent = cols.throttled_bytes[:, 0] + cols.unthrottled_bytes[:, 0]
+    ticks = pd.DataFrame({
+        "time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
+        "leader_rate_bytes_per_s": cols.leader_rate_bytes_per_s[:, 0],
+        "follower_rate_bytes_per_s": cols.follower_rate_bytes_per_s[:, 1],
+        "throttled_bytes": cols.throttled_bytes[:, 0],
+        "unthrottled_bytes": cols.unthrottled_bytes[:, 0],
+        "replica_lag_bytes": cols.lag_bytes[:, 1], "moved_bytes": cols.moved_bytes[:, 1],
+        "client_bandwidth_left_bytes_per_s": (
+            s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor
+            - sent * 1000.0 / s.tick_ms)})
+    caught_up = res.caught_up_ms
+    partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": inp.sizes,
                                "caught_up_ms": caught_up})
     plan = move_meta(s, seed)
     done = bool((caught_up >= 0).all())
-    first = ticks.time_ms < window_s * 1000
+    first = ticks.time_ms < s.replication_quota_window_size_seconds * 1000
     meta: ReassignmentMeta = {
         **plan, **move_outcome(plan, int(caught_up.max()) if done else None),
         "first_window_throttled_bytes": int(ticks.throttled_bytes[first].sum())}

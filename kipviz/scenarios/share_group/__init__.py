@@ -5,6 +5,7 @@
 * :mod:`~kipviz.scenarios.share_group.kernel`, :mod:`~kipviz.scenarios.share_group.columns`:
   the numba kernel and its named column blocks.
 * :mod:`~kipviz.scenarios.share_group.meta`: ``ShareGroupMeta``, the typed ``meta`` of a trace.
+* :mod:`~kipviz.scenarios.share_group.versions`: the scenario by Kafka release (4.0 to 4.3).
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
@@ -18,4 +19,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "scenario": ["ShareGroupScenario", "simulate", "simulate_scaling"],
     "tables": ["ShareGroupTrace"],
     "meta": ["ShareGroupMeta"],
+    "versions": ["SHARE_RELEASES", "fetch_nodes_table", "release_table"],
 })

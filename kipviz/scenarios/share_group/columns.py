@@ -33,7 +33,11 @@ class ShareSettings(NamedTuple):
     produce_batches_per_tick: float
     initial_batches: int
     response_max_bytes: int  # the share fetch's MaxBytes (fetch.max.bytes, capped)
-    max_poll_records: int  # MaxRecords
+    max_poll_records: int  # max.poll.records
+    max_fetch_records: int  # MaxRecords (4.0: none, INT_MAX)
+    partition_max_bytes: int  # 4.0's PartitionMaxBytes; 0: the UNIFORM split (4.1 on)
+    one_node_per_poll: bool  # record_limit from 4.2: one node fetches records (KAFKA-19767)
+    fetch_out_len: int  # room for the offsets one share fetch acquires
     process_per_tick: float  # records a consumer processes per tick
     acquire: AcquireSettings
 

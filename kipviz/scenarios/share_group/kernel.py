@@ -13,7 +13,12 @@ One tick at ``now = t * tick_ms``: producers append whole batches; expired locks
 (the timer is consulted only when the earliest lock taken may have expired: the same result);
 each share consumer in turn processes (acknowledging ACCEPT, implicit mode) or, stalled, drops
 the records whose lock it lost, and with nothing left sends one share fetch per leader broker of
-its partitions; the classic consumers consume; the tick's numbers are recorded.
+its partitions (from 4.2 in ``record_limit`` mode only to the node
+:func:`kipviz.kafka.share.consumer.record_limit_fetch_node` picks, KAFKA-19767); the classic
+consumers consume; the tick's numbers are recorded. The release's other rules come in ``cfg``:
+4.0's ``PartitionMaxBytes`` for each partition instead of the UNIFORM split, its missing
+``MaxRecords`` (``max_fetch_records``) and the acquire switches
+(:class:`~kipviz.kafka.share.acquire.AcquireSettings`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from kipviz.kafka.fetch import response
 from kipviz.kafka.fetch.response import fill_raw_bytes
 from kipviz.kafka.share import acquire as sa
 from kipviz.kafka.share import partition as spf
+from kipviz.kafka.share.consumer import record_limit_fetch_node
 from kipviz.kafka.share.fetch import uniform_split_into
 from kipviz.kafka.share.partition import SharePartitionState
 from kipviz.scenarios.jit import compiled_functions, jit_functions
@@ -72,7 +78,7 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
     (:func:`new_scratch`): each partition's next fetch offset is found once."""
     brokers, assign, batch_records = cfg.brokers, inp.assign, cfg.batch_records
     record_bytes, response_max_bytes = cfg.record_bytes, cfg.response_max_bytes
-    max_poll_records, max_locks = cfg.max_poll_records, cfg.acquire.max_in_flight_records
+    max_fetch_records, max_locks = cfg.max_fetch_records, cfg.acquire.max_in_flight_records
     sp, rec_state, delivery = sps.sp, sps.record_state, sps.delivery_count
     parts, fetch_offset, max_bytes = scratch.parts, scratch.fetch_offset, scratch.max_bytes
     first, log, base, raw, out = scratch.first, scratch.log, scratch.base, scratch.raw, \
@@ -92,11 +98,15 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
                 n += 1
     if n == 0:
         return tail, draw_pos
-    rand = 0
-    if response_max_bytes < n or response_max_bytes % n != 0:
-        rand = inp.draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
-        draw_pos += 1
-    uniform_split_into(response_max_bytes, n, n, rand, max_bytes[:n])
+    if cfg.partition_max_bytes > 0:  # 4.0: the request's PartitionMaxBytes, no split
+        for i in range(n):
+            max_bytes[i] = cfg.partition_max_bytes
+    else:
+        rand = 0
+        if response_max_bytes < n or response_max_bytes % n != 0:
+            rand = inp.draws[draw_pos] % n  # Kafka's RANDOM.nextInt(partitions)
+            draw_pos += 1
+        uniform_split_into(response_max_bytes, n, n, rand, max_bytes[:n])
     for i in range(n):
         p = parts[i]
         nxt = fetch_offset[i]
@@ -112,7 +122,7 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
             continue
         k = sa.acquire(partition_state(sps, p), cfg.acquire, inp.batch_last[p], c,
                        fetch_offset[i], base[i] + whole * batch_records - 1,
-                       max_poll_records - got, now, out)
+                       max_fetch_records - got, now, out)
         nfo_dirty[p] = True
         got += k
         if k > 0:
@@ -155,8 +165,16 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
     n_cons, n_part = assign.shape
     cells = np.zeros((3, n_cons, n_part), np.int64)  # this tick's counts
     n_rows = 0
-    scratch = new_scratch(n_part, cfg.max_poll_records
-                          + n_part * (cfg.acquire.batch_size + batch_records) + 1)
+    scratch = new_scratch(n_part, cfg.fetch_out_len)
+    order = np.zeros((n_cons, n_part), np.int64)  # each consumer's partitions, rotated
+    n_own = np.zeros(n_cons, np.int64)
+    leader = np.zeros(n_part, np.int64)
+    for p in range(n_part):
+        leader[p] = p % brokers
+        for c in range(n_cons):
+            if assign[c, p]:
+                order[c, n_own[c]] = p
+                n_own[c] += 1
     log_end = np.full(n_part, cfg.initial_batches * batch_records, np.int64)
     produced = np.zeros(n_part)
     head = np.zeros(n_cons, np.int64)
@@ -222,10 +240,17 @@ def share_group_kernel(cfg, inp, sps, queue_p, queue_o, out):
                 head[c] = 0
                 tail[c] = 0
                 budget[c] = 0.0
-                for b in range(brokers):
-                    tail[c], draw_pos = share_fetch(
-                        c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o,
-                        tail[c], cells, next_expiry, nfo, nfo_dirty, scratch)
+                if cfg.one_node_per_poll:  # KAFKA-19767: one node's records per poll
+                    b = record_limit_fetch_node(order[c], n_own[c], leader)
+                    if b >= 0:
+                        tail[c], draw_pos = share_fetch(
+                            c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o,
+                            tail[c], cells, next_expiry, nfo, nfo_dirty, scratch)
+                else:
+                    for b in range(brokers):
+                        tail[c], draw_pos = share_fetch(
+                            c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o,
+                            tail[c], cells, next_expiry, nfo, nfo_dirty, scratch)
             held[t, c] = tail[c] - head[c]
         for c in range(n_cons):  # the tick's delivery rows, in consumer, partition order
             for p in range(n_part):
@@ -294,7 +319,8 @@ def _compile() -> dict[str, Any]:
     namespace = dict(globals(), spf=compiled_spf, sa=compiled_sa, **fill)
     return jit_functions(("new_scratch", "partition_state", "share_fetch", "ack_run",
                           "share_group_kernel"), namespace, inline=INLINED,
-                         foreign={"uniform_split_into": uniform_split_into},
+                         foreign={"uniform_split_into": uniform_split_into,
+                                  "record_limit_fetch_node": record_limit_fetch_node},
                          inline_foreign=True)
 
 

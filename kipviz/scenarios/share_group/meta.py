@@ -23,7 +23,7 @@ class ShareGroupMeta(TypedDict):
     batch_records: int
     max_poll_records: int
     max_record_locks: int
-    in_flight_bound_records: int
+    in_flight_bound_records: int | None  # None before 4.2: nothing bounds them
     record_lock_duration_ms: int
     delivery_count_limit: int
     acquire_mode: str
@@ -31,3 +31,5 @@ class ShareGroupMeta(TypedDict):
     leaders: int
     memory_bound_bytes: int
     max_records_bytes: int
+    kafka_version: str
+    fetch_nodes: int

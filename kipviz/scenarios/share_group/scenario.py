@@ -21,6 +21,13 @@ same processing rate.
 ``consumers`` (time_ms, group, consumer, held_records, held_bytes, processed) and ``partitions``
 (time_ms, partition, log_end_offset, start_offset, in_flight_records, archived_records), and a
 ``meta`` dict of the settings and bounds (:func:`share_group_meta`).
+
+``kafka_version`` (4.0 on) picks the release's rules (:mod:`kipviz.kafka.share.releases`): 4.0's
+ShareFetch v0 asks each partition for ``max.partition.fetch.bytes`` (``PartitionMaxBytes``, no
+UNIFORM split) and has no ``MaxRecords`` (the broker acquires all it read, as one in-flight
+batch); before 4.2 the lock cap is checked only before a fetch and nothing halves the parts near
+the delivery limit; from 4.2 a ``record_limit`` consumer fetches records from one node per poll
+(KAFKA-19767). ``max_record_locks`` unset is the release's default (200 in 4.0, 2000 later).
 """
 
 from __future__ import annotations
@@ -32,22 +39,21 @@ import pandas as pd
 
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_declared, choice, kafka_field, knob
+from kipviz.kafka.config.versions import has, kafka_version_field
 from kipviz.kafka.share import partition as spf
+from kipviz.kafka.share import releases
 from kipviz.kafka.share.acquire import AcquireSettings
 from kipviz.kafka.share.assign import simple_assign
-from kipviz.kafka.share.fetch import (
-    SHARE_ACQUIRE_MODES,
-    in_flight_bound_records,
-    share_fetch_max_bytes,
-)
+from kipviz.kafka.share.fetch import SHARE_ACQUIRE_MODES, share_fetch_max_bytes
 from kipviz.scenarios.contract import input_rng
 from kipviz.scenarios.share_group.columns import DeliveryRows
 from kipviz.scenarios.share_group.meta import ShareGroupMeta
 from kipviz.scenarios.share_group.tables import ShareGroupTrace, delivery_rows, trace_tables
 
 __all__ = ["ShareGroupScenario", "ShareGroupTrace", "acquire_settings", "consumer_timeline",
-           "delivery_rows", "kernel_inputs", "range_assign", "redelivery_summary",
-           "share_group_meta", "simulate", "simulate_scaling", "tables"]
+           "delivery_rows", "fetch_out_len", "kernel_inputs", "max_fetch_records",
+           "range_assign", "redelivery_summary", "share_group_meta", "simulate",
+           "simulate_scaling", "tables"]
 
 
 def range_assign(consumers: int, partitions: int) -> np.ndarray:
@@ -80,9 +86,13 @@ class ShareGroupScenario:
     # the model asks for >= 1 (Kafka: atLeast(0)): a share fetch of 0 bytes acquires nothing
     fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"], at_least=1)
     max_poll_records: int = kafka_field(CONSUMER["max.poll.records"])
-    # ShareGroupConfig's between(...) ranges are wider here (>= 1): small what-ifs are allowed
-    max_record_locks: int = kafka_field(BROKER["group.share.partition.max.record.locks"],
-                                        at_least=1, at_most=None)
+    # 4.0's PartitionMaxBytes (ShareFetch v0); from 4.1 the broker splits fetch.max.bytes
+    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"],
+                                                 at_least=1)
+    # ShareGroupConfig's between(...) ranges are wider here (>= 1): small what-ifs are allowed;
+    # None: the release's default (record_locks)
+    max_record_locks: int | None = kafka_field(BROKER["group.share.partition.max.record.locks"],
+                                               None, at_least=1, at_most=None)
     record_lock_duration_ms: int = kafka_field(BROKER["group.share.record.lock.duration.ms"],
                                                at_least=1, at_most=None)
     delivery_count_limit: int = kafka_field(BROKER["group.share.delivery.count.limit"],
@@ -92,15 +102,49 @@ class ShareGroupScenario:
     process_records_per_s: float = knob(500.0, at_least=0, number=True)
     tick_ms: int = knob(10, at_least=1)
     ticks: int = knob(500, at_least=1)
+    kafka_version: str = kafka_version_field()
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        acquire_settings(self)  # share groups exist (4.0 on); record_limit from 4.2
         if self.stalled_consumers > self.share_consumers:
             raise ValueError(f"stalled_consumers must be <= share_consumers "
                              f"({self.share_consumers}): {self.stalled_consumers}")
         if self.initial_lag_records % self.batch_records:
             raise ValueError(f"initial_lag_records must be whole batches of batch_records "
                              f"({self.batch_records}): {self.initial_lag_records}")
+
+    @property
+    def record_locks(self) -> int:
+        """``group.share.partition.max.record.locks`` in effect: the field, or the release's
+        default (:meth:`kipviz.kafka.config.declarations.Setting.default_in`)."""
+        if self.max_record_locks is not None:
+            return self.max_record_locks
+        return releases.default_max_record_locks(self.kafka_version)
+
+    @property
+    def partition_max_bytes(self) -> int:
+        """4.0's ``PartitionMaxBytes`` (``max.partition.fetch.bytes``); 0 from 4.1, where the
+        broker splits ``MaxBytes`` (``PartitionMaxBytesStrategy.UNIFORM``)."""
+        if releases.share_fetch_version(self.kafka_version) == 0:
+            return self.max_partition_fetch_bytes
+        return 0
+
+    @property
+    def one_node_per_poll(self) -> bool:
+        """Whether a poll fetches records from one node only (``record_limit`` from 4.2,
+        KAFKA-19767) rather than from every leader of the consumer's partitions."""
+        return self.acquire_mode == "record_limit" and has(self.kafka_version,
+                                                           "share_record_limit_one_node")
+
+    def records_per_acquire(self) -> int:
+        """The most records one share partition's acquire takes in one fetch: ``MaxRecords`` to
+        the end of a batch from 4.1; in 4.0 (no ``MaxRecords``) all one partition's read holds,
+        whole batches of at most max(``PartitionMaxBytes``, one batch: KIP-74)."""
+        batch_bytes = self.batch_records * self.record_bytes
+        if self.partition_max_bytes:
+            return max(self.partition_max_bytes, batch_bytes) // batch_bytes * self.batch_records
+        return self.max_poll_records + self.batch_records - 1
 
     @property
     def capacity_records(self) -> int:
@@ -113,36 +157,43 @@ class ShareGroupScenario:
 def share_group_meta(s: ShareGroupScenario, seed: int = 0) -> ShareGroupMeta:
     """The settings (and the run's ``seed``) and bounds the curves draw beside the trace.
 
-    * ``in_flight_bound_records``: ``max.record.locks + batch_records - 1``. Kafka's cap is soft
-      by up to one log batch (``SharePartition.lastOffsetAndMaxRecordsToAcquire`` acquires to the
-      end of the batch holding the last record allowed; Kafka's
+    * ``in_flight_bound_records``: from 4.2 ``max.record.locks + batch_records - 1``. Kafka's
+      cap is soft by up to one log batch (``SharePartition.lastOffsetAndMaxRecordsToAcquire``
+      acquires to the end of the batch holding the last record allowed; Kafka's
       ``testAcquireWithMaxInFlightRecordsAndTryAcquireNewBatch`` ends with 25 in flight under a
-      cap of 20): Kafka's code, not the KIP's text.
+      cap of 20): Kafka's code, not the KIP's text. Before 4.2 the cap is checked only before
+      the fetch, and not when it starts among released records: None, no bound
+      (:func:`kipviz.kafka.share.releases.in_flight_bound`).
     * ``memory_bound_bytes``: a share consumer holds what its last share fetches acquired, and
       it fetches only once it holds nothing; each response reads at most
-      max(its byte cap, one batch: KIP-74's first-batch exception) from each leader it asks:
-      ``leaders x max(response_max_bytes, batch bytes)``, ``leaders`` the most brokers any
-      member's partitions are led by.
-    * ``max_records_bytes``: ``leaders x max.poll.records x record_bytes``: what ``MaxRecords``
-      allows, soft by up to a batch as the lock cap is.
+      max(its byte cap, one batch: KIP-74's first-batch exception) from each node it asks:
+      ``nodes x max(response_max_bytes, batch bytes)``, ``nodes`` the most brokers any
+      member's partitions are led by (``leaders``), or 1 where a poll fetches from one node
+      (``record_limit`` from 4.2, KAFKA-19767).
+    * ``max_records_bytes``: ``nodes x max.poll.records x record_bytes``: what ``MaxRecords``
+      allows, soft by up to a batch as the lock cap is; 4.0 has no ``MaxRecords``: the memory
+      bound.
     """
     leaders = max((len({p % s.brokers for p in parts}) for parts in
                    simple_assign(s.share_consumers, s.partitions)), default=0)
     response = share_fetch_max_bytes(s.fetch_max_bytes)
     batch_bytes = s.batch_records * s.record_bytes
+    nodes = min(leaders, 1) if s.one_node_per_poll else leaders
+    memory = nodes * max(response, batch_bytes)
     return {
         "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed, "partitions": s.partitions,
         "brokers": s.brokers, "share_consumers": s.share_consumers,
         "classic_consumers": s.classic_consumers, "stalled_consumers": s.stalled_consumers,
         "record_bytes": s.record_bytes, "batch_records": s.batch_records,
-        "max_poll_records": s.max_poll_records, "max_record_locks": s.max_record_locks,
-        "in_flight_bound_records": in_flight_bound_records(s.max_record_locks,
-                                                           s.batch_records),
+        "max_poll_records": s.max_poll_records, "max_record_locks": s.record_locks,
+        "in_flight_bound_records": releases.in_flight_bound(
+            s.kafka_version, s.record_locks, s.batch_records),
         "record_lock_duration_ms": s.record_lock_duration_ms,
         "delivery_count_limit": s.delivery_count_limit, "acquire_mode": s.acquire_mode,
-        "response_max_bytes": response, "leaders": leaders,
-        "memory_bound_bytes": leaders * max(response, batch_bytes),
-        "max_records_bytes": leaders * s.max_poll_records * s.record_bytes,
+        "response_max_bytes": response, "leaders": leaders, "memory_bound_bytes": memory,
+        "max_records_bytes": nodes * s.max_poll_records * s.record_bytes
+        if releases.share_fetch_version(s.kafka_version) else memory,
+        "kafka_version": s.kafka_version, "fetch_nodes": nodes,
     }
 
 
@@ -166,18 +217,30 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
         "produce_batches_per_tick": s.produce_records_per_s * s.tick_ms / 1000.0
         / s.batch_records,
         "process_per_tick": s.process_records_per_s * s.tick_ms / 1000.0,
-        "queue_len": p * (s.max_record_locks + s.batch_records + s.max_poll_records) + 1,
+        "queue_len": p * (s.record_locks + s.batch_records + s.records_per_acquire()) + 1
+        if has(s.kafka_version, "share_lock_cap_in_acquire") else p * s.capacity_records + 1,
     }
 
 
 def acquire_settings(s: ShareGroupScenario) -> AcquireSettings:
     """The settings the group's share partitions acquire records under (the kernel's and the
-    SimPy reference's)."""
-    return AcquireSettings(max_in_flight_records=s.max_record_locks,
-                           max_delivery_count=s.delivery_count_limit,
-                           record_limit=s.acquire_mode == "record_limit",
-                           batch_size=s.max_poll_records,
-                           lock_duration_ms=s.record_lock_duration_ms)
+    SimPy reference's), by the scenario's release (:func:`kipviz.kafka.share.releases.
+    acquire_settings`; ValueError before 4.0, and for ``record_limit`` before 4.2)."""
+    return releases.acquire_settings(
+        s.kafka_version, max_record_locks=s.record_locks,
+        delivery_count_limit=s.delivery_count_limit, acquire_mode=s.acquire_mode,
+        max_poll_records=s.max_poll_records, lock_duration_ms=s.record_lock_duration_ms)
+
+
+def max_fetch_records(s: ShareGroupScenario) -> int:
+    """The most records one share fetch acquires (``MaxRecords``; 4.0: none, ``INT_MAX``)."""
+    return releases.max_fetch_records(s.kafka_version, s.max_poll_records)
+
+
+def fetch_out_len(s: ShareGroupScenario) -> int:
+    """Room for the offsets one share fetch acquires: ``MaxRecords`` plus, per partition, one
+    acquire and a batch (the kernel's scratch and the SimPy reference's)."""
+    return s.max_poll_records + s.partitions * (s.records_per_acquire() + s.batch_records) + 1
 
 
 def tables(s: ShareGroupScenario, rows: DeliveryRows, held: np.ndarray, processed: np.ndarray,
@@ -218,8 +281,9 @@ def simulate(scenario: ShareGroupScenario, *, seed: int = 0,
         produce_batches_per_tick=float(inp["produce_batches_per_tick"]),  # type: ignore[arg-type]
         initial_batches=s.initial_lag_records // s.batch_records,
         response_max_bytes=int(inp["response_max_bytes"]),  # type: ignore[call-overload]
-        max_poll_records=s.max_poll_records,
-        process_per_tick=float(inp["process_per_tick"]),  # type: ignore[arg-type]
+        max_poll_records=s.max_poll_records, max_fetch_records=max_fetch_records(s),
+        partition_max_bytes=s.partition_max_bytes, one_node_per_poll=s.one_node_per_poll,
+        fetch_out_len=fetch_out_len(s), process_per_tick=float(inp["process_per_tick"]),  # type: ignore[arg-type]
         acquire=acquire_settings(s))
     kernel_in = k.ShareGroupInputs(**{name: np.asarray(inp[name])
                                       for name in k.ShareGroupInputs._fields})

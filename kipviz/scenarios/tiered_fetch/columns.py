@@ -80,6 +80,7 @@ class TieredSettings(NamedTuple):
     several: bool  # several remote partitions per request (4.2, KAFKA-14915)
     charge: bool  # remote partitions charged up front (4.2, KAFKA-19462)
     threads: int  # remote.log.reader.threads
+    max_pending: int  # remote.log.reader.max.pending.tasks: the reader pool's queue
     read_latency_ms: float
     read_bytes_per_ms: float  # one reader thread's transfer rate
     wait_ms: float  # DelayedRemoteFetch's timeout
@@ -95,7 +96,8 @@ class TieredState(NamedTuple):
     behind the local log start and bytes available locally, next send per consumer, when each
     partition's produced bytes were last added, each reader thread's free time, the fetch
     quota's rate (:mod:`kipviz.kafka.quotas.rate`'s slots and pos), pending reads to record (done
-    ms, bytes), and ``[clock, pending count]``."""
+    ms, bytes), ``[clock, pending count]``, and when each read in the reader pool's queue leaves
+    it (taken by a thread; <= now: a free place)."""
 
     order: np.ndarray
     n_parts: np.ndarray
@@ -108,6 +110,7 @@ class TieredState(NamedTuple):
     pos: np.ndarray
     pend: np.ndarray
     scalars: np.ndarray
+    queued: np.ndarray
 
 
 class TieredTables(NamedTuple):
@@ -120,10 +123,11 @@ class TieredTables(NamedTuple):
     counts: np.ndarray
 
 
-def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, threads: int
-              ) -> TieredState:
+def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, threads: int,
+              max_pending: int) -> TieredState:
     """The state at t = 0 of consumers reading ``order`` (their first ``n_parts`` entries),
-    partitions ``behind`` bytes behind the local log start, ``threads`` reader threads."""
+    partitions ``behind`` bytes behind the local log start, ``threads`` reader threads over a
+    queue of ``max_pending`` reads."""
     consumers, width = order.shape
     partitions = behind.shape[0]
     slots, pos = new_rate(QUOTA_WINDOW_NUM, False)
@@ -133,7 +137,8 @@ def new_state(order: np.ndarray, n_parts: np.ndarray, behind: np.ndarray, thread
                        avail_at=np.zeros(partitions, np.float64),
                        thread_free=np.zeros(threads, np.float64), slots=slots, pos=pos,
                        pend=np.zeros((threads + consumers * width + 16, 2), np.float64),
-                       scalars=np.zeros(2, np.float64))
+                       scalars=np.zeros(2, np.float64),
+                       queued=np.full(max_pending, -1.0, np.float64))
 
 
 def new_tables(fetches: int, reads: int, deliveries: int) -> TieredTables:

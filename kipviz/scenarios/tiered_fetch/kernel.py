@@ -10,9 +10,11 @@ next; the earliest send is processed first. A send at ``t``:
 3. ``read_from_log`` (:mod:`kipviz.kafka.tiered.fetch`) over the request in order: local partitions'
    bytes now, a ``fetchMaxBytes`` for each remote read it schedules (one before 4.2);
 4. each scheduled read goes to the ``remote.log.reader.threads`` pool, first come first served:
-   it starts when a thread is free, unless that is at or after the ``DelayedRemoteFetch``'s
-   expiry (then it is cancelled), and takes ``remote_read_latency_ms`` plus its bytes at
-   ``remote_read_bytes_per_ms``;
+   refused at once when ``remote.log.reader.max.pending.tasks`` reads already wait for a thread
+   (:func:`kipviz.kafka.tiered.replica.reader_queue_accepts`; a cancelled read waits until its
+   thread would have taken it), else it starts when a thread is free, unless that is at or
+   after the ``DelayedRemoteFetch``'s expiry (then it is cancelled), and takes
+   ``remote_read_latency_ms`` plus its bytes at ``remote_read_bytes_per_ms``;
 5. ``delayed_remote_fetch_complete_ms``: the answer, local data included, goes when every read is
    done or at expiry; without remote reads at once, or, with nothing to return, after
    ``fetch.max.wait.ms`` or when a partition has a whole batch (``DelayedFetch``, min.bytes 1);
@@ -44,6 +46,7 @@ from kipviz.kafka.tiered.fetch import (
     read_from_log,
     remote_read_bytes,
 )
+from kipviz.kafka.tiered.replica import reader_queue_accepts
 from kipviz.scenarios.jit import compiled_functions, jit_functions
 from kipviz.scenarios.tiered_fetch.columns import (
     CLOCK,
@@ -100,13 +103,14 @@ def tiered_kernel(cfg, state, out):
     # the blocks' fields as locals, read by name once (numba counts a reference at each read)
     produce_bytes_per_ms, batch_bytes = cfg.produce_bytes_per_ms, cfg.batch_bytes
     segment_bytes, partition_max, fetch_max = cfg.segment_bytes, cfg.partition_max, cfg.fetch_max
-    several, charge, threads = cfg.several, cfg.charge, cfg.threads
+    several, charge, threads, max_pending = cfg.several, cfg.charge, cfg.threads, cfg.max_pending
     read_latency_ms, read_bytes_per_ms = cfg.read_latency_ms, cfg.read_bytes_per_ms
     wait_ms, fetch_max_wait_ms, rtt_ms = cfg.wait_ms, cfg.fetch_max_wait_ms, cfg.rtt_ms
     quota_bound, duration_ms = cfg.quota_bound, cfg.duration_ms
     order, n_parts, behind, avail = state.order, state.n_parts, state.behind, state.avail
     next_send, avail_at, thread_free = state.next_send, state.avail_at, state.thread_free
     slots, pos, pend, scalars = state.slots, state.pos, state.pend, state.scalars
+    queued = state.queued
     f_consumer, f_sent = out.fetches.consumer, out.fetches.sent_ms
     f_answered, f_local = out.fetches.answered_ms, out.fetches.local_bytes
     f_remote, f_scheduled = out.fetches.remote_bytes, out.fetches.reads_scheduled
@@ -132,6 +136,7 @@ def tiered_kernel(cfg, state, out):
     done = np.zeros(width, np.float64)
     done_at = np.zeros(width, np.float64)  # the request's reads, in order
     ok = np.zeros(width, np.bool_)  # ...and whether each is served
+    refused = np.zeros(width, np.bool_)  # ...and whether the reader queue refused it
     read_at = np.zeros(width, np.int64)  # request entry -> its read's place
     got = np.zeros(width, np.int64)
     returned = np.zeros(width, np.bool_)
@@ -197,10 +202,25 @@ def tiered_kernel(cfg, state, out):
                 r_partition[r] = p
                 r_submitted[r] = t
                 r_bytes[r] = size
-                if start >= t + wait_ms:
+                waiting = 0  # reads in the queue now; a free place for this one, if it waits
+                place = -1
+                for q in range(max_pending):
+                    if queued[q] > t:
+                        waiting += 1
+                    elif place < 0:
+                        place = q
+                refused[scheduled] = not reader_queue_accepts(waiting, max_pending)
+                if refused[scheduled]:  # RejectedExecutionException: answered with the error
+                    r_started[r] = -1.0
+                    done[i] = t
+                elif start >= t + wait_ms:
                     r_started[r] = -1.0
                     done[i] = np.inf  # cancelled: never runs, never served
+                    if start > t:  # queued until its thread finds it cancelled
+                        queued[place] = start
                 else:
+                    if start > t:  # waits in the queue for its thread
+                        queued[place] = start
                     done[i] = start + read_latency_ms + size / read_bytes_per_ms
                     thread_free[k] = done[i]
                     r_started[r] = start
@@ -214,6 +234,8 @@ def tiered_kernel(cfg, state, out):
             answer = delayed_remote_fetch_complete_ms(done_at[:scheduled], t, wait_ms,
                                                       ok[:scheduled])
             for j in range(scheduled):
+                if refused[j]:  # an error for the partition, no data
+                    ok[j] = False
                 r_served[nr + j] = 1.0 if ok[j] else 0.0
         elif local > 0:
             answer = t
@@ -284,7 +306,8 @@ def _compile() -> dict[str, Any]:
     fill = jit_functions(["read_partition"], vars(response), inline=["read_partition"])
     rules = jit_functions(_RULES, {**vars(fetch), **fill})
     return jit_functions(_FUNCTIONS, {**globals(), **rates, **rules},
-                         foreign={"next_order": next_order},
+                         foreign={"next_order": next_order,
+                                  "reader_queue_accepts": reader_queue_accepts},
                          inline=("flush_records", "add_pending"))
 
 

@@ -21,6 +21,7 @@ class TieredFetchMeta(TypedDict):
     max_partition_fetch_bytes: int
     remote_fetch_wait_ms: int
     remote_log_reader_threads: int
+    remote_log_reader_max_pending_tasks: int
     remote_read_latency_ms: float
     remote_fetch_max_bytes_per_s: float | None
     several_remote_partitions: bool

@@ -7,9 +7,11 @@ the tail; ``tail_consumers`` read ``local_partitions`` at the tail only. Every p
 produced to at ``produce_bytes_per_s``. The broker's rules are :mod:`kipviz.kafka.tiered.fetch`'s
 (``readFromLog``, ``RemoteLogManager.read``, ``DelayedRemoteFetch``) with the version switches of
 :mod:`kipviz.kafka.config.versions`, and KIP-956's fetch quota (:mod:`kipviz.kafka.tiered.quota`);
-remote reads run on ``remote.log.reader.threads`` and take ``remote_read_latency_ms`` (set by the
-user: it is the remote store's, not Kafka's). The event loop is
-:mod:`kipviz.scenarios.tiered_fetch.kernel`.
+remote reads run on ``remote.log.reader.threads`` and take ``remote_read_latency_ms`` (set by
+the user: it is the remote store's, not Kafka's); a read that finds
+``remote.log.reader.max.pending.tasks`` reads waiting is refused (its partition answered with
+the error, no data: a read row with ``started_ms`` -1 and ``done_ms`` = ``submitted_ms``). The
+event loop is :mod:`kipviz.scenarios.tiered_fetch.kernel`.
 
 The fairness story: a ``DelayedRemoteFetch`` holds the *local* partitions' data of its request
 until every remote read is done (or ``remote.fetch.max.wait.ms``), so a catching-up consumer's
@@ -44,8 +46,8 @@ from kipviz.scenarios.tiered_fetch.columns import (
 )
 from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 
-__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "simulate", "simulate_versions",
-           "trace_summary"]
+__all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "reader_queue_table", "simulate",
+           "simulate_versions", "trace_summary"]
 
 MiB = 1024 * 1024
 
@@ -70,6 +72,9 @@ class TieredFetchScenario:
     fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
     remote_fetch_max_wait_ms: int = kafka_field(BROKER["remote.fetch.max.wait.ms"])
     remote_log_reader_threads: int = kafka_field(BROKER["remote.log.reader.threads"])
+    # the reader pool's queue; the model asks for <= 1,000,000 (a slot each)
+    remote_log_reader_max_pending_tasks: int = kafka_field(
+        BROKER["remote.log.reader.max.pending.tasks"], at_most=1_000_000)
     remote_read_latency_ms: float = knob(100.0, at_least=0, number=True)  # first-byte latency
     remote_read_bytes_per_s: float = knob(100 * MiB, above=0, number=True)  # one reader thread
     # None: Long.MAX_VALUE, no quota
@@ -196,12 +201,15 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
         segment_bytes=s.segment_bytes, partition_max=s.max_partition_fetch_bytes,
         fetch_max=s.fetch_max_bytes, several=reads_several_remote_partitions(s.kafka_version),
         charge=charges_remote_fetch_up_front(s.kafka_version),
-        threads=s.remote_log_reader_threads, read_latency_ms=float(s.remote_read_latency_ms),
+        threads=s.remote_log_reader_threads,
+        max_pending=s.remote_log_reader_max_pending_tasks,
+        read_latency_ms=float(s.remote_read_latency_ms),
         read_bytes_per_ms=s.remote_read_bytes_per_s / 1000.0,
         wait_ms=float(s.delayed_remote_fetch_wait_ms()),
         fetch_max_wait_ms=float(s.fetch_max_wait_ms), rtt_ms=float(s.rtt_ms), quota_bound=bound,
         duration_ms=float(s.duration_ms))
-    state = _k.new_state(order, n_parts, behind, s.remote_log_reader_threads)
+    state = _k.new_state(order, n_parts, behind, s.remote_log_reader_threads,
+                         s.remote_log_reader_max_pending_tasks)
     # rows for a fetch every 20 ms per consumer, 2 reads and 4 deliveries a fetch; they grow
     capacity = max(1024, int(s.consumers * s.duration_ms / 20))
     width = order.shape[1]
@@ -245,6 +253,7 @@ def _trace(s: TieredFetchScenario, parts: pd.DataFrame, out: TieredTables,
         "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
         "remote_fetch_wait_ms": s.delayed_remote_fetch_wait_ms(),
         "remote_log_reader_threads": s.remote_log_reader_threads,
+        "remote_log_reader_max_pending_tasks": s.remote_log_reader_max_pending_tasks,
         "remote_read_latency_ms": float(s.remote_read_latency_ms),
         "remote_fetch_max_bytes_per_s": s.remote_fetch_max_bytes_per_s,
         "several_remote_partitions": reads_several_remote_partitions(s.kafka_version),
@@ -282,3 +291,21 @@ def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:
     })
     out.index.name = "consumer"
     return out
+
+
+def reader_queue_table(scenario: TieredFetchScenario,
+                       max_pending_tasks: tuple[int, ...] = (100, 4)) -> pd.DataFrame:
+    """Per ``remote.log.reader.max.pending.tasks``: reads, reads refused by the full queue
+    (``started_ms`` -1, ``done_ms`` = ``submitted_ms``), and the catch-up consumers' fetches,
+    remote MB/s and p50 latency (:func:`trace_summary`)."""
+    rows = []
+    for pending in max_pending_tasks:
+        t = simulate(replace(scenario, remote_log_reader_max_pending_tasks=pending))
+        r = t.reads
+        summary = trace_summary(t).loc["catch_up"]
+        rows.append({"max.pending.tasks": pending, "reads": len(r),
+                     "refused": int(((r.started_ms == -1) & (r.done_ms == r.submitted_ms)).sum()),
+                     "catch-up fetches": int(summary["fetches"]),
+                     "catch-up remote MB/s": summary["remote MB/s"],
+                     "catch-up p50 latency ms": summary["p50 latency ms"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,257 @@
+"""When a throttled reassignment finishes: the fluid flow schedule with the pinned sharing rule.
+
+Kafka's replication quota is a gate, not a scheduler: while a broker's measured rate is above its
+quota, *all* its out-of-sync throttled replicas wait (``ReplicaManager.shouldLeaderThrottle``,
+``RemoteLeaderEndPoint.shouldFollowerThrottle``); otherwise every fetch gets what
+``replica.fetch.max.bytes`` and ``replica.fetch.response.max.bytes`` allow. How a binding
+broker's quota ends up split between its replicas depends on fetch timing (replicas with the
+same limits get very different rates), but the binding broker moves T whatever the split, so the
+move time (when the last replica is done) is robust. The model pins the split:
+
+**max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
+until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota
+(minus what it records for in-sync fetches), each destination's follower quota (minus its
+caught-up replicas' IN), each broker's network N out and in, ``replica.fetch.response.max.bytes``
+per (destination, source) fetcher and ``replica.fetch.max.bytes`` per replica, both per fetch
+round. An out-of-sync replica's lag shrinks at its rate minus IN_p. The schedule is a sequence
+of phases of constant rates, each ended by a replica catching up (it then fetches IN_p, still
+recorded by both quotas while the lists stand), a partition completing (removed replicas stop
+fetching; a removed leader hands over, :func:`kipviz.kafka.replication.cluster.leader_after_move`)
+or a throttle change. The in-sync followers' keep-up is recorded by the leader's quota but, as
+in the simulation, not charged to the network (Q&A 4 counts produce traffic apart: N - IN/R).
+
+:func:`max_min_fair` is the sharing rule; :func:`flow_schedule` the phases, giving the move
+time, each partition's and each broker's finish, the broker whose limit held the last replica
+longest (the bottleneck), and, when a replica never catches up, which broker stops it and why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kipviz.kafka.replication.cluster import PartitionMove
+
+__all__ = ["LIMITS", "FlowSchedule", "flow_schedule", "max_min_fair"]
+
+LIMITS = ("leader quota", "follower quota", "network out", "network in", "fetcher response",
+          "replica fetch")
+"""The limits of the sharing rule, in the order :func:`max_min_fair` takes their groups."""
+_EPS = 1e-9
+
+
+def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Progressive filling: rates for n replicas, each a member of one group per limit.
+
+    ``groups``: (limits, n) group ids; ``capacities[k][g]``: what group g of limit k has left
+    (``inf``: no limit; <= 0: its members get 0); ``cap``: the per-replica limit. All rates rise
+    together; when a group's sum reaches its capacity its members stop rising. Returns the rates
+    and, per replica, the limit (index into ``groups``, or ``len(groups)`` for ``cap``) that
+    stopped it.
+
+    >>> rates, why = max_min_fair(np.array([[0, 0, 1]]), [np.array([30.0, 100.0])], 20.0)
+    >>> rates.tolist(), why.tolist()
+    ([15.0, 15.0, 20.0], [0, 0, 1])
+    """
+    limits, n = groups.shape
+    offsets = np.cumsum([0] + [len(c) for c in capacities[:-1]])
+    gid = groups + offsets[:, None]  # every limit's groups in one numbering
+    flat = gid.ravel()
+    capacity = np.concatenate([np.asarray(c, float) for c in capacities])
+    room = _EPS * np.maximum(1.0, capacity)
+    x = np.zeros(n)
+    why = np.full(n, -1)
+    free = np.ones(n, bool)
+    _freeze(capacity <= _EPS, gid, free, why)  # groups already full: their members get nothing
+    while free.any():
+        count = np.bincount(flat, weights=np.tile(free, limits), minlength=capacity.size)
+        used = np.bincount(flat, weights=np.tile(x, limits), minlength=capacity.size)
+        busy = count > 0
+        step = cap - x[free].max()
+        if busy.any():
+            step = min(step, float(((capacity[busy] - used[busy]) / count[busy]).min()))
+        step = max(step, 0.0)
+        x[free] += step
+        _freeze(capacity - (used + step * count) <= room, gid, free, why)
+        at_cap = free & (x >= cap * (1 - _EPS))
+        why[at_cap] = limits
+        free &= ~at_cap
+    return x, why
+
+
+def _freeze(full: np.ndarray, gid: np.ndarray, free: np.ndarray, why: np.ndarray) -> None:
+    """Free replicas in a full group stop rising; ``why`` is the first such limit."""
+    hit = full[gid] & free
+    stopped = hit.any(axis=0)
+    why[stopped] = hit.argmax(axis=0)[stopped]
+    free &= ~stopped
+
+
+@dataclass(frozen=True)
+class FlowSchedule:
+    """The planned move: ``move_time_s`` (``inf``: some replica never catches up, ``reason``
+    names it, its broker and the limit), ``partition_move_time_s`` per ``"topic-partition"``
+    with new replicas, ``replica_catch_up_s`` per (``"topic-partition"``, broker),
+    ``broker_move_time_s`` per broker that sends or receives a new replica (when its last such
+    partition completes), ``bottleneck_broker`` and ``bottleneck`` (the limit that held the
+    last replica longest, in words; None / "" with nothing to move)."""
+
+    move_time_s: float
+    partition_move_time_s: dict[str, float]
+    replica_catch_up_s: dict[tuple[str, int], float]
+    broker_move_time_s: dict[int, float]
+    bottleneck_broker: int | None
+    bottleneck: str
+    reason: str
+
+
+def _rates_at(t: float, base: Mapping[int, float | None],
+              schedule: Sequence[tuple[float, float | None]], brokers: Sequence[int]
+              ) -> np.ndarray:
+    """Each broker's rate at ``t`` (``inf`` for none): the schedule's last change, else base."""
+    changed = [rate for at, rate in schedule if at <= t]
+    if changed:
+        r = changed[-1]
+        return np.full(len(brokers), math.inf if r is None else float(r))
+    return np.array([math.inf if base.get(b) is None else float(base[b])  # type: ignore[arg-type]
+                     for b in brokers])
+
+
+def _limit_text(k: int, broker: int, source: int, rate: float) -> str:
+    """Limit ``k`` of ``broker`` in words (its rate in MB/s where it has one)."""
+    if k == 4:
+        return f"broker {broker}'s fetcher from broker {source} (replica.fetch.response.max.bytes)"
+    if k == 5:
+        return f"replica.fetch.max.bytes per fetch round on broker {broker}"
+    return f"broker {broker}'s {LIMITS[k]} ({rate / 1e6:g} MB/s)"
+
+
+def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, float | None],
+                  follower_rates: Mapping[int, float | None],
+                  network_bytes_per_s: float = 125e6, replica_fetch_max_bytes: int = 1048576,
+                  replica_fetch_response_max_bytes: int = 10485760, fetch_round_ms: float = 10,
+                  throttle_schedule: Sequence[tuple[float, float | None]] = ()
+                  ) -> FlowSchedule:
+    """The fluid schedule of ``moves`` (see the module) under per-broker quotas (None:
+    unlimited); ``throttle_schedule``: ``(from_s, rate)`` pairs setting both rates on every
+    broker from then on; ``fetch_round_ms``: one fetch round trip, over which a replica gets at
+    most ``replica.fetch.max.bytes`` and a fetcher ``replica.fetch.response.max.bytes``."""
+    brokers = sorted({b for m in moves for b in (*m.sources, *m.targets)})
+    at = {b: i for i, b in enumerate(brokers)}
+    nb = len(brokers)
+    reps = [(p, d) for p, m in enumerate(moves) for d in m.added]
+    n = len(reps)
+    part = np.array([p for p, _ in reps], np.int64)
+    dest = np.array([at[d] for _, d in reps], np.int64)
+    inbound = np.array([m.bytes_in_per_s for m in moves], float)
+    listed_after = np.array([m.leader_after in m.sources for m in moves], bool)
+    lead_idx = np.array([[at[m.leader], at[m.leader_after]] for m in moves], np.int64
+                        ).reshape(len(moves), 2)
+    keep = np.array([[m.followers, m.followers_after] for m in moves], float
+                    ).reshape(len(moves), 2)
+    lag = np.array([float(moves[p].size_bytes) for p, _ in reps])
+    caught = np.full(n, math.nan)
+    done = np.array([not m.added for m in moves], bool)
+    finished = np.where(done, 0.0, math.nan)
+    left = np.bincount(part, minlength=len(moves))
+    held = np.zeros((n, len(LIMITS), nb))  # seconds each limit (of each broker) held a replica
+    round_s = fetch_round_ms / 1000.0
+    cap = replica_fetch_max_bytes / round_s
+    response = replica_fetch_response_max_bytes / round_s
+    changes = sorted({float(a) for a, _ in throttle_schedule})
+    t, reason, stuck = 0.0, "", None
+    _catch_up(lag, caught, t, part, left, finished, done)
+    while np.isnan(caught).any():
+        lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
+        foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
+        after = done.astype(np.int64)
+        leader = lead_idx[np.arange(len(moves)), after]
+        fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
+        np.add.at(fixed[0], leader, keep[np.arange(len(moves)), after] * inbound)
+        fetcher_fixed = np.zeros(nb * nb)
+        synced = ~np.isnan(caught)
+        r = np.flatnonzero(synced)  # caught up: IN_p each, never throttled
+        p, d = part[r], dest[r]
+        s = leader[p]
+        fetching = s != d  # one that leads now fetches nothing
+        p, d, s = p[fetching], d[fetching], s[fetching]
+        flow = inbound[p]
+        counted = ~done[p] | listed_after[p]
+        fixed[0] += np.bincount(s[counted], weights=flow[counted], minlength=nb)
+        fixed[1] += np.bincount(d, weights=flow, minlength=nb)
+        fixed[2] += np.bincount(s, weights=flow, minlength=nb)
+        fixed[3] += np.bincount(d, weights=flow, minlength=nb)
+        fetcher_fixed += np.bincount(d * nb + s, weights=flow, minlength=nb * nb)
+        active = np.flatnonzero(~synced)
+        src, dst = leader[part[active]], dest[active]
+        groups = np.vstack([src, dst, src, dst, dst * nb + src])
+        capacities = [lead_t - fixed[0], foll_t - fixed[1], network_bytes_per_s - fixed[2],
+                      network_bytes_per_s - fixed[3], response - fetcher_fixed]
+        x, why = max_min_fair(groups, capacities, cap)
+        owner = np.vstack([src, dst, src, dst, dst, dst])[why, np.arange(len(active))]
+        net = x - inbound[part[active]]
+        gaining = net > _EPS * np.maximum(1.0, x)
+        need = np.full(len(active), math.inf)
+        need[gaining] = lag[active][gaining] / net[gaining]
+        step = min(float(need.min()), *(c - t for c in changes if c > t), math.inf)
+        if step == math.inf:
+            i = int(np.argmin(gaining))
+            k, r = int(why[i]), active[i]
+            rate = [lead_t, foll_t][k][owner[i]] if k < 2 else (
+                network_bytes_per_s if k < 4 else (response if k == 4 else cap))
+            m = moves[part[r]]
+            stuck = (brokers[owner[i]], k)
+            reason = (f"{m.tp} never reaches broker {brokers[dst[i]]}: "
+                      f"{_limit_text(k, brokers[owner[i]], brokers[src[i]], rate)} leaves its "
+                      f"new replica {x[i] / 1e6:.3g} MB/s, not above its IN of "
+                      f"{inbound[part[r]] / 1e6:.3g} MB/s: the move never finishes")
+            break
+        held[active, why, owner] += step
+        lag[active] -= net * step
+        lag[active[need <= step * (1 + 1e-12)]] = 0.0
+        t += step
+        _catch_up(lag, caught, t, part, left, finished, done)
+    return _result(moves, reps, brokers, caught, finished, held, reason, stuck)
+
+
+def _catch_up(lag: np.ndarray, caught: np.ndarray, t: float, part: np.ndarray,
+              left: np.ndarray, finished: np.ndarray, done: np.ndarray) -> None:
+    """Replicas whose lag is 0 join the ISR at ``t``; partitions whose last one did complete."""
+    for r in np.flatnonzero(np.isnan(caught) & (lag <= 0)):
+        caught[r] = t
+        p = part[r]
+        left[p] -= 1
+        if left[p] == 0:
+            finished[p], done[p] = t, True
+
+
+def _result(moves: Sequence[PartitionMove], reps: list[tuple[int, int]], brokers: list[int],
+            caught: np.ndarray, finished: np.ndarray, held: np.ndarray, reason: str,
+            stuck: tuple[int, int] | None) -> FlowSchedule:
+    moving = [p for p, m in enumerate(moves) if m.added]
+    per_partition = {str(moves[p].tp): math.inf if math.isnan(finished[p]) else float(finished[p])
+                     for p in moving}
+    replicas = {(str(moves[p].tp), d): math.inf if math.isnan(c) else float(c)
+                for (p, d), c in zip(reps, caught, strict=True)}
+    per_broker: dict[int, float] = {}
+    for p in moving:
+        m = moves[p]
+        for b in (m.leader, *m.added):
+            per_broker[b] = max(per_broker.get(b, 0.0), per_partition[str(m.tp)])
+    move_time = max(per_partition.values(), default=0.0)
+    bottleneck_broker, bottleneck = None, ""
+    if stuck is not None:
+        bottleneck_broker, bottleneck = stuck[0], f"broker {stuck[0]}'s {LIMITS[stuck[1]]}"
+    elif reps:
+        last = max(range(len(reps)), key=lambda r: (math.inf if math.isnan(caught[r])
+                                                   else caught[r], r))
+        k, owner = np.unravel_index(int(np.argmax(held[last])), held[last].shape)
+        if held[last].max() > 0:
+            bottleneck_broker = brokers[owner]
+            bottleneck = f"broker {bottleneck_broker}'s {LIMITS[k]}"
+    return FlowSchedule(move_time, per_partition, replicas, dict(sorted(per_broker.items())),
+                        bottleneck_broker, bottleneck, reason)

@@ -1,0 +1,153 @@
+"""A plan of :class:`~kipviz.kafka.replication.cluster.PartitionMove` as the kernel's arrays, and
+one run of the kernel (:func:`run_kernel`).
+
+Brokers are numbered by position in the sorted ids of the plan; fetchers (one per destination
+and source, ``num.replica.fetchers=1``) are sorted by (destination, source); a fetcher's slots
+are its new replicas in plan order. Both front doors, the one-pair
+:class:`~kipviz.scenarios.reassignment.scenario.ReassignmentScenario` and the cluster's
+:class:`~kipviz.scenarios.reassignment.cluster.ClusterReassignmentScenario`, go through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kipviz.kafka.quotas.rate import FIELDS
+from kipviz.kafka.replication.cluster import PartitionMove
+from kipviz.scenarios.limits import check_trace_bytes
+from kipviz.scenarios.reassignment import kernel as _kernel
+from kipviz.scenarios.reassignment.columns import (
+    BrokerColumns,
+    ClusterInputs,
+    ClusterResults,
+    ClusterSettings,
+    ClusterState,
+)
+
+__all__ = ["brokers_of", "plan_inputs", "run_kernel", "trace_bytes"]
+
+_ROW_BYTES = 7 * 8  # BrokerColumns: seven 8-byte values per (row, broker)
+_REPLICA_BYTES = 160  # per new replica: its inputs, state, slots and the replicas table
+_PARTITION_BYTES = 120
+
+
+def brokers_of(moves: Sequence[PartitionMove]) -> list[int]:
+    """The plan's broker ids, sorted: sources and targets of every listed partition."""
+    return sorted({b for m in moves for b in (*m.sources, *m.targets)})
+
+
+def trace_bytes(rows: int, brokers: int, partitions: int, replicas: int) -> float:
+    """What a run allocates: its broker columns, per-replica and per-partition arrays."""
+    return (rows * brokers * _ROW_BYTES + replicas * _REPLICA_BYTES
+            + partitions * _PARTITION_BYTES)
+
+
+def plan_inputs(moves: Sequence[PartitionMove], *, leader_bounds: Sequence[float],
+                follower_bounds: Sequence[float], sched_ms: np.ndarray,
+                sched_bounds: np.ndarray, start_in_sync: bool) -> ClusterInputs:
+    """``moves`` as :class:`ClusterInputs`; bounds per broker position (``UNLIMITED``: none);
+    ``start_in_sync``: new replicas of partitions with no bytes and no IN start in the ISR
+    (Kafka's: their log end is the high watermark at once)."""
+    at = {b: i for i, b in enumerate(brokers_of(moves))}
+    reps = [(p, d) for p, m in enumerate(moves) for d in m.added]
+    keys = {(at[d], at[moves[p].leader]) for p, d in reps}
+    keys |= {(at[d], at[moves[p].leader_after]) for p, d in reps
+             if moves[p].leader_after != d}
+    fetchers = sorted(keys)
+    members: dict[tuple[int, int], list[int]] = {k: [] for k in fetchers}
+    for r, (p, d) in enumerate(reps):
+        members[(at[d], at[moves[p].leader])].append(r)
+        after = moves[p].leader_after
+        if after != d and after != moves[p].leader:
+            members[(at[d], at[after])].append(r)
+    start = np.zeros(len(fetchers) + 1, np.int64)
+    slot_replica: list[int] = []
+    slot_fetcher: list[int] = []
+    slot_listed: list[bool] = []
+    slot = np.full(len(reps), -1, np.int64)
+    slot_after = np.full(len(reps), -1, np.int64)
+    for f, key in enumerate(fetchers):
+        for r in members[key]:
+            p, d = reps[r]
+            m = moves[p]
+            if key[1] == at[m.leader]:
+                slot[r] = len(slot_replica)
+                slot_listed.append(True)  # the leader of a moving partition is a source
+            else:
+                slot_listed.append(m.leader_after in m.sources)
+            if m.leader_after != d and key[1] == at[m.leader_after]:
+                slot_after[r] = len(slot_replica)
+            slot_replica.append(r)
+            slot_fetcher.append(f)
+        start[f + 1] = len(slot_replica)
+    part_start = np.zeros(len(moves) + 1, np.int64)
+    part_start[1:] = np.cumsum([len(m.added) for m in moves])
+    i64 = np.int64
+    return ClusterInputs(
+        leader_bounds=np.asarray(leader_bounds, np.float64),
+        follower_bounds=np.asarray(follower_bounds, np.float64),
+        sched_ms=sched_ms, sched_bounds=sched_bounds,
+        sizes=np.array([m.size_bytes for m in moves], i64),
+        in_per_ms=np.array([m.bytes_in_per_s / 1000.0 for m in moves], np.float64),
+        leader=np.array([at[m.leader] for m in moves], i64),
+        leader_after=np.array([at[m.leader_after] for m in moves], i64),
+        followers=np.array([m.followers for m in moves], i64),
+        followers_after=np.array([m.followers_after for m in moves], i64),
+        partition_start=part_start,
+        replica_partition=np.array([p for p, _ in reps], i64),
+        replica_dest=np.array([at[d] for _, d in reps], i64),
+        replica_slot=slot, replica_slot_after=np.where(
+            [moves[p].leader_after == moves[p].leader for p, _ in reps], slot, slot_after),
+        start_in_sync=np.array([start_in_sync and moves[p].size_bytes == 0
+                                and moves[p].bytes_in_per_s == 0 for p, _ in reps], np.bool_),
+        fetcher_dest=np.array([d for d, _ in fetchers], i64),
+        fetcher_source=np.array([s for _, s in fetchers], i64),
+        fetcher_start=start, slot_replica=np.array(slot_replica, i64),
+        slot_fetcher=np.array(slot_fetcher, i64), slot_listed=np.array(slot_listed, np.bool_))
+
+
+def _state(inp: ClusterInputs, samples: int) -> ClusterState:
+    nb, np_ = inp.leader_bounds.shape[0], inp.sizes.shape[0]
+    nr, nf, ns = inp.replica_partition.shape[0], inp.fetcher_dest.shape[0], \
+        inp.slot_replica.shape[0]
+    i64, f64 = np.int64, np.float64
+    width = (samples + 1) * FIELDS
+    return ClusterState(
+        leader_slots=np.zeros((nb, width), f64), leader_pos=np.zeros((nb, 4), i64),
+        follower_slots=np.zeros((nb, width), f64), follower_pos=np.zeros((nb, 4), i64),
+        leader_bound=np.zeros(nb, f64), follower_bound=np.zeros(nb, f64),
+        keep_bytes=np.zeros(nb, i64), keep_count=np.zeros(nb, i64),
+        egress_left=np.zeros(nb, i64), ingress_left=np.zeros(nb, i64),
+        due=np.zeros(nb, i64), got=np.zeros(nb, i64), moved=np.zeros(nb, i64),
+        grown=np.zeros(np_, i64), current_leader=np.zeros(np_, i64),
+        current_followers=np.zeros(np_, i64), left=np.zeros(np_, i64),
+        fetched=np.zeros(nr, i64), in_sync=np.zeros(nr, np.bool_), slot_of=np.zeros(nr, i64),
+        active=np.zeros(ns, np.bool_), synced=np.zeros(ns, i64), n_synced=np.zeros(nf, i64),
+        n_active=np.zeros(nf, i64), n_out=np.zeros(nf, i64), out_sized=np.zeros(nf, i64),
+        pending=np.zeros(nf, np.bool_), deliver_ms=np.zeros(nf, i64),
+        next_request_ms=np.zeros(nf, i64), resp_n=np.zeros(nf, i64),
+        resp_slot=np.zeros(ns, i64), resp_bytes=np.zeros(ns, i64))
+
+
+def run_kernel(cfg: ClusterSettings, inp: ClusterInputs, *, compiled: bool, what: str
+               ) -> tuple[int, BrokerColumns, ClusterResults]:
+    """One run: (status, the broker columns of the rows run, the results). ``what`` names the
+    run in a trace-size error."""
+    rows = -(-cfg.ticks // cfg.sample_ticks)
+    nb, nr = inp.leader_bounds.shape[0], inp.replica_partition.shape[0]
+    check_trace_bytes(trace_bytes(rows, nb, inp.sizes.shape[0], nr),
+                      {"ticks": cfg.ticks, "sample_ticks": cfg.sample_ticks, "brokers": nb,
+                       "partitions": inp.sizes.shape[0]}, what)
+    cols = BrokerColumns(**{name: np.zeros((rows, nb), np.float64 if "rate" in name
+                                           else np.int64) for name in BrokerColumns._fields})
+    res = ClusterResults(caught_up_ms=np.zeros(nr, np.int64),
+                         completed_ms=np.zeros(inp.sizes.shape[0], np.int64),
+                         ticks_run=np.zeros(1, np.int64))
+    run: Any = _kernel.compiled_kernel() if compiled else _kernel.run
+    status = run(cfg, inp, _state(inp, cfg.samples), cols, res)
+    used = -(-int(res.ticks_run[0]) // cfg.sample_ticks)
+    return status, BrokerColumns(**{n: getattr(cols, n)[:used] for n in BrokerColumns._fields}), \
+        res
