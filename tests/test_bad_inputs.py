@@ -17,19 +17,24 @@ from typing import Any
 import pytest
 
 from kipviz.apps.cli import main
+from kipviz.curves.sweep import grid, sample, sweep
 from kipviz.curves.sweep_cache import canonical_params, read_cached
 from kipviz.kafka.config.advice import load_config
 from kipviz.kafka.config.keys import KafkaConfigWarning, kafka_keys
 from kipviz.kafka.config.properties import parse_properties
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.streams.memory import StreamsInstance
 from kipviz.scenarios.broker.scenario import BrokerScenario
 from kipviz.scenarios.broker.scenario import simulate as broker_simulate
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.limits import max_trace_bytes
+from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
+from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 from kipviz.scenarios.streams.scenario import StreamsScenario
 from kipviz.scenarios.streams.scenario import simulate as streams_simulate
-from kipviz.scenarios.workload import Workload
+from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
+from kipviz.scenarios.workload import Workload, produce
 
 # the timed reproducers run compiled kernels: compile them before the clock starts
 pytestmark = pytest.mark.usefixtures("compiled_kernels")
@@ -65,6 +70,11 @@ TABLE: list[tuple[str, str, Any, str]] = [
     ("size", "simulate(ConsumerScenario(ticks=10**12))", ValueError, "ticks=1000000000000"),
     ("size", "simulate(ConsumerScenario(workload=Workload(initial_lag_bytes=2**40)))",
      ValueError, "workload.initial_lag_bytes=1099511627776"),
+    ("size", "produce(Workload(initial_lag_bytes=10**15), 10, 100, 10, seed=0)", ValueError,
+     "lower partitions=10, ticks=100, workload.produce_bytes_per_s=.*"
+     "workload.initial_lag_bytes=1000000000000000"),
+    ("size", "produce(Workload(profile='bursts', burst_multiplier=1e12), 100, 1000, 10, seed=0)",
+     ValueError, "workload.burst_multiplier=1000000000000"),
     ("size", "simulate(ConsumerScenario(partitions=10**5, ticks=10**5), record_fetches=True)",
      ValueError, "record_fetches=True"),
     ("size", "broker_simulate(BrokerScenario(connections=10**7, ticks=10**6))", ValueError,
@@ -75,6 +85,8 @@ TABLE: list[tuple[str, str, Any, str]] = [
      lambda trace: trace.meta["brokers"] == 10**9, ""),
     ("size", "broker_simulate(BrokerScenario(num_io_threads=2**31 - 1, connections=5, "
              "ticks=100))", lambda trace: len(trace.requests) > 0, ""),
+    ("size", "ReassignmentScenario(replication_quota_window_num=2**31 - 1)", ValueError,
+     "lower ticks=2000, partitions=1, replication_quota_window_num=2147483647"),
     ("size", f"simulate(ConsumerScenario({SMALL}), seed=2**64)", ValueError,
      "seed must be an integer >= 0 and <= 4294967295: 18446744073709551616"),
     ("size", "with_env('KIPVIZ_MAX_TRACE_BYTES', 'lots', max_trace_bytes)", ValueError,
@@ -82,6 +94,18 @@ TABLE: list[tuple[str, str, Any, str]] = [
     ("size", f"with_env('KIPVIZ_MAX_TRACE_BYTES', '1000', lambda: simulate("
              f"ConsumerScenario({SMALL})))", ValueError, r"above the limit .*"
                                                           r"KIPVIZ_MAX_TRACE_BYTES"),
+    # --- infinite rates: refused (the model has no "unlimited" rate; a quota left out is
+    # None, "no quota") -----------------------------------------------------------------------
+    ("rate", "ConsumerScenario(consume_bytes_per_s=float('inf'))", ValueError,
+     "consume_bytes_per_s must be a finite number: inf"),
+    ("rate", "ConsumerScenario(network_bytes_per_s=float('inf'))", ValueError,
+     "network_bytes_per_s must be a finite number: inf"),
+    ("rate", "BrokerScenario(handler_bytes_per_s=float('inf'))", ValueError,
+     "handler_bytes_per_s must be a finite number: inf"),
+    ("rate", "ShareGroupScenario(process_records_per_s=float('inf'))", ValueError,
+     "process_records_per_s must be a finite number: inf"),
+    ("rate", "TieredFetchScenario(remote_read_bytes_per_s=float('inf'))", ValueError,
+     "remote_read_bytes_per_s must be a finite number: inf"),
     # --- workload -------------------------------------------------------------------------
     ("workload", "Workload(record_bytes=100.5)", ValueError,
      "record_bytes must be an integer: 100.5"),
@@ -89,6 +113,17 @@ TABLE: list[tuple[str, str, Any, str]] = [
      "initial_lag_bytes must be an integer"),
     ("workload", "Workload(produce_bytes_per_s=float('nan'))", ValueError,
      "produce_bytes_per_s must be a number: nan"),
+    ("workload", "Workload(zipf_s=1e300)", ValueError,
+     r"zipf_s must be a number >= 0 and <= 10: 1e\+300"),
+    ("workload", "Workload(fast_to_slow_ratio=1e300)", ValueError,
+     r"fast_to_slow_ratio must be a number >= 1 and <= 1000000(\.0)?: 1e\+300"),
+    # --- Streams topic names, as Kafka's Topic.validate checks them -------------------------
+    ("streams", "StreamsScenario(topic='bad topic!')", ValueError,
+     r"topic: topic name 'bad topic!' is illegal, it contains a character other than ASCII"),
+    ("streams", "StreamsScenario(topic='t' * 248, topics=2)", ValueError,
+     "topic: topic name must be at most 249 characters long: 250 characters"),
+    ("streams", "StreamsInstance(topic='x' * 300)", ValueError,
+     "topic: topic name must be at most 249 characters long: 300 characters"),
     # --- Kafka configs --------------------------------------------------------------------
     ("config", "ConsumerConfig.from_properties({'fetch.max.byte': '1'})", KafkaConfigWarning,
      r"did you mean 'fetch\.max\.bytes'.*supplied but are not used yet"),
@@ -121,7 +156,13 @@ TABLE: list[tuple[str, str, Any, str]] = [
      EXIT_2, "--lag: not a size: '-5m' must not be negative"),
     ("cli", "main(['run', '--config', str(CONFIG), '--out', str(TMP / 'p.html'), "
             "'--brokers', '0'])", EXIT_2, "brokers must be an integer >= 1: 0"),
-    # --- the sweep cache ------------------------------------------------------------------
+    # --- sweeps and their cache ------------------------------------------------------------
+    ("sweep", "grid(ConsumerScenario(), fetch_max_bytes=5)", ValueError,
+     r"fetch_max_bytes must be a list of values \(one axis of the grid\): 5"),
+    ("sweep", "sample(ConsumerScenario(), 3, fetch_max_bytes='1MiB')", ValueError,
+     "fetch_max_bytes must be a list of values"),
+    ("sweep", "sweep(None, [ConsumerScenario()], cache_dir=BLOCKER)", ValueError,
+     r"cache_dir must be a folder \(or a path where one can be made\), not a file: '.*blocker'"),
     ("cache", "read_cached(BLOCKER, 'key', ConsumerScenario())", lambda row: row is None, ""),
     ("cache", "canonical_params(ConsumerScenario(fetch_max_bytes=np.int64(1048576)))",
      lambda text: text == canonical_params(ConsumerScenario(fetch_max_bytes=1048576)), ""),
@@ -162,7 +203,11 @@ def namespace(tmp_path: Path) -> dict[str, Any]:
              "simulate": simulate, "max_trace_bytes": max_trace_bytes,
              "StreamsScenario": StreamsScenario, "streams_simulate": streams_simulate,
              "canonical_params": canonical_params, "read_cached": read_cached,
-             "Workload": Workload, "with_env": with_env,
+             "Workload": Workload, "produce": produce, "grid": grid, "sample": sample,
+             "sweep": sweep, "StreamsInstance": StreamsInstance,
+             "ReassignmentScenario": ReassignmentScenario,
+             "ShareGroupScenario": ShareGroupScenario,
+             "TieredFetchScenario": TieredFetchScenario, "with_env": with_env,
              "KAFKA_4_BROKER_KEYS": KAFKA_4_BROKER_KEYS}
     return {**names, "np": np, "TMP": tmp_path, "CONFIG": config, "BLOCKER": blocker,
             "BAD_ESCAPE": bad_escape}

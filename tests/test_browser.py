@@ -28,6 +28,9 @@ pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
 START_S = 120  # kernel, Spark and the first curves: about 15 s on an idle 2-core machine
+# three slider moves, the first warming Spark up: about 10 s idle; 90 s ran out on a 2-core
+# machine running another make test beside this one
+MOVE_S = 240
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 NOTEBOOK_CELLS = [
     "from kipviz.widgets import FetchDashboard",
@@ -170,7 +173,7 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
         for _ in range(3):  # 2 MiB -> 256 KiB, as a user pressing the left arrow
             handle.press("ArrowLeft")
         page.wait_for_function(f"before => ({FIGURE_DATA_JS})() !== before", arg=before,
-                               timeout=90_000)  # three updates, the first warming Spark up
+                               timeout=MOVE_S * 1000)
         after = page.evaluate(FIGURE_DATA_JS)
         moved_to = readout.inner_text()
         text = page.inner_text("body")

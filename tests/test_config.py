@@ -68,6 +68,7 @@ def test_broker_defaults_are_kafkas():
         "replication.quota.window.size.seconds": 1,
         "quota.window.num": 11,
         "quota.window.size.seconds": 1,
+        "remote.log.reader.threads": 10,
     }
 
 

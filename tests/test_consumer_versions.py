@@ -90,6 +90,20 @@ def test_versions_are_release_names_and_anything_else_is_refused():
             ConsumerScenario(kafka_version=bad)
 
 
+@pytest.mark.usefixtures("compiled_kernels")
+def test_every_release_the_model_knows_simulates_a_small_consumer():
+    """Each release runs (its rules, its newest fetch request version, its request order) and
+    says which it was: the dashboards' version controls are moved through one release of each
+    set of releases run alike (``test_widget_coverage.py``), this covers the rest."""
+    small = ConsumerScenario(partitions=12, ticks=100, windows=5,
+                             workload=Workload(initial_lag_bytes=4 * MiB))
+    for v in KAFKA_VERSIONS:
+        trace = simulate(replace(small, kafka_version=v), record_fetches=False)
+        assert trace.meta["kafka_version"] == v
+        assert trace.meta["fetch_version"] == fetch_request_version(v)
+        assert trace.memory["held_bytes"].max() > 0, v
+
+
 def test_each_behaviour_starts_with_the_release_that_introduced_it():
     """KIP-74 in 0.10.1, KIP-219 in 2.0, KAFKA-9677 first released in 2.5.0 (no 2.4.2 shipped),
     KIP-541 in 2.5, KAFKA-12330 in 3.0, KAFKA-17182 in 4.0, KAFKA-19795 in 4.2."""

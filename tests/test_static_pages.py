@@ -27,6 +27,9 @@ from kipviz.scenarios.workload import Workload
 from tests.test_browser import ARTIFACTS, CHROMIUM, launch_chromium
 
 MiB = 1024 * 1024
+# a page from disk, no kernel: about 1 s in an idle Chromium; sized for a 2-core machine busy
+# with another make test (Chromium parses 4 MB of plotly.js first)
+PAGE_MS = 60_000
 FETCHED = re.compile(r"""<(?:script|link|img)[^>]+(?:src|href)=["']?(?:https?:)?//""")
 SMALL = ConsumerScenario(partitions=12, brokers=3, fetch_max_bytes=MiB, ticks=200, windows=5,
                          consume_bytes_per_s=1e9,
@@ -153,15 +156,15 @@ def test_moving_a_slider_on_a_page_from_disk_redraws_the_figure_with_no_kernel(
             page.on("pageerror", lambda err: errors.append(str(err)))
             page.on("request", lambda req: req.url.startswith("file:") or errors.append(
                 f"network request: {req.url}"))
-            page.goto(page_file.as_uri())
-            page.wait_for_function(f"({FIGURE_DATA_JS})().includes('[[')", timeout=30_000)
+            page.goto(page_file.as_uri(), timeout=PAGE_MS)
+            page.wait_for_function(f"({FIGURE_DATA_JS})().includes('[[')", timeout=PAGE_MS)
             before = page.evaluate(FIGURE_DATA_JS)
             fetch = page.locator('input[data-axis="fetch_max_bytes"]')
             shown = fetch.locator("xpath=following-sibling::output")
             assert shown.inner_text() == "1 MiB"
             fetch.focus()
             fetch.press("ArrowRight")
-            page.wait_for_function(f"b => ({FIGURE_DATA_JS})() !== b", arg=before, timeout=10_000)
+            page.wait_for_function(f"b => ({FIGURE_DATA_JS})() !== b", arg=before, timeout=PAGE_MS)
             after = page.evaluate(FIGURE_DATA_JS)
             moved = shown.inner_text()
             memory = page.locator('input[data-axis="buffer_memory_bytes"]')

@@ -104,14 +104,16 @@ def test_a_damaged_entry_is_recomputed_without_aborting_the_sweep(spark, tmp_pat
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("blocked", ["file", "read_only"])
+@pytest.mark.parametrize("blocked", ["under_a_file", "read_only"])
 def test_an_unwritable_cache_is_reported_before_the_job_and_results_are_kept(
         spark, tmp_path, monkeypatch, blocked):
-    """cache_dir a file, or a folder nobody may write: a CacheWarning before Spark runs, and
-    the computed rows are returned all the same."""
+    """cache_dir under a file, or a folder nobody may write: a CacheWarning before Spark runs,
+    and the computed rows are returned all the same (cache_dir a file itself is a wrong
+    argument, refused: ``test_bad_inputs.py``)."""
     cache = tmp_path / "cache"
-    if blocked == "file":
-        cache.write_text("not a folder")
+    if blocked == "under_a_file":
+        (tmp_path / "file").write_text("not a folder")
+        cache = tmp_path / "file" / "cache"
     else:
         cache.mkdir()
         os.chmod(cache, 0o500)

@@ -19,6 +19,7 @@ import plotly.io as pio
 import pytest
 
 import kipviz.widgets
+from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS, fetch_request_version, has
 from kipviz.plots.checks import figure_problems
 from kipviz.scenarios import SCENARIOS, kind_of
 from kipviz.scenarios.cluster.scenario import ClusterScenario
@@ -107,7 +108,7 @@ def _values(control: w.ValueWidget) -> list[Any]:
         picked = [options[0], options[len(options) // 2], options[-1]]
         return list(dict.fromkeys([*picked, *filter(_special, options)]))
     if hasattr(control, "options"):
-        return [v for _, v in control.options]
+        return _one_release_per_rule_set([v for _, v in control.options])
     if isinstance(control.value, bool):
         return [not control.value, control.value]
     if hasattr(control, "min") and hasattr(control, "max"):
@@ -115,6 +116,21 @@ def _values(control: w.ValueWidget) -> list[Any]:
         middle = (low + high) // 2 if isinstance(control.value, int) else (low + high) / 2
         return list(dict.fromkeys([low, middle, high]))
     return [control.value]
+
+
+def _one_release_per_rule_set(options: list[Any]) -> list[Any]:
+    """A Kafka-version control's options cut to the newest release of each set of releases the
+    model runs alike (the same rules of ``BEHAVIOURS`` in force, the same newest FetchRequest
+    version): 20 of 29, the others differing from their set's release only in the name shown
+    (every release runs through ``simulate`` in ``test_consumer_versions.py``). Other controls'
+    options are returned as they are."""
+    if not options or not all(isinstance(v, str) and v in KAFKA_VERSIONS for v in options):
+        return options
+    picked: dict[tuple[Any, ...], str] = {}
+    for v in options:  # newest first, as the control lists them
+        rules = tuple(has(v, b.name) for b in BEHAVIOURS)
+        picked.setdefault((rules, fetch_request_version(v)), v)
+    return list(picked.values())
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -27,7 +27,7 @@ import os
 import pickle
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -39,6 +39,7 @@ import kipviz
 from kipviz.curves.summary import CURVES, SUMMARY, check_sweepable, summarise
 from kipviz.curves.sweep_cache import (
     CacheWarning,
+    cache_folder,
     canonical_params,
     config_key,
     read_cached,
@@ -62,9 +63,22 @@ _SCHEMA = ", ".join([*(f"{c} {_SQL_TYPES[t]}" for c, t in _ROW.items()),
                      "curve_jain_index array<double>"])
 
 
+def _axes(values: Mapping[str, Any]) -> dict[str, Sequence[Any]]:
+    """Each grid axis as a list; ValueError naming the axis when one is not a collection of
+    values (a number, a string, a mapping)."""
+    out: dict[str, Sequence[Any]] = {}
+    for name, axis in values.items():
+        if isinstance(axis, str | bytes | Mapping) or not isinstance(axis, Iterable):
+            raise ValueError(f"{name} must be a list of values (one axis of the grid): {axis!r}")
+        out[name] = list(axis)
+    return out
+
+
 def grid(base: Any, **values: Sequence[Any]) -> list[Any]:
     """Every combination of ``values`` (field name -> values) applied to ``base`` with
-    ``dataclasses.replace``, in row-major order; invalid combinations raise ``ValueError``."""
+    ``dataclasses.replace``, in row-major order; invalid combinations raise ``ValueError``, and
+    so does an axis that is no list of values."""
+    values = _axes(values)
     names = list(values)
     return [replace(base, **dict(zip(names, combo, strict=True)))
             for combo in itertools.product(*(values[n] for n in names))]
@@ -72,6 +86,7 @@ def grid(base: Any, **values: Sequence[Any]) -> list[Any]:
 
 def valid_grid(base: Any, **values: Sequence[Any]) -> list[Any]:
     """:func:`grid` without the combinations the scenario rejects (holes, not errors)."""
+    values = _axes(values)
     out = []
     for combo in itertools.product(*values.values()):
         try:
@@ -84,6 +99,7 @@ def valid_grid(base: Any, **values: Sequence[Any]) -> list[Any]:
 def sample(base: Any, n: int, *, seed: int = 0, **values: Sequence[Any]) -> list[Any]:
     """``n`` configurations drawn uniformly (seeded) from the grid of ``values``, skipping
     combinations the scenario rejects; fewer if the grid has fewer valid points."""
+    values = _axes(values)
     rng = np.random.default_rng(seed)
     names = list(values)
     out: list[Any] = []
@@ -150,7 +166,7 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     # here, not as an error from inside a Spark task; the tasks get each kind with its
     # configuration, so a kind registered in the driver only is swept all the same
     kinds = [check_sweepable(scenario) for scenario in scenarios]
-    cache = Path(cache_dir) if cache_dir is not None else None
+    cache = cache_folder(cache_dir)
     keys = [config_key(s, seed) for s in scenarios]
     found: dict[int, pd.DataFrame] = {}
     if cache is not None:

@@ -32,6 +32,7 @@ from kipviz.curves.summary import CURVES, SUMMARY
 
 __all__ = [
     "CacheWarning",
+    "cache_folder",
     "canonical_params",
     "config_key",
     "read_cached",
@@ -136,6 +137,21 @@ def write_cached(path: Path, row: pd.DataFrame) -> str | None:
             tmp.unlink(missing_ok=True)
         return f"the sweep cache entry {path} could not be written: {err}"
     return None
+
+
+def cache_folder(cache_dir: str | os.PathLike[str] | None) -> Path | None:
+    """``cache_dir`` as a Path (None: no cache); ValueError when it names something that is not
+    a folder (a file): a wrong argument, refused before anything runs. A folder that cannot be
+    written is not refused (:func:`writable_cache` warns, and the results are kept)."""
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, str | os.PathLike) or not os.fspath(cache_dir):
+        raise ValueError(f"cache_dir must be a path to a folder: {cache_dir!r}")
+    path = Path(cache_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"cache_dir must be a folder (or a path where one can be made), not a "
+                         f"file: {str(path)!r}")
+    return path
 
 
 def writable_cache(cache_dir: Path) -> str | None:

@@ -26,15 +26,18 @@ from kipviz.kafka.fetch.request import Ordering
 __all__ = [
     "MAX_TRACE_BYTES_ENV",
     "SEED_MAX",
+    "WORKLOAD_BLOCK_CELLS",
     "check_broker",
     "check_consumer",
     "check_seed",
     "check_streams",
     "check_trace_bytes",
+    "check_workload",
     "consumer_trace_bytes",
     "leading_brokers",
     "max_trace_bytes",
     "workload_bytes",
+    "workload_settings",
 ]
 
 MAX_TRACE_BYTES_ENV = "KIPVIZ_MAX_TRACE_BYTES"
@@ -80,20 +83,48 @@ def leading_brokers(partitions: int, brokers: int) -> int:
     return min(int(partitions), int(brokers))
 
 
+WORKLOAD_BLOCK_CELLS = 1 << 20
+"""(tick, partition) cells :func:`kipviz.scenarios.workload.produce` draws at a time."""
+
+
 def workload_bytes(workload: Any, partitions: int, ticks: int, tick_ms: int) -> float:
-    """Peak bytes :func:`kipviz.scenarios.workload.produce` allocates: its per-(tick, partition)
-    arrays and the batches expected (records / records per batch, at most one part-filled batch a
-    cell)."""
+    """Peak bytes :func:`kipviz.scenarios.workload.produce` allocates: its arrays over one block
+    of (tick, partition) cells, the hot partitions of each burst, the cells that get records
+    (at most one per record, and the backlog's cell of each partition) and the batches expected
+    (records / records per batch, at most one part-filled batch a cell)."""
     cells = float(partitions) * float(ticks)
     seconds = float(ticks) * tick_ms / 1000.0
-    rate = workload.produce_bytes_per_s * (workload.burst_multiplier
-                                           if workload.profile == "bursts" else 1.0)
+    bursts = workload.profile == "bursts"
+    rate = workload.produce_bytes_per_s * (workload.burst_multiplier if bursts else 1.0)
     record = max(workload.record_bytes, workload.large_record_bytes, 1)
     per_batch = max(1, workload.batch_size_bytes // record)
     records = rate * seconds / workload.record_bytes
     lag_records = float(partitions) * (workload.initial_lag_bytes // workload.record_bytes)
-    batches = (records + lag_records) / per_batch + min(cells, records) + partitions
-    return 64.0 * cells + 96.0 * batches
+    filled = min(cells, records + (partitions if lag_records else 0))
+    batches = (records + lag_records) / per_batch + filled + partitions
+    block = max(1, WORKLOAD_BLOCK_CELLS // max(1, partitions)) * float(partitions)
+    hot = (-(-ticks * tick_ms // max(1, workload.burst_period_ms)) * float(partitions)
+           if bursts else 0.0)
+    return 40.0 * min(cells, block) + hot + 80.0 * filled + 96.0 * batches
+
+
+def workload_settings(workload: Any) -> dict[str, object]:
+    """The workload's settings that size its batches, by name (``workload.<field>``): the
+    produce rate, the bursts' multiplier, the backlog when there is one."""
+    named: dict[str, object] = {"workload.produce_bytes_per_s": workload.produce_bytes_per_s}
+    if workload.profile == "bursts":
+        named["workload.burst_multiplier"] = workload.burst_multiplier
+    if workload.initial_lag_bytes:
+        named["workload.initial_lag_bytes"] = workload.initial_lag_bytes
+    return named
+
+
+def check_workload(workload: Any, partitions: int, ticks: int, tick_ms: int) -> None:
+    """:func:`check_trace_bytes` for the batches of ``workload`` over ``partitions`` x
+    ``ticks``, naming the settings that size them (before anything is drawn)."""
+    check_trace_bytes(workload_bytes(workload, partitions, ticks, tick_ms),
+                      {"partitions": partitions, "ticks": ticks, **workload_settings(workload)},
+                      f"A workload of {partitions} partitions x {ticks} ticks")
 
 
 def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
@@ -125,9 +156,7 @@ def check_consumer(scenario: Any, *, record_fetches: bool = True, seed: object =
     check_seed(seed)
     s = scenario
     named: dict[str, object] = {"partitions": s.partitions, "ticks": s.ticks,
-                                "windows": s.windows}
-    if s.workload.initial_lag_bytes:
-        named["workload.initial_lag_bytes"] = s.workload.initial_lag_bytes
+                                "windows": s.windows, **workload_settings(s.workload)}
     if record_fetches:
         named["record_fetches"] = True
     check_trace_bytes(consumer_trace_bytes(s, record_fetches=record_fetches), named,

@@ -18,6 +18,7 @@ import numpy as np
 
 from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.config.fields import check_declared, choice, knob
+from kipviz.scenarios.limits import WORKLOAD_BLOCK_CELLS, check_workload
 
 __all__ = ["RECORD_BATCH_OVERHEAD_BYTES", "Batches", "Workload", "partition_rates", "produce"]
 
@@ -44,9 +45,12 @@ class Workload:
     record_bytes: int = knob(1024, at_least=1)
     # the producer's batch.size (ProducerConfig, atLeast(0))
     batch_size_bytes: int = knob(16384, at_least=0, label="batch.size")
-    zipf_s: float = knob(1.1, at_least=0, number=True)
+    # at 10 the second partition gets 1/1024 of the first one's rate; beyond, partition powers
+    # overflow a float for large partition counts
+    zipf_s: float = knob(1.1, at_least=0, at_most=10, number=True)
     fast_fraction: float = knob(0.5, at_least=0, at_most=1, number=True)
-    fast_to_slow_ratio: float = knob(10.0, at_least=1, number=True)
+    # a million: the slow partitions get nothing a run of hours would show
+    fast_to_slow_ratio: float = knob(10.0, at_least=1, at_most=1e6, number=True)
     burst_period_ms: int = knob(5000, at_least=1)
     burst_duration_ms: int = knob(1000, at_least=0)  # and <= burst_period_ms
     burst_fraction: float = knob(0.1, at_least=0, at_most=1, number=True)
@@ -140,34 +144,59 @@ def produce(workload: Workload, partitions: int, ticks: int, tick_ms: int, *, se
     """The batches producers append over ``ticks`` ticks of ``tick_ms``; same seed, same batches.
 
     Records per tick and partition are Poisson with the profile's mean, so rates fluctuate as real
-    traffic does; the backlog is written as full batches at tick 0.
+    traffic does; the backlog is written as full batches at tick 0. The size is checked first
+    (:func:`kipviz.scenarios.limits.check_workload`); the draws are made a block of ticks at a
+    time and only the (tick, partition) cells that got records are kept, so memory follows the
+    records written rather than ticks x partitions.
     """
+    check_int("partitions", partitions, 1)
     check_int("ticks", ticks, 1)
     check_int("tick_ms", tick_ms, 1)
+    check_workload(workload, partitions, ticks, tick_ms)
     rng = np.random.default_rng(seed)
     rates = partition_rates(workload, partitions)
     record = _record_sizes(workload, partitions)
-    mean_bytes = np.broadcast_to(rates * tick_ms / 1000.0, (ticks, partitions)).copy()
-    if workload.profile == "bursts":
-        period = max(1, workload.burst_period_ms // tick_ms)
-        duration = workload.burst_duration_ms // tick_ms
-        for burst_start in range(0, ticks, period):
-            hot = rng.random(partitions) < workload.burst_fraction
-            mean_bytes[burst_start : burst_start + duration, hot] *= workload.burst_multiplier
-    counts = rng.poisson(mean_bytes / record).astype(np.int64)
-    counts[0] += workload.initial_lag_bytes // record
+    per_tick = rates * tick_ms / 1000.0
+    bursts = _burst_cells(workload, partitions, ticks, tick_ms, rng)  # drawn before the records
+    block = max(1, WORKLOAD_BLOCK_CELLS // partitions)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for first in range(0, ticks, block):
+        last = min(ticks, first + block)
+        mean_bytes = np.broadcast_to(per_tick, (last - first, partitions)).copy()
+        for burst_start, duration, hot in bursts:
+            lo, hi = max(first, burst_start), min(last, burst_start + duration)
+            if lo < hi:
+                mean_bytes[lo - first : hi - first, hot] *= workload.burst_multiplier
+        counts = rng.poisson(mean_bytes / record).astype(np.int64)  # the same draws, in order
+        if first == 0:
+            counts[0] += workload.initial_lag_bytes // record
+        tick, part = np.nonzero(counts)  # tick-major: each partition's cells in tick order
+        found.append((tick + first, part, counts[tick, part]))
+    tick, part, count = (np.concatenate(column) for column in zip(*found, strict=True))
+    by_partition = np.argsort(part, kind="stable")  # partition-major, ticks still in order
+    tick, part, count = tick[by_partition], part[by_partition], count[by_partition]
     per_batch: np.ndarray = np.maximum(1, workload.batch_size_bytes // record)  # records per batch
-    full, rest = counts // per_batch, counts % per_batch
-    n_batches = full + (rest > 0)
-    # cells in partition-major order, so each partition's batches are contiguous and in tick order
-    n_cell = n_batches.T.ravel()
+    full, rest = count // per_batch[part], count % per_batch[part]
+    n_cell = full + (rest > 0)
     cell = np.repeat(np.arange(n_cell.size), n_cell)
     first_of_cell = np.repeat(np.cumsum(n_cell) - n_cell, n_cell)
     rank = np.arange(cell.size) - first_of_cell
-    part, tick = np.divmod(cell, ticks)
     is_last = rank == np.repeat(n_cell, n_cell) - 1
-    records = np.where(is_last & (rest.T.ravel()[cell] > 0), rest.T.ravel()[cell], per_batch[part])
-    size = records * record[part] + RECORD_BATCH_OVERHEAD_BYTES
-    start = np.zeros(partitions + 1, dtype=np.int64)
-    np.cumsum(n_batches.sum(axis=0), out=start[1:])
-    return Batches(start=start, size_bytes=size.astype(np.int64), tick=tick.astype(np.int32))
+    batch_part = part[cell]
+    records = np.where(is_last & (rest[cell] > 0), rest[cell], per_batch[batch_part])
+    size = records * record[batch_part] + RECORD_BATCH_OVERHEAD_BYTES
+    batches_before = np.concatenate([[0], np.cumsum(n_cell)])  # by cell, partition-major
+    start = batches_before[np.searchsorted(part, np.arange(partitions + 1))].astype(np.int64)
+    return Batches(start=start, size_bytes=size.astype(np.int64), tick=tick[cell].astype(np.int32))
+
+
+def _burst_cells(workload: Workload, partitions: int, ticks: int, tick_ms: int,
+                 rng: np.random.Generator) -> list[tuple[int, int, np.ndarray]]:
+    """The bursts of a ``bursts`` workload (none for another profile): (first tick, ticks,
+    the partitions it makes hot), drawn from ``rng`` in time order."""
+    if workload.profile != "bursts":
+        return []
+    period = max(1, workload.burst_period_ms // tick_ms)
+    duration = workload.burst_duration_ms // tick_ms
+    return [(burst_start, duration, rng.random(partitions) < workload.burst_fraction)
+            for burst_start in range(0, ticks, period)]

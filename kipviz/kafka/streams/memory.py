@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.checks import check_int, check_topic_name
 from kipviz.kafka.config.declarations import BROKER, CONSUMER, STREAMS
 from kipviz.kafka.config.fields import (
     check_declared,
@@ -115,6 +115,7 @@ class StreamsInstance:
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        check_topic_name(self.topic, "topic")  # as Kafka's Topic.validate checks it
 
 
 @dataclass(frozen=True)

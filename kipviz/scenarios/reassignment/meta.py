@@ -33,6 +33,7 @@ __all__ = ["MoveOutcome", "MovePlan", "MoveSettings", "ReassignmentMeta", "check
 
 _TRACE_ROW_BYTES = 64  # eight 8-byte columns per tick
 _PARTITION_BYTES = 80  # the partitions table and the kernel's per-partition arrays
+_RATE_SLOT_BYTES = 24  # kipviz.kafka.quotas.rate: FIELDS float64 values a window
 
 
 class MovePlan(TypedDict):
@@ -129,12 +130,18 @@ def check_schedule(schedule: tuple[tuple[float, float | None], ...]) -> None:
         last = at
 
 
-def trace_size_check(ticks: int, partitions: int) -> None:
+def trace_size_check(ticks: int, partitions: int, window_num: int = 0) -> None:
     """:func:`kipviz.scenarios.limits.check_trace_bytes` for a reassignment of ``partitions`` over
-    ``ticks`` (its per-tick columns, its partitions table and the kernel's per-partition arrays),
-    before anything is allocated: above the limit the error names ticks and partitions."""
-    check_trace_bytes(ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES,
-                      {"ticks": ticks, "partitions": partitions},
+    ``ticks`` (its per-tick columns, its partitions table and the kernel's per-partition arrays)
+    and the samples of its quotas' rates (``window_num`` = ``replication.quota.window.num``: a
+    leader and a follower rate, each made in Python and in the kernel, of ``window_num + 1``
+    slots; Kafka allows 2**31 - 1), before anything is allocated: above the limit the error
+    names what sized it."""
+    named: dict[str, object] = {"ticks": ticks, "partitions": partitions}
+    if window_num > 1000:
+        named["replication_quota_window_num"] = window_num
+    check_trace_bytes(ticks * _TRACE_ROW_BYTES + partitions * _PARTITION_BYTES
+                      + 4 * (window_num + 1) * _RATE_SLOT_BYTES, named,
                       f"A reassignment of {partitions} partitions x {ticks} ticks")
 
 

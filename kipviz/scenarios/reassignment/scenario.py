@@ -140,7 +140,7 @@ class ReassignmentScenario:
                              f"are distinct brokers): {self.replication_factor}")
         check_schedule(self.throttle_schedule)
         n = self.partitions if self.sizes is None else len(self.sizes)
-        trace_size_check(self.ticks, n)  # before the sizes are ever built
+        trace_size_check(self.ticks, n, self.replication_quota_window_num)  # before allocating
         run_s = self.ticks * self.tick_ms / 1000.0
         for name, what in (("bytes_in_per_s", "over the run (ticks x tick_ms)"),
                            ("network_bytes_per_s", "per tick")):

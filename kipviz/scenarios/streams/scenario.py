@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.checks import check_int, check_topic_name
 from kipviz.kafka.config.declarations import CONSUMER, STREAMS
 from kipviz.kafka.config.fields import (
     FieldRule,
@@ -114,6 +114,8 @@ class StreamsScenario:
 
     def __post_init__(self) -> None:
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        check_topic_name(self.topic, "topic")  # Kafka's Topic.validate: the prefix's characters,
+        check_topic_name(self.topic_name(self.topics - 1), "topic")  # the longest name's length
         last = -1
         for i, (when, _) in enumerate(self.thread_changes):
             if when <= last:
