@@ -11,14 +11,18 @@ it is asked for, in JupyterLab, a notebook viewer or the static report.
 * :mod:`~kipviz.apps.exercises.card`: :func:`exercise` (the card a lesson shows), :func:`check`
   (a verdict on a number), :func:`answer` and :func:`question`.
 
->>> print(check("04", 1, 100))
-Right: 100 s. 1 GB over T - R x IN = 40 - 3 x 10 MB/s = 10 MB/s: 100 s, not the KIP's 33 s.
+``print(check("04", 1, 100))`` prints "Right: 100 s. 1 GB over T - R x IN = 40 - 3 x 10 MB/s =
+10 MB/s: 100 s, not the KIP's 33 s."
+
+May import: every layer below :mod:`kipviz.apps` (the answers use the rules, scenarios and the
+lessons' dashboard scenarios).
 """
 
 from __future__ import annotations
 
-from kipviz.apps.exercises.card import Card, Verdict, answer, check, exercise, question
-from kipviz.apps.exercises.catalogue import EXERCISES, Exercise, exercises_for
+from kipviz import lazy_exports
 
-__all__ = ["EXERCISES", "Card", "Exercise", "Verdict", "answer", "check", "exercise",
-           "exercises_for", "question"]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "card": ["Card", "Verdict", "answer", "check", "exercise", "question"],
+    "catalogue": ["EXERCISES", "Exercise", "exercises_for"],
+})
