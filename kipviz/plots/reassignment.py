@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots.grid import grid_figure, set_trace_data
+from kipviz.plots.grid import explain_flat_panel, grid_figure, set_trace_data
 
 __all__ = [
     "REASSIGNMENT_TRACES",
@@ -46,7 +46,7 @@ REASSIGNMENT_TRACES = [
     (1, 1, "throttled bytes sent per s", "lines+markers", "sent", None),
     (1, 1, "all moving bytes sent per s (in sync too)", "lines", "sent", "dot"),
     (1, 1, "leader.replication.throttled.rate", "lines", "leader", "dash"),
-    (1, 1, "follower.replication.throttled.rate", "lines", "follower", "dash"),
+    (1, 1, "follower.replication.throttled.rate", "lines", "follower", "dashdot"),
     (1, 2, _LAG, "lines", "lag", None),
     (1, 2, "KIP-73 move time (Q&A 1)", "lines", "kip", "dash"),
     (1, 2, "simulated completion", "lines", "done", None),
@@ -64,6 +64,13 @@ _EMPTY: dict[str, Any] = {"x": [], "y": []}
 
 def _finite(x: float | None) -> TypeGuard[float]:
     return x is not None and math.isfinite(x)
+
+
+def _distinct(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """The points (x, y) once each: partitions that catch up together (an even share of the
+    throttle) are one marker, not a stack of identical ones."""
+    pairs = list(dict.fromkeys(zip(x.tolist(), y.tolist(), strict=True)))
+    return {"x": [p[0] for p in pairs], "y": [p[1] for p in pairs]}
 
 
 def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
@@ -103,7 +110,7 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
         {"x": t, "y": w["client_left_mean_bytes_per_s"].to_numpy() / _MB},
         {"x": t, "y": w["client_left_min_bytes_per_s"].to_numpy() / _MB},
         level(c.planned_client_bytes_per_s),
-        {"x": cum, "y": done["caught_up_s"].to_numpy()},
+        _distinct(cum, done["caught_up_s"].to_numpy()),
         line(kip),
         line(planned),
     ]
@@ -233,6 +240,8 @@ def broker_lanes_figure(brokers: Any, throttle_bytes_per_s: float | None, *,
                                      y=[throttle_bytes_per_s / _MB] * 2, name="T",
                                      line={"color": _COLORS["plan"], "dash": "dash"},
                                      showlegend=row == 1), row, 2)
+        if not (lane.lag_bytes > 0).any():
+            explain_flat_panel(fig, row, 1, f"no new replica on broker {b}: it only sends")
     fig.update_xaxes(title_text="hours", row=len(busy))
     fig.update_layout(height=220 * len(busy) + 80, title=title)
     return fig

@@ -127,9 +127,9 @@ abcd = ConsumerScenario(
     workload=Workload(profile="fast_slow", produce_bytes_per_s=20e6, fast_to_slow_ratio=50),
 )
 runs = {"fixed": simulate(replace(abcd, ordering=Ordering.FIXED), seed=1),
-        "round_robin": simulate(replace(abcd, ordering=Ordering.ROUND_ROBIN), seed=1)}
+        "round robin": simulate(replace(abcd, ordering=Ordering.ROUND_ROBIN), seed=1)}
 abcd_curves = {"fixed": curves.consumer_curves(spark, runs["fixed"]),
-               "round_robin": curves.consumer_curves(spark, runs["round_robin"])}
+               "round robin": curves.consumer_curves(spark, runs["round robin"])}
 starvation_table(spark, runs, names=["A", "B", "C", "D"])
 
 # %%
