@@ -221,7 +221,11 @@ reassignment_figure(lesson, title="Ten partitions moving at a 50 MB/s throttle, 
 # The leader's measured rate (blue) climbs to the quota and stays there: it counts the two in-sync
 # followers' 20 MB/s and the new replica's 30 MB/s. The throttled bytes sent per second (green) run
 # at T - 2 x IN while the replica lag falls, and the move ends within a second of the planned
-# 100 s: twice as late as the KIP's formula. Clients keep `N - IN/R - T` while it runs and get everything back after it.
+# 100 s: twice as late as the KIP's formula. While it runs, clients keep on average
+# `N - IN/R - (T - 2 x IN)`, not Q&A 4's `N - IN/R - T`: 20 MB/s of the quota is the in-sync
+# followers' traffic, which the clients' own writes cause anyway (91.9 MB/s left at T = 50 MB/s in
+# the table of section 4, against the Q&A's 71.7). Within a tick they can have much less (the
+# "min tick" line, when a fetch response lands); after the move they get everything back.
 #
 # ## 4. The trade-off, and throttles that never finish
 
@@ -270,9 +274,12 @@ print(f"planned {scheduled['planned_move_time_s']:.0f} s (2.6 GB left at 60 s, a
 # ## 7. The mechanism is optimistic
 #
 # The quota acts only *after* the measured rate has gone over it, so the first window can carry more
-# than T x window: up to one more fetch response. Bigger responses, bigger overshoot; Q&A 5's bound
-# on `replica.fetch.response.max.bytes` keeps it within the window. The rejected design (KIP-73's
-# first proposal) delayed responses instead of omitting partitions; it overshoots the same way:
+# than T x window: up to one more fetch response, which Q&A 5's bound on
+# `replica.fetch.response.max.bytes` keeps small. The rejected design (KIP-73's first proposal)
+# delayed responses instead of omitting partitions. The table measures both at two response limits
+# (each partition at most `replica.fetch.max.bytes` = 5 MiB): at 10 MiB both carry 1.049 x T in the
+# first window; at 50 MiB the quota carries 1.000 x T and the delay design 1.250 x T, because it
+# sends a whole large response before it waits:
 
 # %%
 print(response_size_table(REASSIGNMENT_LESSON_SCENARIO, [10 * 2**20, 50 * 2**20],
