@@ -71,3 +71,13 @@ def test_lesson_8_catch_up_rate_is_the_simulated_one(kafka_version):
     assert float(rate) == pytest.approx(simulated, rel=0.02)
     assert "RemoteFetchBytesPerSec" in advice.watch and "RemoteLogReaderTaskQueueSize" in \
         advice.watch and "remote-fetch-throttle-time" in advice.watch
+
+
+def test_lesson_5_reads_the_consumer_settings_it_is_given():
+    """The Streams answer uses the consumer.properties' fetch limits (the sample's 16 MiB
+    fetch.max.bytes and 2 MiB max.partition.fetch.bytes), not the consumer's defaults."""
+    advice = your_cluster("05", data_file("consumer.properties"), data_file("server.properties"),
+                          partitions=2000, threads=4, brokers=3)
+    assert "3 x 16.0 MiB" in advice.formula
+    default = your_cluster("05", partitions=2000, threads=4, brokers=3)
+    assert "3 x 16.0 MiB" not in default.formula and advice.formula != default.formula

@@ -111,12 +111,16 @@ def _throttle(b: BrokerConfig, cluster: dict[str, Any], notes: tuple[str, ...]) 
                   notes)
 
 
-def _streams(cluster: dict[str, Any], kafka_version: str, notes: tuple[str, ...]) -> Advice:
+def _streams(c: ConsumerConfig, b: BrokerConfig, cluster: dict[str, Any], kafka_version: str,
+             notes: tuple[str, ...]) -> Advice:
     from kipviz.kafka.streams.memory import StreamsInstance, streams_memory
 
     instance = StreamsInstance(partitions=int(cluster.get("partitions", 2000)),
                                threads=int(cluster.get("threads", 4)),
-                               brokers=int(cluster.get("brokers", 3)))
+                               brokers=int(cluster.get("brokers", 3)),
+                               max_partition_fetch_bytes=c.max_partition_fetch_bytes,
+                               fetch_max_bytes=c.fetch_max_bytes,
+                               broker_fetch_max_bytes=b.fetch_max_bytes)
     m = streams_memory(instance, kafka_version)
     records = instance.buffered_records_per_partition
     formula = (f"input buffer = buffered.records.per.partition {records}"
@@ -201,4 +205,4 @@ def your_cluster(lesson: str, consumer: ConfigSource | None = None,
         return _throttle(b, cluster, notes)
     if lesson == "08":
         return _tiered(c, b, cluster, kafka_version, notes)
-    return _streams(cluster, kafka_version, notes)
+    return _streams(c, b, cluster, kafka_version, notes)
