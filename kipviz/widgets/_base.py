@@ -9,7 +9,6 @@ controls, how to compute and draw, and what to say about the result.
 from __future__ import annotations
 
 import html
-import json
 import os
 from dataclasses import fields, replace
 from typing import Any, ClassVar
@@ -175,23 +174,8 @@ class Dashboard:
         if os.environ.get(STATIC_ENV):  # a static page (kipviz report): no widgets there
             display(HTML(self.static_html()), self.static_figure())
             return
-        display(self.mimebundle(), raw=True)
+        display(self.widget)
         self.figure.fit_width_soon()  # the cell's full width, once the browser has shown it
-
-    def mimebundle(self) -> dict[str, Any]:
-        """What a notebook stores for the dashboard: the widget view (JupyterLab ranks it
-        first), and for viewers without a kernel or widgets (a notebook viewer, ``kipviz report
-        --no-execute``) the settings and summary as HTML, the figure as drawn now (plotly's
-        JSON) and a line of text instead of ``VBox(children=...)``."""
-        import plotly.io as pio
-
-        bundle = dict(self.widget._repr_mimebundle_())
-        bundle["text/plain"] = (f"{type(self).__name__}: an interactive dashboard (run the "
-                                "notebook in JupyterLab to move its sliders)")
-        bundle["text/html"] = self.static_html()
-        bundle["application/vnd.plotly.v1+json"] = json.loads(
-            pio.to_json(self.static_figure(), validate=False))
-        return bundle
 
     # --- static output, for pages without a kernel (opt-in, see STATIC_ENV) ----------------------
     def static_figure(self) -> go.Figure:
