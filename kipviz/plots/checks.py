@@ -160,8 +160,8 @@ def figure_problems(figure: Any) -> list[str]:
             continue
         if _has_points(trace):
             used_axes.add(_axis_key(trace.get("xaxis"), "x"))
-            if (_raw(trace.get("x")) and not _numbers(trace.get("x"))) or any(
-                    math.isnan(v) for v in _numbers(trace.get("x"))):
+            xs = _numbers(trace.get("x"))  # a category reads NaN; dates and the like, nothing
+            if any(math.isnan(v) for v in xs) or (not xs and _raw(trace.get("x"))):
                 categorical.add(_axis_key(trace.get("xaxis"), "x"))
             used_axes.add(_axis_key(trace.get("yaxis"), "y"))
             panels[trace.get("yaxis") or "y"].append(trace)

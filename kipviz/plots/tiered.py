@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.tiered import CLASSES, TieredCurves
-from kipviz.plots.grid import add_fixed_traces, explain_flat_panel, finish_grid, set_trace_data
+from kipviz.plots.grid import add_fixed_traces, explain_flat_panels, finish_grid, set_trace_data
 
 __all__ = ["RUNS", "TIERED_TRACES", "copy_quota_figure", "three_rates_figure", "tiered_figure",
            "update_tiered_figure"]
@@ -136,8 +136,8 @@ def three_rates_figure(table: pd.DataFrame, quota: float, load: pd.DataFrame | N
     finish_grid(fig, [(row, col, "time (s)") for row in (1, 2) for col in (1, 2)], height=560,
                 title=title)
     fig.update_layout(legend={"orientation": "h", "y": -0.12})
-    if load is not None and len(load) and load["value"].nunique() == 1:
-        explain_flat_panel(fig, 2, 2, f"every burst records {load['value'].iloc[0]:,g}")
+    if load is not None and len(load):
+        explain_flat_panels(fig, {(2, 2): f"every burst records {load['value'].iloc[0]:,g}"})
     return fig
 
 
