@@ -151,7 +151,8 @@ def voila(tmp_path: Path) -> Iterator[str]:
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: apt-get install chromium "
                                                   "(.ci/run does); Playwright's own browser is "
                                                   "never downloaded")
-def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila, request):
+def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila, request,
+                                                                              tmp_path):
     """In Chromium: the dashboard draws, a keyboard move of fetch.max.bytes changes the plotly
     figure's data, and the page shows no traceback, rejected setting or JavaScript error."""
     playwright = pytest.importorskip("playwright.sync_api", reason="needs the dev extra")
@@ -172,8 +173,14 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
         handle.focus()
         for _ in range(3):  # 2 MiB -> 256 KiB, as a user pressing the left arrow
             handle.press("ArrowLeft")
-        page.wait_for_function(f"before => ({FIGURE_DATA_JS})() !== before", arg=before,
-                               timeout=MOVE_S * 1000)
+        try:
+            page.wait_for_function(f"before => ({FIGURE_DATA_JS})() !== before", arg=before,
+                                   timeout=MOVE_S * 1000)
+        except playwright.TimeoutError:  # say what the page and the kernel showed
+            log = (tmp_path / "voila.log").read_text(errors="replace")[-4000:]
+            pytest.fail(f"the figure did not change within {MOVE_S} s of the move; the slider "
+                        f"reads {readout.inner_text()!r}; the page says:\n"
+                        f"{page.inner_text('body')[:3000]}\nVoila's log ends:\n{log}")
         after = page.evaluate(FIGURE_DATA_JS)
         moved_to = readout.inner_text()
         text = page.inner_text("body")
