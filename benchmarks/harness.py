@@ -23,8 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FLOOR_ROWS", "ROUNDS", "Timing", "cycle_moves", "dashboard_latency", "emit", "note",
-           "percentile", "spark_floor_job", "time_call", "time_each", "timed_rate"]
+__all__ = ["FLOOR_ROWS", "ROUNDS", "Timing", "cycle_moves", "dashboard_latency", "emit",
+           "emit_speedups", "note", "percentile", "spark_floor_job", "time_call", "time_each",
+           "timed_rate"]
 
 FLOOR_ROWS = 100_000
 """Rows of the reference Spark job (:func:`spark_floor_job`)."""
@@ -239,3 +240,23 @@ def timed_rate(benchmark: str, label: str, run: Callable[[], Any], count: int, u
     emit(benchmark, f"{label}_p95_s", timing.p95_s, "s")
     emit(benchmark, f"{label}_{unit.replace('-', '_')}_per_s", rate, f"{unit}/s")
     return rate
+
+
+def emit_speedups(benchmark: str, compiled_per_s: float, *, simpy: Callable[[], Any],
+                  python: Callable[[], Any], count: int, unit: str, same_model: bool,
+                  repeat: int, warmup: int, simpy_warmup: int = 0) -> None:
+    """The two references timed on one run of ``count`` ``unit`` (median of ``repeat``:
+    the SimPy program after ``simpy_warmup`` runs, the kernel as plain Python after
+    ``warmup``), then ``speedup_vs_simpy`` (target >= 100) and ``speedup_vs_python``: the
+    compiled kernel's ``compiled_per_s`` over theirs. ``same_model`` False (the SimPy program's
+    tables differ from the kernel's on this run) is said first: the ratio then compares
+    different models."""
+    if not same_model:
+        note(benchmark, "WARNING: the SimPy program's tables differ from the kernel's on the "
+                        "benchmark setting: the speedup compares different models")
+    simpy_rate = timed_rate(benchmark, "simpy", simpy, count, unit, repeat=repeat,
+                            warmup=simpy_warmup)
+    python_rate = timed_rate(benchmark, "python", python, count, unit, repeat=repeat,
+                             warmup=warmup)
+    emit(benchmark, "speedup_vs_simpy", compiled_per_s / simpy_rate, "x", target=">= 100")
+    emit(benchmark, "speedup_vs_python", compiled_per_s / python_rate, "x")

@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
 from kipviz.scenarios.tiered_fetch.scenario import simulate
@@ -65,15 +72,10 @@ def throughput() -> None:
                           repeat=COMPILED_REPEAT, warmup=WARMUP)
     ours = trace.fetches[list(FETCH_COLUMNS)].to_numpy(np.float64)
     ref = simulate_simpy(s)["fetches"].to_numpy()
-    if ours.shape != ref.shape or not np.allclose(ours, ref, rtol=1e-9):
-        note(NAME, "WARNING: the SimPy program's fetches differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
-    simpy_rate = timed_rate(NAME, "simpy", lambda: simulate_simpy(s), fetches, "fetches",
-                            repeat=REFERENCE_REPEAT, warmup=0)
-    python_rate = timed_rate(NAME, "python", lambda: simulate(s, compiled=False), fetches,
-                             "fetches", repeat=REFERENCE_REPEAT, warmup=WARMUP)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    emit_speedups(NAME, compiled, count=fetches, unit="fetches",
+                  same_model=ours.shape == ref.shape and np.allclose(ours, ref, rtol=1e-9),
+                  simpy=lambda: simulate_simpy(s), python=lambda: simulate(s, compiled=False),
+                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

@@ -23,12 +23,18 @@ setting): re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests, simulate
 
@@ -48,11 +54,6 @@ SETTING = BrokerScenario(
     num_io_threads=8, handler_bytes_per_s=100e6, tick_ms=10, ticks=2000,
 )
 
-
-def _rate(label: str, run: Callable[[], Any], requests: int, repeat: int,
-          warmup: int = WARMUP) -> float:
-    """Time ``run``; print its median and p95 seconds; return requests per second."""
-    return timed_rate(NAME, label, run, requests, "requests", repeat=repeat, warmup=warmup)
 
 
 def throughput() -> None:
@@ -76,20 +77,16 @@ def throughput() -> None:
     emit(NAME, "muted_for_memory_max", int(t.muted_for_memory.max()), "channels")
     emit(NAME, "pool_used_max_bytes", int(t.pool_used_bytes.max()), "bytes")
     emit(NAME, "depleted_time_total_ms", trace.meta["depleted_time_total_ms"], "ms")
-    compiled = _rate("compiled", compiled_run, len(r), COMPILED_REPEAT)
+    compiled = timed_rate(NAME, "compiled", compiled_run, len(r), "requests",
+                          repeat=COMPILED_REPEAT, warmup=WARMUP)
 
     ticks, requests, depleted_ms = simulate_simpy(s, seed=SEED, requests=workload)
-    if not (ticks.equals(t) and requests.equals(r)
-            and depleted_ms == trace.meta["depleted_time_total_ms"]):
-        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
-    simpy_rate = _rate("simpy", lambda: simulate_simpy(s, seed=SEED, requests=workload),
-                       len(r), REFERENCE_REPEAT, warmup=0)
-    python_rate = _rate("python", lambda: simulate(s, seed=SEED, requests=workload,
-                                                   compiled=False),
-                        len(r), REFERENCE_REPEAT)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    same = (ticks.equals(t) and requests.equals(r)
+            and depleted_ms == trace.meta["depleted_time_total_ms"])
+    emit_speedups(NAME, compiled, count=len(r), unit="requests", same_model=same,
+                  simpy=lambda: simulate_simpy(s, seed=SEED, requests=workload),
+                  python=lambda: simulate(s, seed=SEED, requests=workload, compiled=False),
+                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

@@ -16,10 +16,16 @@ ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -50,10 +56,6 @@ def _batches(s: ConsumerScenario) -> Batches:
     return produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=SEED)
 
 
-def _rate(label: str, run: Callable[[], Any], fetches: int, repeat: int) -> float:
-    """Time ``run``; print its median and p95 seconds; return partition-fetches per second."""
-    return timed_rate(NAME, label, run, fetches, "partition-fetches", repeat=repeat, warmup=WARMUP)
-
 
 def throughput() -> None:
     """Partition-fetches per second: compiled kernel, SimPy program, plain-Python kernel."""
@@ -68,24 +70,23 @@ def throughput() -> None:
     trace = simulate(long, seed=SEED, record_fetches=False, batches=long_batches)
     compiled_fetches = int(trace.windows.fetches.sum())
     emit(NAME, "compiled_partition_fetches", compiled_fetches, "partition-fetches")
-    compiled = _rate("compiled", lambda: simulate(long, seed=SEED, record_fetches=False,
-                                                  batches=long_batches),
-                     compiled_fetches, COMPILED_REPEAT)
+    compiled = timed_rate(NAME, "compiled",
+                          lambda: simulate(long, seed=SEED, record_fetches=False,
+                                           batches=long_batches),
+                          compiled_fetches, "partition-fetches", repeat=COMPILED_REPEAT,
+                          warmup=WARMUP)
 
     reference = simulate(short, seed=SEED, record_fetches=False, batches=short_batches)
     windows, memory = simulate_simpy(short, seed=SEED, batches=short_batches)
-    if not (windows.equals(reference.windows) and memory.equals(reference.memory)):
-        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
     short_fetches = int(reference.windows.fetches.sum())
     emit(NAME, "reference_partition_fetches", short_fetches, "partition-fetches")
-    simpy_rate = _rate("simpy", lambda: simulate_simpy(short, seed=SEED, batches=short_batches),
-                       short_fetches, REFERENCE_REPEAT)
-    python_rate = _rate("python", lambda: simulate(short, seed=SEED, record_fetches=False,
-                                                   compiled=False, batches=short_batches),
-                        short_fetches, REFERENCE_REPEAT)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    emit_speedups(
+        NAME, compiled, count=short_fetches, unit="partition-fetches",
+        same_model=windows.equals(reference.windows) and memory.equals(reference.memory),
+        simpy=lambda: simulate_simpy(short, seed=SEED, batches=short_batches),
+        python=lambda: simulate(short, seed=SEED, record_fetches=False, compiled=False,
+                                batches=short_batches),
+        repeat=REFERENCE_REPEAT, warmup=WARMUP, simpy_warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

@@ -22,12 +22,18 @@ setting): re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_streams import simulate_simpy
 from kipviz.scenarios.streams.scenario import StreamsScenario, partition_value_bytes, simulate
 
@@ -45,11 +51,6 @@ SETTING = StreamsScenario(
     process_records_per_s=100000.0, tick_ms=10, ticks=2000,
 )
 
-
-def _rate(label: str, run: Callable[[], Any], records: int, repeat: int,
-          warmup: int = WARMUP) -> float:
-    """Time ``run``; print its median and p95 seconds; return records per second."""
-    return timed_rate(NAME, label, run, records, "records", repeat=repeat, warmup=warmup)
 
 
 def throughput() -> None:
@@ -75,19 +76,15 @@ def throughput() -> None:
     emit(NAME, "bytes_bound_bytes", trace.meta["bytes_bound_bytes"], "bytes")
     emit(NAME, "paused_partitions_max", int(th.groupby("time_ms").paused_partitions.sum().max()),
          "partitions")
-    compiled = _rate("compiled", compiled_run, records, COMPILED_REPEAT)
+    compiled = timed_rate(NAME, "compiled", compiled_run, records, "records",
+                          repeat=COMPILED_REPEAT, warmup=WARMUP)
 
     threads, partitions = simulate_simpy(s, seed=SEED, value_bytes=values)
-    if not (threads.equals(th) and partitions.equals(trace.partitions)):
-        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
-    simpy_rate = _rate("simpy", lambda: simulate_simpy(s, seed=SEED, value_bytes=values),
-                       records, REFERENCE_REPEAT, warmup=0)
-    python_rate = _rate("python", lambda: simulate(s, seed=SEED, value_bytes=values,
-                                                   compiled=False),
-                        records, REFERENCE_REPEAT)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    emit_speedups(NAME, compiled, count=records, unit="records",
+                  same_model=threads.equals(th) and partitions.equals(trace.partitions),
+                  simpy=lambda: simulate_simpy(s, seed=SEED, value_bytes=values),
+                  python=lambda: simulate(s, seed=SEED, value_bytes=values, compiled=False),
+                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

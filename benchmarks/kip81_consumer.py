@@ -26,11 +26,17 @@ setting): three consumers re-simulated on one workload, their Spark curves, a re
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_consumer import simulate_simpy_trace
 from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.workload import produce
@@ -47,12 +53,6 @@ TABLES = ("windows", "memory", "buffer", "heartbeats")
 
 SETTING = replace(BUFFER_LESSON_SCENARIO, ticks=TICKS)
 
-
-def _rate(label: str, run: Callable[[], Any], fetches: int, repeat: int,
-          warmup: int = WARMUP) -> float:
-    """Time ``run``; print its median and p95 seconds; return partition-fetches per second."""
-    return timed_rate(NAME, label, run, fetches, "partition-fetches", repeat=repeat,
-                      warmup=warmup)
 
 
 def throughput() -> None:
@@ -78,21 +78,18 @@ def throughput() -> None:
     emit(NAME, "retained_max_bytes", int(trace.buffer.retained_bytes.max()), "bytes")
     emit(NAME, "depleted_time_total_ms", trace.meta["depleted_time_total_ms"], "ms")
     emit(NAME, "max_heartbeat_delay_ms", trace.meta["max_heartbeat_delay_ms"], "ms")
-    compiled = _rate("compiled", compiled_run, fetches, COMPILED_REPEAT)
+    compiled = timed_rate(NAME, "compiled", compiled_run, fetches, "partition-fetches",
+                          repeat=COMPILED_REPEAT, warmup=WARMUP)
     emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / fetches, "ticks/s")
 
     reference = simulate_simpy_trace(s, seed=SEED, batches=batches)
-    if not (all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES)
-            and reference.depleted_time_total_ms == trace.meta["depleted_time_total_ms"]):
-        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
-    simpy_rate = _rate("simpy", lambda: simulate_simpy_trace(s, seed=SEED, batches=batches),
-                       fetches, REFERENCE_REPEAT, warmup=0)
-    python_rate = _rate("python", lambda: simulate(s, seed=SEED, record_fetches=False,
-                                                   compiled=False, batches=batches),
-                        fetches, REFERENCE_REPEAT)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    same = (all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES)
+            and reference.depleted_time_total_ms == trace.meta["depleted_time_total_ms"])
+    emit_speedups(NAME, compiled, count=fetches, unit="partition-fetches", same_model=same,
+                  simpy=lambda: simulate_simpy_trace(s, seed=SEED, batches=batches),
+                  python=lambda: simulate(s, seed=SEED, record_fetches=False, compiled=False,
+                                          batches=batches),
+                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

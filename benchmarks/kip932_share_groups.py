@@ -21,11 +21,17 @@ lesson's setting): both groups re-simulated, their Spark curves in one job, a re
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    emit_speedups,
+    note,
+    timed_rate,
+)
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group.scenario import simulate
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
@@ -42,12 +48,6 @@ TABLES = ("deliveries", "consumers", "partitions")
 SETTING = replace(SHARE_LESSON_SCENARIO, partitions=4, brokers=2, share_consumers=16,
                   classic_consumers=16, ticks=TICKS)
 
-
-def _rate(label: str, run: Callable[[], Any], deliveries: int, repeat: int,
-          warmup: int = WARMUP) -> float:
-    """Time ``run``; print its median and p95 seconds; return record deliveries per second."""
-    return timed_rate(NAME, label, run, deliveries, "record-deliveries", repeat=repeat,
-                      warmup=warmup)
 
 
 def throughput() -> None:
@@ -71,19 +71,17 @@ def throughput() -> None:
                                        .archived_records.max().sum()), "records")
     emit(NAME, "in_flight_max_records", int(trace.partitions.in_flight_records.max()),
          "records")
-    compiled = _rate("compiled", compiled_run, deliveries, COMPILED_REPEAT)
+    compiled = timed_rate(NAME, "compiled", compiled_run, deliveries, "record-deliveries",
+                          repeat=COMPILED_REPEAT, warmup=WARMUP)
     emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / deliveries, "ticks/s")
 
     reference = simulate_simpy(s, seed=SEED)
-    if not all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES):
-        note(NAME, "WARNING: the SimPy program's tables differ from the kernel's on the "
-                   "benchmark setting: the speedup compares different models")
-    simpy_rate = _rate("simpy", lambda: simulate_simpy(s, seed=SEED), deliveries,
-                       REFERENCE_REPEAT, warmup=0)
-    python_rate = _rate("python", lambda: simulate(s, seed=SEED, compiled=False), deliveries,
-                        REFERENCE_REPEAT)
-    emit(NAME, "speedup_vs_simpy", compiled / simpy_rate, "x", target=">= 100")
-    emit(NAME, "speedup_vs_python", compiled / python_rate, "x")
+    emit_speedups(NAME, compiled, count=deliveries, unit="record-deliveries",
+                  same_model=all(getattr(reference, t).equals(getattr(trace, t))
+                                 for t in TABLES),
+                  simpy=lambda: simulate_simpy(s, seed=SEED),
+                  python=lambda: simulate(s, seed=SEED, compiled=False),
+                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:
