@@ -20,12 +20,12 @@ import statistics
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FLOOR_ROWS", "ROUNDS", "Timing", "cycle_moves", "dashboard_latency", "emit",
-           "emit_speedups", "note", "percentile", "spark_floor_job", "time_call", "time_each",
-           "timed_rate"]
+__all__ = ["FLOOR_ROWS", "ROUNDS", "SliderMoves", "Timing", "cycle_moves", "dashboard_latency",
+           "emit", "emit_speedups", "note", "percentile", "spark_floor_job", "time_call",
+           "time_each", "timed_rate"]
 
 FLOOR_ROWS = 100_000
 """Rows of the reference Spark job (:func:`spark_floor_job`)."""
@@ -142,6 +142,27 @@ def spark_floor_job(spark: Any) -> Callable[[], Any]:
         return df.groupBy("key").agg({"value": "sum"}).toPandas()
 
     return job
+
+
+@dataclass(frozen=True)
+class SliderMoves:
+    """A dashboard benchmark: ``kipviz.widgets.<dashboard>(**overrides)`` moved one control at
+    a time, each control cycling through its ``values`` (every one a setting the dashboard
+    accepts), ``what`` naming the controls in words for the note."""
+
+    dashboard: str
+    values: Mapping[str, Sequence[Any]]
+    what: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def moves(self, count: int) -> list[dict[str, Any]]:
+        """``count`` moves (:func:`cycle_moves`)."""
+        return cycle_moves(self.values, count)
+
+    def time(self, benchmark: str, warmup: int = 10, moves: int = 20) -> None:
+        """:func:`dashboard_latency` of ``moves`` timed moves after ``warmup`` untimed ones."""
+        dashboard_latency(benchmark, self.dashboard, self.moves(warmup + moves), warmup=warmup,
+                          what=self.what, **self.overrides)
 
 
 def dashboard_latency(benchmark: str, dashboard: str, moves: list[dict[str, Any]], *,

@@ -23,18 +23,10 @@ redraw.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
 from kipviz.scenarios.tiered_fetch.scenario import simulate
@@ -78,9 +70,9 @@ def throughput() -> None:
                   repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the eight controls."""
-    values: dict[str, list[Any]] = {
+SLIDERS = SliderMoves(
+    "TieredStorageDashboard",
+    values={
         "remote_log_reader_threads": [2, 20, 5, 10],
         "remote_read_latency_ms": [300.0, 30.0, 600.0, 100.0],
         "remote_fetch_max_wait_ms": [200, 1000, 100, 500],
@@ -89,19 +81,13 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
         "fetch_max_bytes": [2 * MiB, 8 * MiB, 52428800],
         "max_partition_fetch_bytes": [256 * 1024, 4 * MiB, 1 * MiB],
         "remote_partitions": [16, 1, 4],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: two runs re-simulated, Spark curves, redraw."""
-    dashboard_latency(NAME, "TieredStorageDashboard", slider_moves(warmup + moves),
-                      warmup=warmup,
-                      what="remote.log.reader.threads, the remote latency, "
-                           "remote.fetch.max.wait.ms, the fetch quota, the Kafka version, "
-                           "fetch.max.bytes, max.partition.fetch.bytes, the remote partitions")
+    },
+    what="remote.log.reader.threads, the remote latency, "
+         "remote.fetch.max.wait.ms, the fetch quota, the Kafka version, "
+         "fetch.max.bytes, max.partition.fetch.bytes, the remote partitions")
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on TieredStorageDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)

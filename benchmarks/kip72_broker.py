@@ -27,14 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests, simulate
 
@@ -89,13 +82,12 @@ def throughput() -> None:
                   repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the seven controls.
-
-    Every move is a setting Kafka accepts from the lesson's (40 MiB pool, 10 MiB
-    ``socket.request.max.bytes``, 4 MiB large requests): pools stay at least the largest
-    ``socket.request.max.bytes`` and that at least the largest request."""
-    values: dict[str, list[Any]] = {
+# Every move is a setting Kafka accepts from the lesson's (40 MiB pool, 10 MiB
+# ``socket.request.max.bytes``, 4 MiB large requests): pools stay at least the largest
+# ``socket.request.max.bytes`` and that at least the largest request.
+SLIDERS = SliderMoves(
+    "BrokerDashboard",
+    values={
         "queued_max_request_bytes": [20 * MiB, -1, 100 * MiB, 10 * MiB, 60 * MiB, 40 * MiB],
         "socket_request_max_bytes": [4 * MiB, 10 * MiB],
         "connections": [200, 50, 150, 100],
@@ -103,17 +95,12 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
         "large_request_bytes": [1 * MiB, 512 * KiB, 2 * MiB, 4 * MiB],
         "strict": [True, False],
         "shuffle": [False, True],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    dashboard_latency(NAME, "BrokerDashboard", slider_moves(warmup + moves), warmup=warmup,
-                      what="queued.max.request.bytes, socket.request.max.bytes, connections, "
-                           "the large share and size, strict and shuffle")
+    },
+    what="queued.max.request.bytes, socket.request.max.bytes, connections, "
+         "the large share and size, strict and shuffle")
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on BrokerDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)

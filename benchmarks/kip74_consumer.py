@@ -16,16 +16,7 @@ ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-from typing import Any
-
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -89,25 +80,20 @@ def throughput() -> None:
         repeat=REFERENCE_REPEAT, warmup=WARMUP, simpy_warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the three controls."""
-    values: dict[str, list[Any]] = {
+SLIDERS = SliderMoves(
+    "FetchDashboard",
+    values={
         "fetch_max_bytes": [256 * KiB, 4 * MiB, 64 * KiB, 52428800, 1 * MiB, 16 * MiB],
         "max_partition_fetch_bytes": [64 * KiB, 1 * MiB, 16 * KiB, 4 * MiB, 256 * KiB],
         "ordering": [o.name.lower() for o in (Ordering.ROUND_ROBIN, Ordering.HASH,
                                                 Ordering.SESSION, Ordering.RANDOM,
                                                 Ordering.FIXED)],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    dashboard_latency(NAME, "FetchDashboard", slider_moves(warmup + moves), warmup=warmup,
-                      what="fetch.max.bytes, max.partition.fetch.bytes and the partition order",
-                      partitions=PARTITIONS, ticks=2000)
+    },
+    what="fetch.max.bytes, max.partition.fetch.bytes and the partition order",
+    overrides={"partitions": PARTITIONS, "ticks": 2000})
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on FetchDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)

@@ -26,14 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_streams import simulate_simpy
 from kipviz.scenarios.streams.scenario import StreamsScenario, partition_value_bytes, simulate
 
@@ -87,27 +80,22 @@ def throughput() -> None:
                   repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the five controls; every
-    move is a setting the scenario accepts."""
-    values: dict[str, list[Any]] = {
+# Every move is a setting the scenario accepts.
+SLIDERS = SliderMoves(
+    "StreamsDashboard",
+    values={
         "input_buffer_max_bytes": [8 * MiB, 128 * MiB, 16 * MiB, 32 * MiB],
         "threads": [2, 6, 1, 4],
         "record_size_spread": [1.0, 30.0, 100.0, 10.0],
         "process_records_per_s": [5000.0, 50000.0, 10000.0, 20000.0],
         "policy": ["records_per_partition", "thread_bytes_as_merged", "instance_bytes",
                    "partition_bytes", "biggest_partitions", "thread_bytes"],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: re-simulate, Spark curves, redraw (median and p95)."""
-    dashboard_latency(NAME, "StreamsDashboard", slider_moves(warmup + moves), warmup=warmup,
-                      what="input.buffer.max.bytes, threads, record size spread, processing "
-                           "rate and policy")
+    },
+    what="input.buffer.max.bytes, threads, record size spread, processing "
+         "rate and policy")
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on StreamsDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)

@@ -29,14 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_consumer import simulate_simpy_trace
 from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.workload import produce
@@ -92,13 +85,12 @@ def throughput() -> None:
                   repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the seven controls.
-
-    Every move is a setting the dashboard accepts from the lesson's (30 MB ``buffer.memory``,
-    20 MiB ``fetch.max.bytes``): ``buffer.memory`` never goes below the largest
-    ``fetch.max.bytes``, so KIP-81's rule holds whatever the other slider shows."""
-    values: dict[str, list[Any]] = {
+# Every move is a setting the dashboard accepts from the lesson's (30 MB ``buffer.memory``, 20 MiB
+# ``fetch.max.bytes``): ``buffer.memory`` never goes below the largest ``fetch.max.bytes``, so
+# KIP-81's rule holds whatever the other slider shows.
+SLIDERS = SliderMoves(
+    "BufferDashboard",
+    values={
         "buffer_memory_bytes": [50 * MiB, 104857600, 20 * MiB, 30_000_000],
         "fetch_max_bytes": [5 * MiB, 10 * MiB, 1 * MiB, 20 * MiB],
         "max_partition_fetch_bytes": [256 * KiB, 4 * MiB, 64 * KiB, 1 * MiB],
@@ -106,17 +98,12 @@ def slider_moves(count: int) -> list[dict[str, Any]]:
         "partitions": [500, 60, 240, 120],
         "consume_bytes_per_s": [100e6, 25e6, 200e6, 50e6],
         "coordinator_bypass": [False, True],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: three consumers re-simulated, Spark curves, redraw."""
-    dashboard_latency(NAME, "BufferDashboard", slider_moves(warmup + moves), warmup=warmup,
-                      what="buffer.memory, fetch.max.bytes, max.partition.fetch.bytes, brokers, "
-                           "partitions, the processing rate and the coordinator bypass")
+    },
+    what="buffer.memory, fetch.max.bytes, max.partition.fetch.bytes, brokers, "
+         "partitions, the processing rate and the coordinator bypass")
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on BufferDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)

@@ -24,14 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import (
-    cycle_moves,
-    dashboard_latency,
-    emit,
-    emit_speedups,
-    note,
-    timed_rate,
-)
+from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group.scenario import simulate
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
@@ -84,27 +77,22 @@ def throughput() -> None:
                   repeat=REFERENCE_REPEAT, warmup=WARMUP)
 
 
-def slider_moves(count: int) -> list[dict[str, Any]]:
-    """``count`` slider moves, one control at a time, cycling through the six controls; every
-    one a setting the dashboard accepts (at least one consumer more than the stalled one)."""
-    values: dict[str, list[Any]] = {
+# Every one a setting the dashboard accepts (at least one consumer more than the stalled one).
+SLIDERS = SliderMoves(
+    "ShareGroupDashboard",
+    values={
         "consumers": [16, 4, 32, 8],
         "partitions": [4, 8, 1, 2],
         "fetch_max_bytes": [MiB, 64 * KiB, 16 * MiB, 52428800],
         "max_poll_records": [500, 50, 1000, 100],
         "max_record_locks": [200, 20, 1000, 2000],
         "acquire_mode": ["record_limit", "batch_optimized"],
-    }
-    return cycle_moves(values, count)
-
-
-def dashboard(warmup: int = 10, moves: int = 20) -> None:
-    """Latency of a slider move: both groups re-simulated, Spark curves, redraw."""
-    dashboard_latency(NAME, "ShareGroupDashboard", slider_moves(warmup + moves), warmup=warmup,
-                      what="consumers, partitions, fetch.max.bytes, max.poll.records, "
-                           "group.share.partition.max.record.locks and share.acquire.mode")
+    },
+    what="consumers, partitions, fetch.max.bytes, max.poll.records, "
+         "group.share.partition.max.record.locks and share.acquire.mode")
 
 
 def run() -> None:
+    """The kernel against its references, then slider moves on ShareGroupDashboard."""
     throughput()
-    dashboard()
+    SLIDERS.time(NAME)
