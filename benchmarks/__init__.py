@@ -9,6 +9,15 @@ The package is also the one home of the reference implementations that the bench
 the tests check the compiled kernels against, value for value: the SimPy programs
 (``simpy_*.py``) and the plain-Python KIP-73 loop (``reassignment_reference.py``). They are not
 benchmarks (not in :data:`BENCHMARKS`).
+
+How every kernel benchmark (``kip*``) is timed: the compiled kernel, its SimPy program and the
+same kernel run as plain Python (``compiled=False``) on one setting; whole ``simulate`` calls
+(tables and ``meta`` included), the workload drawn before timing and passed in; each figure the
+median of several runs after a warm-up (for SimPy the run that checks its tables against the
+kernel's is the warm-up, and a difference is printed as a warning:
+:func:`benchmarks.harness.emit_speedups`). The speedups are ratios of rates measured in the same
+run. The dashboard figures time slider moves (re-simulate, Spark curves, redraw) against a
+reference Spark job on the same session (:class:`benchmarks.harness.SliderMoves`).
 """
 
 from __future__ import annotations

@@ -23,10 +23,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FLOOR_ROWS", "ROUNDS", "SliderMoves", "Timing", "cycle_moves", "dashboard_latency",
-           "emit", "emit_speedups", "note", "percentile", "spark_floor_job", "time_call",
-           "time_each", "timed_rate"]
+__all__ = ["COMPILED_REPEAT", "FLOOR_ROWS", "REFERENCE_REPEAT", "ROUNDS", "WARMUP", "SliderMoves",
+           "Timing", "compare_kernel", "cycle_moves", "dashboard_latency", "emit", "note",
+           "percentile", "spark_floor_job", "time_call", "time_each", "timed_rate"]
 
+COMPILED_REPEAT = 21
+"""Timed runs of a compiled kernel (:func:`compare_kernel`): its median is the figure."""
+REFERENCE_REPEAT = 3
+"""Timed runs of a reference (SimPy, plain Python): far slower, so fewer."""
+WARMUP = 1
+"""Untimed runs before the timed ones."""
 FLOOR_ROWS = 100_000
 """Rows of the reference Spark job (:func:`spark_floor_job`)."""
 ROUNDS = 3
@@ -263,21 +269,34 @@ def timed_rate(benchmark: str, label: str, run: Callable[[], Any], count: int, u
     return rate
 
 
-def emit_speedups(benchmark: str, compiled_per_s: float, *, simpy: Callable[[], Any],
-                  python: Callable[[], Any], count: int, unit: str, same_model: bool,
-                  repeat: int, warmup: int, simpy_warmup: int = 0) -> None:
-    """The two references timed on one run of ``count`` ``unit`` (median of ``repeat``:
-    the SimPy program after ``simpy_warmup`` runs, the kernel as plain Python after
-    ``warmup``), then ``speedup_vs_simpy`` (target >= 100) and ``speedup_vs_python``: the
-    compiled kernel's ``compiled_per_s`` over theirs. ``same_model`` False (the SimPy program's
-    tables differ from the kernel's on this run) is said first: the ratio then compares
-    different models."""
+
+def compare_kernel(benchmark: str, *, compiled: Callable[[], Any], simpy: Callable[[], Any],
+                   python: Callable[[], Any], count: int, unit: str, same_model: bool,
+                   compiled_count: int | None = None, compiled_repeat: int = COMPILED_REPEAT,
+                   repeat: int = REFERENCE_REPEAT, warmup: int = WARMUP,
+                   simpy_warmup: int = 0) -> float:
+    """A compiled kernel against its two references, and its rate.
+
+    ``compiled`` is timed on ``compiled_count`` ``unit`` (``count`` when None; median of
+    ``compiled_repeat`` after ``warmup``); the SimPy program ``simpy`` (after ``simpy_warmup``
+    runs: the run that checked its tables is usually the warm-up) and the kernel as plain Python
+    ``python`` (after ``warmup``) on ``count`` (median of ``repeat``). Emits each one's median,
+    p95 and rate, then ``speedup_vs_simpy`` (target >= 100) and ``speedup_vs_python``: rates
+    measured in this run. ``same_model`` False (the SimPy program's tables differ from the
+    kernel's on this run) is said first: the ratio then compares different models."""
+    note(benchmark, f"timing: the compiled kernel median of {compiled_repeat}, SimPy and plain "
+                    f"Python of {repeat}, {warmup} warm-up run each; speedups are ratios of "
+                    f"{unit}/s measured in this run")
     if not same_model:
         note(benchmark, "WARNING: the SimPy program's tables differ from the kernel's on the "
                         "benchmark setting: the speedup compares different models")
+    rate = timed_rate(benchmark, "compiled", compiled,
+                      count if compiled_count is None else compiled_count, unit,
+                      repeat=compiled_repeat, warmup=warmup)
     simpy_rate = timed_rate(benchmark, "simpy", simpy, count, unit, repeat=repeat,
                             warmup=simpy_warmup)
     python_rate = timed_rate(benchmark, "python", python, count, unit, repeat=repeat,
                              warmup=warmup)
-    emit(benchmark, "speedup_vs_simpy", compiled_per_s / simpy_rate, "x", target=">= 100")
-    emit(benchmark, "speedup_vs_python", compiled_per_s / python_rate, "x")
+    emit(benchmark, "speedup_vs_simpy", rate / simpy_rate, "x", target=">= 100")
+    emit(benchmark, "speedup_vs_python", rate / python_rate, "x")
+    return rate

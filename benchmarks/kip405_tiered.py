@@ -8,12 +8,10 @@ consumers, on Kafka's default 10 reader threads and ``remote.fetch.max.wait.ms``
 80 MiB/s remote fetch quota (about a third of the requests come back with their remote
 partitions emptied), on Kafka 4.3, for 120 s: about 13,000 fetches and 9,500 remote reads.
 
-The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
-program (:mod:`benchmarks.simpy_tiered_fetch`: processes, a ``Resource`` of reader threads and
-:class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked table for table by
-``tests/test_tiered_fetch.py``) and the kernel run as plain Python (``compiled=False``). Whole
-``simulate`` calls are timed (tables and ``meta`` included). Each figure is the median of several
-runs after a warm-up.
+The references: :mod:`benchmarks.simpy_tiered_fetch` (processes, a ``Resource`` of reader
+threads and :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked
+table for table by ``tests/test_tiered_fetch.py``) and the plain-Python kernel, timed as the
+package says.
 
 The dashboard figure is the latency of one slider move on ``TieredStorageDashboard()`` (the
 lesson's setting): two runs re-simulated (the chosen release and 4.1), their Spark curves, a
@@ -26,16 +24,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
 from kipviz.scenarios.tiered_fetch.scenario import simulate
 from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO
 
 NAME = "kip405_tiered"
-COMPILED_REPEAT = 21
-REFERENCE_REPEAT = 3
-WARMUP = 1
 MiB = 1024 * 1024
 
 SETTING = replace(TIERED_LESSON_SCENARIO, catch_up_consumers=3, tail_consumers=2,
@@ -52,22 +47,17 @@ def throughput() -> None:
                f"{s.local_partitions} local partitions) and {s.tail_consumers} tail consumers, "
                f"{s.remote_log_reader_threads} reader threads, remote.fetch.max.wait.ms "
                f"{s.remote_fetch_max_wait_ms}, fetch quota 80 MiB/s, Kafka {s.kafka_version}, "
-               f"{s.duration_ms / 1000:g} s; the same run for all three (compiled median of "
-               f"{COMPILED_REPEAT}, SimPy and plain Python of {REFERENCE_REPEAT}, {WARMUP} "
-               f"warm-up run each); speedups are ratios of fetches/s measured in this run")
+               f"{s.duration_ms / 1000:g} s, the same run for all three")
     trace = simulate(s)
     fetches = len(trace.fetches)
     emit(NAME, "fetches", fetches, "fetches")
     emit(NAME, "remote_reads", len(trace.reads), "reads")
     emit(NAME, "reads_cancelled", int((trace.reads.started_ms < 0).sum()), "reads")
-    compiled = timed_rate(NAME, "compiled", lambda: simulate(s), fetches, "fetches",
-                          repeat=COMPILED_REPEAT, warmup=WARMUP)
     ours = trace.fetches[list(FETCH_COLUMNS)].to_numpy(np.float64)
     ref = simulate_simpy(s)["fetches"].to_numpy()
-    emit_speedups(NAME, compiled, count=fetches, unit="fetches",
-                  same_model=ours.shape == ref.shape and np.allclose(ours, ref, rtol=1e-9),
-                  simpy=lambda: simulate_simpy(s), python=lambda: simulate(s, compiled=False),
-                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
+    compare_kernel(NAME, compiled=lambda: simulate(s), count=fetches, unit="fetches",
+                   same_model=ours.shape == ref.shape and np.allclose(ours, ref, rtol=1e-9),
+                   simpy=lambda: simulate_simpy(s), python=lambda: simulate(s, compiled=False))
 
 
 SLIDERS = SliderMoves(

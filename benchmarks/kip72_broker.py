@@ -9,16 +9,8 @@ each, and from 4 s to 8 s one request in ten a 4 MiB batch; a non-strict pool
 (20 s, about 80,000 requests). The spike needs more memory than the pool holds: channels are
 muted for memory, ready keys are shuffled, the pool overdraws, and a backlog drains after it.
 
-The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
-program (:mod:`benchmarks.simpy_broker`, the same model, checked value for value by
-``tests/test_simpy_broker.py``) and the kernel run as plain Python (``compiled=False``). Whole
-``simulate`` calls are timed (request checks and ordering, tables and ``meta`` included); the
-workload is generated before timing and passed in (the trace is the one ``simulate(scenario,
-seed=0)`` gives). Each figure is the median of several runs after a warm-up; for SimPy the run
-that checks its tables against the kernel's is the warm-up.
-
-The dashboard figure is the latency of one slider move on ``BrokerDashboard()`` (the lesson's
-setting): re-simulate, recompute the Spark curves, redraw.
+The references: :mod:`benchmarks.simpy_broker` (checked value for value by
+``tests/test_simpy_broker.py``) and the plain-Python kernel, timed as the package says.
 """
 
 from __future__ import annotations
@@ -27,15 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests, simulate
 
 NAME = "kip72_broker"
 CONNECTIONS = 200
-COMPILED_REPEAT = 21
-REFERENCE_REPEAT = 3
-WARMUP = 1
 SEED = 0
 KiB, MiB = 1024, 1024 * 1024
 
@@ -55,10 +44,8 @@ def throughput() -> None:
     workload = generate_requests(s, np.random.default_rng(SEED))
     note(NAME, f"{CONNECTIONS} connections, 16 KiB requests and a spike of 4 MiB ones (10% from "
                f"4 s to 8 s) into a non-strict 40 MiB pool, 8 handlers at 100 MB/s, "
-               f"{s.ticks} ticks of {s.tick_ms} ms; the same run for all three (compiled median "
-               f"of {COMPILED_REPEAT}, SimPy and plain Python of {REFERENCE_REPEAT}, "
-               f"{WARMUP} warm-up run each); speedups are ratios of requests/s measured in this "
-               f"run; workload generation not timed")
+               f"{s.ticks} ticks of {s.tick_ms} ms, the same run for all three; workload "
+               f"generation not timed")
 
     def compiled_run() -> Any:
         return simulate(s, seed=SEED, requests=workload)
@@ -70,16 +57,12 @@ def throughput() -> None:
     emit(NAME, "muted_for_memory_max", int(t.muted_for_memory.max()), "channels")
     emit(NAME, "pool_used_max_bytes", int(t.pool_used_bytes.max()), "bytes")
     emit(NAME, "depleted_time_total_ms", trace.meta["depleted_time_total_ms"], "ms")
-    compiled = timed_rate(NAME, "compiled", compiled_run, len(r), "requests",
-                          repeat=COMPILED_REPEAT, warmup=WARMUP)
-
     ticks, requests, depleted_ms = simulate_simpy(s, seed=SEED, requests=workload)
     same = (ticks.equals(t) and requests.equals(r)
             and depleted_ms == trace.meta["depleted_time_total_ms"])
-    emit_speedups(NAME, compiled, count=len(r), unit="requests", same_model=same,
-                  simpy=lambda: simulate_simpy(s, seed=SEED, requests=workload),
-                  python=lambda: simulate(s, seed=SEED, requests=workload, compiled=False),
-                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
+    compare_kernel(NAME, compiled=compiled_run, count=len(r), unit="requests", same_model=same,
+                   simpy=lambda: simulate_simpy(s, seed=SEED, requests=workload),
+                   python=lambda: simulate(s, seed=SEED, requests=workload, compiled=False))
 
 
 # Every move is a setting Kafka accepts from the lesson's (40 MiB pool, 10 MiB

@@ -16,7 +16,7 @@ ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
 
 from __future__ import annotations
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -27,9 +27,7 @@ NAME = "kip74_consumer"
 PARTITIONS = 1000
 COMPILED_TICKS = 10_000
 REFERENCE_TICKS = 300
-COMPILED_REPEAT = 5
-REFERENCE_REPEAT = 3
-WARMUP = 1
+COMPILED_REPEAT = 5  # runs of 10,000 ticks: long enough to time
 SEED = 0
 KiB, MiB = 1024, 1024 * 1024
 
@@ -53,31 +51,25 @@ def throughput() -> None:
     long, short = scenario(COMPILED_TICKS), scenario(REFERENCE_TICKS)
     long_batches, short_batches = _batches(long), _batches(short)
     note(NAME, f"{PARTITIONS} partitions on {long.brokers} brokers, one fetch round per broker "
-               f"per tick; compiled kernel on {COMPILED_TICKS} ticks (median of "
-               f"{COMPILED_REPEAT}), SimPy and plain Python on {REFERENCE_TICKS} ticks (median "
-               f"of {REFERENCE_REPEAT}), {WARMUP} warm-up run each; speedups are ratios of "
-               f"partition-fetches/s measured in this run; workload generation not timed")
+               f"per tick; compiled kernel on {COMPILED_TICKS} ticks, SimPy and plain Python on "
+               f"{REFERENCE_TICKS} ticks of the same setting; workload generation not timed")
 
     trace = simulate(long, seed=SEED, record_fetches=False, batches=long_batches)
     compiled_fetches = int(trace.windows.fetches.sum())
     emit(NAME, "compiled_partition_fetches", compiled_fetches, "partition-fetches")
-    compiled = timed_rate(NAME, "compiled",
-                          lambda: simulate(long, seed=SEED, record_fetches=False,
-                                           batches=long_batches),
-                          compiled_fetches, "partition-fetches", repeat=COMPILED_REPEAT,
-                          warmup=WARMUP)
-
     reference = simulate(short, seed=SEED, record_fetches=False, batches=short_batches)
     windows, memory = simulate_simpy(short, seed=SEED, batches=short_batches)
     short_fetches = int(reference.windows.fetches.sum())
     emit(NAME, "reference_partition_fetches", short_fetches, "partition-fetches")
-    emit_speedups(
-        NAME, compiled, count=short_fetches, unit="partition-fetches",
+    compare_kernel(
+        NAME, count=short_fetches, unit="partition-fetches",
         same_model=windows.equals(reference.windows) and memory.equals(reference.memory),
+        compiled=lambda: simulate(long, seed=SEED, record_fetches=False, batches=long_batches),
+        compiled_count=compiled_fetches, compiled_repeat=COMPILED_REPEAT,
         simpy=lambda: simulate_simpy(short, seed=SEED, batches=short_batches),
         python=lambda: simulate(short, seed=SEED, record_fetches=False, compiled=False,
                                 batches=short_batches),
-        repeat=REFERENCE_REPEAT, warmup=WARMUP, simpy_warmup=WARMUP)
+        simpy_warmup=1)
 
 
 SLIDERS = SliderMoves(

@@ -9,15 +9,9 @@ backlog per partition and 4,000 more a second, each thread processing 100,000 re
 ``input.buffer.max.bytes`` 64 MiB under KIP-770's per-thread shares (with the #13283 fix), a
 fifth thread added at 5 s (shares recomputed, tasks moved), a 10 ms tick and 2,000 ticks (20 s).
 
-The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
-program (:mod:`benchmarks.simpy_streams`, the same model, checked table for table by
-``tests/test_simpy_streams.py``) and the kernel run as plain Python (``compiled=False``). Whole
-``simulate`` calls are timed (record costs, tables and ``meta`` included); the partitions' value
-sizes are drawn before timing and passed in. Each figure is the median of several runs after a
-warm-up; for SimPy the run that checks its tables against the kernel's is the warm-up.
-
-The dashboard figure is the latency of one slider move on ``StreamsDashboard()`` (the lesson's
-setting): re-simulate, recompute the Spark curves, redraw.
+The references: :mod:`benchmarks.simpy_streams` (checked table for table by
+``tests/test_simpy_streams.py``) and the plain-Python kernel, timed as the package says (record
+costs included; the partitions' value sizes drawn before timing).
 """
 
 from __future__ import annotations
@@ -26,14 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_streams import simulate_simpy
 from kipviz.scenarios.streams.scenario import StreamsScenario, partition_value_bytes, simulate
 
 NAME = "kip770_streams"
-COMPILED_REPEAT = 21
-REFERENCE_REPEAT = 3
-WARMUP = 1
 SEED = 0
 MiB = 1024 * 1024
 
@@ -52,9 +43,7 @@ def throughput() -> None:
     values = partition_value_bytes(s, np.random.default_rng(SEED)).tolist()
     note(NAME, f"{s.threads} stream threads (a 5th from 5 s), {s.partitions} partitions, "
                f"KIP-770 thread shares of {s.input_buffer_max_bytes // MiB} MiB in all, "
-               f"{s.ticks} ticks of {s.tick_ms} ms; the same run for all three (compiled median "
-               f"of {COMPILED_REPEAT}, SimPy and plain Python of {REFERENCE_REPEAT}, {WARMUP} "
-               f"warm-up run each); speedups are ratios of records/s measured in this run")
+               f"{s.ticks} ticks of {s.tick_ms} ms, the same run for all three")
 
     def compiled_run() -> Any:
         return simulate(s, seed=SEED, value_bytes=values)
@@ -69,15 +58,11 @@ def throughput() -> None:
     emit(NAME, "bytes_bound_bytes", trace.meta["bytes_bound_bytes"], "bytes")
     emit(NAME, "paused_partitions_max", int(th.groupby("time_ms").paused_partitions.sum().max()),
          "partitions")
-    compiled = timed_rate(NAME, "compiled", compiled_run, records, "records",
-                          repeat=COMPILED_REPEAT, warmup=WARMUP)
-
     threads, partitions = simulate_simpy(s, seed=SEED, value_bytes=values)
-    emit_speedups(NAME, compiled, count=records, unit="records",
-                  same_model=threads.equals(th) and partitions.equals(trace.partitions),
-                  simpy=lambda: simulate_simpy(s, seed=SEED, value_bytes=values),
-                  python=lambda: simulate(s, seed=SEED, value_bytes=values, compiled=False),
-                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
+    compare_kernel(NAME, compiled=compiled_run, count=records, unit="records",
+                   same_model=threads.equals(th) and partitions.equals(trace.partitions),
+                   simpy=lambda: simulate_simpy(s, seed=SEED, value_bytes=values),
+                   python=lambda: simulate(s, seed=SEED, value_bytes=values, compiled=False))
 
 
 # Every move is a setting the scenario accepts.

@@ -12,13 +12,9 @@ non-strict 30 MB pool, heartbeats every 3 s bypassing it; 10,000 ticks of 10 ms.
 almost all the time: responses wait in their sockets, channels are muted for memory, and each
 release lets the earliest waiting response in.
 
-The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
-program (:mod:`benchmarks.simpy_consumer`, the same model over kipviz's own ``ConsumerBuffer`` and
-``SimpleMemoryPool``, checked table for table by ``tests/test_simpy_consumer_buffer.py``) and
-the kernel run as plain Python (``compiled=False``). Whole ``simulate`` calls are timed (tables
-and ``meta`` included); the workload is generated before timing and passed in (the trace is the
-one ``simulate(scenario, seed=0)`` gives). Each figure is the median of several runs after a
-warm-up; for SimPy the run that checks its tables against the kernel's is the warm-up.
+The references: :mod:`benchmarks.simpy_consumer` over kipviz's own ``ConsumerBuffer`` and
+``SimpleMemoryPool`` (checked table for table by ``tests/test_simpy_consumer_buffer.py``) and
+the plain-Python kernel, timed as the package says.
 
 The dashboard figure is the latency of one slider move on ``BufferDashboard()`` (the lesson's
 setting): three consumers re-simulated on one workload, their Spark curves, a redraw.
@@ -29,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_consumer import simulate_simpy_trace
 from kipviz.scenarios.consumer.simulation import simulate
 from kipviz.scenarios.workload import produce
@@ -37,9 +33,6 @@ from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
 
 NAME = "kip81_consumer"
 TICKS = 10_000
-COMPILED_REPEAT = 21
-REFERENCE_REPEAT = 3
-WARMUP = 1
 SEED = 0
 KiB, MiB = 1024, 1024 * 1024
 TABLES = ("windows", "memory", "buffer", "heartbeats")
@@ -55,10 +48,7 @@ def throughput() -> None:
     note(NAME, f"{s.partitions} partitions on {s.brokers} brokers catching up into a non-strict "
                f"{s.buffer_memory_bytes:,}-byte pool (fetch.max.bytes {s.fetch_max_bytes:,}, "
                f"application {s.consume_bytes_per_s / 1e6:g} MB/s), {s.ticks} ticks of "
-               f"{s.tick_ms} ms; the same run for all three (compiled median of "
-               f"{COMPILED_REPEAT}, SimPy and plain Python of {REFERENCE_REPEAT}, {WARMUP} "
-               f"warm-up run each); speedups are ratios of partition-fetches/s measured in this "
-               f"run; workload generation not timed")
+               f"{s.tick_ms} ms, the same run for all three; workload generation not timed")
 
     def compiled_run() -> Any:
         return simulate(s, seed=SEED, record_fetches=False, batches=batches)
@@ -71,18 +61,15 @@ def throughput() -> None:
     emit(NAME, "retained_max_bytes", int(trace.buffer.retained_bytes.max()), "bytes")
     emit(NAME, "depleted_time_total_ms", trace.meta["depleted_time_total_ms"], "ms")
     emit(NAME, "max_heartbeat_delay_ms", trace.meta["max_heartbeat_delay_ms"], "ms")
-    compiled = timed_rate(NAME, "compiled", compiled_run, fetches, "partition-fetches",
-                          repeat=COMPILED_REPEAT, warmup=WARMUP)
-    emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / fetches, "ticks/s")
-
     reference = simulate_simpy_trace(s, seed=SEED, batches=batches)
     same = (all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES)
             and reference.depleted_time_total_ms == trace.meta["depleted_time_total_ms"])
-    emit_speedups(NAME, compiled, count=fetches, unit="partition-fetches", same_model=same,
-                  simpy=lambda: simulate_simpy_trace(s, seed=SEED, batches=batches),
-                  python=lambda: simulate(s, seed=SEED, record_fetches=False, compiled=False,
-                                          batches=batches),
-                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
+    compiled = compare_kernel(
+        NAME, compiled=compiled_run, count=fetches, unit="partition-fetches", same_model=same,
+        simpy=lambda: simulate_simpy_trace(s, seed=SEED, batches=batches),
+        python=lambda: simulate(s, seed=SEED, record_fetches=False, compiled=False,
+                                batches=batches))
+    emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / fetches, "ticks/s")
 
 
 # Every move is a setting the dashboard accepts from the lesson's (30 MB ``buffer.memory``, 20 MiB

@@ -8,12 +8,8 @@ simulated ticks per second. The setting is the lesson's
 consumers, one share consumer stalled, 1 s locks, 3 deliveries) with 16 consumers per group on
 4 partitions of 2 brokers, run for 2,000 ticks of 10 ms.
 
-The speedups compare the three implementations on that same run: the compiled kernel, the SimPy
-program (:mod:`benchmarks.simpy_share_group`, the same model over the same mechanisms, checked
-table for table by ``tests/test_share_group.py``) and the kernel run as plain Python
-(``compiled=False``). Whole ``simulate`` calls are timed (tables and ``meta`` included). Each
-figure is the median of several runs after a warm-up; for SimPy the run that checks its tables
-against the kernel's is the warm-up.
+The references: :mod:`benchmarks.simpy_share_group` (the same mechanisms, checked table for
+table by ``tests/test_share_group.py``) and the plain-Python kernel, timed as the package says.
 
 The dashboard figure is the latency of one slider move on ``ShareGroupDashboard()`` (the
 lesson's setting): both groups re-simulated, their Spark curves in one job, a redraw.
@@ -24,16 +20,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from benchmarks.harness import SliderMoves, emit, emit_speedups, note, timed_rate
+from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group.scenario import simulate
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
 
 NAME = "kip932_share_groups"
 TICKS = 2000
-COMPILED_REPEAT = 21
-REFERENCE_REPEAT = 3
-WARMUP = 1
 SEED = 0
 KiB, MiB = 1024, 1024 * 1024
 TABLES = ("deliveries", "consumers", "partitions")
@@ -48,10 +41,7 @@ def throughput() -> None:
     s = SETTING
     note(NAME, f"{s.share_consumers} share consumers ({s.stalled_consumers} stalled) and "
                f"{s.classic_consumers} classic on {s.partitions} partitions of {s.brokers} "
-               f"brokers, {s.ticks} ticks of {s.tick_ms} ms; the same run for all three "
-               f"(compiled median of {COMPILED_REPEAT}, SimPy and plain Python of "
-               f"{REFERENCE_REPEAT}, {WARMUP} warm-up run each); speedups are ratios of record "
-               f"deliveries/s measured in this run")
+               f"brokers, {s.ticks} ticks of {s.tick_ms} ms, the same run for all three")
 
     def compiled_run() -> Any:
         return simulate(s, seed=SEED)
@@ -64,17 +54,13 @@ def throughput() -> None:
                                        .archived_records.max().sum()), "records")
     emit(NAME, "in_flight_max_records", int(trace.partitions.in_flight_records.max()),
          "records")
-    compiled = timed_rate(NAME, "compiled", compiled_run, deliveries, "record-deliveries",
-                          repeat=COMPILED_REPEAT, warmup=WARMUP)
-    emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / deliveries, "ticks/s")
-
     reference = simulate_simpy(s, seed=SEED)
-    emit_speedups(NAME, compiled, count=deliveries, unit="record-deliveries",
-                  same_model=all(getattr(reference, t).equals(getattr(trace, t))
-                                 for t in TABLES),
-                  simpy=lambda: simulate_simpy(s, seed=SEED),
-                  python=lambda: simulate(s, seed=SEED, compiled=False),
-                  repeat=REFERENCE_REPEAT, warmup=WARMUP)
+    compiled = compare_kernel(
+        NAME, compiled=compiled_run, count=deliveries, unit="record-deliveries",
+        same_model=all(getattr(reference, t).equals(getattr(trace, t)) for t in TABLES),
+        simpy=lambda: simulate_simpy(s, seed=SEED),
+        python=lambda: simulate(s, seed=SEED, compiled=False))
+    emit(NAME, "compiled_ticks_per_s", compiled * s.ticks / deliveries, "ticks/s")
 
 
 # Every one a setting the dashboard accepts (at least one consumer more than the stalled one).
