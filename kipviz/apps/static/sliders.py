@@ -157,17 +157,22 @@ def slider_section(spec: SliderGrid, grid: SweepGrid | None, *, div_id: str) -> 
                                labels=spec.labels)
     windows = max(len(p["traces"][2]["x"]) for p in payload["points"].values())
     combos = math.prod(len(v) for v in spec.axes.values())
-    built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    about = (
-        f"<p class='kipviz-note'><b>Precomputed, no kernel:</b> Spark simulated and summarised "
-        f"{len(payload['points'])} configurations of this scenario when this page was built "
-        f"({built}, <code>kipviz.curves.sweep</code> / "
-        f"<code>kipviz.curves.instant.SweepGrid</code>): every "
-        f"combination of the slider values below ({combos}; "
-        f"{len(payload['rejected'])} of them rejected by Kafka's rules). Each curve is "
-        f"downsampled to {windows} windows (<code>kipviz.curves.summary</code>); values between "
-        f"the grid's are not offered. The live dashboard: {spec.live}.</p>")
+    about = _precomputed(spec, (
+        f"Spark simulated and summarised {len(payload['points'])} configurations of this "
+        f"scenario (<code>kipviz.curves.sweep</code> / "
+        f"<code>kipviz.curves.instant.SweepGrid</code>): every combination of the slider values "
+        f"below ({combos}; {len(payload['rejected'])} of them rejected by Kafka's rules). Each "
+        f"curve is downsampled to {windows} windows (<code>kipviz.curves.summary</code>); values "
+        f"between the grid's are not offered."))
     return _section(spec, figure, payload, first, about, div_id)
+
+
+def _precomputed(spec: SliderGrid, what: str) -> str:
+    """The note above a precomputed section: ``what`` was computed when (now), and where the
+    live dashboard is."""
+    built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"<p class='kipviz-note'><b>Precomputed when this page was built ({built}), no "
+            f"kernel:</b> {what} The live dashboard: {spec.live}.</p>")
 
 
 def _move_time_section(spec: SliderGrid, div_id: str) -> str:
@@ -177,15 +182,12 @@ def _move_time_section(spec: SliderGrid, div_id: str) -> str:
 
     payload = move_grid_payload(spec, _label)
     x, y = (spec.labels.get(n, n) for n in spec.axes)
-    built = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    about = (
-        f"<p class='kipviz-note'><b>Precomputed, no kernel:</b> "
+    about = _precomputed(spec, (
         f"<code>kipviz.plan_reassignment</code> planned lesson 4's sample plan (orders-0 and "
         f"payments-0 led by broker 1, orders-1 by broker 2, all landing on broker 4) at each "
-        f"of the {len(payload['points'])} combinations below when this page was built "
-        f"({built}): each broker's leader and follower quota as <code>--throttle</code> sets "
-        f"them, moves between different brokers in parallel (the flow schedule; the cluster "
-        f"simulation agrees within 5%). The live dashboard: {spec.live}.</p>")
+        f"of the {len(payload['points'])} combinations below: each broker's leader and follower "
+        f"quota as <code>--throttle</code> sets them, moves between different brokers in "
+        f"parallel (the flow schedule; the cluster simulation agrees within 5%)."))
     return _section(spec, move_grid_figure(x, y), payload, _first_point(payload), about, div_id)
 
 
