@@ -18,9 +18,10 @@ column blocks, and its traces' typed ``meta`` (``meta.py``): :mod:`~kipviz.scena
 * :mod:`~kipviz.scenarios.jit`: the one way a kernel is compiled by numba (and Kafka's windowed
   rate, compiled once for every kernel that measures one).
 
-May import: numpy, pandas, numba and :mod:`kipviz.kafka`. Nothing here imports Spark, plotly,
-ipywidgets or SimPy (the SimPy references the kernels are checked against live in
-``benchmarks/``).
+May import: numpy, pandas, numba and :mod:`kipviz.kafka`; a kind's folder also the shared parts
+here (contract, limits, workload, jit), and the cluster kind the kinds it combines. Nothing here
+imports Spark, plotly, ipywidgets or SimPy (the SimPy references the kernels are checked against
+live in ``benchmarks/``).
 """
 
 from __future__ import annotations

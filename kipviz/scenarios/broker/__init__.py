@@ -6,8 +6,7 @@
 * :mod:`~kipviz.scenarios.broker.versions`: invalid requests by Kafka release (KAFKA-20302) and
   the size check before the pool.
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations

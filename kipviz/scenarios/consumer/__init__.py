@@ -9,8 +9,7 @@
 * :mod:`~kipviz.scenarios.consumer.versions`: one workload under several Kafka releases.
 * :mod:`~kipviz.scenarios.consumer.meta`: ``ConsumerMeta``, the typed ``meta`` of a trace.
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations

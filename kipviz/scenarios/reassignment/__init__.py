@@ -11,8 +11,7 @@
 * :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries, and its
   typed ``meta`` (``ReassignmentMeta``).
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations

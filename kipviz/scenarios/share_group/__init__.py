@@ -7,8 +7,7 @@
 * :mod:`~kipviz.scenarios.share_group.meta`: ``ShareGroupMeta``, the typed ``meta`` of a trace.
 * :mod:`~kipviz.scenarios.share_group.versions`: the scenario by Kafka release (4.0 to 4.3).
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations

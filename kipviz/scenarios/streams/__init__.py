@@ -5,8 +5,7 @@
   kernel and its named column blocks.
 * :mod:`~kipviz.scenarios.streams.meta`: ``StreamsMeta``, the typed ``meta`` of a trace.
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations

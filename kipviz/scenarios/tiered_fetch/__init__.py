@@ -8,8 +8,7 @@
   on bursty loads.
 * :mod:`~kipviz.scenarios.tiered_fetch.meta`: ``TieredFetchMeta``, the typed ``meta`` of a trace.
 
-May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
-limits, workload, jit). Nothing here imports Spark, plotly, ipywidgets or SimPy.
+May import: what every kind may (:mod:`kipviz.scenarios`).
 """
 
 from __future__ import annotations
