@@ -16,20 +16,20 @@ import collections
 import importlib
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from kipviz.scenarios.broker.scenario import BrokerScenario
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 from kipviz.scenarios.streams.scenario import StreamsScenario
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
 from kipviz.scenarios.workload import Workload
+from tests.test_simpy_broker import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("broker", "consumer", "reassignment", "share_group", "streams", "tiered_fetch")
@@ -83,11 +83,8 @@ def _simulate(kind: str) -> Callable[..., Any]:
 # Small runs that reach every block's fields: a pool, a quota, paused partitions, heartbeats,
 # thread changes, remote reads and their quota, a throttle schedule, stalled share consumers.
 CASES: dict[str, Any] = {
-    "broker": BrokerScenario(
-        connections=12, queued_max_request_bytes=200_000, socket_request_max_bytes=100_000,
-        small_request_bytes=2_000, large_request_bytes=80_000, large_share=0.4,
-        spike_start_ms=100, spike_duration_ms=300, requests_per_s_per_connection=50.0,
-        num_io_threads=2, handler_bytes_per_s=5e6, ticks=60),
+    "broker": replace(SMALL["non-strict pool under a spike"], spike_start_ms=100,
+                      spike_duration_ms=300, ticks=60),
     "consumer": ConsumerScenario(
         partitions=6, brokers=2, fetch_max_bytes=40_000, max_partition_fetch_bytes=15_000,
         consume_bytes_per_s=2e6, ticks=60, windows=3, fetch_quota_bytes_per_s=4e5,
