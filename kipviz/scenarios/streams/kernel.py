@@ -61,6 +61,21 @@ def thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_task
     return total
 
 
+def thread_counts(i, topics, paused, fetched, consumed, end, thread_tasks, n_thread_tasks):
+    """Over thread i's partitions: how many are paused, how many hold buffered records, and
+    the records buffered, not yet processed (end - consumed) and not yet fetched."""
+    n_paused = n_nonempty = buffered = unprocessed = unfetched = 0
+    for j in range(n_thread_tasks[i]):
+        k = thread_tasks[i, j]
+        for p in range(k * topics, (k + 1) * topics):
+            n_paused += paused[p]
+            n_nonempty += fetched[p] > consumed[p]
+            buffered += fetched[p] - consumed[p]
+            unprocessed += end[p] - consumed[p]
+            unfetched += end[p] - fetched[p]
+    return n_paused, n_nonempty, buffered, unprocessed, unfetched
+
+
 def instance_bytes(size, fetched, consumed):
     """Bytes buffered by the whole instance (the rejected one-bound-per-instance alternative)."""
     total = 0
@@ -199,16 +214,8 @@ def streams_kernel(
                 n_chosen = pick_biggest_partitions(queued_bytes[:n_order], held - share, chosen)
                 for c in range(n_chosen):
                     paused[order[chosen[c]]] = True
-            n_paused = 0
-            n_nonempty = 0
-            lag = 0
-            demand = 0
-            for j in range(nt):
-                k = thread_tasks[i, j]
-                for p in range(k * topics, (k + 1) * topics):
-                    n_paused += paused[p]
-                    n_nonempty += fetched[p] > consumed[p]
-                    demand += end[p] - consumed[p]
+            n_paused, n_nonempty, _, demand, _ = thread_counts(
+                i, topics, paused, fetched, consumed, end, thread_tasks, n_thread_tasks)
             t_paused_after_poll[t, i] = n_paused
             t_nonempty_after_poll[t, i] = n_nonempty
             # --- process: one record per task in turn, within the thread's budget
@@ -254,14 +261,8 @@ def streams_kernel(
                             paused[p] = False  # KIP-770's text (and the merged code): all
                         elif policy != AS_MERGED and resume_emptied(queued):
                             paused[p] = False  # beyond the KIP, #13283: resume emptied ones
-            n_paused = 0
-            records = 0
-            for j in range(nt):
-                k = thread_tasks[i, j]
-                for p in range(k * topics, (k + 1) * topics):
-                    n_paused += paused[p]
-                    records += fetched[p] - consumed[p]
-                    lag += end[p] - fetched[p]
+            n_paused, _, records, _, lag = thread_counts(
+                i, topics, paused, fetched, consumed, end, thread_tasks, n_thread_tasks)
             t_alive[t, i] = 1
             t_share[t, i] = share
             t_bytes[t, i] = held
@@ -282,8 +283,8 @@ def streams_kernel(
 _RULES = ("partition_over_share", "pause_over_share", "resume_all_within_share", "resume_emptied",
           "pause_above_records", "resume_at_records", "share_per_partition",
           "pick_biggest_partitions")
-_FUNCTIONS = ("assign_tasks", "thread_bytes", "instance_bytes", "next_partition",
-              "streams_kernel")
+_FUNCTIONS = ("assign_tasks", "thread_bytes", "thread_counts", "instance_bytes",
+              "next_partition", "streams_kernel")
 
 
 def _compile() -> dict[str, Any]:
