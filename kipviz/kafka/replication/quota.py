@@ -22,12 +22,8 @@ from kipviz.kafka.fetch.request import TopicPartition
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import Quota, SimpleRate
 
-__all__ = [
-    "REPLICATION_QUOTA_WINDOW_NUM",
-    "REPLICATION_QUOTA_WINDOW_SIZE_SECONDS",
-    "ReplicationQuotaManager",
-    "parse_throttled_replicas",
-]
+__all__ = ["REPLICATION_QUOTA_WINDOW_NUM", "REPLICATION_QUOTA_WINDOW_SIZE_SECONDS",
+           "ReplicationQuotaManager", "parse_throttled_replicas"]
 
 # replication.quota.window.num (11): 10 whole windows + the current
 REPLICATION_QUOTA_WINDOW_NUM = BROKER.default_of("replication.quota.window.num")
