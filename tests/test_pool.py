@@ -235,9 +235,8 @@ def test_a_long_spell_is_recorded_at_its_end_and_can_exceed_one_hundred_percent(
 def test_a_release_that_leaves_the_pool_out_of_memory_still_ends_the_dry_spell():
     """Kafka calls maybeRecordEndOfDrySpell on every release; the next refusal opens a new one."""
     pool = SimpleMemoryPool(100, 60)
-    pool.try_allocate(60, now_ms=0)
-    pool.try_allocate(60, now_ms=0)
-    pool.try_allocate(1, now_ms=20)
+    assert [pool.try_allocate(60, now_ms=0) for _ in range(2)] == [True, True]  # 100 - 120
+    assert not pool.try_allocate(1, now_ms=20)
     pool.release(10, now_ms=30)
     assert pool.is_out_of_memory and pool.depletion.dry_spell_start_ms is None
     pool.try_allocate(1, now_ms=40)
