@@ -59,7 +59,11 @@ def compiled_kernels() -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that uses the ``spark`` fixture (directly or through another fixture)."""
+    """Mark every test that uses the ``spark`` fixture (directly or through another fixture),
+    and run the browser tests last, after the notebooks: by then every kernel is compiled into
+    numba's cache (a fresh clone compiles them for about two minutes on the way) and the
+    Voila and JupyterLab kernels they start load it instead of competing for the two cores."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable
