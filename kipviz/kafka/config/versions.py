@@ -1,7 +1,7 @@
 """Which Kafka release does what: the behaviours kipviz models, by version and area.
 
-Every rule that changed between releases is looked up here, in one table, with the Kafka change
-that introduced it. Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0");
+Every rule that changed between releases is looked up here, in one table with the Kafka change
+that introduced each (``behaviours.toml`` beside this module: data, read once at import). Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0");
 each was read on its release branch of apache/kafka.
 
 >>> has("3.9", "buffered_nodes"), has("4.0", "buffered_nodes")
@@ -14,7 +14,9 @@ each was read on its release branch of apache/kafka.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from kipviz.kafka.config.checks import check_choice
@@ -63,118 +65,10 @@ class Behaviour:
     area: str = "consumer"
 
 
-BEHAVIOURS: tuple[Behaviour, ...] = (
-    Behaviour("response_limit", "0.10.1", "KIP-74 (fetch request v3)",
-              "fetch.max.bytes caps a response; the first non-empty partition may exceed it by one "
-              "record batch"),
-    Behaviour("round_robin_order", "0.10.1", "KIP-74 (PartitionStates.moveToEnd)",
-              "requests list partitions in assignment order, a partition that returned bytes "
-              "moving to the end", until="3.7"),
-    Behaviour("hash_set_order", "3.7", "KAFKA-14274 (PR #14359)",
-              "AbstractFetch.fetchablePartitions copies the list into a HashSet: requests go in "
-              "Java hash order", until="4.2"),
-    Behaviour("round_robin_order_again", "4.2", "KAFKA-19820 (PR #20745)",
-              "fetchablePartitions is a list in assignment order again, with moveToEnd"),
-    Behaviour("fetch_sessions", "1.1", "KIP-227 (fetch request v7)",
-              "incremental fetch sessions: the broker keeps the partition order of a session"),
-    Behaviour("throttled_empty_response", "2.0", "KIP-219",
-              "a quota-throttled fetch is answered at once, empty, with a throttle time; the "
-              "client sends nothing to that broker until it has passed"),
-    # first released in 2.5.0: the 2.4 backport came after 2.4.1, and no 2.4.2 was released
-    Behaviour("quota_window_cap", "2.5", "KAFKA-9677 (PR #8290)",
-              "a consumer with a fetch quota gets at most quota x (quota.window.num - 1) x "
-              "quota.window.size.seconds bytes per response"),
-    Behaviour("broker_fetch_max_bytes", "2.5", "KIP-541 (KAFKA-9101)",
-              "the broker's fetch.max.bytes (default 57671680) caps every consumer response"),
-    Behaviour("buffered_nodes", "4.0", "KAFKA-17182 (PR #18795)",
-              "AbstractFetch.prepareFetchRequests sends no fetch to a broker while any fetchable "
-              "partition it serves has buffered data (paused partitions do not count)"),
-    # fetch sessions and request order (kipviz.kafka.fetch.session, kipviz.kafka.fetch.request)
-    Behaviour("topic_grouped_requests", "0.10.0", "FetchRequest v0-v2 (groupDataByTopic)",
-              "a request groups its partitions by topic in HashMaps (CollectionUtils."
-              "groupDataByTopic): topics in String hash order, partitions in Integer hash order",
-              until="0.10.1"),
-    Behaviour("session_moves_records_only", "3.0", "KAFKA-12330 (PR #10318)",
-              "an incremental fetch moves a partition to the end of the session only when it "
-              "returned records, not when only its high watermark changed"),
-    Behaviour("fetch_session_cache_shards", "3.8", "KAFKA-9401 (PR #15836)",
-              "the broker's FetchSessionCache is split into 8 shards of "
-              "max.incremental.fetch.session.cache.slots / 8 sessions each; eviction looks "
-              "within one shard"),
-    # tiered storage (KIP-405): the broker's remote fetch path, kipviz.kafka.tiered.fetch
-    Behaviour("tiered_storage", "3.6", "KIP-405 (early access; production-ready in 3.9)",
-              "a fetch below the local log start is read from remote storage by "
-              "remote.log.reader.threads and answered through DelayedRemoteFetch", area="tiered"),
-    Behaviour("remote_log_quotas", "3.8",
-              "KIP-956 (KAFKA-15265: the code is in 3.8.0; Kafka's upgrade notes announce it in "
-              "3.9.0; throttle times in 3.9)",
-              "remote.log.manager.{copy,fetch}.max.bytes.per.second over SimpleRate: a copy "
-              "waits, a throttled remote partition comes back empty with no error", area="tiered"),
-    Behaviour("remote_fetch_max_wait", "3.8", "KIP-1018",
-              "DelayedRemoteFetch expires after remote.fetch.max.wait.ms (500) instead of the "
-              "request's fetch.max.wait.ms", area="tiered"),
-    Behaviour("remote_fetch_several_partitions", "4.2", "KAFKA-14915 (PR #20045)",
-              "one fetch request reads every remote partition it reaches, in parallel, not only "
-              "the first", area="tiered"),
-    Behaviour("remote_fetch_charged_up_front", "4.2", "KAFKA-19462 (PR #20088)",
-              "a remote partition is charged min(max.partition.fetch.bytes, limit left) to the "
-              "response limit when the request is read", area="tiered"),
-    Behaviour("remote_fetch_first_batch_once", "4.2", "KAFKA-19795 (PR #20706)",
-              "a partition read from remote storage ends the first-batch exception "
-              "(minOneMessage): later remote partitions no longer get a whole first batch",
-              area="tiered"),
-    # share groups (KIP-932): kipviz.kafka.share, by release
-    Behaviour("share_groups", "4.0", "KIP-932 (early access 4.0, preview 4.1, GA 4.2)",
-              "share groups: several consumers read one partition, records acquired under a "
-              "lock and acknowledged one by one", area="share"),
-    Behaviour("share_record_locks_2000", "4.1", "KAFKA-19245 (PR #19705)",
-              "group.share.partition.max.record.locks defaults to 2000 (200 in 4.0)",
-              area="share"),
-    Behaviour("share_fetch_max_records", "4.1", "KAFKA-19018 (PR #19334, ShareFetch v1)",
-              "a share fetch carries MaxRecords and BatchSize (max.poll.records) and the broker "
-              "splits MaxBytes evenly (PartitionMaxBytesStrategy.UNIFORM); 4.0's v0 carries "
-              "PartitionMaxBytes = max.partition.fetch.bytes and acquires all it reads",
-              area="share"),
-    Behaviour("share_batch_size", "4.1", "KAFKA-18452 (PR #18459)",
-              "new records are acquired in in-flight batches of BatchSize records, cut at log "
-              "batch starts (createBatches)", area="share"),
-    Behaviour("share_lock_cap_in_acquire", "4.2", "KAFKA-19555 (PR #20253)",
-              "acquire takes at most max.record.locks - in flight new records; before, the cap "
-              "was checked only before the fetch (canAcquireRecords) and one fetch's records "
-              "could overshoot it", area="share"),
-    Behaviour("share_throttle_delivery", "4.2", "KAFKA-17541 part 2 (PR #20837)",
-              "records with max(2, ceil(limit / 2)) deliveries go out in halving parts, a "
-              "record on its last attempt alone (throttleRecordsDeliveryLimit)", area="share"),
-    Behaviour("share_acquire_mode", "4.2", "KIP-1206 (KAFKA-19020, PR #20246)",
-              "share.acquire.mode: batch_optimized (the default, whole batches) or record_limit "
-              "(at most MaxRecords)", area="share"),
-    Behaviour("share_record_limit_one_node", "4.2", "KAFKA-19767 (PR #20855)",
-              "in record_limit mode a share consumer fetches records from one node at a time, "
-              "rotating its partitions (ShareConsumeRequestManager)", area="share"),
-    Behaviour("share_group_configs", "4.3", "KIP-1240 (KAFKA-20159, KAFKA-20160, KAFKA-20162)",
-              "group-level share.delivery.count.limit and share.partition.max.record.locks, "
-              "bounded by the broker's group.share.{min,max}.* settings (clamped)",
-              area="share"),
-    Behaviour("share_assignment_interval", "4.3", "KIP-1263 (KAFKA-20291, PR #21721)",
-              "the coordinator recomputes a share group's assignment at most once per "
-              "group.share.assignment.interval.ms (1 s; before, at every change)", area="share"),
-    # the broker's request memory pool (KIP-72): kipviz.kafka.broker
-    Behaviour("request_memory_pool", "1.0", "KIP-72",
-              "queued.max.request.bytes > 0 bounds the bytes of requests read (a non-strict "
-              "SimpleMemoryPool of socket.request.max.bytes allocations)", area="broker"),
-    Behaviour("invalid_request_buffer_released_3_9", "3.9", "KAFKA-20302 (PR #21740) in 3.9.3",
-              "Processor.processCompletedReceives returns an invalid request's buffer to the "
-              "pool (backported to 3.9.3)", until="4.0", area="broker"),
-    Behaviour("invalid_request_buffer_released", "4.2",
-              "KAFKA-20302 (PR #21740) in 4.2.1 and 4.3.0",
-              "Processor.processCompletedReceives returns an invalid request's buffer to the "
-              "pool; 4.0 and 4.1 (and 3.8 and older) never do: the pool shrinks for good",
-              area="broker"),
-    # tiered storage again
-    Behaviour("follower_fetch_pending_upload", "4.3", "KIP-1023 (KAFKA-17108, KAFKA-17266)",
-              "with follower.fetch.last.tiered.offset.enable a new follower starts at the "
-              "leader's earliest pending-upload offset (ListOffsets v11)", area="tiered"),
-)
+BEHAVIOURS: tuple[Behaviour, ...] = tuple(
+    Behaviour(**row) for row in tomllib.loads(
+        resources.files(__package__).joinpath("behaviours.toml").read_text("utf-8"))["behaviour"])
+"""Every behaviour, read from ``behaviours.toml`` beside this module (the one table)."""
 _BY_NAME = {b.name: b for b in BEHAVIOURS}
 
 
