@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.plots.grid import grid_figure, run_line, set_trace_data
+from kipviz.plots.grid import grid_figure, panel_traces, run_line, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]
@@ -24,16 +24,24 @@ _MiB = 1024 * 1024
 _COLORS = {"used": "#2ca02c", "pool": "#1f77b4", "true": "#d62728", "depleted": "#9467bd",
            "p50": "#7f7f7f", "p99": "#ff7f0e", "muted": "#8c564b"}
 
-# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
-BROKER_TRACES = [
-    (1, 1, "pool used (peak)", "lines", "used", None),
-    (1, 1, "queued.max.request.bytes", "lines", "pool", "dash"),
-    (1, 1, "queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dash"),
-    (1, 2, "pool depleted (% of ticks)", "lines", "depleted", None),
-    (2, 1, "wait p50", "markers", "p50", None),
-    (2, 1, "wait p99", "markers", "p99", None),
-    (2, 2, "muted for memory (max)", "lines", "muted", None),
-]
+# every trace, panel by panel ((name, mode, colour[, dash])), in figure order
+BROKER_TRACES = panel_traces({
+    (1, 1): [
+        ("pool used (peak)", "lines", "used"),
+        ("queued.max.request.bytes", "lines", "pool", "dash"),
+        ("queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dash"),
+    ],
+    (1, 2): [
+        ("pool depleted (% of ticks)", "lines", "depleted"),
+    ],
+    (2, 1): [
+        ("wait p50", "markers", "p50"),
+        ("wait p99", "markers", "p99"),
+    ],
+    (2, 2): [
+        ("muted for memory (max)", "lines", "muted"),
+    ],
+})
 
 
 def _broker_data(c: BrokerCurves) -> list[dict[str, Any]]:

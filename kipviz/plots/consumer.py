@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.consumer import ConsumerCurves
-from kipviz.plots.grid import MiB, finish_grid, run_line, set_trace_data
+from kipviz.plots.grid import MiB, finish_grid, panel_traces, run_line, set_trace_data
 
 __all__ = [
     "compare_fairness_figure",
@@ -28,17 +28,25 @@ _COLORS = {"fair": "#1f77b4", "held": "#2ca02c", "wire": "#98df8a", "kip74": "#d
            "bar": "#17becf"}
 
 # (subplot row, col, name, kind, colour, dash) of every trace, in figure order.
-_CONSUMER_TRACES = [
-    (1, 1, "Jain index", "lines+markers", "fair", None),
-    (1, 2, "held (peak)", "lines", "held", None),
-    (1, 2, "held + in flight (peak)", "lines", "wire", "dot"),
-    (1, 2, "KIP-74 bound", "lines", "kip74", "dash"),
-    (1, 2, "pre-KIP-74 bound", "lines", "pre", "dash"),
-    (2, 1, "lag p50", "lines", "p50", None),
-    (2, 1, "lag p99", "lines", "p99", None),
-    (2, 1, "lag max", "lines", "max", "dot"),
-    (2, 2, "delivered", "bar", "bar", None),
-]
+_CONSUMER_TRACES = panel_traces({
+    (1, 1): [
+        ("Jain index", "lines+markers", "fair"),
+    ],
+    (1, 2): [
+        ("held (peak)", "lines", "held"),
+        ("held + in flight (peak)", "lines", "wire", "dot"),
+        ("KIP-74 bound", "lines", "kip74", "dash"),
+        ("pre-KIP-74 bound", "lines", "pre", "dash"),
+    ],
+    (2, 1): [
+        ("lag p50", "lines", "p50"),
+        ("lag p99", "lines", "p99"),
+        ("lag max", "lines", "max", "dot"),
+    ],
+    (2, 2): [
+        ("delivered", "bar", "bar"),
+    ],
+})
 
 
 def _seconds(ms: pd.Series) -> np.ndarray:

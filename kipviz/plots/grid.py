@@ -75,6 +75,15 @@ def grid_figure(titles: Sequence[str], specs: list[tuple[Any, ...]], colors: Map
     return fig
 
 
+def panel_traces(panels: Mapping[tuple[int, int], Sequence[tuple[Any, ...]]]
+                 ) -> list[tuple[Any, ...]]:
+    """A grid's fixed traces written panel by panel, ``{(row, col): [(name, mode, colour) or
+    (name, mode, colour, dash), ...]}``, as the ``(row, col, name, mode, colour, dash)`` rows
+    :func:`add_fixed_traces` takes, in figure order."""
+    return [(row, col, name, mode, colour, dash[0] if dash else None)
+            for (row, col), traces in panels.items() for name, mode, colour, *dash in traces]
+
+
 def set_trace_data(fig: go.Figure, data: list[dict[str, Any]]) -> None:
     """Give each trace of ``fig`` the x and y of ``data`` (same order), as one redraw."""
     with fig.batch_update():

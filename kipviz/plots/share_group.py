@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.share_group import ShareGroupCurves
-from kipviz.plots.grid import finish_grid, set_trace_data
+from kipviz.plots.grid import finish_grid, panel_traces, set_trace_data
 
 __all__ = ["SHARE_TRACES", "scaling_figure", "share_group_figure", "update_share_group_figure"]
 
@@ -25,19 +25,27 @@ _COLORS = {"share": "#1f77b4", "classic": "#d62728", "cap": "#7f7f7f", "soft": "
 
 # (subplot row, col, name, mode, colour, dash) of every trace, in figure order; mode "bar" is
 # a bar chart.
-SHARE_TRACES = [
-    (1, 1, "share group", "lines+markers", "share", None),
-    (1, 1, "classic group", "lines+markers", "classic", None),
-    (1, 2, "in flight (max)", "lines", "share", None),
-    (1, 2, "in flight (mean)", "lines", "mean", "dot"),
-    (1, 2, "record.locks cap", "lines", "cap", "dash"),
-    (1, 2, "cap + batch - 1", "lines", "soft", "dot"),
-    (2, 1, "oldest unacked (max)", "lines", "share", None),
-    (2, 1, "oldest unacked (mean)", "lines", "mean", "dot"),
-    (2, 2, "held (peak)", "bar", "share", None),
-    (2, 2, "max.poll.records x size", "lines", "soft", "dash"),
-    (2, 2, "fetch bound", "lines", "bound", "dash"),
-]
+SHARE_TRACES = panel_traces({
+    (1, 1): [
+        ("share group", "lines+markers", "share"),
+        ("classic group", "lines+markers", "classic"),
+    ],
+    (1, 2): [
+        ("in flight (max)", "lines", "share"),
+        ("in flight (mean)", "lines", "mean", "dot"),
+        ("record.locks cap", "lines", "cap", "dash"),
+        ("cap + batch - 1", "lines", "soft", "dot"),
+    ],
+    (2, 1): [
+        ("oldest unacked (max)", "lines", "share"),
+        ("oldest unacked (mean)", "lines", "mean", "dot"),
+    ],
+    (2, 2): [
+        ("held (peak)", "bar", "share"),
+        ("max.poll.records x size", "lines", "soft", "dash"),
+        ("fetch bound", "lines", "bound", "dash"),
+    ],
+})
 
 
 def _share_data(c: ShareGroupCurves) -> list[dict[str, Any]]:

@@ -18,7 +18,13 @@ from plotly.subplots import make_subplots
 
 from kipviz.curves.streams import StreamsCurves
 from kipviz.kafka.streams.input_buffer import POLICY_NAMES
-from kipviz.plots.grid import explain_flat_panels, grid_figure, run_line, set_trace_data
+from kipviz.plots.grid import (
+    explain_flat_panels,
+    grid_figure,
+    panel_traces,
+    run_line,
+    set_trace_data,
+)
 
 __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_policies_figure",
            "streams_figure", "update_streams_figure"]
@@ -32,19 +38,21 @@ _COLORS = {f"t{i}": c for i, c in enumerate(_PALETTE)} | {
     "records": "#9467bd", "paused": "#8c564b", "tput": "#1f77b4", "jain": "#1f77b4",
     "part": "#ff7f0e"}
 
-# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
-STREAMS_TRACES = [
-    *[(1, 1, f"thread {i}", "lines", f"t{i}", None) for i in range(MAX_THREADS)],
-    (1, 1, "thread share", "lines", "share", "dash"),
-    (1, 2, "instance (peak)", "lines", "instance", None),
-    (1, 2, "input.buffer.max.bytes", "lines", "total", "dash"),
-    (1, 2, "KIP-770 bound (shares + one fetch per partition)", "lines", "bytes", "dot"),
-    (1, 2, "buffered.records.per.partition bound", "lines", "records", "dot"),
-    (2, 1, "paused partitions (most)", "lines", "paused", None),
-    (2, 2, "records processed / s", "lines", "tput", None),
-    (3, 1, "Jain across threads", "lines+markers", "jain", None),
-    (3, 2, "peak buffered per partition", "markers", "part", None),
-]
+# every trace, panel by panel ((name, mode, colour[, dash])), in figure order
+STREAMS_TRACES = panel_traces({
+    (1, 1): [*[(f"thread {i}", "lines", f"t{i}") for i in range(MAX_THREADS)],
+             ("thread share", "lines", "share", "dash")],
+    (1, 2): [
+        ("instance (peak)", "lines", "instance"),
+        ("input.buffer.max.bytes", "lines", "total", "dash"),
+        ("KIP-770 bound (shares + one fetch per partition)", "lines", "bytes", "dot"),
+        ("buffered.records.per.partition bound", "lines", "records", "dot"),
+    ],
+    (2, 1): [("paused partitions (most)", "lines", "paused")],
+    (2, 2): [("records processed / s", "lines", "tput")],
+    (3, 1): [("Jain across threads", "lines+markers", "jain")],
+    (3, 2): [("peak buffered per partition", "markers", "part")],
+})
 
 
 def _streams_data(c: StreamsCurves) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from kipviz.curves.broker import BrokerCurves
 from kipviz.curves.consumer_buffer import BufferCurves
 from kipviz.curves.reassignment import ReassignmentCurves
-from kipviz.plots.grid import grid_figure, set_trace_data
+from kipviz.plots.grid import grid_figure, panel_traces, set_trace_data
 
 __all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
 
@@ -27,22 +27,30 @@ _COLORS = {"today": "#d62728", "pool": "#1f77b4", "bound": "#7f7f7f", "memory": 
            "quota": "#1f77b4", "lag": "#ff7f0e"}
 _EMPTY: dict[str, Any] = {"x": [], "y": []}
 
-# (subplot row, col, name, mode, colour, dash) of every trace, in figure order.
-TOUR_TRACES = [
-    (1, 1, "consumer today: Jain's index", "lines+markers", "today", None),
-    # (the pool's lines dashed: where both consumers agree, today's shows through)
-    (1, 1, "consumer with buffer.memory: Jain's index", "lines+markers", "pool", "dash"),
-    (1, 2, "consumer today: responses retained", "lines", "today", None),
-    (1, 2, "consumer with buffer.memory: responses retained", "lines", "pool", "dashdot"),
-    (1, 2, "KIP-74 bound", "lines", "bound", "dash"),
-    (1, 2, "buffer.memory", "lines", "memory", "dash"),
-    (2, 1, "broker pool used", "lines", "used", None),
-    (2, 1, "queued.max.request.bytes", "lines", "queued", "dash"),
-    (2, 1, "queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dot"),
-    (2, 2, "throttled replication (MB/s)", "lines", "sent", None),
-    (2, 2, "replication throttle (MB/s)", "lines", "quota", "dash"),
-    (2, 2, "replica lag left (100 MB)", "lines", "lag", None),
-]
+# every trace, panel by panel ((name, mode, colour[, dash])), in figure order
+TOUR_TRACES = panel_traces({
+    (1, 1): [
+        ("consumer today: Jain's index", "lines+markers", "today"),
+        # (the pool's lines dashed: where both consumers agree, today's shows through)
+        ("consumer with buffer.memory: Jain's index", "lines+markers", "pool", "dash"),
+    ],
+    (1, 2): [
+        ("consumer today: responses retained", "lines", "today"),
+        ("consumer with buffer.memory: responses retained", "lines", "pool", "dashdot"),
+        ("KIP-74 bound", "lines", "bound", "dash"),
+        ("buffer.memory", "lines", "memory", "dash"),
+    ],
+    (2, 1): [
+        ("broker pool used", "lines", "used"),
+        ("queued.max.request.bytes", "lines", "queued", "dash"),
+        ("queued.max.request.bytes + socket.request.max.bytes - 1", "lines", "true", "dot"),
+    ],
+    (2, 2): [
+        ("throttled replication (MB/s)", "lines", "sent"),
+        ("replication throttle (MB/s)", "lines", "quota", "dash"),
+        ("replica lag left (100 MB)", "lines", "lag"),
+    ],
+})
 
 
 def _tour_data(consumer: BufferCurves, broker: BrokerCurves,
