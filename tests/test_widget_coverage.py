@@ -2,7 +2,7 @@
 
 Dashboards are discovered from ``kipviz.widgets.__all__``, so one added later is covered without
 editing this file, and every scenario kind registered in ``kipviz.scenarios.registry.SCENARIOS``
-must have one. Each control is moved to its edges and middle (every option of a dropdown or
+must have one. Each control is moved to its edges and an inner value (every option of a dropdown or
 toggle) through ``update``, the path a slider takes, on a small scenario (fewer ticks,
 partitions, connections) so the sweep stays fast.
 """
@@ -100,12 +100,15 @@ def _special(value: Any) -> bool:
 
 
 def _values(control: w.ValueWidget) -> list[Any]:
-    """Where a user can put the control: every option of a dropdown or toggle, the first,
-    middle and last of a selection slider (and its special options: <= 0 or unlimited),
-    min / middle / max of a number slider."""
+    """Where a user can put the control: every option of a dropdown or toggle, the first and
+    last of a selection slider (and its special options: <= 0 or unlimited), min and max of a
+    number slider, and an inner value: the one it starts from (the test moves every control
+    back there last), or the middle when it starts at an edge."""
     if isinstance(control, w.SelectionSlider):
         options = [v for _, v in control.options]
-        picked = [options[0], options[len(options) // 2], options[-1]]
+        picked = [options[0], options[-1]]
+        if control.value in picked:
+            picked.insert(1, options[len(options) // 2])
         return list(dict.fromkeys([*picked, *filter(_special, options)]))
     if hasattr(control, "options"):
         return _one_release_per_rule_set([v for _, v in control.options])
@@ -113,6 +116,8 @@ def _values(control: w.ValueWidget) -> list[Any]:
         return [not control.value, control.value]
     if hasattr(control, "min") and hasattr(control, "max"):
         low, high = control.min, control.max
+        if low < control.value < high:
+            return [low, high]
         middle = (low + high) // 2 if isinstance(control.value, int) else (low + high) / 2
         return list(dict.fromkeys([low, middle, high]))
     return [control.value]
@@ -148,9 +153,10 @@ def _has_data(fig: Any) -> bool:
 
 @pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
 def test_every_control_value_redraws_the_figure_or_warns_and_never_raises(cls, spark):
-    """Each control at its min, middle and max (each option of a dropdown or toggle): ``update``
-    returns curves and redraws, or returns None with a visible warning; the controls show the
-    settings in use and the figure stays serialisable. Failures are collected, then reported."""
+    """Each control at its min, max and an inner value (each option of a dropdown or toggle):
+    ``update`` returns curves and redraws, or returns None with a visible warning; the controls
+    show the settings in use and the figure stays serialisable. Failures are collected, then
+    reported."""
     d = _make(cls, spark)
     assert d.curves is not None, f"{cls.__name__}: its own scenario is rejected: {d.warning.value}"
     redraws = []
