@@ -597,3 +597,12 @@ def cluster_reassignment_plans(draw: st.DrawFn):
                                size_bytes=draw(st.integers(200, 1000)) * 10**6,
                                bytes_in_per_s=draw(st.floats(0, 2e6))))
     return tuple(moves), draw(st.floats(15e6, 60e6))
+
+
+@st.composite
+def client_workloads(draw: st.DrawFn) -> tuple[str, int, int, int, float]:
+    """One of issue 31's clients with ``(partitions, brokers, per-partition limit, compression
+    ratio)``."""
+    client = draw(st.sampled_from(["franz-go", "kafka-python", "librdkafka"]))
+    return (client, draw(st.integers(1, 3000)), draw(st.integers(1, 12)),
+            draw(st.integers(1, 64 << 20)), draw(st.floats(1.0, 10.0)))

@@ -5,6 +5,8 @@
   lists, and which release does what (:mod:`kipviz.kafka.config.versions`).
 * :mod:`kipviz.kafka.fetch`: KIP-74: what a broker puts in a fetch response, which partitions a
   consumer asks for and in which order.
+* :mod:`kipviz.kafka.clients`: librdkafka's, franz-go's and kafka-python's settings by their own
+  names, readers for their configs, and each client's memory bound (issue 31).
 * :mod:`kipviz.kafka.consumer`: how much memory a consumer holds, by version; KIP-81's
   ``buffer.memory`` as proposed.
 * :mod:`kipviz.kafka.broker`: KIP-72's memory pool for requests.
