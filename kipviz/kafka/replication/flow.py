@@ -6,7 +6,12 @@ quota, *all* its out-of-sync throttled replicas wait (``ReplicaManager.shouldLea
 ``replica.fetch.max.bytes`` and ``replica.fetch.response.max.bytes`` allow. How a binding
 broker's quota ends up split between its replicas depends on fetch timing (replicas with the
 same limits get very different rates), but the binding broker moves T whatever the split, so the
-move time (when the last replica is done) is robust. The model pins the split:
+move time (when the last replica is done) is robust, within 5% of the cluster kernel's on most
+plans (397 of 400 random ones) and within 15% on all: where a completion frees capacity at the
+binding broker (a removed follower's keep-up it recorded) the order the gating happens to finish
+partitions in matters, and where a leader and a destination both bind each can idle while the
+other's gate is shut (``tests/test_reassignment_cluster.py`` gives the numbers). The model pins
+the split:
 
 **max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
 until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota
