@@ -131,7 +131,7 @@ def _filler() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
     """:func:`_fill` compiled by numba (cached on disk), once per process."""
     import numba
 
-    return numba.njit(cache=True)(_fill)  # type: ignore[no-any-return]
+    return numba.njit(cache=True)(_fill)
 
 
 @dataclass(frozen=True)
