@@ -85,10 +85,11 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
     x = np.zeros(n)
     why = np.full(n, -1, np.int64)
     rising = np.arange(n)  # the free replicas, first ``left`` of them
-    members = np.unique(gid)  # the groups with members: the only ones that can fill
     for i in range(n):
         for k in range(limits):
             count[gid[k, i]] += 1.0
+    # the groups that can fill before their members reach cap: the only ones to watch
+    members = np.flatnonzero((count > 0.0) & (capacity - cap * count <= room))
     level = 0.0
     left = n
     first = True  # the first round stops the members of groups full from the start at 0
