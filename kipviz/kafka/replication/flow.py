@@ -80,8 +80,7 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
     room = np.empty(size)
     count = np.zeros(size)
     used = np.zeros(size)
-    for g in range(size):
-        room[g] = eps * max(1.0, capacity[g])
+    room[:] = eps * np.maximum(1.0, capacity)
     x = np.zeros(n)
     why = np.full(n, -1, np.int64)
     rising = np.arange(n)  # the free replicas, first ``left`` of them
@@ -209,9 +208,12 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
     changes = sorted({float(a) for a, _ in throttle_schedule})
     t, reason, stuck = 0.0, "", None
     _catch_up(lag, caught, t, part, left, finished, done)
+    passed = -1  # schedule entries in force when the rates were last built
     while np.isnan(caught).any():
-        lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
-        foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
+        if passed != sum(at <= t for at, _ in throttle_schedule):
+            passed = sum(at <= t for at, _ in throttle_schedule)
+            lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
+            foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
         after = done.astype(np.int64)
         leader = lead_idx[np.arange(len(moves)), after]
         fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
