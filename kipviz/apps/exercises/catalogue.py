@@ -84,9 +84,9 @@ def _record_bytes() -> float:
 
 
 def _thread_share() -> float:
-    from kipviz.kafka.streams.input_buffer import thread_share_bytes
+    from kipviz.kafka.streams.input_buffer import thread_cache_bytes
 
-    return thread_share_bytes(1024**3, 6)
+    return thread_cache_bytes(1024**3, 6)
 
 
 def _records_bound_mib() -> float:
@@ -208,12 +208,13 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "the leader's quota counts the 2 in-sync followers too: T must exceed R x IN", "30"),
     ("05", 1): Exercise(
         "A record with a 32-byte key and a 2,000-byte value on topic 'payments': how many bytes "
-        "does KIP-770 count?", _record_bytes, "bytes",
+        "does Streams count (RecordQueue)?", _record_bytes, "bytes",
         "key + value + 8 (offset) + 8 (timestamp) + the topic's 8 UTF-8 bytes + 4 (partition)",
         "2060"),
     ("05", 2): Exercise(
-        "input.buffer.max.bytes = 1 GiB, 6 stream threads, no global thread: each thread's "
-        "share in bytes?", _thread_share, "bytes", "1,073,741,824 // 6", "178956970"),
+        "statestore.cache.max.bytes = 1 GiB, 6 stream threads, no global thread: each "
+        "thread's record cache in bytes?", _thread_share, "bytes", "1,073,741,824 // 6 "
+        "(KafkaStreams.getCacheSizePerThread)", "178956970"),
     ("05", 3): Exercise(
         "Streams today: buffered.records.per.partition = 1000, a thread owns 12 partitions of "
         "2,048-byte records, max.partition.fetch.bytes = 1 MiB. At most how many MiB can that "
