@@ -96,7 +96,7 @@ _FORMULAS = (
      "with every partition paused (StreamTask pauses a full queue; a poll hands over at most "
      "max.poll.records, so a paused partition pins its whole response): partitions x largest "
      "response (min(fetch.max.bytes, a broker's partitions x max.partition.fetch.bytes))",
-     "all releases", "StreamTask, RecordQueue, KAFKA-17182; lesson 5 (KIP-770: reverted)"),
+     "all releases", "StreamTask, RecordQueue, CompletedFetch; lesson 5 (KIP-770: reverted)"),
 )
 
 
