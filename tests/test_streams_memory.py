@@ -119,6 +119,9 @@ def test_the_one_answer_is_the_input_buffer_plus_the_consumers_with_every_partit
         assert "at most max.poll.records records" in m.sentence()
     m = streams_memory(APP, "4.3")
     assert m.kip770_bound_bytes == 2_633_374_912 + 4 * 500 * 50 * MiB
+    # the thread's bound is capped at one response per partition, and its sentence says so
+    assert "500 responses x 50.0 MiB, one pinned by each partition" in \
+        m.consumer_paused.sentence()
 
 
 def test_the_partition_sweep_and_the_share_table_use_the_same_rules():
