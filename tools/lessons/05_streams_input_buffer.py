@@ -201,6 +201,9 @@ exercise("05", 2, my_answer=None)
 # %%
 exercise("05", 3, my_answer=None)
 
+# %%
+exercise("05", 4, my_answer=None)
+
 # %% [markdown]
 # ## Your cluster
 #

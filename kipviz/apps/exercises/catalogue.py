@@ -95,6 +95,13 @@ def _records_bound_mib() -> float:
     return records_bound_bytes([2048] * 12, 1000, _MiB) / _MiB
 
 
+def _streams_pinned_mib() -> float:
+    from kipviz.kafka.streams.memory import StreamsInstance, streams_memory
+
+    thread = StreamsInstance(partitions=300, threads=1, brokers=3, fetch_max_bytes=8 * _MiB)
+    return streams_memory(thread, "4.3").consumer_paused_bytes / _MiB
+
+
 def _largest_uniform_share() -> float:
     from kipviz.kafka.share.fetch import uniform_partition_max_bytes
 
@@ -221,6 +228,12 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "thread buffer?", _records_bound_mib, "MiB",
         "per partition 1,000 records plus one more fetch (a partition is paused only once it "
         "holds more than 1,000): 12 x (1,000 + 512) x 2,048 bytes", "35.4375"),
+    ("05", 4): Exercise(
+        "Kafka 4.3: a stream thread's consumer reads 300 partitions led by 3 brokers, "
+        "fetch.max.bytes = 8 MiB, max.partition.fetch.bytes = 1 MiB, and Streams has paused every "
+        "partition. At most how many MiB of responses can that consumer pin?", _streams_pinned_mib,
+        "MiB", "each paused partition may pin one whole response of up to min(8 MiB, 100 "
+        "partitions x 1 MiB): 300 x 8 MiB", "2400"),
     ("06", 1): Exercise(
         "Lesson 6's grid at fetch.max.bytes 8 MiB, max.partition.fetch.bytes 4 MiB, Kafka 4.3: "
         "the bound in MiB?", lambda: _grid_bound_mib("4.3", 8 * _MiB, 4 * _MiB), "MiB",
