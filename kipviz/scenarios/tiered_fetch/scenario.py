@@ -272,9 +272,9 @@ def simulate_versions(scenario: TieredFetchScenario,
 
 def trace_summary(trace: TieredFetchTrace) -> pd.DataFrame:
     """Per consumer kind (``catch_up``, ``tail``): fetches, remote and local MB/s delivered,
-    p50 and max latency (ms) of all its fetches, empty ones included, the largest response (MiB), remote reads cancelled (not
-    started before the ``DelayedRemoteFetch`` expired) and the share of requests whose remote
-    partitions the fetch quota emptied: what a lesson prints."""
+    p50 and max latency (ms) of all its fetches, empty ones included, the largest response (MiB),
+    remote reads cancelled (not started before the ``DelayedRemoteFetch`` expired) and the share
+    of requests whose remote partitions the fetch quota emptied: what a lesson prints."""
     f = trace.fetches
     seconds = trace.meta["duration_ms"] / 1000.0
     latency = f.answered_ms - f.sent_ms
