@@ -97,16 +97,31 @@ def test_the_split_covers_every_partition_and_differs_by_at_most_one(partitions,
 
 
 def test_the_lesson_table_shows_both_record_sizes_and_both_releases():
-    """Columns per value size; rows for the two input bounds and the consumers of 3.9 and 4.3
-    (4.3 twice: no partition paused, every partition paused), in MiB."""
+    """Columns per value size; rows for the input buffer, the consumers of 3.9 and 4.3 with every
+    partition paused and the one answer of each release, in MiB."""
     table = streams_memory_table(APP)
     assert list(table.columns) == ["value 1,000 B (MiB)", "value 10,000 B (MiB)"]
     assert table.iloc[0].tolist() == [1042.0, 10042.0]
-    assert table.loc["consumers: Kafka 3.9 (one completed fetch per partition)"].tolist() == \
-        [2200.0, 2200.0]
-    assert table.loc["consumers: Kafka 4.3, no partition paused (one response per broker)"
-                     ].tolist() == [600.0, 600.0]
+    assert table.loc["consumers, Kafka 4.3: every partition paused (Kafka's one response per "
+                     "broker rule)"].tolist() == [100000.0, 100000.0]
+    assert table.loc["the one answer, Kafka 4.3"].round(1).tolist() == [103986.8, 121145.6]
     assert len(table) == 6
+
+
+def test_the_one_answer_is_the_input_buffer_plus_the_consumers_with_every_partition_paused():
+    """Default back-pressure (StreamTask pauses a full queue): 4,180,504,000 bytes of input
+    buffer plus four threads x 500 partitions x a 50 MiB response each may pin; the sentence
+    prints that number and says a poll hands over at most max.poll.records records."""
+    for version in ("3.9", "4.3"):
+        m = streams_memory(APP, version)
+        assert m.bound_bytes == 4_180_504_000 + 4 * 500 * 50 * MiB == 109_038_104_000
+        assert "at most 103,986.8 MiB (109,038,104,000 bytes)" in m.sentence()
+        assert "at most max.poll.records records" in m.sentence()
+    m = streams_memory(APP, "4.3")
+    assert m.kip770_bound_bytes == 2_633_374_912 + 4 * 500 * 50 * MiB
+    # the thread's bound is capped at one response per partition, and its sentence says so
+    assert "500 responses x 50.0 MiB, one pinned by each partition" in \
+        m.consumer_paused.sentence()
 
 
 def test_the_partition_sweep_and_the_share_table_use_the_same_rules():

@@ -91,10 +91,12 @@ _FORMULAS = (
      "waits up to remote.fetch.max.wait.ms; a read that finds remote.log.reader.max.pending.tasks "
      "(100) reads queued fails", "3.6 on (several from 4.2)",
      "KIP-405, KAFKA-14915, KAFKA-19462, KIP-1018; lesson 8"),
-    ("How much input does a Streams thread buffer?",
-     "buffered.records.per.partition (1000) records per partition; KIP-770's byte bound "
-     "input.buffer.max.bytes / threads was merged twice and reverted twice",
-     "all releases (records)", "KIP-770, RecordQueue; lesson 5"),
+    ("How much memory will my Streams app use for its input?",
+     "partitions x (buffered.records.per.partition x record + one fetch) + each thread's consumer "
+     "with every partition paused (StreamTask pauses a full queue; a poll hands over at most "
+     "max.poll.records, so a paused partition pins its whole response): partitions x largest "
+     "response (min(fetch.max.bytes, a broker's partitions x max.partition.fetch.bytes))",
+     "all releases", "StreamTask, RecordQueue, CompletedFetch; lesson 5 (KIP-770: reverted)"),
 )
 
 

@@ -121,16 +121,11 @@ def _streams(c: ConsumerConfig, b: BrokerConfig, cluster: dict[str, Any], kafka_
                                max_partition_fetch_bytes=c.max_partition_fetch_bytes,
                                fetch_max_bytes=c.fetch_max_bytes,
                                broker_fetch_max_bytes=b.fetch_max_bytes)
-    m = streams_memory(instance, kafka_version)
-    records = instance.buffered_records_per_partition
-    formula = (f"input buffer = buffered.records.per.partition {records}"
-               f" x {m.record_bytes:,} bytes a record x {instance.partitions} partitions (each at "
-               f"most one fetch over it) = {_mib(m.records_bound_bytes)}; the embedded consumers "
-               f"add {_mib(m.consumer_bytes)} over {instance.threads} threads, each: "
-               f"{m.consumer.sentence()}")
+    formula = streams_memory(instance, kafka_version).sentence()
     return Advice("05", formula, "the stream threads' JVM heap and records-lag-max of their "
                   "consumers", "buffered.records.per.partition (records per partition, the "
-                  "input bound Kafka has), and the consumers' fetch.max.bytes", notes)
+                  "input bound Kafka has), and the consumers' fetch.max.bytes (the response "
+                  "each paused partition pins)", notes)
 
 
 def _tiered(c: ConsumerConfig, b: BrokerConfig, cluster: dict[str, Any], kafka_version: str,

@@ -38,7 +38,9 @@ _WORKLOAD_PARAMS = {"skew": "zipf_s", "produce_bytes_per_s": "produce_bytes_per_
 
 class FetchDashboard(Dashboard):
     """KIP-74 dashboard: ``fetch.max.bytes``, ``max.partition.fetch.bytes``, partitions, brokers,
-    skew (Zipf exponent; 0 = uniform) and the partition order, redrawn from Spark curves.
+    skew (Zipf exponent; 0 = uniform), the partition order and fetch sessions (KIP-227: on,
+    incremental fetches; off, every fetch full, as a broker with
+    ``max.incremental.fetch.session.cache.slots=0``), redrawn from Spark curves.
 
     ``FetchDashboard(partitions=1000, ticks=2000)`` overrides fields of :data:`LESSON_SCENARIO`;
     ``update(...)`` also takes the workload settings ``skew``, ``produce_bytes_per_s``,
@@ -71,6 +73,12 @@ class FetchDashboard(Dashboard):
                                   description="skew (Zipf s)"),
             "ordering": w.Dropdown(options=ordering_options(Ordering), value=selectable(s.ordering),
                                    description="order"),
+            "incremental_fetch_sessions": w.ToggleButtons(
+                options=[("on: incremental fetches (Kafka)", True),
+                         ("off: every fetch full (cache.slots=0)", False)],
+                value=s.incremental_fetch_sessions, description="fetch sessions",
+                tooltips=["KIP-227: the broker keeps a fetch session per consumer",
+                          "max.incremental.fetch.session.cache.slots=0 on the broker"]),
             "kafka_version": version_dropdown(s.kafka_version),
         }
 
@@ -78,7 +86,9 @@ class FetchDashboard(Dashboard):
         return {"fetch_max_bytes": s.fetch_max_bytes,
                 "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
                 "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
-                "ordering": selectable(s.ordering), "kafka_version": s.kafka_version}
+                "ordering": selectable(s.ordering),
+                "incremental_fetch_sessions": s.incremental_fetch_sessions,
+                "kafka_version": s.kafka_version}
 
     def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
         params = dict(params)

@@ -84,15 +84,22 @@ def _record_bytes() -> float:
 
 
 def _thread_share() -> float:
-    from kipviz.kafka.streams.input_buffer import thread_share_bytes
+    from kipviz.kafka.streams.input_buffer import thread_cache_bytes
 
-    return thread_share_bytes(1024**3, 6)
+    return thread_cache_bytes(1024**3, 6)
 
 
 def _records_bound_mib() -> float:
     from kipviz.kafka.streams.input_buffer import records_bound_bytes
 
     return records_bound_bytes([2048] * 12, 1000, _MiB) / _MiB
+
+
+def _streams_pinned_mib() -> float:
+    from kipviz.kafka.streams.memory import StreamsInstance, streams_memory
+
+    thread = StreamsInstance(partitions=300, threads=1, brokers=3, fetch_max_bytes=8 * _MiB)
+    return streams_memory(thread, "4.3").consumer_paused_bytes / _MiB
 
 
 def _largest_uniform_share() -> float:
@@ -208,18 +215,25 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "the leader's quota counts the 2 in-sync followers too: T must exceed R x IN", "30"),
     ("05", 1): Exercise(
         "A record with a 32-byte key and a 2,000-byte value on topic 'payments': how many bytes "
-        "does KIP-770 count?", _record_bytes, "bytes",
+        "does Streams count (RecordQueue)?", _record_bytes, "bytes",
         "key + value + 8 (offset) + 8 (timestamp) + the topic's 8 UTF-8 bytes + 4 (partition)",
         "2060"),
     ("05", 2): Exercise(
-        "input.buffer.max.bytes = 1 GiB, 6 stream threads, no global thread: each thread's "
-        "share in bytes?", _thread_share, "bytes", "1,073,741,824 // 6", "178956970"),
+        "statestore.cache.max.bytes = 1 GiB, 6 stream threads, no global thread: each "
+        "thread's record cache in bytes?", _thread_share, "bytes", "1,073,741,824 // 6 "
+        "(KafkaStreams.getCacheSizePerThread)", "178956970"),
     ("05", 3): Exercise(
         "Streams today: buffered.records.per.partition = 1000, a thread owns 12 partitions of "
         "2,048-byte records, max.partition.fetch.bytes = 1 MiB. At most how many MiB can that "
         "thread buffer?", _records_bound_mib, "MiB",
         "per partition 1,000 records plus one more fetch (a partition is paused only once it "
         "holds more than 1,000): 12 x (1,000 + 512) x 2,048 bytes", "35.4375"),
+    ("05", 4): Exercise(
+        "Kafka 4.3: a stream thread's consumer reads 300 partitions led by 3 brokers, "
+        "fetch.max.bytes = 8 MiB, max.partition.fetch.bytes = 1 MiB, and Streams has paused every "
+        "partition. At most how many MiB of responses can that consumer pin?", _streams_pinned_mib,
+        "MiB", "each paused partition may pin one whole response of up to min(8 MiB, 100 "
+        "partitions x 1 MiB): 300 x 8 MiB", "2400"),
     ("06", 1): Exercise(
         "Lesson 6's grid at fetch.max.bytes 8 MiB, max.partition.fetch.bytes 4 MiB, Kafka 4.3: "
         "the bound in MiB?", lambda: _grid_bound_mib("4.3", 8 * _MiB, 4 * _MiB), "MiB",

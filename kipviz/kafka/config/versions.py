@@ -1,8 +1,9 @@
 """Which Kafka release does what: the behaviours kipviz models, by version and area.
 
 Every rule that changed between releases is looked up here, in one table with the Kafka change
-that introduced each (``behaviours.toml`` beside this module: data, read once at import). Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0");
-each was read on its release branch of apache/kafka.
+that introduced each (``behaviours.toml`` beside this module: data, read once at import).
+Versions are release names as Kafka writes them ("0.10.1", "2.8", "4.0"); each was read on its
+release branch of apache/kafka.
 
 >>> has("3.9", "buffered_nodes"), has("4.0", "buffered_nodes")
 (False, True)

@@ -179,7 +179,11 @@ class ConsumerMemoryBounds:
         paused = (f" + {self.paused_partitions} paused x {response} (whole responses)"
                   if self.paused_partitions else "")
         figure = {
-            "one response per broker": _one_per_broker(self) + paused,
+            "one response per broker": (
+                f"{self.partitions} responses x {response}, one pinned by each partition"
+                if self.paused_partitions
+                and self.lagging_bytes == self.partitions * self.per_broker_bytes
+                else _one_per_broker(self) + paused),
             "one completed fetch per partition": (
                 f"{self.partitions} responses x {response}"
                 if self.lagging_bytes == self.partitions * self.per_broker_bytes

@@ -22,11 +22,24 @@ A Streams instance holds input records in two places:
   (``FetchCollector.collectFetch``) without blocking its broker, so a lagging Streams thread on
   4.x can pin far more than one fetch per partition.
 
+**The one answer** (:attr:`StreamsMemory.bound_bytes`, :meth:`StreamsMemory.sentence`) is the
+default case, what Streams runs today: the input buffer under ``buffered.records.per.partition``
+plus every thread's consumer under the retention rule with all its partitions paused holding a
+fetch. Streams' back-pressure pauses a partition whose queue is full (``StreamTask.addRecords``:
+``mainConsumer.pause`` once the queue holds more than ``buffered.records.per.partition``;
+``StreamTask.process`` resumes it at that size; trunk, and every release), and a lagging app can
+have every partition full. A poll hands over at most ``max.poll.records`` records, so the rest of
+a paused partition's completed fetch stays in the consumer and pins its response. The other case
+is named: KIP-770's byte bound (merged and reverted, never released;
+:attr:`StreamsMemory.kip770_bound_bytes`) replaces the input buffer's term and keeps the
+consumers'.
+
 Settings are Streams' consumer defaults (``StreamsConfig.CONSUMER_DEFAULT_OVERRIDES`` changes only
 ``max.poll.records`` to 1000, ``auto.offset.reset``, ``enable.auto.commit``, ``group.protocol``
 and ``allow.auto.create.topics``): ``max.partition.fetch.bytes`` 1048576, ``fetch.max.bytes``
 52428800 (the broker's 57671680 caps it from 2.5, KIP-541). ``max.poll.records`` 1000 only
-lowers how fast records move from the consumer to the input buffer; the bounds do not use it.
+lowers how fast records move from the consumer to the input buffer (and leaves the rest of a
+fetch in the consumer); the bounds do not use it.
 Not counted: the restore consumer (changelogs, while restoring), the global thread's consumer,
 record caches (``statestore.cache.max.bytes``) and state stores.
 
@@ -36,6 +49,8 @@ record caches (``statestore.cache.max.bytes``) and state stores.
 (1042, 3986, 150)
 >>> streams_memory(StreamsInstance(partitions=2000, threads=4, brokers=3), "3.9").consumer_bytes
 2306867200
+>>> m.consumer_paused_bytes // 2**20, m.bound_bytes // 2**20
+(100000, 103986)
 """
 
 from __future__ import annotations
@@ -137,6 +152,39 @@ class StreamsMemory:
     consumer_bytes: int
     consumer_paused_bytes: int
 
+    @property
+    def bound_bytes(self) -> int:
+        """The one answer, default back-pressure: the input buffer under
+        ``buffered.records.per.partition`` plus the consumers with every partition paused."""
+        return self.records_bound_bytes + self.consumer_paused_bytes
+
+    @property
+    def kip770_bound_bytes(self) -> int:
+        """The named case "KIP-770's byte bound (merged and reverted, never released)": its input
+        bound plus the same consumers (it pauses every partition holding records too)."""
+        return self.bytes_bound_bytes + self.consumer_paused_bytes
+
+    def sentence(self) -> str:
+        """The one sentence the lesson, the cheat sheet and ``your_cluster`` print."""
+        s, c = self.instance, self.consumer_paused
+        threads = thread_partitions(s.partitions, s.threads)
+        return (f"Kafka {self.kafka_version} Streams instance, lagging, default back-pressure "
+                f"(StreamTask pauses a partition whose queue holds more than "
+                f"buffered.records.per.partition = {s.buffered_records_per_partition} records): "
+                f"at most {_mib(self.bound_bytes)} ({self.bound_bytes:,} bytes) = input buffer "
+                f"{_mib(self.records_bound_bytes)} ({s.partitions:,} partitions x "
+                f"({s.buffered_records_per_partition} x {self.record_bytes:,}-byte records + one "
+                f"fetch)) + {s.threads} threads' consumers {_mib(self.consumer_paused_bytes)} "
+                f"(a poll hands over at most max.poll.records records, so a paused partition "
+                f"keeps the rest of its fetch and pins its whole response; the busiest thread: "
+                f"{threads[0]} partitions x a response of up to {_mib(c.per_broker_bytes)}, at "
+                f"most {_mib(c.bound_bytes)}).")
+
+
+def _mib(n: int) -> str:
+    """Bytes as the sentences print them: MiB with one decimal and thousands separators."""
+    return f"{n / _MiB:,.1f} MiB"
+
 
 def thread_partitions(partitions: int, threads: int) -> list[int]:
     """Input partitions per stream thread: an even split, the first threads one more.
@@ -191,36 +239,27 @@ def streams_memory(instance: StreamsInstance, kafka_version: str) -> StreamsMemo
 
 def streams_memory_table(instance: StreamsInstance, value_bytes: Iterable[int] = (1000, 10000),
                          kafka_versions: Iterable[str] = ("3.9", "4.3")) -> pd.DataFrame:
-    """MiB an instance may hold, one column per record value size, one row per bound.
+    """MiB a lagging instance may hold, one column per record value size: the default case.
 
-    Rows: the input buffer under ``buffered.records.per.partition`` and under KIP-770's
-    ``input.buffer.max.bytes``, then per release the embedded consumers' completed fetches of a
-    lagging instance (from 4.0 with no partition paused, and with every partition paused holding
-    a fetch), summed over the threads.
+    Rows: the input buffer under ``buffered.records.per.partition``, then per release the
+    consumers with every partition paused holding a fetch (summed over the threads) and the one
+    answer (:attr:`StreamsMemory.bound_bytes`).
     """
     values, versions = list(value_bytes), [check_kafka_version(v) for v in kafka_versions]
     n = instance.buffered_records_per_partition
     columns: dict[str, dict[str, float]] = {}
     for value in values:
         runs = [streams_memory(replace(instance, value_bytes=value), v) for v in versions]
-        first = runs[0]
         column = {
-            "record (bytes, as Streams counts it)": float(first.record_bytes),
-            f"input buffer: buffered.records.per.partition = {n} (Kafka today)":
-                first.records_bound_bytes / _MiB,
-            f"input buffer: input.buffer.max.bytes = "
-            f"{instance.input_buffer_max_bytes / _MiB:.0f} MiB (KIP-770, not in Kafka)":
-                first.bytes_bound_bytes / _MiB,
+            "record (bytes, as Streams counts it)": float(runs[0].record_bytes),
+            f"input buffer: buffered.records.per.partition = {n}":
+                runs[0].records_bound_bytes / _MiB,
         }
         for m in runs:
-            if has(m.kafka_version, "buffered_nodes"):
-                column[f"consumers: Kafka {m.kafka_version}, no partition paused "
-                       f"({m.consumer.rule})"] = m.consumer_bytes / _MiB
-                column[f"consumers: Kafka {m.kafka_version}, every partition paused with "
-                       f"a fetch"] = m.consumer_paused_bytes / _MiB
-            else:
-                column[f"consumers: Kafka {m.kafka_version} ({m.consumer.rule})"] = \
-                    m.consumer_bytes / _MiB
+            column[f"consumers, Kafka {m.kafka_version}: every partition paused "
+                   f"(Kafka's {m.consumer_paused.rule} rule)"] = m.consumer_paused_bytes / _MiB
+        for m in runs:
+            column[f"the one answer, Kafka {m.kafka_version}"] = m.bound_bytes / _MiB
         columns[f"value {value:,} B (MiB)"] = column
     return pd.DataFrame(columns)
 
