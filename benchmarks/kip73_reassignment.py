@@ -27,7 +27,9 @@ broker) through :func:`kipviz.scenarios.reassignment.cluster.simulate_cluster` a
 program of the same model (:mod:`benchmarks.simpy_cluster_reassignment`, checked table for table
 by ``tests/test_simpy_cluster_reassignment.py``) on the same first ``CLUSTER_REFERENCE_TICKS``
 ticks: ``cluster_speedup_vs_simpy`` (the tables only: the flow schedule that plans ``meta``
-is left out of both, ``plan=False``); the compiled kernel also on the whole move.
+is left out of both, ``plan=False``); the compiled kernel also on the whole move, and the flow
+schedule that plans it (``cluster_flow_schedule_median_s``: an event-driven schedule, its max-min
+fair rates recomputed only when a replica catches up, compiled by numba).
 
 The dashboard figure is the latency of one slider move on ``ReassignmentDashboard()`` (the
 lesson's setting): re-simulate, recompute the Spark curves, redraw.
@@ -38,10 +40,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness import cycle_moves, dashboard_latency, emit, note, timed_rate
+from benchmarks.harness import (
+    cycle_moves,
+    dashboard_latency,
+    emit,
+    note,
+    time_call,
+    timed_rate,
+)
 from benchmarks.simpy_cluster_reassignment import simulate_cluster_simpy
 from benchmarks.simpy_reassignment import simulate_simpy
 from kipviz.kafka.replication.cluster import make_move
+from kipviz.kafka.replication.flow import flow_schedule
 from kipviz.scenarios.reassignment.cluster import ClusterReassignmentScenario, simulate_cluster
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 
@@ -145,6 +155,12 @@ def cluster() -> None:
           round(meta["run_s"] * 1000 / whole.tick_ms), 1)
     if meta["move_time_s"] is not None:
         emit(NAME, "cluster_move_time_s", meta["move_time_s"], "s")
+    lead, follow = whole.rates()
+    plan = flow_schedule(whole.moves, leader_rates=lead, follower_rates=follow)  # numba compiles
+    timing = time_call(lambda: flow_schedule(whole.moves, leader_rates=lead,
+                                             follower_rates=follow), repeat=3, warmup=0)
+    emit(NAME, "cluster_flow_schedule_median_s", timing.median_s, "s", target="< 1")
+    emit(NAME, "cluster_planned_move_time_s", plan.move_time_s, "s")
 
 
 def slider_moves(count: int) -> list[dict[str, Any]]:

@@ -6,7 +6,13 @@ quota, *all* its out-of-sync throttled replicas wait (``ReplicaManager.shouldLea
 ``replica.fetch.max.bytes`` and ``replica.fetch.response.max.bytes`` allow. How a binding
 broker's quota ends up split between its replicas depends on fetch timing (replicas with the
 same limits get very different rates), but the binding broker moves T whatever the split, so the
-move time (when the last replica is done) is robust. The model pins the split:
+move time (when the last replica is done) is mostly robust: within 5% of the cluster kernel's on
+397 of 400 random plans, within 15% on all 400 (-12.2% at worst): where a completion frees
+capacity at the
+binding broker (a removed follower's keep-up it recorded) the order the gating happens to finish
+partitions in matters, and where a leader and a destination both bind each can idle while the
+other's gate is shut (``tests/test_reassignment_cluster.py`` gives the numbers). The model pins
+the split:
 
 **max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
 until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota
@@ -27,8 +33,9 @@ longest (the bottleneck), and, when a replica never catches up, which broker sto
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,44 +58,81 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     (``inf``: no limit; <= 0: its members get 0); ``cap``: the per-replica limit. All rates rise
     together; when a group's sum reaches its capacity its members stop rising. Returns the rates
     and, per replica, the limit (index into ``groups``, or ``len(groups)`` for ``cap``) that
-    stopped it.
+    stopped it. The filling runs in :func:`_fill`, compiled by numba when it is installed (a
+    2,000-partition plan has thousands of phases, each a filling of a few hundred levels).
 
     >>> rates, why = max_min_fair(np.array([[0, 0, 1]]), [np.array([30.0, 100.0])], 20.0)
     >>> rates.tolist(), why.tolist()
     ([15.0, 15.0, 20.0], [0, 0, 1])
     """
-    limits, n = groups.shape
     offsets = np.cumsum([0] + [len(c) for c in capacities[:-1]])
-    gid = groups + offsets[:, None]  # every limit's groups in one numbering
-    flat = gid.ravel()
+    gid = np.ascontiguousarray(groups + offsets[:, None], np.int64)  # one numbering for all
     capacity = np.concatenate([np.asarray(c, float) for c in capacities])
-    room = _EPS * np.maximum(1.0, capacity)
+    return _filler()(gid, capacity, float(cap), _EPS)
+
+
+def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`max_min_fair` on flat group ids: the free replicas share one level, raised each
+    round to the next group (or ``cap``) that fills; a filled group's free members stop there,
+    ``why`` the first of their limits that is full."""
+    limits, n = gid.shape
+    size = capacity.size
+    room = np.empty(size)
+    count = np.zeros(size)
+    used = np.zeros(size)
+    room[:] = eps * np.maximum(1.0, capacity)
     x = np.zeros(n)
-    why = np.full(n, -1)
-    free = np.ones(n, bool)
-    _freeze(capacity <= _EPS, gid, free, why)  # groups already full: their members get nothing
-    while free.any():
-        count = np.bincount(flat, weights=np.tile(free, limits), minlength=capacity.size)
-        used = np.bincount(flat, weights=np.tile(x, limits), minlength=capacity.size)
-        busy = count > 0
-        step = cap - x[free].max()
-        if busy.any():
-            step = min(step, float(((capacity[busy] - used[busy]) / count[busy]).min()))
-        step = max(step, 0.0)
-        x[free] += step
-        _freeze(capacity - (used + step * count) <= room, gid, free, why)
-        at_cap = free & (x >= cap * (1 - _EPS))
-        why[at_cap] = limits
-        free &= ~at_cap
+    why = np.full(n, -1, np.int64)
+    rising = np.arange(n)  # the free replicas, first ``left`` of them
+    for i in range(n):
+        for k in range(limits):
+            count[gid[k, i]] += 1.0
+    # the groups that can fill before their members reach cap: the only ones to watch
+    members = np.flatnonzero((count > 0.0) & (capacity - cap * count <= room))
+    level = 0.0
+    left = n
+    first = True  # the first round stops the members of groups full from the start at 0
+    full = capacity <= eps
+    while left > 0:
+        if not first:
+            step = cap - level
+            for g in members:
+                if count[g] > 0.0:
+                    step = min(step, (capacity[g] - used[g]) / count[g])
+            step = max(step, 0.0)
+            level += step
+            for g in members:
+                used[g] += step * count[g]
+                full[g] = capacity[g] - used[g] <= room[g]
+        at_cap = not first and level >= cap * (1 - eps)
+        first = False
+        kept = 0
+        for j in range(left):
+            i = rising[j]
+            x[i] = level
+            stop = limits if at_cap else -1
+            for k in range(limits):
+                if full[gid[k, i]]:
+                    stop = k
+                    break
+            if stop >= 0:
+                why[i] = stop
+                for k in range(limits):
+                    count[gid[k, i]] -= 1.0
+            else:
+                rising[kept] = i
+                kept += 1
+        left = kept
     return x, why
 
 
-def _freeze(full: np.ndarray, gid: np.ndarray, free: np.ndarray, why: np.ndarray) -> None:
-    """Free replicas in a full group stop rising; ``why`` is the first such limit."""
-    hit = full[gid] & free
-    stopped = hit.any(axis=0)
-    why[stopped] = hit.argmax(axis=0)[stopped]
-    free &= ~stopped
+@functools.cache
+def _filler() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+    """:func:`_fill` compiled by numba (cached on disk), once per process."""
+    import numba
+
+    return numba.njit(cache=True)(_fill)
 
 
 @dataclass(frozen=True)
@@ -165,9 +209,12 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
     changes = sorted({float(a) for a, _ in throttle_schedule})
     t, reason, stuck = 0.0, "", None
     _catch_up(lag, caught, t, part, left, finished, done)
+    passed = -1  # schedule entries in force when the rates were last built
     while np.isnan(caught).any():
-        lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
-        foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
+        if passed != sum(at <= t for at, _ in throttle_schedule):
+            passed = sum(at <= t for at, _ in throttle_schedule)
+            lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
+            foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
         after = done.astype(np.int64)
         leader = lead_idx[np.arange(len(moves)), after]
         fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
