@@ -62,11 +62,13 @@ def _tiered_data(c: TieredCurves) -> list[dict[str, Any]]:
 
 
 def tiered_figure(curves: TieredCurves | None = None, *, title: str = "") -> go.Figure:
-    """Remote and local throughput over time, p99 latency by data class and the largest
-    response, for two runs (the curves' first two labels name them)."""
+    """Remote and local throughput over time, p99 latency of the fetches that carried data of
+    each class (sent to answered; empty fetches left out) and the largest response, for two runs
+    (the curves' first two labels name them)."""
     fig = make_subplots(rows=2, cols=2, horizontal_spacing=0.12, vertical_spacing=0.2,
                         subplot_titles=("Remote MB/s", "Local MB/s",
-                                        "p99 fetch latency (ms)", "Largest response (MiB)"))
+                                        "p99 latency, fetches with data (ms)",
+                                        "Largest response (MiB)"))
     add_fixed_traces(fig, TIERED_TRACES, _COLORS, marker_size=9)
     finish_grid(fig, [(1, 1, "time (s)"), (1, 2, "time (s)")], height=560, title=title)
     fig.update_xaxes(categoryorder="array", categoryarray=list(_SHORT), row=2, col=1)

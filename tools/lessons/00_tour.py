@@ -66,6 +66,17 @@ print(f"reassignment: {c.reassignment.move_text} "
       f"KIP-73's formula: {c.reassignment.kip_move_time_s:.1f} s)")
 
 # %% [markdown]
+# The dashboard below starts from this cluster. Its figure, drawn from the same curves as a static
+# picture (the one a notebook viewer or `kipviz report` shows without a kernel):
+
+# %%
+from kipviz.plots.tour import tour_figure, update_tour_figure
+
+picture = tour_figure(title="The cluster at the dashboard's start (consumer on Kafka 4.3)")
+update_tour_figure(picture, c.consumer, c.broker, c.reassignment)
+picture
+
+# %% [markdown]
 # The consumer table's columns: the peak and 99th percentile of fetched bytes the consumer
 # retains (MiB), what its application processed (MB/s), *pool dry %* (the share of *ticks*, the
 # simulation's 10 ms steps, in which KIP-81's pool had no memory left), the longest delay of a
@@ -76,8 +87,11 @@ print(f"reassignment: {c.reassignment.move_text} "
 # **Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
 # application lags, so what it holds depends on its Kafka version (the dashboard's first control):
 # from Kafka 4.0 one response per broker (KAFKA-17182), before that a completed fetch of every
-# partition and the whole response being drained (top right); KIP-81's proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at
-# most one response. The one answer for this consumer, on the newest release and on 3.9:
+# partition and the whole response being drained. Here the term that binds on 4.3 is one response
+# per broker, 6 x 16 MiB = 96 MiB, below partitions x `max.partition.fetch.bytes` (120 x 1 MiB):
+# the picture's top right shows today's consumer holding 96 MiB, level with that bound. KIP-81's
+# proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at most one response; the pool's
+# consumer holds 32 MiB. The one answer for this consumer, on the newest release and on 3.9:
 
 # %%
 from dataclasses import replace
@@ -90,7 +104,7 @@ print(consumer_memory_bounds(replace(consumer, kafka_version="3.9")).sentence())
 
 # %% [markdown]
 # The broker's pool holds requests at `queued.max.request.bytes` plus at most one request (bottom
-# left). The reassignment moves at the throttle T minus R x IN, R being the replication factor and
+# left: 40.9 MiB at peak against 40 MiB). The reassignment moves at the throttle T minus R x IN, R being the replication factor and
 # IN the inbound rate producers write into the moving partitions: `--throttle` puts the two in-sync
 # followers under the leader's quota too, so 50 MB/s nets 20 MB/s, not KIP-73's 40 (bottom right;
 # KIP-73's own formula, in the warnings below, scales by MoveRatio, the share of each broker's log
@@ -148,7 +162,7 @@ print(f"reassignment finished: {tour.curves.reassignment.finished}")
 # | KIP-1018 | `remote.fetch.max.wait.ms` (500) for `DelayedRemoteFetch` | 3.8.0 (before: the request's `fetch.max.wait.ms`) |
 # | KIP-956 | tiered-storage bandwidth: `remote.log.manager.{copy,fetch}.max.bytes.per.second` | 3.8.0 (throttle times and metrics 3.9.0) |
 # | KIP-599 | controller mutations: `controller_mutation_rate`, a token bucket (strict / permissive) | 2.7.0 |
-# | KIP-932 | share groups: consumers share a partition's records; `group.share.partition.max.record.locks` caps records in flight (soft by one log batch), `max.poll.records` caps a share fetch, `fetch.max.bytes` is split evenly over the partitions acquired ([lesson 7](07_share_groups.ipynb)) | preview in 4.1, generally available in 4.2 (KIP-1206's `share.acquire.mode` in 4.2) |
+# | KIP-932 | share groups: consumers share a partition's records; `group.share.partition.max.record.locks` caps records in flight (soft by one log batch), `max.poll.records` caps a share fetch, `fetch.max.bytes` is split evenly over the partitions acquired ([lesson 7](07_share_groups.ipynb)) | early access in 4.0, preview in 4.1, generally available in 4.2 (KIP-1206's `share.acquire.mode` in 4.2) |
 # | KIP-73 | replication throttles: `leader/follower.replication.throttled.rate` | 0.10.1.0 |
 # | KIP-72 | broker request memory: `queued.max.request.bytes` | 1.0.0 |
 # | KIP-81 | consumer `buffer.memory` | **never merged** (accepted; pull requests closed) |

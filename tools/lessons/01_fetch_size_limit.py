@@ -222,7 +222,8 @@ print(memory.sentence.iloc[5])
 #
 # * **Kafka 3.9 and earlier** keep fetching every partition that has nothing buffered
 #   (`AbstractFetch.fetchablePartitions`), so completed fetches pile up towards `partitions x
-#   max.partition.fetch.bytes`: here 1,000 MiB. KIP-74's figure is per round of fetches, not for
+#   max.partition.fetch.bytes`: here 1,049 MiB, 1,000 x 1 MiB of completed fetches and most of
+#   the 50 MiB response being drained (3.9's bound: 1,050 MiB). KIP-74's figure is per round of fetches, not for
 #   the consumer as a whole. That gap is what KIP-81's `buffer.memory` set out to close (lesson 3).
 # * **Kafka 4.0 and later** ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
 #   apache/kafka#18795) send no fetch to a broker while any fetchable partition it serves still has

@@ -116,13 +116,19 @@ buffer_figure(curves, title="The same lagging consumer: today, KIP-81's pool, th
 #   response's one receive buffer (`Readable.readRecords` -> `ByteBufferAccessor.readByteBuffer` ->
 #   `buf.slice()`, kept by `CompletedFetch`), so a response stays on the heap until the *last* of
 #   its partitions has been consumed, while partitions already consumed are fetched again. `max.partition.fetch.bytes` bounds one partition in one response, nothing more.
-# * **KIP-81's pool** holds about 30 MB plus one response: like the broker's pool (lesson 2) it is
-#   non-strict, reading a whole response while a single byte is free, so its bound is
-#   `buffer.memory + largest response - 1`. Responses that do not fit stay in the sockets; the
-#   application gets the same 50 MB/s, because it was the bottleneck all along.
-# * **The cap** holds two responses and loses nothing *here*: the application is slow.
-# * **Fairness** (bottom right) dips for the pool second by second (its "min Jain"): responses are
-#   read in bursts as memory frees, so in some seconds only a few brokers' partitions advance. Over
+# * **KIP-81's pool** holds 39 MiB at peak: `buffer.memory` (30 MB, 28.6 MiB) plus most of one
+#   12 MiB response (12 partitions x 1 MiB), under its bound of 40.6 MiB. Like the broker's pool
+#   (lesson 2) it is non-strict, reading a whole response while a single byte is free, so its
+#   bound is `buffer.memory + largest response - 1`. Responses that do not fit stay in the
+#   sockets; the application gets the same 50 MB/s, because it was the bottleneck all along.
+# * **The cap** holds two responses (24 MiB, 2 x 12 MiB) and loses nothing *here*: the
+#   application is slow.
+# * **Fairness** (bottom right, Jain's index per 1 s window). Today's consumer and the cap sit
+#   flat at 0.40 because the application is the bottleneck: at 50 MB/s it drains about 48
+#   completed fetches of 1 MiB a second, so in every window 48 of the 120 partitions advance,
+#   and k equal shares among n partitions give Jain's index k/n = 48/120. The pool dips below
+#   that, to 0.033 (its "min Jain", as if 4 of the 120 partitions advanced): responses are read
+#   in bursts as memory frees, so in some seconds only a few brokers' partitions advance. Over
 #   the whole run every partition advances alike: each response has room for all 12 of its
 #   broker's partitions, so no partition order can starve one (KIP-81 relies on KIP-74's
 #   partition order, lesson 1, instead of a fairness rule of its own).
