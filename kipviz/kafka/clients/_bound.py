@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from kipviz.kafka.clients.settings import read_client_config
@@ -12,6 +12,7 @@ from kipviz.kafka.config.declarations import SettingTable
 __all__ = [
     "MAX_BATCH_BYTES",
     "ClientMemoryBound",
+    "bound_of",
     "checked_inputs",
     "response_wire_bytes",
     "settings_with_defaults",
@@ -30,6 +31,15 @@ class ClientMemoryBound:
     bound_bytes: int
     sentence: str
     terms: tuple[tuple[str, int], ...]
+
+
+def bound_of(client: str, terms: tuple[tuple[str, int], ...],
+             say: Callable[[int, str, int], str]) -> ClientMemoryBound:
+    """The bound that adds up ``terms`` (name, bytes), with the sentence ``say(bound, name,
+    bytes)`` gives for the largest of them: the term that binds."""
+    name, size = max(terms, key=lambda t: t[1])
+    bound = sum(n for _, n in terms)
+    return ClientMemoryBound(client, bound, say(bound, name, size), terms)
 
 
 def response_wire_bytes(partitions_on_broker: int, response_max_bytes: int,

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from kipviz.kafka.clients._bound import (
     MAX_BATCH_BYTES,
     ClientMemoryBound,
+    bound_of,
     checked_inputs,
     response_wire_bytes,
     settings_with_defaults,
@@ -72,9 +73,7 @@ def franz_go_memory_bound(partitions: int, brokers: int, settings: Mapping[str, 
     terms = (("buffered fetches", fetches * wire),) if r == 1.0 else (
         ("wire buffers while decoding", fetches * wire),
         ("decompressed buffered fetches", int(fetches * r * wire)))
-    bound = sum(n for _, n in terms)
-    name, size = max(terms, key=lambda t: t[1])
-    sentence = (f"franz-go holds at most {bound:,} bytes for {partitions} partitions on {leaders} "
-                f"brokers: the {name} ({size:,} bytes, {fetches} fetches of up to {wire:,} wire "
-                f"bytes) bind; Go's GC headroom comes on top.")
-    return ClientMemoryBound("franz-go", bound, sentence, terms)
+    return bound_of("franz-go", terms, lambda bound, name, size: (
+        f"franz-go holds at most {bound:,} bytes for {partitions} partitions on {leaders} "
+        f"brokers: the {name} ({size:,} bytes, {fetches} fetches of up to {wire:,} wire "
+        f"bytes) bind; Go's GC headroom comes on top."))

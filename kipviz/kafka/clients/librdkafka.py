@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from kipviz.kafka.clients._bound import (
     MAX_BATCH_BYTES,
     ClientMemoryBound,
+    bound_of,
     checked_inputs,
     response_wire_bytes,
     settings_with_defaults,
@@ -107,9 +108,7 @@ def librdkafka_memory_bound(partitions: int, brokers: int,
         terms = (("queue gate", gate), ("responses in flight", leaders * wire),
                  ("decompressed batches while parsed", int(leaders * r * wire)),
                  ("decompressed batch at the queue's head", int(r * max_batch_bytes)))
-    bound = sum(n for _, n in terms)
-    name, size = max(terms, key=lambda t: t[1])
-    sentence = (f"librdkafka holds at most {bound:,} bytes for {partitions} partitions on "
-                f"{leaders} brokers: the {name} ({size:,} bytes) binds; queued.max.messages.kbytes "
-                f"bounds the one consumer queue, not each partition.")
-    return ClientMemoryBound("librdkafka", bound, sentence, terms)
+    return bound_of("librdkafka", terms, lambda bound, name, size: (
+        f"librdkafka holds at most {bound:,} bytes for {partitions} partitions on {leaders} "
+        f"brokers: the {name} ({size:,} bytes) binds; queued.max.messages.kbytes bounds the one "
+        f"consumer queue, not each partition."))

@@ -47,30 +47,30 @@ def _rd(key: str, default: int, at_least: int, at_most: int, unit: str, rule: st
                    unit, rule, f"librdkafka v2.15.0 src/rdkafka_conf.c:{source}", note)
 
 
-LIBRDKAFKA = SettingTable("librdkafka", (
-    _rd("fetch.max.bytes", 52428800, 0, 2147483135, "bytes",
-        "request MaxBytes (KIP-74); when unset, max(min(52428800, queued.max.messages.kbytes x "
-        "1024), message.max.bytes) (v1.5.0+); when set, >= message.max.bytes",
-        "1489-1503, 4546-4554"),
-    _rd("fetch.message.max.bytes", 1048576, 1, 1000000000, "bytes",
-        "each partition's MaxBytes in the request (alias max.partition.fetch.bytes)", "1478-1488"),
-    _rd("queued.max.messages.kbytes", 65536, 1, 2097151, "kbytes",
-        "no partition is fetched while the one consumer queue holds >= this x 1000 value bytes "
-        "(fetcher.c:3764-3779, rdkafka.c:2717-2718)", "1450-1461"),
-    _rd("queued.min.messages", 100000, 1, 10000000, "messages",
-        "no partition is fetched while the one consumer queue holds >= this many messages",
-        "1444-1449"),
-    _rd("fetch.queue.backoff.ms", 1000, 0, 300000, "ms",
-        "how long a partition waits after a queue gate is hit (v2.2.0+)", "1467-1477"),
-    _rd("receive.message.max.bytes", 100000000, 1000, 2147483647, "bytes",
-        "the largest response read; raised to fetch.max.bytes + 512 when unset, an error when "
-        "set below it", "450-459, 4563-4573"),
-    _rd("message.max.bytes", 1000000, 1000, 1000000000, "bytes",
-        "the floor of fetch.max.bytes on the consumer side", "436-443"),
-    _rd("fetch.min.bytes", 1, 1, 100000000, "bytes", "request MinBytes (a consumer: 1..1e8)",
-        "1504-1510, 4475-4488"),
-    _rd("fetch.wait.max.ms", 500, 0, 300000, "ms", "request MaxWaitTime", "1462-1466"),
-))
+LIBRDKAFKA = SettingTable("librdkafka", tuple(_rd(*row) for row in (
+    ("fetch.max.bytes", 52428800, 0, 2147483135, "bytes",
+     "request MaxBytes (KIP-74); when unset, max(min(52428800, queued.max.messages.kbytes x "
+     "1024), message.max.bytes) (v1.5.0+); when set, >= message.max.bytes",
+     "1489-1503, 4546-4554"),
+    ("fetch.message.max.bytes", 1048576, 1, 1000000000, "bytes",
+     "each partition's MaxBytes in the request (alias max.partition.fetch.bytes)", "1478-1488"),
+    ("queued.max.messages.kbytes", 65536, 1, 2097151, "kbytes",
+     "no partition is fetched while the one consumer queue holds >= this x 1000 value bytes "
+     "(fetcher.c:3764-3779, rdkafka.c:2717-2718)", "1450-1461"),
+    ("queued.min.messages", 100000, 1, 10000000, "messages",
+     "no partition is fetched while the one consumer queue holds >= this many messages",
+     "1444-1449"),
+    ("fetch.queue.backoff.ms", 1000, 0, 300000, "ms",
+     "how long a partition waits after a queue gate is hit (v2.2.0+)", "1467-1477"),
+    ("receive.message.max.bytes", 100000000, 1000, 2147483647, "bytes",
+     "the largest response read; raised to fetch.max.bytes + 512 when unset, an error when "
+     "set below it", "450-459, 4563-4573"),
+    ("message.max.bytes", 1000000, 1000, 1000000000, "bytes",
+     "the floor of fetch.max.bytes on the consumer side", "436-443"),
+    ("fetch.min.bytes", 1, 1, 100000000, "bytes", "request MinBytes (a consumer: 1..1e8)",
+     "1504-1510, 4475-4488"),
+    ("fetch.wait.max.ms", 500, 0, 300000, "ms", "request MaxWaitTime", "1462-1466"),
+)))
 """librdkafka's consumer fetch settings (confluent-kafka's config dict keys)."""
 
 LIBRDKAFKA_ALIASES = {"max.partition.fetch.bytes": "fetch.message.max.bytes"}
@@ -82,18 +82,18 @@ def _go(key: str, name: str, default: int, at_least: int, at_most: int, unit: st
                    f"franz-go v1.21.5 pkg/kgo/config.go:{source}", note)
 
 
-FRANZ_GO = SettingTable("franz-go", (
-    _go("FetchMaxBytes", "fetch_max_bytes", 52428800, 1, 2147483647, "bytes",
-        "request MaxBytes; BrokerMaxReadBytes must be >= it", "331", _NO_RANGE),
-    _go("FetchMaxPartitionBytes", "fetch_max_partition_bytes", 1048576, 1, 2147483647, "bytes",
-        "each partition's MaxBytes, clamped to FetchMaxBytes", "235-237", _NO_RANGE),
-    _go("MaxConcurrentFetches", "max_concurrent_fetches", -1, -1, 2147483647, "fetches",
-        "fetches buffered or in flight: -1 one per broker, 0 only while polling (v1.21.0+)", "334"),
-    _go("BrokerMaxReadBytes", "broker_max_read_bytes", 104857600, 1024, 1 << 30, "bytes",
-        "the largest response read; >= FetchMaxBytes", "315-316, 331"),
-    _go("FetchMinBytes", "fetch_min_bytes", 1, 1, 2147483647, "bytes", "request MinBytes", "",
-        "the client checks no range; kipviz asks for >= 1"),
-))
+FRANZ_GO = SettingTable("franz-go", tuple(_go(*row) for row in (
+    ("FetchMaxBytes", "fetch_max_bytes", 52428800, 1, 2147483647, "bytes",
+     "request MaxBytes; BrokerMaxReadBytes must be >= it", "331", _NO_RANGE),
+    ("FetchMaxPartitionBytes", "fetch_max_partition_bytes", 1048576, 1, 2147483647, "bytes",
+     "each partition's MaxBytes, clamped to FetchMaxBytes", "235-237", _NO_RANGE),
+    ("MaxConcurrentFetches", "max_concurrent_fetches", -1, -1, 2147483647, "fetches",
+     "fetches buffered or in flight: -1 one per broker, 0 only while polling (v1.21.0+)", "334"),
+    ("BrokerMaxReadBytes", "broker_max_read_bytes", 104857600, 1024, 1 << 30, "bytes",
+     "the largest response read; >= FetchMaxBytes", "315-316, 331"),
+    ("FetchMinBytes", "fetch_min_bytes", 1, 1, 2147483647, "bytes", "request MinBytes", "",
+     "the client checks no range; kipviz asks for >= 1"),
+)))
 """franz-go's fetch options (``kgo.Name(value)``), by their Go names."""
 
 
@@ -103,17 +103,17 @@ def _py(key: str, default: int, at_least: int, unit: str, rule: str, source: str
                    f"kafka-python 3.0.11 kafka/consumer/{source}", note)
 
 
-KAFKA_PYTHON = SettingTable("kafka-python", (
-    _py("fetch_max_bytes", 52428800, 1, "bytes", "request max_bytes", "group.py:310"),
-    _py("max_partition_fetch_bytes", 1048576, 1, "bytes", "each partition's max_bytes",
-        "group.py:311"),
-    _py("max_poll_records", 500, 1, "records", "records one poll() returns",
-        "group.py:327, fetcher.py:565-567", ""),
-    _py("fetch_min_bytes", 1, 1, "bytes", "request min_bytes", "group.py"),
-    _py("receive_message_max_bytes", 100000000, 1, "bytes",
-        "the largest frame read, raised to fetch_max_bytes + max_partition_fetch_bytes (3.0.1+)",
-        "group.py:333, 395-406"),
-))
+KAFKA_PYTHON = SettingTable("kafka-python", tuple(_py(*row) for row in (
+    ("fetch_max_bytes", 52428800, 1, "bytes", "request max_bytes", "group.py:310"),
+    ("max_partition_fetch_bytes", 1048576, 1, "bytes", "each partition's max_bytes",
+     "group.py:311"),
+    ("max_poll_records", 500, 1, "records", "records one poll() returns",
+     "group.py:327, fetcher.py:565-567", ""),
+    ("fetch_min_bytes", 1, 1, "bytes", "request min_bytes", "group.py"),
+    ("receive_message_max_bytes", 100000000, 1, "bytes",
+     "the largest frame read, raised to fetch_max_bytes + max_partition_fetch_bytes (3.0.1+)",
+     "group.py:333, 395-406"),
+)))
 """kafka-python's fetch keyword arguments (aiokafka takes the same names)."""
 
 CLIENTS: dict[str, SettingTable] = {"librdkafka": LIBRDKAFKA, "franz-go": FRANZ_GO,
