@@ -101,7 +101,7 @@ class ConsumerScenario:
     client: str = choice("java", CLIENT_NAMES)
     # the client's own settings by its own names ({"queued.max.messages.kbytes": 10000}, or
     # (name, value) pairs); Java's are the fields above
-    client_settings: tuple[tuple[str, int], ...] = items(
+    client_settings: tuple[tuple[str, int], ...] | Mapping[str, int] = items(
         of=(("name", FieldRule(kind="text")), ("value", FieldRule())),
         rule="(name, value) pairs of the client's settings")
     # decompressed bytes per wire byte: librdkafka and franz-go hold decompressed records
@@ -143,12 +143,13 @@ class ConsumerScenario:
                                  f"are the scenario's own fields): {dict(self.client_settings)}")
             return
         table = CLIENTS[self.client]
-        for key, value in self.client_settings:
+        pairs = dict(self.client_settings)
+        for key, value in pairs.items():
             if key not in table and not (self.client == "librdkafka"
                                          and key == "max.partition.fetch.bytes"):
                 raise ValueError(f"client_settings ({key}) must be a {self.client} setting "
                                  f"({', '.join(sorted(table))}): {value}")
-        read_client_config(self.client, dict(self.client_settings))  # ranges, one error shape
+        read_client_config(self.client, pairs)  # ranges, one error shape
         self.client_fetch  # noqa: B018 - the combinations each client refuses, at construction
         for name, default in (("paused_partitions", ()), ("buffer_memory_bytes", None),
                               ("ordering", None), ("incremental_fetch_sessions", True),
