@@ -19,7 +19,8 @@ from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
 from kipviz.scenarios.workload import produce
 
-__all__ = ["DEFAULT_CLIENTS", "catching_up", "jain_index", "memory_by_client", "simulate_clients"]
+__all__ = ["DEFAULT_CLIENTS", "KNOBS", "catching_up", "jain_index", "memory_by_client",
+           "setting_for_memory", "simulate_clients"]
 
 _MiB = 1024 * 1024
 
@@ -88,3 +89,58 @@ def memory_by_client(scenario: ConsumerScenario,
             "starved_partitions": int((per_partition == 0).sum()),
             "sentence": trace.meta["memory_sentence"]})
     return pd.DataFrame(rows)
+
+
+KNOBS = {"java": ("fetch_max_bytes", 52428800, 1 << 10),
+         "librdkafka": ("queued.max.messages.kbytes", 65536, 1),
+         "franz-go": ("FetchMaxBytes", 52428800, 1 << 10),
+         "kafka-python": ("fetch_max_bytes", 52428800, 1 << 10)}
+"""The one setting :func:`setting_for_memory` turns per client: its name (Java's is the
+scenario field for ``fetch.max.bytes``), default and the smallest value tried."""
+
+
+def _bound_with(client: str, value: int, partitions: int, brokers: int,
+                compression_ratio: float, max_batch_bytes: int,
+                settings: Mapping[str, int] | None = None) -> int:
+    """The client's bound with its knob at ``value`` (franz-go's BrokerMaxReadBytes raised to
+    stay >= FetchMaxBytes; Java's bound while its application lags)."""
+    from kipviz.kafka.clients import client_memory_bounds
+
+    if client == "java":
+        s = ConsumerScenario(partitions=partitions, brokers=brokers, fetch_max_bytes=value)
+        return int(client_memory_bounds("java", s, max_batch_bytes=max_batch_bytes)
+                   .lagging_bytes)
+    given = {**(settings or {}), KNOBS[client][0]: value}
+    if client == "franz-go":
+        given["BrokerMaxReadBytes"] = max(given.get("BrokerMaxReadBytes", 104857600), value)
+    return int(client_memory_bounds(client, partitions, brokers, given,
+                                    max_batch_bytes=max_batch_bytes,
+                                    compression_ratio=compression_ratio).bound_bytes)
+
+
+def setting_for_memory(client: str, memory_bytes: int, partitions: int, brokers: int, *,
+                       compression_ratio: float = 1.0, max_batch_bytes: int = 1048588,
+                       settings: Mapping[str, int] | None = None) -> tuple[str, int, int]:
+    """The client's one memory setting (:data:`KNOBS`) for ``memory_bytes`` (what you give
+    fetched data out of a container's limit), the client's other ``settings`` as given: its
+    default when that fits, else the largest value
+    whose bound fits, by bisection over the client's own bound; returns ``(setting, value,
+    bound_bytes)``. ValueError when even the smallest value tried does not fit."""
+    if client not in KNOBS:
+        raise ValueError(f"client must be one of {', '.join(KNOBS)}: {client!r}")
+    name, default, low = KNOBS[client]
+
+    def bound(value: int) -> int:
+        return _bound_with(client, value, partitions, brokers, compression_ratio,
+                           max_batch_bytes, settings)
+
+    if bound(low) > memory_bytes:
+        raise ValueError(f"memory_bytes must hold {client}'s bound at {name} = {low} "
+                         f"({bound(low):,}): {memory_bytes}")
+    high = default
+    if bound(high) <= memory_bytes:
+        return name, high, bound(high)
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if bound(mid) <= memory_bytes else (low, mid - 1)
+    return name, low, bound(low)
