@@ -176,8 +176,8 @@ _CLIENT_WATCH = {
     "librdkafka": "the consumer queue in statistics.interval.ms's JSON: every partition's "
                   "fetchq_size reports the one shared queue (so do not add them up, #5140), and "
                   "the process's RSS",
-    "franz-go": "Client.BufferedFetchBytes() (decompressed key and value bytes buffered) and the Go "
-                "heap (runtime/metrics; GOGC=100 lets it reach about twice what is live: set "
+    "franz-go": "Client.BufferedFetchBytes() (decompressed key and value bytes buffered) and the "
+                "Go heap (runtime/metrics; GOGC=100 lets it reach about twice what is live: set "
                 "GOMEMLIMIT below the container's limit)",
     "kafka-python": "the process's RSS and the fetch-manager metrics fetch-size-avg/max (bytes "
                     "per fetch response)",
