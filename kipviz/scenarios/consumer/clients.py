@@ -20,7 +20,7 @@ from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
 from kipviz.scenarios.workload import produce
 
 __all__ = ["DEFAULT_CLIENTS", "KNOBS", "catching_up", "jain_index", "memory_by_client",
-           "setting_for_memory", "simulate_clients"]
+           "setting_for_memory", "settings_for_memory_table", "simulate_clients"]
 
 _MiB = 1024 * 1024
 
@@ -144,3 +144,19 @@ def setting_for_memory(client: str, memory_bytes: int, partitions: int, brokers:
         mid = (low + high + 1) // 2
         low, high = (mid, high) if bound(mid) <= memory_bytes else (low, mid - 1)
     return name, low, bound(low)
+
+
+def settings_for_memory_table(memory_limit_bytes: int, partitions: int, brokers: int, *,
+                              compression_ratios: tuple[float, ...] = (1.0, 4.0)) -> pd.DataFrame:
+    """What to set per client for a container's memory limit, half of it for fetched data
+    (:func:`setting_for_memory`): one row per (client, compression ratio) with ``setting``,
+    ``value`` and the ``bound_mib`` it gives."""
+    rows = []
+    for client in KNOBS:
+        for ratio in compression_ratios:
+            name, value, bound = setting_for_memory(client, memory_limit_bytes // 2, partitions,
+                                                    brokers, compression_ratio=ratio)
+            rows.append({"client": client, "compression_ratio": ratio, "setting": name,
+                         "value": value, "default": KNOBS[client][1],
+                         "bound_mib": round(bound / _MiB, 1)})
+    return pd.DataFrame(rows)
