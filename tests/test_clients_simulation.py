@@ -9,29 +9,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.kafka.clients import client_memory_bounds
 from kipviz.kafka.clients.fetching import rotate_by_one
 from kipviz.scenarios.consumer import ConsumerScenario, simulate
 from kipviz.scenarios.consumer.clients import catching_up, jain_index, memory_by_client
-from kipviz.scenarios.workload import Workload
-from tests.strategies import examples
+from tests.strategies import client_scenarios, examples, share_seeds
 
-SETTINGS = {
-    "java": st.just({}),
-    "librdkafka": st.fixed_dictionaries({}, optional={
-        "queued.max.messages.kbytes": st.integers(1, 4000),
-        "fetch.message.max.bytes": st.integers(1000, 4 << 20),
-        "fetch.max.bytes": st.integers(1_000_000, 8 << 20)}),
-    "franz-go": st.fixed_dictionaries({}, optional={
-        "MaxConcurrentFetches": st.integers(-1, 4),
-        "FetchMaxPartitionBytes": st.integers(1000, 4 << 20),
-        "FetchMaxBytes": st.integers(1 << 20, 8 << 20)}),
-    "kafka-python": st.fixed_dictionaries({}, optional={
-        "fetch_max_bytes": st.integers(1000, 8 << 20),
-        "max_partition_fetch_bytes": st.integers(1000, 4 << 20)}),
-}
 THREADS = {  # the settings the issue's threads quote
     "java": {},
     "librdkafka": {"queued.max.messages.kbytes": 10000},  # #4137 / #5141: the one queue's gate
@@ -40,21 +24,8 @@ THREADS = {  # the settings the issue's threads quote
 }
 
 
-@st.composite
-def client_scenarios(draw: st.DrawFn) -> ConsumerScenario:
-    """A small lagging scenario on one of the four clients, with some of its settings."""
-    client = draw(st.sampled_from(list(SETTINGS)))
-    return ConsumerScenario(
-        partitions=draw(st.integers(1, 24)), brokers=draw(st.integers(1, 4)), ticks=80,
-        windows=4, client=client, client_settings=draw(SETTINGS[client]),
-        compression_ratio=draw(st.sampled_from([1.0, 2.5, 6.0])),
-        consume_bytes_per_s=draw(st.sampled_from([5e6, 50e6, 500e6])),
-        workload=Workload(initial_lag_bytes=draw(st.sampled_from([0, 4_000_000, 60_000_000])),
-                          produce_bytes_per_s=draw(st.sampled_from([1e6, 40e6]))))
-
-
 @settings(max_examples=examples(0.6))
-@given(client_scenarios(), st.integers(0, 3))
+@given(client_scenarios(), share_seeds)
 def test_the_simulated_peak_held_memory_never_exceeds_the_clients_bound(scenario, seed):
     """For every client, the bytes it holds once read (whole responses or parts, decompressed
     where it decompresses) stay under its bound from ``client_memory_bounds``."""

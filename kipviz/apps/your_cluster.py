@@ -12,7 +12,7 @@ numbers are the ones the lessons simulate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kipviz.kafka.config.advice import ConfigSource, load_config
@@ -213,8 +213,8 @@ def your_cluster(lesson: str, consumer: ConfigSource | None = None,
 
     Lesson "09": ``consumer`` is your client's own config (a confluent-kafka dict or
     ``.properties`` path, franz-go ``kgo.`` option calls, kafka-python keyword arguments as a
-    dict) and ``cluster`` also takes ``client``, ``compression_ratio`` and
-    ``memory_limit_bytes`` (the container's limit).
+    dict) and ``cluster`` also takes ``client`` (``"java"``, the default, is lesson 3's answer
+    from Java's files), ``compression_ratio`` and ``memory_limit_bytes`` (the container's limit).
 
     ``consumer`` / ``broker``: config objects, mappings of Kafka keys or ``.properties`` paths
     (Kafka's defaults where None). ``cluster`` takes ``brokers`` and ``partitions`` (the
@@ -226,13 +226,16 @@ def your_cluster(lesson: str, consumer: ConfigSource | None = None,
     if lesson not in LESSONS:
         raise ValueError(f"lesson must be one of {', '.join(LESSONS)}: {lesson!r}")
     check_kafka_version(kafka_version)
-    if lesson == "09":
+    if lesson == "09" and cluster.get("client", "java") != "java":
         return _client(consumer, cluster)
     c, c_notes = load_config(ConsumerConfig, consumer)
     b, b_notes = load_config(BrokerConfig, broker)
     notes = tuple(c_notes + b_notes)
     c, b = c or ConsumerConfig(), b or BrokerConfig()
     brokers, partitions = int(cluster.get("brokers", 3)), int(cluster.get("partitions", 100))
+    if lesson == "09":  # Java's consumer: lesson 3's answer
+        return replace(_consumer_memory(c, b, brokers, partitions, kafka_version, "03", notes),
+                       lesson="09")
     if lesson in ("01", "03", "06"):
         return _consumer_memory(c, b, brokers, partitions, kafka_version, lesson, notes)
     if lesson == "02":

@@ -41,11 +41,22 @@ from kipviz.plots.clients import clients_figure
 from kipviz.scenarios.consumer.clients import (
     catching_up,
     memory_by_client,
-    settings_for_memory_table,
     setting_for_memory,
+    settings_for_memory_table,
 )
 
 MiB = 1024 * 1024
+
+# %% [markdown]
+# What each client's bound adds up for 1,000 partitions on 3 brokers at defaults, data compressed
+# 4:1: librdkafka's queue gate and each broker's response (with its decompressed batches),
+# franz-go's buffered fetches with their wire buffers, kafka-python's responses held twice while
+# decoded (compressed).
+
+# %%
+from kipviz.plots.diagrams import diagram
+
+diagram("09")
 
 # %% [markdown]
 # ## Each client's rule
@@ -127,8 +138,9 @@ print(client_memory_bounds("franz-go", 15, 3, compression_ratio=4.0).bound_bytes
 # gate is checked there. At 10,000 kbytes the bound is the same for 100 and for 1,000 partitions:
 
 # %%
-print(client_memory_bounds("librdkafka", 100, 3, {"queued.max.messages.kbytes": 10000}).bound_bytes,
-      client_memory_bounds("librdkafka", 1000, 3, {"queued.max.messages.kbytes": 10000}).bound_bytes)
+gate = {"queued.max.messages.kbytes": 10000}
+print(client_memory_bounds("librdkafka", 100, 3, gate).bound_bytes,
+      client_memory_bounds("librdkafka", 1000, 3, gate).bound_bytes)
 
 # %% [markdown]
 # **librdkafka #5140: a paused consumer's fetch-queue statistics grow past 64 MB as partitions
@@ -178,10 +190,10 @@ threads[["label", "peak_held_mib", "bound_mib", "jain_index"]]
 settings_for_memory_table(512 * MiB, 1000, 3)
 
 # %% [markdown]
-# ## What Kafka and the clients do today (and since which version)
+# ## What Kafka does today (and the clients, since which version)
 #
-# * **Java** (lessons 1 and 3): from Kafka 4.0 one response per broker however far it lags
-#   (KAFKA-17182); before, one completed fetch per partition.
+# * **Java** (lessons 1 and 3), Kafka 4.3 as modelled: one response per broker however far it
+#   lags, since 4.0 (KAFKA-17182); before, one completed fetch per partition.
 # * **librdkafka**: the gate is on the one consumer queue since at least 0.11; v1.5.0 reworded it
 #   ("applies to the single consumer queue"), cut the default of `queued.max.messages.kbytes` from
 #   1 GB to 64 MB and clamps `fetch.max.bytes` to it unless set; v2.2.0 added
@@ -223,7 +235,7 @@ exercise("09", 2, my_answer=None)
 # %%
 from kipviz.apps.your_cluster import your_cluster
 
-print(your_cluster("09", {"queued.max.messages.kbytes": 65536, "fetch.message.max.bytes": 1048576},
+print(your_cluster("09", {"queued.max.messages.kbytes": 65536, "fetch.message.max.bytes": MiB},
                    client="librdkafka", partitions=1000, brokers=3, compression_ratio=4.0,
                    memory_limit_bytes=512 * MiB))
 
