@@ -294,7 +294,7 @@ def _draw_clients(t: pd.DataFrame) -> go.Figure:
     fig = go.Figure([go.Bar(y=rows.client, x=rows.mib, orientation="h", name=term)
                      for term, rows in t.groupby("term", sort=False)])
     return _layout(fig, "What each client's bound adds up (1,000 partitions, 3 brokers, 4:1)",
-                   "MiB", "client", barmode="stack")
+                   "memory the bound allows (MiB)", "client", barmode="stack")
 
 
 DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], go.Figure]]] = {
