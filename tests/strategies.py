@@ -635,9 +635,10 @@ def client_scenarios(draw: st.DrawFn) -> Any:
 
     client = draw(st.sampled_from(list(CLIENT_SETTINGS)))
     return ConsumerScenario(
-        partitions=draw(st.integers(1, 24)), brokers=draw(st.integers(1, 4)), ticks=80,
+        partitions=draw(st.integers(1, 24)), brokers=draw(st.integers(1, 4)), ticks=60,
         windows=4, client=client, client_settings=draw(CLIENT_SETTINGS[client]),
         compression_ratio=draw(st.sampled_from([1.0, 2.5, 6.0])),
         consume_bytes_per_s=draw(st.sampled_from([5e6, 50e6, 500e6])),
         workload=Workload(initial_lag_bytes=draw(st.sampled_from([0, 4_000_000, 60_000_000])),
-                          produce_bytes_per_s=draw(st.sampled_from([1e6, 40e6]))))
+                          produce_bytes_per_s=draw(st.sampled_from([1e6, 40e6])),
+                          batch_size_bytes=draw(st.sampled_from([16 << 10, 256 << 10]))))

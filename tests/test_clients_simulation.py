@@ -24,7 +24,7 @@ THREADS = {  # the settings the issue's threads quote
 }
 
 
-@settings(max_examples=examples(0.6))
+@settings(max_examples=examples(0.3))
 @given(client_scenarios(), share_seeds)
 def test_the_simulated_peak_held_memory_never_exceeds_the_clients_bound(scenario, seed):
     """For every client, the bytes it holds once read (whole responses or parts, decompressed

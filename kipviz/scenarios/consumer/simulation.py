@@ -16,6 +16,11 @@ What it models (Kafka's ``AbstractFetch`` / ``Fetcher`` and ``ReplicaManager.rea
 * After each response the broker's partition order changes by the ordering policy
   (:class:`kipviz.kafka.fetch.request.Ordering`).
 
+``ConsumerScenario(client=...)`` runs another client's fetching on the same brokers and workload
+(:mod:`kipviz.kafka.clients.fetching`: its request limits, its gate on new requests, its partition
+order, what a buffered part keeps alive and at what size once decompressed); ``"java"`` is the
+model above, unchanged.
+
 So in-flight bytes never exceed ``brokers * max(fetch.max.bytes, largest batch)`` (KIP-74's
 ``N * max_bytes``) and buffered bytes never exceed ``partitions * max(max.partition.fetch.bytes,
 largest batch)``. When the application is slower than the network, completed fetches of
