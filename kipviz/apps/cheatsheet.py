@@ -83,7 +83,8 @@ _FORMULAS = (
      "one response per leader of its partitions; in record_limit mode from 4.2 one node at a "
      "time (KAFKA-19767)", "4.0 on", "ShareConsumeRequestManager; lesson 7"),
     ("What does an invalid request cost the broker's pool?",
-     "4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, 4.2.1 and 4.3.0 do. "
+     "3.8 and older, 4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, "
+     "4.2.1 and 4.3.0 do. "
      "A TLS handshake on a PLAINTEXT listener reads as 369,295,617 bytes: refused by the default "
      "socket.request.max.bytes (100 MiB) before any allocation", "1.0 on",
      "KAFKA-20302, SocketServer.Processor, NetworkReceive; lesson 2"),

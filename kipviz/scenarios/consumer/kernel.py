@@ -3,7 +3,8 @@
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
 it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
 numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
-``fill_raw_bytes`` (:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
+``fill_raw_bytes`` and ``DelayedFetch``'s ``delayed_fetch_completes``
+(:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
 ``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-227's session rules
 (:mod:`kipviz.kafka.fetch.session`: the order the broker reads), KIP-81's pool rules
 (:mod:`kipviz.kafka.broker.pool`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
@@ -24,7 +25,7 @@ import numpy as np
 from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_allocate
 from kipviz.kafka.clients.fetching import client_held_bytes, client_may_fetch, rotate_by_one
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
-from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.fetch.response import delayed_fetch_completes, fill_raw_bytes
 from kipviz.kafka.fetch.session import close_response, open_request, session_moves
 from kipviz.kafka.quotas.client import throttle_fetch
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
@@ -275,11 +276,11 @@ def consumer_kernel(
                 lim[i] = limits[p]
             total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
                                    raw[:n])
-            if total < fetch_min_bytes:
-                if parked_since[b] < 0:
-                    parked_since[b] = t
-                if t - parked_since[b] < max_wait_ticks:
-                    continue
+            if total < fetch_min_bytes and parked_since[b] < 0:
+                parked_since[b] = t  # a DelayedFetch: re-read each tick until it completes
+            waited = t - parked_since[b] if parked_since[b] >= 0 else 0
+            if not delayed_fetch_completes(total, fetch_min_bytes, waited, max_wait_ticks):
+                continue
             parked_since[b] = -1
             throttle_ticks = 0
             emptied = False
@@ -366,7 +367,8 @@ def _compile() -> dict[str, Any]:
     quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                           {**vars(client), **compiled_rates()})
     # KIP-74's fill with the partition rule it calls, compiled over their own module
-    fill = jit_functions(response.FILL_FUNCTIONS, vars(response), inline=["read_partition"])
+    fill = jit_functions((*response.FILL_FUNCTIONS, "delayed_fetch_completes"), vars(response),
+                         inline=["read_partition", "delayed_fetch_completes"])
     # kipviz.kafka.broker.pool's rules, as the broker kernel compiles them
     pool = {name: broker_compiled(name) for name in (
         "pool_try_allocate", "pool_release", "pool_out_of_memory")}
