@@ -17,14 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kipviz.kafka.clients._bound import (
-    MAX_BATCH_BYTES,
-    ClientMemoryBound,
-    bound_of,
-    checked_inputs,
-    response_wire_bytes,
-    settings_with_defaults,
-)
+from kipviz.kafka.clients import _bound
 from kipviz.kafka.clients.settings import FRANZ_GO
 
 __all__ = ["franz_go_concurrent_fetches", "franz_go_memory_bound", "franz_go_partition_max_bytes"]
@@ -37,7 +30,7 @@ def franz_go_partition_max_bytes(settings: Mapping[str, int] | None = None) -> i
     >>> franz_go_partition_max_bytes({"FetchMaxPartitionBytes": 100 << 20})
     52428800
     """
-    s = settings_with_defaults(FRANZ_GO, settings)
+    s = _bound.settings_with_defaults(FRANZ_GO, settings)
     if s["BrokerMaxReadBytes"] < s["FetchMaxBytes"]:
         raise ValueError(f"broker_max_read_bytes (BrokerMaxReadBytes) must be >= FetchMaxBytes "
                          f"({s['FetchMaxBytes']}): {s['BrokerMaxReadBytes']}")
@@ -48,13 +41,13 @@ def franz_go_concurrent_fetches(brokers: int, settings: Mapping[str, int] | None
     """Fetches buffered or in flight: one per source with cursors (``brokers`` that lead an
     assigned partition) when ``MaxConcurrentFetches`` is -1, at most that many when >= 1, one
     (only while polling) when 0 (RESEARCH-31 2.2, G3/G5/G6)."""
-    limit = settings_with_defaults(FRANZ_GO, settings)["MaxConcurrentFetches"]
+    limit = _bound.settings_with_defaults(FRANZ_GO, settings)["MaxConcurrentFetches"]
     return brokers if limit == -1 else 1 if limit == 0 else min(brokers, limit)
 
 
 def franz_go_memory_bound(partitions: int, brokers: int, settings: Mapping[str, int] | None = None,
-                          *, max_batch_bytes: int = MAX_BATCH_BYTES,
-                          compression_ratio: float = 1.0) -> ClientMemoryBound:
+                          *, max_batch_bytes: int = _bound.MAX_BATCH_BYTES,
+                          compression_ratio: float = 1.0) -> _bound.ClientMemoryBound:
     """What the client holds (RESEARCH-31 2.2, ``M_client``): ``Fc x W`` uncompressed (the
     records alias the response buffer), ``Fc x (1 + r) x W`` compressed (each buffered fetch's
     decompressed batches, and the wire buffer while decoding). ``W`` is KIP-74's response capped
@@ -63,9 +56,10 @@ def franz_go_memory_bound(partitions: int, brokers: int, settings: Mapping[str, 
     >>> franz_go_memory_bound(1000, 3).bound_bytes
     157286400
     """
-    leaders, on_broker = checked_inputs(partitions, brokers, max_batch_bytes, compression_ratio)
-    s = settings_with_defaults(FRANZ_GO, settings)
-    wire = min(response_wire_bytes(on_broker, s["FetchMaxBytes"],
+    leaders, on_broker = _bound.checked_inputs(partitions, brokers, max_batch_bytes,
+                                               compression_ratio)
+    s = _bound.settings_with_defaults(FRANZ_GO, settings)
+    wire = min(_bound.response_wire_bytes(on_broker, s["FetchMaxBytes"],
                                    franz_go_partition_max_bytes(settings), max_batch_bytes),
                s["BrokerMaxReadBytes"])
     fetches = franz_go_concurrent_fetches(leaders, settings)
@@ -73,7 +67,7 @@ def franz_go_memory_bound(partitions: int, brokers: int, settings: Mapping[str, 
     terms = (("buffered fetches", fetches * wire),) if r == 1.0 else (
         ("wire buffers while decoding", fetches * wire),
         ("decompressed buffered fetches", int(fetches * r * wire)))
-    return bound_of("franz-go", terms, lambda bound, name, size: (
+    return _bound.bound_of("franz-go", terms, lambda bound, name, size: (
         f"franz-go holds at most {bound:,} bytes for {partitions} partitions on {leaders} "
         f"brokers: the {name} ({size:,} bytes, {fetches} fetches of up to {wire:,} wire "
         f"bytes) bind; Go's GC headroom comes on top."))

@@ -16,13 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kipviz.kafka.clients._bound import (
-    MAX_BATCH_BYTES,
-    ClientMemoryBound,
-    checked_inputs,
-    response_wire_bytes,
-    settings_with_defaults,
-)
+from kipviz.kafka.clients import _bound
 from kipviz.kafka.clients.settings import KAFKA_PYTHON
 
 __all__ = ["kafka_python_memory_bound", "kafka_python_receive_max_bytes"]
@@ -35,16 +29,16 @@ def kafka_python_receive_max_bytes(settings: Mapping[str, int] | None = None) ->
     >>> kafka_python_receive_max_bytes({"fetch_max_bytes": 104857600})
     105906176
     """
-    s = settings_with_defaults(KAFKA_PYTHON, settings)
+    s = _bound.settings_with_defaults(KAFKA_PYTHON, settings)
     return max(s["receive_message_max_bytes"],
                s["fetch_max_bytes"] + s["max_partition_fetch_bytes"])
 
 
 def kafka_python_memory_bound(partitions: int, brokers: int,
                               settings: Mapping[str, int] | None = None, *,
-                              max_batch_bytes: int = MAX_BATCH_BYTES,
+                              max_batch_bytes: int = _bound.MAX_BATCH_BYTES,
                               compression_ratio: float = 1.0,
-                              record_bytes: int = 0) -> ClientMemoryBound:
+                              record_bytes: int = 0) -> _bound.ClientMemoryBound:
     """RESEARCH-31 3.3: ``2 x B x R`` (each node's completed response and, while it is decoded,
     its frame beside the per-partition copies, parser.py:115-117, 138-140) ``+ (2 + 2r) x b``
     (one batch being decompressed, default_records.py:132-138, 334-335) ``+ max_poll_records x
@@ -55,9 +49,10 @@ def kafka_python_memory_bound(partitions: int, brokers: int,
     >>> kafka_python_memory_bound(1000, 3, max_batch_bytes=0).bound_bytes
     314572800
     """
-    leaders, on_broker = checked_inputs(partitions, brokers, max_batch_bytes, compression_ratio)
-    s = settings_with_defaults(KAFKA_PYTHON, settings)
-    wire = min(response_wire_bytes(on_broker, s["fetch_max_bytes"],
+    leaders, on_broker = _bound.checked_inputs(partitions, brokers, max_batch_bytes,
+                                               compression_ratio)
+    s = _bound.settings_with_defaults(KAFKA_PYTHON, settings)
+    wire = min(_bound.response_wire_bytes(on_broker, s["fetch_max_bytes"],
                                    s["max_partition_fetch_bytes"], max_batch_bytes),
                kafka_python_receive_max_bytes(settings))
     terms = (("completed responses", leaders * wire),
@@ -68,4 +63,4 @@ def kafka_python_memory_bound(partitions: int, brokers: int,
     sentence = (f"kafka-python holds at most {bound:,} bytes for {partitions} partitions on "
                 f"{leaders} brokers: one response per node ({wire:,} bytes) held twice while "
                 f"decoded binds; fetch_max_bytes sets it, not the partition count.")
-    return ClientMemoryBound("kafka-python", bound, sentence, terms)
+    return _bound.ClientMemoryBound("kafka-python", bound, sentence, terms)

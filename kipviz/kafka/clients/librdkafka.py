@@ -18,14 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kipviz.kafka.clients._bound import (
-    MAX_BATCH_BYTES,
-    ClientMemoryBound,
-    bound_of,
-    checked_inputs,
-    response_wire_bytes,
-    settings_with_defaults,
-)
+from kipviz.kafka.clients import _bound
 from kipviz.kafka.clients.settings import LIBRDKAFKA
 
 __all__ = ["librdkafka_fetch_max_bytes", "librdkafka_memory_bound", "librdkafka_queue_gate_bytes",
@@ -42,7 +35,7 @@ def librdkafka_fetch_max_bytes(settings: Mapping[str, int] | None = None) -> int
     10240000
     """
     given = dict(settings or {})
-    s = settings_with_defaults(LIBRDKAFKA, given)
+    s = _bound.settings_with_defaults(LIBRDKAFKA, given)
     if "fetch.max.bytes" in given:
         if s["fetch.max.bytes"] < s["message.max.bytes"]:
             raise ValueError(f"fetch_max_bytes (fetch.max.bytes) must be >= message.max.bytes "
@@ -60,7 +53,7 @@ def librdkafka_receive_max_bytes(settings: Mapping[str, int] | None = None) -> i
     200000512
     """
     given = dict(settings or {})
-    s = settings_with_defaults(LIBRDKAFKA, given)
+    s = _bound.settings_with_defaults(LIBRDKAFKA, given)
     floor = librdkafka_fetch_max_bytes(given) + 512
     if "receive.message.max.bytes" in given:
         if s["receive.message.max.bytes"] < floor:
@@ -74,13 +67,13 @@ def librdkafka_receive_max_bytes(settings: Mapping[str, int] | None = None) -> i
 def librdkafka_queue_gate_bytes(settings: Mapping[str, int] | None = None) -> int:
     """The consumer queue's value-byte gate: ``queued.max.messages.kbytes x 1000``
     (rdkafka.c:2717-2718), checked on the one forwarded queue (rdkafka_fetcher.c:3764-3779)."""
-    return settings_with_defaults(LIBRDKAFKA, settings)["queued.max.messages.kbytes"] * 1000
+    return _bound.settings_with_defaults(LIBRDKAFKA, settings)["queued.max.messages.kbytes"] * 1000
 
 
 def librdkafka_memory_bound(partitions: int, brokers: int,
                             settings: Mapping[str, int] | None = None, *,
-                            max_batch_bytes: int = MAX_BATCH_BYTES,
-                            compression_ratio: float = 1.0) -> ClientMemoryBound:
+                            max_batch_bytes: int = _bound.MAX_BATCH_BYTES,
+                            compression_ratio: float = 1.0) -> _bound.ClientMemoryBound:
     """The high-level consumer's memory bound (RESEARCH-31 1.2, h = 1, value bytes ~ bytes
     held): uncompressed, ``Q + (B + 1) x W`` (the queue gate, each broker's one response in
     flight, rdkafka_broker.c:4651-4654, and one partly drained response pinned at the queue's
@@ -93,9 +86,10 @@ def librdkafka_memory_bound(partitions: int, brokers: int,
     >>> librdkafka_memory_bound(1000, 3).bound_bytes
     275251200
     """
-    leaders, on_broker = checked_inputs(partitions, brokers, max_batch_bytes, compression_ratio)
-    s = settings_with_defaults(LIBRDKAFKA, settings)
-    wire = min(response_wire_bytes(on_broker, librdkafka_fetch_max_bytes(settings),
+    leaders, on_broker = _bound.checked_inputs(partitions, brokers, max_batch_bytes,
+                                               compression_ratio)
+    s = _bound.settings_with_defaults(LIBRDKAFKA, settings)
+    wire = min(_bound.response_wire_bytes(on_broker, librdkafka_fetch_max_bytes(settings),
                                    s["fetch.message.max.bytes"], max_batch_bytes),
                librdkafka_receive_max_bytes(settings))
     gate = librdkafka_queue_gate_bytes(settings)
@@ -108,7 +102,7 @@ def librdkafka_memory_bound(partitions: int, brokers: int,
         terms = (("queue gate", gate), ("responses in flight", leaders * wire),
                  ("decompressed batches while parsed", int(leaders * r * wire)),
                  ("decompressed batch at the queue's head", int(r * max_batch_bytes)))
-    return bound_of("librdkafka", terms, lambda bound, name, size: (
+    return _bound.bound_of("librdkafka", terms, lambda bound, name, size: (
         f"librdkafka holds at most {bound:,} bytes for {partitions} partitions on {leaders} "
         f"brokers: the {name} ({size:,} bytes) binds; queued.max.messages.kbytes bounds the one "
         f"consumer queue, not each partition."))
