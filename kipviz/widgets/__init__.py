@@ -14,6 +14,8 @@ keeps its last good curves.
 * :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
 * :class:`ShareGroupDashboard`: KIP-932 share groups beside a classic group (lesson 7).
 * :class:`TieredStorageDashboard`: tiered-storage fetches and remote quotas by version (lesson 8).
+* :class:`ClientDashboard`: one catching-up consumer on Java's client, librdkafka, franz-go or
+  kafka-python (lesson 9).
 
 May import: ipywidgets, :mod:`kipviz.plots`, :mod:`kipviz.curves`, :mod:`kipviz.scenarios` and
 :mod:`kipviz.kafka`.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from kipviz.widgets._base import STATIC_ENV, Dashboard, byte_options
 from kipviz.widgets.broker import BROKER_LESSON_SCENARIO, BrokerDashboard
+from kipviz.widgets.clients import CLIENTS_LESSON_SCENARIO, ClientDashboard
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboard
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.grid import GRID_LESSON_SCENARIO, GridDashboard
@@ -32,9 +35,10 @@ from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
 from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO, TieredStorageDashboard
 from kipviz.widgets.tour import TourDashboard
 
-__all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "GRID_LESSON_SCENARIO",
-           "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO", "SHARE_LESSON_SCENARIO",
-           "STATIC_ENV", "STREAMS_LESSON_SCENARIO", "TIERED_LESSON_SCENARIO", "BrokerDashboard",
-           "BufferDashboard", "Dashboard", "FetchDashboard", "GridDashboard",
+__all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "CLIENTS_LESSON_SCENARIO",
+           "GRID_LESSON_SCENARIO", "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO",
+           "SHARE_LESSON_SCENARIO", "STATIC_ENV", "STREAMS_LESSON_SCENARIO",
+           "TIERED_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "ClientDashboard",
+           "Dashboard", "FetchDashboard", "GridDashboard",
            "ReassignmentDashboard", "ShareGroupDashboard", "StreamsDashboard",
            "TieredStorageDashboard", "TourDashboard", "byte_options"]

@@ -154,12 +154,15 @@ def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     return notes
 
 
-def _summary(c: Any) -> str:
+def _summary(c: Any, bound: tuple[str, int] | None = None) -> str:
+    """The run in one line; the peak held beside KIP-74's one-round bound, or beside ``bound``
+    (a label and bytes: another client's own)."""
+    bound_label, bound_bytes = bound or ("KIP-74 bound", c.kip74_bound_bytes)
     jain = c.fairness["jain_index"].dropna()
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
     rate = float(c.memory["consumed_bytes_per_s"].mean()) if len(c.memory) else 0.0
     streak = int(c.fairness["max_starvation_streak"].max()) if len(c.fairness) else 0
     return (f"<b>min Jain index</b> {jain.min():.3f} &middot; <b>mean</b> {jain.mean():.3f} "
             f"&middot; <b>longest starvation</b> {streak} fetches &middot; <b>peak held</b> "
-            f"{_size(peak)} (KIP-74 bound {_size(c.kip74_bound_bytes)}) &middot; "
+            f"{_size(peak)} ({bound_label} {_size(bound_bytes)}) &middot; "
             f"<b>consumed</b> {rate / 1e6:.1f} MB/s")

@@ -1,0 +1,131 @@
+"""The clients dashboard (lesson 9): one catching-up consumer on the client you run.
+
+The same brokers, workload and Spark curves as :class:`kipviz.widgets.fetch.FetchDashboard`; a
+dropdown picks whose consumer fetches and holds the data (Java's, librdkafka, franz-go or
+kafka-python: :mod:`kipviz.kafka.clients`), and the two fetch limits are set by that client's own
+names. The summary gives the client's memory bound and names its binding term.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+
+from kipviz.kafka.clients.bounds import CLIENT_NAMES
+from kipviz.scenarios.consumer.clients import catching_up
+from kipviz.scenarios.consumer.scenario import ConsumerScenario
+from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._versions import memory_answer_html
+from kipviz.widgets.fetch import FetchDashboard, _summary
+
+__all__ = ["CLIENTS_LESSON_SCENARIO", "LIMIT_NAMES", "ClientDashboard"]
+
+# 300 partitions on 3 brokers, 400 MB behind in 256 KiB batches, an application slower (50 MB/s)
+# than the brokers' links: lesson 9's catch-up, smaller so a move takes a moment.
+CLIENTS_LESSON_SCENARIO = catching_up(partitions=300, brokers=3, ticks=200)
+
+LIMIT_NAMES: dict[str, tuple[str, str]] = {
+    "java": ("fetch.max.bytes", "max.partition.fetch.bytes"),
+    "librdkafka": ("fetch.max.bytes", "fetch.message.max.bytes"),
+    "franz-go": ("FetchMaxBytes", "FetchMaxPartitionBytes"),
+    "kafka-python": ("fetch_max_bytes", "max_partition_fetch_bytes"),
+}
+"""Each client's name for the response limit and for the per-partition limit."""
+
+_RESPONSE_MAX = byte_options(*(2**k * MiB for k in range(0, 7)), 52428800)
+_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
+
+
+class ClientDashboard(FetchDashboard):
+    """Lesson 9's dashboard: ``client`` (``"java"``, ``"librdkafka"``, ``"franz-go"``,
+    ``"kafka-python"``), the response and per-partition fetch limits by that client's names
+    (:data:`LIMIT_NAMES`; ``update(response_max_bytes=..., partition_max_bytes=...)``),
+    partitions, brokers and the compression ratio (decompressed bytes per wire byte: librdkafka
+    and franz-go hold decompressed records, Java's consumer compressed batches).
+
+    Switching client keeps the two limits' values and gives them to the new client under its
+    own names; the client's other settings are its defaults. ``update`` returns the Spark curves,
+    or None with the reason in ``warning``.
+    """
+
+    ALIASES = ("response_max_bytes", "partition_max_bytes")
+
+    def __init__(self, scenario: ConsumerScenario = CLIENTS_LESSON_SCENARIO, *, seed: int = 0,
+                 spark: Any = None, **overrides: Any) -> None:
+        super().__init__(scenario, seed=seed, spark=spark, **overrides)
+
+    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
+        response, partition = _limits(s)
+        response_name, partition_name = LIMIT_NAMES[s.client]
+        return {
+            "client": w.Dropdown(options=[(c, c) for c in CLIENT_NAMES], value=s.client,
+                                 description="client"),
+            "response_max_bytes": w.SelectionSlider(
+                options=with_option(_RESPONSE_MAX, response), value=response,
+                description=response_name),
+            "partition_max_bytes": w.SelectionSlider(
+                options=with_option(_PARTITION_MAX, partition), value=partition,
+                description=partition_name),
+            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(2000, s.partitions),
+                                      description="partitions"),
+            "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
+            "compression_ratio": w.FloatSlider(
+                value=s.compression_ratio, min=1.0, max=max(8.0, s.compression_ratio), step=0.5,
+                description="compression ratio (decompressed / wire)"),
+        }
+
+    def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
+        response, partition = _limits(s)
+        return {"client": s.client, "response_max_bytes": response,
+                "partition_max_bytes": partition, "partitions": s.partitions,
+                "brokers": s.brokers, "compression_ratio": s.compression_ratio}
+
+    def _sync_controls(self) -> None:
+        super()._sync_controls()
+        names = LIMIT_NAMES[self.scenario.client]
+        for control, name in zip((self.controls["response_max_bytes"],
+                                  self.controls["partition_max_bytes"]), names, strict=True):
+            control.description = name
+
+    def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
+        params = dict(params)
+        response, partition = _limits(scenario)
+        response = params.pop("response_max_bytes", response)
+        partition = params.pop("partition_max_bytes", partition)
+        client = params.get("client", scenario.client)
+        if client not in LIMIT_NAMES:
+            raise ValueError(f"client must be one of {', '.join(LIMIT_NAMES)}: {client!r}")
+        if client == "java":
+            params.update(fetch_max_bytes=response, max_partition_fetch_bytes=partition,
+                          client_settings=())
+        else:
+            response_name, partition_name = LIMIT_NAMES[client]
+            params["client_settings"] = {response_name: response, partition_name: partition}
+        return Dashboard._apply(self, scenario, params)
+
+    def _advice(self, scenario: ConsumerScenario, curves: Any) -> list[str]:
+        notes = super()._advice(scenario, curves) if scenario.client == "java" else []
+        if scenario.client == "java" and scenario.compression_ratio > 1:
+            notes.append("Java's consumer holds the compressed batches as they came (it "
+                         "decompresses a batch as the application reads it), so the "
+                         "compression ratio changes nothing here; switch client to see it.")
+        return notes
+
+    def _summary(self, curves: Any) -> str:
+        meta = self.trace.meta if self.trace is not None else {}
+        if self.scenario.client == "java" or "memory_bound_bytes" not in meta:
+            return super()._summary(curves)
+        bound = (f"{self.scenario.client}'s bound", int(meta["memory_bound_bytes"]))
+        return _summary(curves, bound) + memory_answer_html(meta)
+
+
+def _limits(s: ConsumerScenario) -> tuple[int, int]:
+    """The response and per-partition limits ``s`` sets, by value (the client's own when set,
+    else what its request carries by its rules)."""
+    if s.client == "java":
+        return s.fetch_max_bytes, s.max_partition_fetch_bytes
+    response_name, partition_name = LIMIT_NAMES[s.client]
+    settings = dict(s.client_settings)
+    return (int(settings.get(response_name, s.request_max_bytes)),
+            int(settings.get(partition_name, s.partition_max_bytes)))
