@@ -31,6 +31,7 @@
 # | [6 · sweeps](06_sweeps.ipynb) | Why does my consumer use so much memory? Every fetch setting at once, by Kafka version, and what each KIP-81 design buys (a Spark sweep) |
 # | [7 · share groups](07_share_groups.ipynb) | I have more consumers than partitions: who gets what, and how much memory does each hold? (KIP-932) |
 # | [8 · tiered storage](08_tiered_storage.ipynb) | My consumer is slow reading old data: why, and what do the remote quotas do? (KIP-405, KIP-956) |
+# | [9 · other clients](09_other_clients.ipynb) | My consumer isn't Java: how much memory do librdkafka, franz-go and kafka-python hold, and what do I set for a container's limit? (issue 31) |
 #
 # The [cheat sheet](cheatsheet.ipynb) has the formulas, defaults and version rules on one page, and
 # the [glossary](glossary.ipynb) the terms. Sizes are in MiB (1,048,576 bytes), with the byte value

@@ -32,7 +32,7 @@
 # `RemoteLogReader`, `DelayedRemoteFetch`, `RLMQuotaManager`, `TokenBucket`).
 
 # %% [markdown]
-# **Course:** ← [7 · share groups](07_share_groups.ipynb) · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+# **Course:** ← [7 · share groups](07_share_groups.ipynb) · [9 · other clients](09_other_clients.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
 
 # %%
 from dataclasses import replace
@@ -318,4 +318,4 @@ mine = replace(TIERED_LESSON_SCENARIO, kafka_version="4.1", remote_log_reader_th
 print(trace_summary(simulate(mine)).to_string())
 
 # %% [markdown]
-# **Course:** ← [7 · share groups](07_share_groups.ipynb) · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
+# **Course:** ← [7 · share groups](07_share_groups.ipynb) · [9 · other clients](09_other_clients.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)

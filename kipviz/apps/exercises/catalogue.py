@@ -30,6 +30,14 @@ class Exercise:
     rel_tol: float = 1e-9
 
 
+def _client_bound_mib(client: str, partitions: int, brokers: int,
+                      settings: dict[str, int] | None = None, ratio: float = 1.0) -> float:
+    from kipviz.kafka.clients import client_memory_bounds
+
+    return client_memory_bounds(client, partitions, brokers, settings,
+                                compression_ratio=ratio).bound_bytes / _MiB
+
+
 def _second_partition_bytes() -> float:
     from kipviz.kafka.fetch.response import fill_response
 
@@ -275,6 +283,19 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "ControllerMutationQuotaManager give?", _l8_bucket_throttle_ms, "ms",
         "-credits / quota x 1000 = 20 / 5 x 1000: the time the refill needs to get back to 0",
         "4000"),
+    ("09", 1): Exercise(
+        "librdkafka at its defaults, 60 partitions on 3 brokers, uncompressed: what is its memory "
+        "bound, in MiB?", lambda: _client_bound_mib("librdkafka", 60, 3), "MiB",
+        "the queue gate 65,536 x 1000 bytes plus four responses (one in flight per broker and one "
+        "pinned at the queue's head) of min(fetch.max.bytes, 20 partitions x 1 MiB) = 20 MiB",
+        "(65536000 + 4 * 20 * 1048576) / 1048576"),
+    ("09", 2): Exercise(
+        "franz-go with kgo.MaxConcurrentFetches(1), 1,000 partitions on 3 brokers, data that "
+        "decompresses 3 times: what is its memory bound, in MiB?",
+        lambda: _client_bound_mib("franz-go", 1000, 3, {"MaxConcurrentFetches": 1}, 3.0), "MiB",
+        "one fetch at a time, of up to FetchMaxBytes (50 MiB) on the wire, held decompressed "
+        "(3 x 50 MiB) beside its wire buffer while it is decoded",
+        "50 + 3 * 50"),
 }
 """Every exercise, by (lesson, number)."""
 
