@@ -93,6 +93,22 @@ def _make(cls: type[Dashboard], spark: Any) -> Dashboard:
     return d
 
 
+@pytest.fixture(scope="module")
+def fresh(spark: Any) -> Any:
+    """``fresh(cls)``: the dashboard of :func:`_make`, built once per class for the tests that
+    only read it (its static fallback, its figure, what a browser first sees): each of them
+    checks the same freshly built dashboard, without a simulation and Spark job of its own.
+    The test that moves the controls builds its own."""
+    made: dict[type[Dashboard], Dashboard] = {}
+
+    def get(cls: type[Dashboard]) -> Dashboard:
+        if cls not in made:
+            made[cls] = _make(cls, spark)
+        return made[cls]
+
+    return get
+
+
 def _special(value: Any) -> bool:
     """Values that often mean something else (-1 = disabled, 0, unlimited)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and (
@@ -190,9 +206,9 @@ def test_every_control_value_redraws_the_figure_or_warns_and_never_raises(cls, s
 
 
 @pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
-def test_every_dashboard_has_a_static_html_fallback(cls, spark, monkeypatch):
+def test_every_dashboard_has_a_static_html_fallback(cls, fresh, monkeypatch):
     """``kipviz report`` shows a dashboard as its settings, summary and current figure."""
-    d = _make(cls, spark)
+    d = fresh(cls)
     fragment = d.to_html(include_plotlyjs=False, div_id="f")
     assert 'id="f"' in fragment and cls.__name__ in fragment
     for control in d.controls.values():
@@ -205,17 +221,18 @@ def test_every_dashboard_has_a_static_html_fallback(cls, spark, monkeypatch):
 
 
 @pytest.mark.parametrize("cls", DASHBOARDS, ids=lambda cls: cls.__name__)
-def test_every_dashboards_figure_teaches(cls, spark):
+def test_every_dashboards_figure_teaches(cls, fresh):
     """The figure a dashboard draws (and its static fallback shows) passes the figure checks
     (issue 29): no empty legend entry, no unexplained flat panel, no hidden series."""
-    d = _make(cls, spark)
+    d = fresh(cls)
     assert figure_problems(d.static_figure()) == []
 
 
-def test_the_figure_a_browser_first_sees_already_holds_the_curves(spark):
+def test_the_figure_a_browser_first_sees_already_holds_the_curves(fresh):
     """A FigureWidget syncs only the data it was made with (later changes are messages a page
     opened afterwards never gets): the dashboard's figure must carry its first curves."""
-    d = kipviz.widgets.fetch.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"])
+    d = fresh(kipviz.widgets.fetch.FetchDashboard)
+    assert d.scenario.partitions == KNOWN_SMALL["FetchDashboard"]["partitions"]
     synced = d.figure._widget_data  # the state a new view is built from (plotly's trait)
     assert all("y" in trace and len(trace["y"]) for trace in synced)
     assert d.figure in d.widget.children

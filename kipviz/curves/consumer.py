@@ -15,9 +15,11 @@ planning a chain of small DataFrame API steps cost more than running them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
 import pandas as pd
 
 from kipviz.curves.consumer_sql import (
@@ -38,6 +40,7 @@ from kipviz.curves.sql import (
     run_sql,
     spark_schema,
     to_spark,
+    union_all,
     window_args,
 )
 
@@ -67,6 +70,7 @@ SHARES_INPUT = ("window", "partition", "demand_bytes", "delivered_bytes")
 FAIRNESS_INPUT = (*SHARES_INPUT, "window_start_ms", "max_starvation_streak")
 LAG_INPUT = ("window", "window_start_ms", "partition", "delivered_bytes", "lag_end_bytes")
 MEMORY_INPUT = ("time_ms", "held_bytes", "in_flight_bytes", "consumed_bytes")
+WINDOW_COLUMNS = tuple(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
 FETCHES_INPUT = ("fetch_id", "partition", "lag_bytes", "complete_bytes")
 META_KEYS = ("window_ms", "tick_ms", "pre_kip74_bound_bytes", "kip74_bound_bytes")
 SMALL_ROWS = 200_000  # windows rows up to which consumer_curves runs in one task, unshuffled
@@ -218,32 +222,27 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
 
     ``trace`` has pandas tables ``.windows`` and ``.memory`` and a ``.meta`` dict as in
     ``docs/traces.md`` (a ``ConsumerTrace``). This is the slider path: it reads only the
-    per-window tables (about partitions x 20 rows), keeps small inputs in one Spark task (no
-    shuffle), and collects the union of the small results once, through Arrow.
+    per-window tables (about partitions x 20 rows), sends both to Spark as one table (one
+    ``createDataFrame``), keeps small inputs in one Spark task (no shuffle), and computes every
+    curve in one SQL text (:func:`kipviz.curves.sql.union_all`, analysed once) whose union is
+    collected once, through Arrow: one table sent, one query planned, one ``toPandas``.
     """
-    from pyspark.sql import functions as F
-
     meta = trace.meta
     require_meta(meta, META_KEYS)
-    window_cols = list(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
-    require_columns(trace.windows.columns, window_cols, "windows")
+    require_columns(trace.windows.columns, WINDOW_COLUMNS, "windows")
     require_columns(trace.memory.columns, MEMORY_INPUT, "memory")
     require_windows(trace.windows, windows)
-    windows_df = to_spark(spark, trace.windows[window_cols])
+    trace_df = to_spark(spark, _one_table(trace.windows, trace.memory))
     if len(trace.windows) <= SMALL_ROWS:
-        windows_df = windows_df.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
-    memory = to_spark(spark, trace.memory[list(MEMORY_INPUT)]).coalesce(1)
+        trace_df = trace_df.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
     kip74 = int(meta["kip74_bound_bytes"])
-    window_ms, tick_ms = int(meta["window_ms"]), int(meta["tick_ms"])
-    parts = [
-        run_sql(windows_df, per_window_query(with_lag=True), windows=windows_df),
-        lag_by_partition(windows_df),
-        memory_curve(memory, window_ms, tick_ms=tick_ms, bound_bytes=kip74),
-    ]
-    union = parts[0].withColumn("_part", F.lit(0))
-    for i, part in enumerate(parts[1:], 1):
-        union = union.unionByName(part.withColumn("_part", F.lit(i)), allowMissingColumns=True)
-    got = cast(pd.DataFrame, union.toPandas())
+    memory_sql = MEMORY_SQL.format(**window_args(int(meta["window_ms"]), int(meta["tick_ms"])),
+                                   above=f"held_bytes > {kip74}")
+    query = union_all([(per_window_query(with_lag=True), {**FAIRNESS, **LAG_OVER_TIME}),
+                       (LAG_BY_PARTITION_SQL, LAG_BY_PARTITION), (memory_sql, MEMORY)])
+    query = query.format(windows=_rows_of("windows", WINDOW_COLUMNS),
+                         memory=_rows_of("memory", MEMORY_INPUT))
+    got = cast(pd.DataFrame, spark.sql(query, trace=trace_df).toPandas())
     return ConsumerCurves(
         fairness=part_table(got, 0, FAIRNESS),
         lag_over_time=part_table(got, 0, LAG_OVER_TIME),
@@ -252,3 +251,26 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
         pre_kip74_bound_bytes=int(meta["pre_kip74_bound_bytes"]),
         kip74_bound_bytes=kip74,
     )
+
+
+def _one_table(windows: pd.DataFrame, memory: pd.DataFrame) -> pd.DataFrame:
+    """The columns the curves read of the ``windows`` and ``memory`` tables, stacked into one
+    table (sent to Spark by one ``createDataFrame``): the windows rows, then the memory rows,
+    ``_memory`` telling them apart; each column keeps its dtype, 0 on the other table's rows
+    (:func:`_rows_of` reads each table back)."""
+    n_windows, n_memory = len(windows), len(memory)
+    columns: dict[str, np.ndarray] = {}
+    for table, names, before, after in ((windows, WINDOW_COLUMNS, 0, n_memory),
+                                        (memory, MEMORY_INPUT, n_windows, 0)):
+        for name in names:
+            values = table[name].to_numpy()
+            columns[name] = np.concatenate([np.zeros(before, values.dtype), values,
+                                            np.zeros(after, values.dtype)])
+    columns["_memory"] = np.repeat([False, True], [n_windows, n_memory])
+    return pd.DataFrame(columns)
+
+
+def _rows_of(table: str, names: Iterable[str]) -> str:
+    """The SQL subquery that reads one trace table back out of :func:`_one_table`'s."""
+    where = "_memory" if table == "memory" else "NOT _memory"
+    return f"(SELECT {', '.join(names)} FROM {{trace}} WHERE {where})"
