@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.widgets import BrokerDashboard, FetchDashboard, ReassignmentDashboard
+from kipviz.widgets import BrokerDashboard, ClientDashboard, FetchDashboard, ReassignmentDashboard
+from kipviz.widgets.clients import LIMIT_NAMES
 from kipviz.widgets.reassignment import UNLIMITED
 from tests.frames import assert_refused_and_kept
 
@@ -282,3 +283,37 @@ def test_the_followers_control_shows_its_r_minus_one_option_selected(reassignmen
     assert reassignment_dashboard.scenario.in_sync_followers == 0
     control.index = 0  # the user picks "R - 1" again
     assert reassignment_dashboard.scenario.in_sync_followers is None
+
+
+@pytest.fixture(scope="module")
+def client_dashboard(spark):
+    return ClientDashboard(spark=spark, partitions=60, ticks=100)
+
+
+def test_the_client_dropdown_names_the_limits_as_each_client_does_and_keeps_their_values(
+        client_dashboard):
+    """Switching client gives the same two limits to the new client under its own names (the
+    sliders relabelled), and the summary sets the peak beside that client's own bound."""
+    d = client_dashboard
+    d.update(client="java", response_max_bytes=4 * MiB, partition_max_bytes=512 * 1024)
+    for client, names in LIMIT_NAMES.items():
+        d.controls["client"].value = client  # as a user would
+        assert d.scenario.client == client and d.warning.value == ""
+        assert (d.controls["response_max_bytes"].description,
+                d.controls["partition_max_bytes"].description) == names
+        assert (d.controls["response_max_bytes"].value,
+                d.controls["partition_max_bytes"].value) == (4 * MiB, 512 * 1024)
+        if client != "java":
+            assert dict(d.scenario.client_settings) == dict(zip(names, (4 * MiB, 512 * 1024), strict=True))
+            assert f"{client}'s bound" in d.summary.value
+            assert int(d.trace.memory.held_bytes.max()) <= d.trace.meta["memory_bound_bytes"]
+
+
+def test_a_limit_a_client_refuses_is_a_warning_naming_its_setting(client_dashboard):
+    """librdkafka refuses a set fetch.max.bytes below message.max.bytes (1,000,000): the
+    dashboard shows it, by librdkafka's name, and keeps the last curves."""
+    d = client_dashboard
+    d.update(client="librdkafka", response_max_bytes=2 * MiB)
+    assert d.update(response_max_bytes=512 * 1024) is None
+    assert "fetch.max.bytes" in d.warning.value
+    assert d.controls["response_max_bytes"].value == 2 * MiB

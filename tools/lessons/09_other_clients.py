@@ -190,6 +190,19 @@ threads[["label", "peak_held_mib", "bound_mib", "jain_index"]]
 settings_for_memory_table(512 * MiB, 1000, 3)
 
 # %% [markdown]
+# ## Try it
+#
+# Pick the client you run, set its two fetch limits (by its own names: the sliders relabel), the
+# partitions, the brokers and how well your data compresses. Spark redraws fairness and memory, and
+# the summary puts the peak held beside that client's own bound, with the sentence naming the term
+# that binds. Try franz-go at a compression ratio of 4, then Java at the same ratio.
+
+# %% tags=["nbval-ignore-output"]
+from kipviz.widgets import ClientDashboard
+
+ClientDashboard()
+
+# %% [markdown]
 # ## What Kafka does today (and the clients, since which version)
 #
 # * **Java** (lessons 1 and 3), Kafka 4.3 as modelled: one response per broker however far it
