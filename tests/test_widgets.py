@@ -304,7 +304,8 @@ def test_the_client_dropdown_names_the_limits_as_each_client_does_and_keeps_thei
         assert (d.controls["response_max_bytes"].value,
                 d.controls["partition_max_bytes"].value) == (4 * MiB, 512 * 1024)
         if client != "java":
-            assert dict(d.scenario.client_settings) == dict(zip(names, (4 * MiB, 512 * 1024), strict=True))
+            limits = dict(zip(names, (4 * MiB, 512 * 1024), strict=True))
+            assert dict(d.scenario.client_settings) == limits
             assert f"{client}'s bound" in d.summary.value
             assert int(d.trace.memory.held_bytes.max()) <= d.trace.meta["memory_bound_bytes"]
 
