@@ -274,7 +274,8 @@ def compare_kernel(benchmark: str, *, compiled: Callable[[], Any], simpy: Callab
                    python: Callable[[], Any], count: int, unit: str, same_model: bool,
                    compiled_count: int | None = None, compiled_repeat: int = COMPILED_REPEAT,
                    repeat: int = REFERENCE_REPEAT, warmup: int = WARMUP,
-                   simpy_warmup: int = 0) -> float:
+                   simpy_warmup: int = 0,
+                   variants: Mapping[str, tuple[Callable[[], Any], int]] | None = None) -> float:
     """A compiled kernel against its two references, and its rate.
 
     ``compiled`` is timed on ``compiled_count`` ``unit`` (``count`` when None; median of
@@ -282,8 +283,11 @@ def compare_kernel(benchmark: str, *, compiled: Callable[[], Any], simpy: Callab
     runs: the run that checked its tables is usually the warm-up) and the kernel as plain Python
     ``python`` (after ``warmup``) on ``count`` (median of ``repeat``). Emits each one's median,
     p95 and rate, then ``speedup_vs_simpy`` (target >= 100) and ``speedup_vs_python``: rates
-    measured in this run. ``same_model`` False (the SimPy program's tables differ from the
-    kernel's on this run) is said first: the ratio then compares different models."""
+    measured in this run. ``variants`` (``label -> (run, its count)``: the compiled kernel on
+    other settings, e.g. another client's) are timed like ``compiled`` and each emits
+    ``speedup_vs_simpy_<label>`` against the same SimPy rate. ``same_model`` False (the SimPy
+    program's tables differ from the kernel's on this run) is said first: the ratio then compares
+    different models."""
     note(benchmark, f"timing: the compiled kernel median of {compiled_repeat}, SimPy and plain "
                     f"Python of {repeat}, {warmup} warm-up run each; speedups are ratios of "
                     f"{unit}/s measured in this run")
@@ -299,4 +303,9 @@ def compare_kernel(benchmark: str, *, compiled: Callable[[], Any], simpy: Callab
                              warmup=warmup)
     emit(benchmark, "speedup_vs_simpy", rate / simpy_rate, "x", target=">= 100")
     emit(benchmark, "speedup_vs_python", rate / python_rate, "x")
+    for label, (run, run_count) in (variants or {}).items():  # the same kernel, other settings
+        variant_rate = timed_rate(benchmark, f"compiled_{label}", run, run_count, unit,
+                                  repeat=compiled_repeat, warmup=warmup)
+        emit(benchmark, f"speedup_vs_simpy_{label}", variant_rate / simpy_rate, "x",
+             target=">= 100")
     return rate

@@ -10,11 +10,19 @@ for value by ``tests/test_simpy_reference.py``) and the plain-Python kernel are 
 run fewer ticks of the same setting, and the figures compare *rates* measured in the same run.
 Workloads are generated before timing; each timing is the median of several runs after a warm-up.
 
+The same kernel runs each other client (``client=``, issue 31) at its defaults on the same setting;
+``speedup_vs_simpy_<client>`` is its rate against the SimPy program's (Java's model: the one
+reference; the clients differ in the requests they send and what they hold).
+
 The dashboard figure is the latency of one slider move on ``FetchDashboard(partitions=1000,
 ticks=2000)``: re-simulate, recompute the Spark curves, redraw.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_consumer import simulate_simpy
@@ -69,7 +77,22 @@ def throughput() -> None:
         simpy=lambda: simulate_simpy(short, seed=SEED, batches=short_batches),
         python=lambda: simulate(short, seed=SEED, record_fetches=False, compiled=False,
                                 batches=short_batches),
-        simpy_warmup=1)
+        simpy_warmup=1, variants=_other_clients(long, long_batches))
+
+
+def _other_clients(long: ConsumerScenario, batches: Batches
+                   ) -> dict[str, tuple[Callable[[], Any], int]]:
+    """Each other client (issue 31) on the same setting and batches at its defaults, with its
+    partition-fetches: its rate against the Java model's SimPy rate (the one reference program;
+    the clients differ only in which requests they send and what they hold)."""
+    runs = {}
+    for client in ("librdkafka", "franz-go", "kafka-python"):
+        s = replace(long, client=client)
+        count = int(simulate(s, seed=SEED, record_fetches=False, batches=batches)
+                    .windows.fetches.sum())
+        runs[client.replace("-", "_")] = (
+            lambda s=s: simulate(s, seed=SEED, record_fetches=False, batches=batches), count)
+    return runs
 
 
 SLIDERS = SliderMoves(
