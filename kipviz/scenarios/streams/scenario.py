@@ -44,19 +44,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kipviz.kafka.config import fields
 from kipviz.kafka.config.checks import check_int, check_topic_name
 from kipviz.kafka.config.declarations import CONSUMER, STREAMS
-from kipviz.kafka.config.fields import (
-    FieldRule,
-    check_declared,
-    choice,
-    flag,
-    items,
-    kafka_field,
-    knob,
-    setting_rule,
-    text,
-)
 from kipviz.kafka.streams.input_buffer import (
     STREAMS_POLICIES,
     fetch_bytes,
@@ -88,32 +78,32 @@ class StreamsScenario:
     ``thread_changes`` is a tuple of ``(time_ms, threads)`` steps in time order.
     """
 
-    input_buffer_max_bytes: int = kafka_field(STREAMS["input.buffer.max.bytes"])
+    input_buffer_max_bytes: int = fields.kafka_field(STREAMS["input.buffer.max.bytes"])
     # Kafka puts no bound on buffered.records.per.partition; the model needs one record
-    buffered_records_per_partition: int = kafka_field(
+    buffered_records_per_partition: int = fields.kafka_field(
         STREAMS["buffered.records.per.partition"], at_least=1)
-    policy: str = choice("thread_bytes", STREAMS_POLICIES)
-    threads: int = kafka_field(STREAMS["num.stream.threads"], 4, at_least=1)
-    global_thread: bool = flag(False)
-    thread_changes: tuple[tuple[int, int], ...] = items(
-        of=(("time_ms", FieldRule(at_least=0)),
-            ("threads", setting_rule(STREAMS["num.stream.threads"], at_least=1))),
+    policy: str = fields.choice("thread_bytes", STREAMS_POLICIES)
+    threads: int = fields.kafka_field(STREAMS["num.stream.threads"], 4, at_least=1)
+    global_thread: bool = fields.flag(False)
+    thread_changes: tuple[tuple[int, int], ...] = fields.items(
+        of=(("time_ms", fields.FieldRule(at_least=0)),
+            ("threads", fields.setting_rule(STREAMS["num.stream.threads"], at_least=1))),
         rule="a tuple of (time_ms, threads) pairs")
-    tasks: int = knob(16, at_least=1)
-    topics: int = knob(2, at_least=1)
-    topic: str = text("input")  # the input topics' name prefix
-    key_bytes: int = knob(16, at_least=0)
-    value_bytes: int = knob(1000, at_least=0)
-    record_size_spread: float = knob(10.0, at_least=1.0, number=True)
-    produce_records_per_s: float = knob(2000.0, at_least=0.0, number=True)  # per partition
-    initial_lag_records: int = knob(20000, at_least=0)  # per partition
-    process_records_per_s: float = knob(50000.0, above=0.0, number=True)  # per thread
-    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
-    tick_ms: int = knob(10, at_least=1)
-    ticks: int = knob(1000, at_least=1)
+    tasks: int = fields.knob(16, at_least=1)
+    topics: int = fields.knob(2, at_least=1)
+    topic: str = fields.text("input")  # the input topics' name prefix
+    key_bytes: int = fields.knob(16, at_least=0)
+    value_bytes: int = fields.knob(1000, at_least=0)
+    record_size_spread: float = fields.knob(10.0, at_least=1.0, number=True)
+    produce_records_per_s: float = fields.knob(2000.0, at_least=0.0, number=True)  # per partition
+    initial_lag_records: int = fields.knob(20000, at_least=0)  # per partition
+    process_records_per_s: float = fields.knob(50000.0, above=0.0, number=True)  # per thread
+    max_partition_fetch_bytes: int = fields.kafka_field(CONSUMER["max.partition.fetch.bytes"])
+    tick_ms: int = fields.knob(10, at_least=1)
+    ticks: int = fields.knob(1000, at_least=1)
 
     def __post_init__(self) -> None:
-        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        fields.check_declared(self)  # each field's rule, from its declaration
         check_topic_name(self.topic, "topic")  # Kafka's Topic.validate: the prefix's characters,
         check_topic_name(self.topic_name(self.topics - 1), "topic")  # the longest name's length
         last = -1
