@@ -17,7 +17,7 @@ from kipviz.scenarios.consumer.clients import catching_up
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
 from kipviz.widgets._versions import memory_answer_html
-from kipviz.widgets.fetch import FetchDashboard, _summary
+from kipviz.widgets.fetch import FetchDashboard, run_summary_html
 
 __all__ = ["CLIENTS_LESSON_SCENARIO", "LIMIT_NAMES", "ClientDashboard"]
 
@@ -117,7 +117,7 @@ class ClientDashboard(FetchDashboard):
         if self.scenario.client == "java" or "memory_bound_bytes" not in meta:
             return super()._summary(curves)
         bound = (f"{self.scenario.client}'s bound", int(meta["memory_bound_bytes"]))
-        return _summary(curves, bound) + memory_answer_html(meta)
+        return run_summary_html(curves, bound) + memory_answer_html(meta)
 
 
 def _limits(s: ConsumerScenario) -> tuple[int, int]:

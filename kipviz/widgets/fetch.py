@@ -17,7 +17,7 @@ from kipviz.scenarios.workload import Workload
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, selectable, with_option
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
 
-__all__ = ["LESSON_SCENARIO", "FetchDashboard"]
+__all__ = ["LESSON_SCENARIO", "FetchDashboard", "run_summary_html"]
 
 # A consumer catching up after a pause: every partition has an 8 MiB backlog and producers keep
 # writing 100 MB/s, skewed (Zipf) across 100 partitions on 3 brokers. The application keeps up
@@ -125,7 +125,7 @@ class FetchDashboard(Dashboard):
         return _advice(scenario, curves, meta)
 
     def _summary(self, curves: Any) -> str:
-        return _summary(curves) + memory_answer_html(
+        return run_summary_html(curves) + memory_answer_html(
             self.trace.meta if self.trace is not None else {})
 
 
@@ -154,7 +154,7 @@ def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     return notes
 
 
-def _summary(c: Any, bound: tuple[str, int] | None = None) -> str:
+def run_summary_html(c: Any, bound: tuple[str, int] | None = None) -> str:
     """The run in one line; the peak held beside KIP-74's one-round bound, or beside ``bound``
     (a label and bytes: another client's own)."""
     bound_label, bound_bytes = bound or ("KIP-74 bound", c.kip74_bound_bytes)
