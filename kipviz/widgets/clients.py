@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as w
 
 from kipviz.kafka.clients.bounds import CLIENT_NAMES
+from kipviz.plots.consumer import consumer_figure
 from kipviz.scenarios.consumer.clients import catching_up
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
@@ -33,6 +34,9 @@ LIMIT_NAMES: dict[str, tuple[str, str]] = {
 }
 """Each client's name for the response limit and for the per-partition limit."""
 
+_BOUND_TRACES = [i for i, t in enumerate(consumer_figure().data)
+                 if t.name in ("KIP-74 bound", "pre-KIP-74 bound")]
+"""Where the consumer figure draws KIP-74's bound and the pre-KIP-74 one, in that order."""
 _RESPONSE_MAX = byte_options(*(2**k * MiB for k in range(0, 7)), 52428800)
 _PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
 
@@ -111,6 +115,22 @@ class ClientDashboard(FetchDashboard):
                          "decompresses a batch as the application reads it), so the "
                          "compression ratio changes nothing here; switch client to see it.")
         return notes
+
+    def _redraw(self, curves: Any) -> None:
+        """The consumer figure; on another client the memory panel's bound is that client's own
+        (and Java's KIP-74 bound beside it, dash-dotted), not Java's two."""
+        super()._redraw(curves)
+        meta = self.trace.meta if self.trace is not None else {}
+        java = self.scenario.client == "java" or "memory_bound_bytes" not in meta
+        own, other = (self.figure.data[i] for i in _BOUND_TRACES)
+        with self.figure.batch_update():
+            if java:
+                own.name, other.name, other.line.dash = "KIP-74 bound", "pre-KIP-74 bound", "dash"
+                return
+            own.name = f"{self.scenario.client}'s bound"
+            own.y = [int(meta["memory_bound_bytes"]) / MiB] * 2
+            other.name, other.line.dash = "Java's KIP-74 bound", "dashdot"
+            other.y = [curves.kip74_bound_bytes / MiB] * 2
 
     def _summary(self, curves: Any) -> str:
         meta = self.trace.meta if self.trace is not None else {}
