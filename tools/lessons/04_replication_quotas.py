@@ -59,7 +59,7 @@ from kipviz.kafka.replication import (
 )
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
 from kipviz.scenarios.reassignment import simulate
-from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentPlanDashboard
 from kipviz.widgets.reassignment import METRICS_TEXT
 
 MB = 1_000_000
@@ -316,12 +316,16 @@ print(METRICS_TEXT)
 # %% [markdown]
 # ## 10. Try it
 #
-# Move the throttles, a mid-move throttle change, IN, the followers the leader's quota counts, the
-# brokers and the quota window; each move re-runs the reassignment and Spark redraws the curves. A
-# throttle at or below R x IN runs, with a warning, as it would in Kafka.
+# The sample plan of section 1 under the two numbers an operator has in hand: the throttle T that
+# `--throttle` sets on every broker, and the IN of the hottest topic, orders (split over its
+# partitions by size; payments stays at 1.33 MB/s). Each move runs the cluster simulation and one
+# Spark job, and redraws when each broker's last move finishes, simulated beside planned, over
+# one lane per broker. A throttle that never finishes runs, with the planner's reason, as Kafka
+# would accept it. (The single pair of sections 3 to 7, with the throttle schedule, the followers
+# counted and the quota window, is `kipviz.widgets.ReassignmentDashboard`.)
 
 # %% tags=["nbval-ignore-output"]
-ReassignmentDashboard(spark=spark)
+ReassignmentPlanDashboard(spark=spark)
 
 # %% [markdown]
 # ## Conclusion
