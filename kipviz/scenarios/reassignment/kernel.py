@@ -49,7 +49,7 @@ from kipviz.kafka.quotas.rate import (
     rate_record,
 )
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
-from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 
 __all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer",
            "compiled_kernel", "complete", "insert_sorted", "join_isr", "next_order",
