@@ -114,7 +114,7 @@ print(at35.to_text())
 # its leader quota also counts the keep-up of orders-0's two followers and new replica and of
 # payments-0's follower and new replica: 3 x 4.44 + 2 x 1.33 = 16 MB/s, leaving 19 MB/s, 0.76 h
 # alone. Each broker's time alone is a lower bound; the planner shares each binding quota
-# equally among the replicas it holds back (a flow schedule), which adds a minute here (broker 1's
+# equally among the replicas it holds back (a flow schedule), which adds 25 s here (broker 1's
 # leader quota binds once orders-1 is in). The same by hand and planned at 55 MB/s, beside the
 # cluster simulation of Kafka's gating (one fetcher per broker pair):
 
