@@ -5,8 +5,9 @@ Throughput is counted in *fetches* (rows of the ``fetches`` table: requests answ
 second. The setting is the lesson's (:data:`kipviz.widgets.tiered.TIERED_LESSON_SCENARIO`) made
 busier and longer: three catch-up consumers of 12 remote and 4 local partitions and two tail
 consumers, on Kafka's default 10 reader threads and ``remote.fetch.max.wait.ms`` 500, under an
-80 MiB/s remote fetch quota (about a third of the requests come back with their remote
-partitions emptied), on Kafka 4.3, for 120 s: about 13,000 fetches and 9,500 remote reads.
+80 MiB/s remote fetch quota (40% of the requests, 79% of the catch-up ones, come back with
+their remote partitions emptied), on Kafka 4.3, for 120 s: about 7,700 fetches and 9,500
+remote reads.
 
 The references: :mod:`benchmarks.simpy_tiered_fetch` (processes, a ``Resource`` of reader
 threads and :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked

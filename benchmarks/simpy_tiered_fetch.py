@@ -7,7 +7,9 @@ asks the pool for a thread (refused when ``remote.log.reader.max.pending.tasks``
 already wait in the resource's queue), gives up if none is free before the
 ``DelayedRemoteFetch`` expires (``onExpiration`` cancels reads not started; the request stays
 queued until granted, then is released at once), reads, and records its bytes in the fetch quota
-(``RemoteLogReader``). The quota is :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over
+(``RemoteLogReader``). A fetch with nothing to return waits (``DelayedFetch``) until a local
+partition's next batch lands or ``fetch.max.wait.ms`` passes, and then reads its local logs
+again. The quota is :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over
 :class:`kipviz.kafka.quotas.rate.SimpleRate` (on lists, the :mod:`kipviz.kafka.quotas.rate`
 functions the kernel compiles); the broker's rules are the plain functions of
 :mod:`kipviz.kafka.tiered.fetch`. Consumers due at one instant wait for their turn and go lowest id
@@ -113,14 +115,15 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                             for p in mine], dtype=np.int64)
             raw, rmax = np.zeros(n, np.int64), np.zeros(n, np.int64)
             min_one = np.zeros(n, np.bool_)
-            local = read_from_log(
-                RequestPartitions(first_batch_bytes=np.full(n, s.batch_bytes, np.int64),
-                                  log_bytes=log, remote=remote, throttled=np.full(n, throttled),
-                                  partition_max_bytes=np.full(n, s.max_partition_fetch_bytes,
-                                                              np.int64)),
-                ReadLimits(response_max_bytes=s.fetch_max_bytes, several_remote=several,
-                           charge_remote=charge),
-                LogRead(raw_bytes=raw, remote_max_bytes=rmax, remote_min_one=min_one))
+
+            request = RequestPartitions(
+                first_batch_bytes=np.full(n, s.batch_bytes, np.int64), log_bytes=log,
+                remote=remote, throttled=np.full(n, throttled),
+                partition_max_bytes=np.full(n, s.max_partition_fetch_bytes, np.int64))
+            limits = ReadLimits(response_max_bytes=s.fetch_max_bytes, several_remote=several,
+                                charge_remote=charge)
+            read = LogRead(raw_bytes=raw, remote_max_bytes=rmax, remote_min_one=min_one)
+            local = read_from_log(request, limits, read)
             fetch_id = len(fetches)
             row_f = {"consumer": c, "sent_ms": t, "answered_ms": 0.0, "local_bytes": local,
                      "remote_bytes": 0, "reads_scheduled": 0, "reads_served": 0,
@@ -139,15 +142,25 @@ def simulate_simpy(s: TieredFetchScenario) -> dict[str, pd.DataFrame]:
                     done = env.event()
                     env.process(reader(row, size, t + wait_ms, done))
                     mine_reads[i] = (row, done)
-            lag_avail = [avail[p] for p in mine]
             if mine_reads:
                 yield env.all_of([d for _, d in mine_reads.values()]) | env.timeout(wait_ms)
-            elif local == 0:
-                wait = float(s.fetch_max_wait_ms)
-                for p in mine:
-                    if behind[p] <= 0 and rate_ms > 0:
-                        wait = min(wait, (s.batch_bytes - avail[p] % s.batch_bytes) / rate_ms)
-                yield env.timeout(wait)
+            elif local == 0:  # DelayedFetch: until a local batch lands or fetch.max.wait.ms
+                lands = {i: (s.batch_bytes - avail[p] % s.batch_bytes) / rate_ms
+                         for i, p in enumerate(mine) if behind[p] <= 0 and rate_ms > 0}
+                yield env.timeout(min([float(s.fetch_max_wait_ms), *lands.values()]))
+                for i, p in enumerate(mine):  # onComplete reads the local logs again
+                    if behind[p] <= 0:
+                        whole = (avail[p] // s.batch_bytes + 1) * s.batch_bytes
+                        avail[p] += rate_ms * (env.now - avail_at[p])
+                        avail_at[p] = env.now
+                        if i in lands and t + lands[i] <= env.now:  # landed, whole
+                            avail[p] = max(avail[p], whole)
+                        log[i] = int(avail[p] // s.batch_bytes) * s.batch_bytes
+                local = read_from_log(request, limits, read)  # log holds the new bytes
+                row_f["local_bytes"] = local
+                for i, p in enumerate(mine):
+                    avail[p] -= (raw[i] // s.batch_bytes) * s.batch_bytes
+            lag_avail = [avail[p] for p in mine]
             answer = env.now
             got = [int(raw[i]) for i in range(n)]
             for i, (row, _) in mine_reads.items():

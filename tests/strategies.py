@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import settings
 from hypothesis import strategies as st
 
@@ -606,3 +608,37 @@ def client_workloads(draw: st.DrawFn) -> tuple[str, int, int, int, float]:
     client = draw(st.sampled_from(["franz-go", "kafka-python", "librdkafka"]))
     return (client, draw(st.integers(1, 3000)), draw(st.integers(1, 12)),
             draw(st.integers(1, 64 << 20)), draw(st.floats(1.0, 10.0)))
+
+
+CLIENT_SETTINGS: dict[str, Any] = {  # each client's settings, by its own names
+    "java": st.just({}),
+    "librdkafka": st.fixed_dictionaries({}, optional={
+        "queued.max.messages.kbytes": st.integers(1, 4000),
+        "fetch.message.max.bytes": st.integers(1000, 4 << 20),
+        "fetch.max.bytes": st.integers(1_000_000, 8 << 20)}),
+    "franz-go": st.fixed_dictionaries({}, optional={
+        "MaxConcurrentFetches": st.integers(-1, 4),
+        "FetchMaxPartitionBytes": st.integers(1000, 4 << 20),
+        "FetchMaxBytes": st.integers(1 << 20, 8 << 20)}),
+    "kafka-python": st.fixed_dictionaries({}, optional={
+        "fetch_max_bytes": st.integers(1000, 8 << 20),
+        "max_partition_fetch_bytes": st.integers(1000, 4 << 20)}),
+}
+
+
+@st.composite
+def client_scenarios(draw: st.DrawFn) -> Any:
+    """A small lagging ``ConsumerScenario`` on one of the four clients (issue 31), with some of
+    its settings by their own names."""
+    from kipviz.scenarios.consumer.scenario import ConsumerScenario
+    from kipviz.scenarios.workload import Workload
+
+    client = draw(st.sampled_from(list(CLIENT_SETTINGS)))
+    return ConsumerScenario(
+        partitions=draw(st.integers(1, 24)), brokers=draw(st.integers(1, 4)), ticks=60,
+        windows=4, client=client, client_settings=draw(CLIENT_SETTINGS[client]),
+        compression_ratio=draw(st.sampled_from([1.0, 2.5, 6.0])),
+        consume_bytes_per_s=draw(st.sampled_from([5e6, 50e6, 500e6])),
+        workload=Workload(initial_lag_bytes=draw(st.sampled_from([0, 4_000_000, 60_000_000])),
+                          produce_bytes_per_s=draw(st.sampled_from([1e6, 40e6])),
+                          batch_size_bytes=draw(st.sampled_from([16 << 10, 256 << 10]))))

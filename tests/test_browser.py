@@ -31,6 +31,10 @@ START_S = 120  # kernel, Spark and the first curves: about 15 s on an idle 2-cor
 # three slider moves, the first warming Spark up: about 10 s idle; 90 s ran out on a 2-core
 # machine running another make test beside this one
 MOVE_S = 240
+# anywidget gives a model 2 s to load plotly's module and on a busy machine can give up on it (the
+# page logs this); the dashboard notices its figure no longer answers and makes it anew
+# (kipviz.widgets._figure), so the move must still show: that is what this test checks.
+ANYWIDGET_GAVE_UP = "[anywidget] Failed to initialize model."
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 NOTEBOOK_CELLS = [
     "from kipviz.widgets import FetchDashboard",
@@ -167,10 +171,6 @@ def _press_until_moved(handle: Any, readout: Any, key: str, tries: int = 3) -> N
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium: apt-get install chromium "
                                                   "(.ci/run does); Playwright's own browser is "
                                                   "never downloaded")
-@pytest.mark.xfail(strict=False, reason=(
-    "known defect, open: in Voila the kernel applies the move (the summary and warning show the "
-    "new fetch.max.bytes) but the plotly figure in the page sometimes keeps its first data; "
-    "about half of the runs on 2026-11-26, at several commits; cause not found"))
 def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila, request,
                                                                               tmp_path):
     """In Chromium: the dashboard draws, a keyboard move of fetch.max.bytes changes the plotly
@@ -211,5 +211,5 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
         assert not empty, f"traces without data in the browser: {empty}"
     for marker in ("Traceback", "Not applied", "Error"):
         assert marker not in text, f"{marker!r} in the page:\n{text[:2000]}"
-    assert not errors, errors
+    assert not [e for e in errors if ANYWIDGET_GAVE_UP not in e], errors
 

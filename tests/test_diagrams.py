@@ -10,8 +10,8 @@ MiB = 1024 * 1024
 
 
 def test_every_numbered_lesson_has_a_diagram_with_data_and_a_title():
-    """Lessons 01 to 08 each draw a one-panel figure whose traces all carry data."""
-    assert sorted(DIAGRAMS) == [f"{n:02d}" for n in range(1, 9)]
+    """Lessons 01 to 09 each draw a one-panel figure whose traces all carry data."""
+    assert sorted(DIAGRAMS) == [f"{n:02d}" for n in range(1, 10)]
     for lesson in DIAGRAMS:
         fig = diagram(lesson)
         assert fig.layout.title.text, lesson
@@ -90,8 +90,16 @@ def test_lesson_8_reads_one_remote_partition_before_4_2_and_charges_them_from_4_
     assert t["4.2"].tolist() == [1, 1, 1, 0]
 
 
-@pytest.mark.parametrize("lesson", [0, "09", "tour"])
+def test_lesson_9_adds_up_each_clients_bound_from_its_terms():
+    """1,000 partitions on 3 brokers, 4:1: librdkafka's gate is 65,536,000 bytes (62.5 MiB) and
+    franz-go holds three 50 MiB fetches four times over, beside their wire buffers."""
+    t = example("09")
+    assert t[t.term == "queue gate"].mib.tolist() == [62.5]
+    assert t[t.client == "franz-go"].mib.sum() == 750
+
+
+@pytest.mark.parametrize("lesson", [0, "10", "tour"])
 def test_an_unknown_lesson_is_named(lesson):
-    """Only lessons 01 to 08 have a diagram; the error lists them."""
+    """Only lessons 01 to 09 have a diagram; the error lists them."""
     with pytest.raises(ValueError, match=r"no diagram for lesson .*; there are"):
         diagram(lesson)

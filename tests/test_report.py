@@ -7,6 +7,7 @@ import re
 import nbformat
 import pytest
 
+from kipviz.apps.exercises import EXERCISES
 from kipviz.apps.report import NOTEBOOKS, build_site, find_notebooks
 from kipviz.apps.static.html import PLOTLY_JS
 
@@ -20,7 +21,8 @@ def _quiet(_: str) -> None:
 
 def test_stored_outputs_render_as_an_offline_site(tmp_path):
     """--no-execute: the committed outputs, plotly figures as divs drawn by ./plotly.min.js,
-    no widget state, no CDN, dashboards replaced by a note; the index links each page."""
+    no widget state, no CDN, dashboards replaced by a note; the index links each page; the
+    exercises' answers stay inside their collapsed ``<details>``."""
     out = tmp_path / "site"
     lessons = build_site(out, only=["01"], execute=False, log=_quiet)
     assert [lesson.name for lesson in lessons] == ["01_fetch_size_limit"]
@@ -36,6 +38,12 @@ def test_stored_outputs_render_as_an_offline_site(tmp_path):
     assert (out / PLOTLY_JS).stat().st_size > 1_000_000
     index = (out / "index.html").read_text()
     assert 'href="01_fetch_size_limit.html"' in index and not FETCHED.search(index)
+    shown = re.sub(r"<details>.*?</details>", "", page, flags=re.S)
+    assert "Right: " not in shown  # no exercise's answer shows before it is opened
+    for number in (1, 2, 3, 4):
+        # the longest stretch of the answer's "why" that HTML escaping leaves alone
+        why = max(re.split(r"[^\w ,.]", EXERCISES[("01", number)].why), key=len)
+        assert why in page and why not in shown
 
 
 def _notebook(path, *sources):

@@ -76,6 +76,17 @@ def test_delayed_remote_fetch_holds_the_local_partitions_data():
     assert f.query("consumer_kind == 'tail'").latency.max() < 100
 
 
+def test_a_fetch_with_nothing_to_read_waits_for_the_next_batch_and_returns_it():
+    """DelayedFetch (fetch.min.bytes 1): a tail consumer finds no whole batch, so the broker
+    parks its fetch until a 16 KiB batch lands (every 62.5 ms at 256 KiB/s) and answers with
+    it; no fetch comes back empty, and none waits fetch.max.wait.ms."""
+    t = simulate(TieredFetchScenario(duration_ms=5_000, catch_up_consumers=0))
+    f = t.fetches.assign(latency=t.fetches.answered_ms - t.fetches.sent_ms)
+    assert (f.local_bytes > 0).all()
+    assert f.latency.iloc[1:].eq(62.5).all()  # a batch every 62.5 ms, 2 ms of it on the wire
+    assert f.latency.max() < 500
+
+
 def test_reads_not_started_before_remote_fetch_max_wait_are_cancelled():
     """One reader thread, two catch-up consumers of four partitions, 4.2: eight reads of
     110 ms queue for one thread; those not started by remote.fetch.max.wait.ms (200) are

@@ -56,6 +56,8 @@ def good_value(rule: FieldRule) -> Any:
     low = _low(rule)
     if rule.kind == "int":
         return 0 if low is None else int(low)
+    if rule.kind == "text":
+        return "a"
     assert rule.kind == "number", rule
     return 0.0 if low is None else float(low) + 1.0
 

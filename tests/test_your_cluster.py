@@ -46,9 +46,10 @@ def test_lesson_4_counts_the_in_sync_followers():
 
 
 def test_an_unknown_lesson_or_version_is_named():
-    """Lessons 01 to 06 have the cell; a release the model does not know is refused."""
+    """Lessons 01 to 06, 08 and 09 have the cell; a release the model does not know is
+    refused."""
     with pytest.raises(ValueError, match="lesson must be one of 01"):
-        your_cluster("09")
+        your_cluster("10")
     with pytest.raises(ValueError, match="kafka_version must be one of"):
         your_cluster("03", kafka_version="9.9")
 
@@ -81,3 +82,12 @@ def test_lesson_5_reads_the_consumer_settings_it_is_given():
     assert "a response of up to 16.0 MiB" in advice.formula
     default = your_cluster("05", partitions=2000, threads=4, brokers=3)
     assert "a response of up to 50.0 MiB" in default.formula and advice.formula != default.formula
+
+
+def test_lesson_9_reads_the_clients_own_config_and_fits_a_container():
+    """A confluent-kafka dict: librdkafka's bound, and the queued.max.messages.kbytes that keeps
+    it within half of a 256 MiB container."""
+    advice = your_cluster("09", {"queued.max.messages.kbytes": 65536}, client="librdkafka",
+                          partitions=1000, brokers=3, memory_limit_bytes=256 * MiB)
+    assert "librdkafka holds at most 275,251,200 bytes" in advice.formula
+    assert advice.knob.startswith("queued.max.messages.kbytes = 26,337 keeps the bound")

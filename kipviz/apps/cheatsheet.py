@@ -14,6 +14,7 @@ the config classes' own field declarations; :data:`GLOSSARY` defines the terms t
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import pandas as pd
 
@@ -21,7 +22,8 @@ from kipviz.kafka.config.declarations import Setting
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS
 
-__all__ = ["GLOSSARY", "defaults_table", "formulas", "glossary_table", "version_table"]
+__all__ = ["GLOSSARY", "client_table", "defaults_table", "formulas", "glossary_table",
+           "version_table"]
 
 _MiB = 1024 * 1024
 
@@ -81,7 +83,8 @@ _FORMULAS = (
      "one response per leader of its partitions; in record_limit mode from 4.2 one node at a "
      "time (KAFKA-19767)", "4.0 on", "ShareConsumeRequestManager; lesson 7"),
     ("What does an invalid request cost the broker's pool?",
-     "4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, 4.2.1 and 4.3.0 do. "
+     "3.8 and older, 4.0 and 4.1 never return its buffer (the pool shrinks for good); 3.9.3, "
+     "4.2.1 and 4.3.0 do. "
      "A TLS handshake on a PLAINTEXT listener reads as 369,295,617 bytes: refused by the default "
      "socket.request.max.bytes (100 MiB) before any allocation", "1.0 on",
      "KAFKA-20302, SocketServer.Processor, NetworkReceive; lesson 2"),
@@ -103,6 +106,41 @@ _FORMULAS = (
 def formulas() -> pd.DataFrame:
     """Which limit applies when: ``question``, ``formula``, ``kafka`` (releases), ``source``."""
     return pd.DataFrame(_FORMULAS, columns=["question", "formula", "kafka", "source"])
+
+
+def _rule_of(module: object) -> str:
+    """The "rule in two sentences" paragraph of a client module's docstring (issue 31)."""
+    doc = inspect.getdoc(module) or ""
+    para = next(p for p in doc.split("\n\n") if p.startswith("The rule in two sentences:"))
+    return " ".join(para.removeprefix("The rule in two sentences:").split()).replace("``", "")
+
+
+def client_table(partitions: int = 1000, brokers: int = 3) -> pd.DataFrame:
+    """One row per client (issue 31): ``client``, ``read at`` (the version its rules were read
+    from), ``rule`` (its memory rule in words, from its module in :mod:`kipviz.kafka.clients`;
+    Java's is the 4.0-on formula above), ``settings`` (the ones that move the bound, by its own
+    names) and the bound at defaults for ``partitions`` on ``brokers``, lagging, with the
+    sentence :func:`~kipviz.kafka.clients.client_memory_bounds` gives."""
+    from kipviz.kafka.clients import client_memory_bounds, franz_go, kafka_python, librdkafka
+    from kipviz.kafka.clients.settings import CLIENTS
+    from kipviz.scenarios.consumer import ConsumerScenario
+
+    java = client_memory_bounds("java", ConsumerScenario(partitions=partitions, brokers=brokers),
+                                max_batch_bytes=1048588)
+    rows = [{"client": "java", "read at": f"Kafka {ConsumerScenario().kafka_version}",
+             "rule": _FORMULAS[2][1], "settings": "fetch.max.bytes, max.partition.fetch.bytes",
+             "bound at defaults (MiB)": round(java.lagging_bytes / _MiB, 1),
+             "why": java.sentence()}]
+    for name, module in (("librdkafka", librdkafka), ("franz-go", franz_go),
+                         ("kafka-python", kafka_python)):
+        bound = client_memory_bounds(name, partitions, brokers)
+        table = CLIENTS[name]
+        source = table[next(iter(table))].source  # "librdkafka v2.15.0 src/rdkafka_conf.c:..."
+        rows.append({"client": name, "read at": " ".join(source.split()[:2]),
+                     "rule": _rule_of(module),
+                     "settings": ", ".join(table), "bound at defaults (MiB)":
+                     round(bound.bound_bytes / _MiB, 1), "why": bound.sentence})
+    return pd.DataFrame(rows)
 
 
 def version_table() -> pd.DataFrame:

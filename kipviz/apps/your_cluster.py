@@ -12,7 +12,7 @@ numbers are the ones the lessons simulate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kipviz.kafka.config.advice import ConfigSource, load_config
@@ -24,7 +24,7 @@ from kipviz.kafka.replication.planning import move_time_s
 __all__ = ["LESSONS", "Advice", "your_cluster"]
 
 _MiB = 1024 * 1024
-LESSONS = ("01", "02", "03", "04", "05", "06", "08")
+LESSONS = ("01", "02", "03", "04", "05", "06", "08", "09")
 """The lessons that end with a "your cluster" cell."""
 
 
@@ -172,10 +172,49 @@ def _tiered(c: ConsumerConfig, b: BrokerConfig, cluster: dict[str, Any], kafka_v
                   "remote.log.manager.fetch.max.bytes.per.second", notes)
 
 
+_CLIENT_WATCH = {
+    "librdkafka": "the consumer queue in statistics.interval.ms's JSON: every partition's "
+                  "fetchq_size reports the one shared queue (so do not add them up, #5140), and "
+                  "the process's RSS",
+    "franz-go": "Client.BufferedFetchBytes() (decompressed key and value bytes buffered) and the "
+                "Go heap (runtime/metrics; GOGC=100 lets it reach about twice what is live: set "
+                "GOMEMLIMIT below the container's limit)",
+    "kafka-python": "the process's RSS and the fetch-manager metrics fetch-size-avg/max (bytes "
+                    "per fetch response)",
+}
+
+
+def _client(consumer: Any, cluster: dict[str, Any]) -> Advice:
+    """Lesson 9: another client's bound from its own config (read the client's way), and what to
+    set for a container's memory limit."""
+    from kipviz.kafka.clients import client_memory_bounds, read_client_config
+    from kipviz.scenarios.consumer.clients import setting_for_memory
+
+    client = str(cluster.get("client", "librdkafka"))
+    if client not in _CLIENT_WATCH:
+        raise ValueError(f"client must be one of {', '.join(_CLIENT_WATCH)}: {client!r}")
+    settings = read_client_config(client, {} if consumer is None else consumer)
+    brokers, partitions = int(cluster.get("brokers", 3)), int(cluster.get("partitions", 100))
+    ratio = float(cluster.get("compression_ratio", 1.0))
+    limit = int(cluster.get("memory_limit_bytes", 512 * _MiB))
+    bound = client_memory_bounds(client, partitions, brokers, settings, compression_ratio=ratio)
+    name, value, fitted = setting_for_memory(client, limit // 2, partitions, brokers,
+                                             compression_ratio=ratio, settings=settings)
+    return Advice("09", bound.sentence, _CLIENT_WATCH[client],
+                  f"{name} = {value:,} keeps the bound at {_mib(fitted)}, half of a "
+                  f"{_mib(limit)} container limit (the other half for the application, the "
+                  f"runtime and, on franz-go, Go's GC headroom)")
+
+
 def your_cluster(lesson: str, consumer: ConfigSource | None = None,
                  broker: ConfigSource | None = None, *, kafka_version: str = NEWEST_KAFKA_VERSION,
                  **cluster: Any) -> Advice:
-    """The closing advice of ``lesson`` ("01" to "06", "08") for your settings.
+    """The closing advice of ``lesson`` ("01" to "06", "08", "09") for your settings.
+
+    Lesson "09": ``consumer`` is your client's own config (a confluent-kafka dict or
+    ``.properties`` path, franz-go ``kgo.`` option calls, kafka-python keyword arguments as a
+    dict) and ``cluster`` also takes ``client`` (``"java"``, the default, is lesson 3's answer
+    from Java's files), ``compression_ratio`` and ``memory_limit_bytes`` (the container's limit).
 
     ``consumer`` / ``broker``: config objects, mappings of Kafka keys or ``.properties`` paths
     (Kafka's defaults where None). ``cluster`` takes ``brokers`` and ``partitions`` (the
@@ -187,11 +226,16 @@ def your_cluster(lesson: str, consumer: ConfigSource | None = None,
     if lesson not in LESSONS:
         raise ValueError(f"lesson must be one of {', '.join(LESSONS)}: {lesson!r}")
     check_kafka_version(kafka_version)
+    if lesson == "09" and cluster.get("client", "java") != "java":
+        return _client(consumer, cluster)
     c, c_notes = load_config(ConsumerConfig, consumer)
     b, b_notes = load_config(BrokerConfig, broker)
     notes = tuple(c_notes + b_notes)
     c, b = c or ConsumerConfig(), b or BrokerConfig()
     brokers, partitions = int(cluster.get("brokers", 3)), int(cluster.get("partitions", 100))
+    if lesson == "09":  # Java's consumer: lesson 3's answer
+        return replace(_consumer_memory(c, b, brokers, partitions, kafka_version, "03", notes),
+                       lesson="09")
     if lesson in ("01", "03", "06"):
         return _consumer_memory(c, b, brokers, partitions, kafka_version, lesson, notes)
     if lesson == "02":

@@ -181,22 +181,26 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
             warnings.warn(f"{problem}; the sweep's results are returned but not stored",
                           CacheWarning, stacklevel=2)
             cache = None
+    parts = [found[i] for i in sorted(found)]
     if missing:
         got = _run(spark, [(i, keys[i], (scenarios[i], kinds[i])) for i in missing], seed,
                    partitions, progress)
-        failed: list[str] = []
-        for i in missing:
-            row = got[got["config_id"] == i].reset_index(drop=True)
-            if len(row) != 1:
-                raise RuntimeError(f"configuration {i} came back {len(row)} times from Spark")
-            found[i] = row
-            if cache is not None and not failed:
-                problem = write_cached(_cache_path(cache, scenarios[i], keys[i]), row)
-                failed += [problem] if problem else []
-        if failed:
-            warnings.warn(f"{failed[0]}; the sweep's results are returned, the rest of them "
-                          f"not stored", CacheWarning, stacklevel=2)
-    table = pd.concat([found[i] for i in range(len(scenarios))], ignore_index=True)
+        got = got.sort_values("config_id", kind="stable").reset_index(drop=True)
+        counts = got["config_id"].value_counts()  # one count, not a filter per configuration
+        for i in [*missing, *sorted(set(counts.index) - set(missing))]:
+            if counts.get(i, 0) != (i in missing):
+                raise RuntimeError(f"configuration {i} came back {counts.get(i, 0)} times from "
+                                   f"Spark")
+        for at, i in enumerate(got["config_id"] if cache is not None else ()):
+            problem = write_cached(_cache_path(cast(Path, cache), scenarios[i], keys[i]),
+                                   got.iloc[[at]].reset_index(drop=True))
+            if problem:
+                warnings.warn(f"{problem}; the sweep's results are returned, the rest of them "
+                              f"not stored", CacheWarning, stacklevel=2)
+                break
+        parts.append(got)
+    table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    table = table.sort_values("config_id", kind="stable").reset_index(drop=True)
     table = table.astype({c: t for c, t in _ROW.items() if t != "string"})
     return SweepResult(table=table, scenarios=tuple(scenarios), computed=len(missing))
 

@@ -7,7 +7,8 @@
   :mod:`~kipviz.plots.reassignment` and ``reassignment_plan`` (KIP-73),
   :mod:`~kipviz.plots.streams` (KIP-770),
   :mod:`~kipviz.plots.share_group` (KIP-932), :mod:`~kipviz.plots.tiered` (KIP-405),
-  :mod:`~kipviz.plots.tour` (the tour) and :mod:`~kipviz.plots.sweep` (sweeps and grids).
+  :mod:`~kipviz.plots.tour` (the tour), :mod:`~kipviz.plots.clients` (issue 31's clients) and
+  :mod:`~kipviz.plots.sweep` (sweeps and grids).
 * :mod:`~kipviz.plots.diagrams`: each lesson's static diagram, drawn from a worked example.
 
 May import: plotly, :mod:`kipviz.curves` (the curve tables, never a Spark job),
@@ -20,6 +21,7 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "grid": ["MiB", "add_fixed_traces", "finish_grid", "grid_figure", "set_trace_data"],
+    "clients": ["clients_figure"],
     "consumer": ["compare_fairness_figure", "consumer_figure", "memory_bounds_figure",
                  "update_consumer_figure"],
 })

@@ -1,13 +1,14 @@
 """Static diagrams of each lesson's mechanism, drawn from a tiny worked example.
 
-``diagram("01")`` ... ``diagram("08")`` return a small plotly figure (one panel, readable at
+``diagram("01")`` ... ``diagram("09")`` return a small plotly figure (one panel, readable at
 JupyterLab's default width and in the static report). Every number in a diagram comes from the
 package's mechanism functions run on the example (:func:`kipviz.kafka.fetch.response.fill_response`,
 :class:`kipviz.kafka.broker.pool.SimpleMemoryPool`,
 :func:`kipviz.kafka.consumer.memory.memory_bounds`,
 :class:`kipviz.kafka.replication.quota.ReplicationQuotaManager`,
 :mod:`kipviz.kafka.streams.input_buffer`'s record-queue rules,
-:class:`kipviz.kafka.share.fetch.SharePartition`, :func:`kipviz.kafka.tiered.fetch.read_from_log`),
+:class:`kipviz.kafka.share.fetch.SharePartition`, :func:`kipviz.kafka.tiered.fetch.read_from_log`,
+:func:`kipviz.kafka.clients.client_memory_bounds`),
 never typed in. :func:`example` returns the example's numbers as a table, which the tests check.
 """
 
@@ -177,6 +178,19 @@ def _remote_fetch() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _clients() -> pd.DataFrame:
+    """Issue 31: each client's bound, term by term, for 1,000 partitions on 3 brokers at
+    defaults, data compressed 4:1 (:func:`kipviz.kafka.clients.client_memory_bounds`)."""
+    from kipviz.kafka.clients import client_memory_bounds
+
+    rows = [{"client": name, "term": term,
+             "mib": size / _MiB}
+            for name in ("librdkafka", "franz-go", "kafka-python")
+            for term, size in client_memory_bounds(name, 1000, 3,
+                                                   compression_ratio=4.0).terms if size]
+    return pd.DataFrame(rows)
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, **extra: Any) -> go.Figure:
     fig.update_layout(title={"text": title, "font": {"size": 14}}, height=320,
                       margin={"l": 60, "r": 20, "t": 50, "b": 50}, template="plotly_white",
@@ -276,6 +290,13 @@ def _draw_remote_fetch(t: pd.DataFrame) -> go.Figure:
                    yaxis={"range": [0, 1.35]})
 
 
+def _draw_clients(t: pd.DataFrame) -> go.Figure:
+    fig = go.Figure([go.Bar(y=rows.client, x=rows.mib, orientation="h", name=term)
+                     for term, rows in t.groupby("term", sort=False)])
+    return _layout(fig, "What each client's bound adds up (1,000 partitions, 3 brokers, 4:1)",
+                   "memory the bound allows (MiB)", "client", barmode="stack")
+
+
 DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], go.Figure]]] = {
     "01": (_fetch, _draw_fetch),
     "02": (_pool, _draw_pool),
@@ -285,6 +306,7 @@ DIAGRAMS: dict[str, tuple[Callable[[], pd.DataFrame], Callable[[pd.DataFrame], g
     "06": (_sweep, _draw_sweep),
     "07": (_share, _draw_share),
     "08": (_remote_fetch, _draw_remote_fetch),
+    "09": (_clients, _draw_clients),
 }  # lesson -> (its worked example, the figure drawn from it)
 
 
@@ -301,6 +323,6 @@ def example(lesson: str | int) -> pd.DataFrame:
 
 
 def diagram(lesson: str | int) -> go.Figure:
-    """A small static figure of lesson ``lesson``'s mechanism ("01" ... "08")."""
+    """A small static figure of lesson ``lesson``'s mechanism ("01" ... "09")."""
     build, draw = DIAGRAMS[_lesson(lesson)]
     return draw(build())

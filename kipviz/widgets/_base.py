@@ -22,12 +22,16 @@ from kipviz.scenarios.workload import Batches, produce
 from kipviz.widgets._figure import FigureWidget
 from kipviz.widgets._labels import TEXT_BOX_PX, control_width_px, fit_label, label_width_px
 
-__all__ = ["NOT_SET", "STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list",
-           "selectable", "with_option"]
+__all__ = ["MAX_RENEWALS", "NOT_SET", "RENEW_AFTER_S", "STATIC_ENV", "Dashboard", "byte_options",
+           "notice", "notice_list", "selectable", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
+RENEW_AFTER_S = 10.0
+"""How long a view in a browser may take to apply a redraw before the figure is made anew."""
+MAX_RENEWALS = 3
+"""How many times a dashboard makes its figure anew (each new one loads plotly's 4.9 MB module)."""
 
 
 class _NotSet:
@@ -103,7 +107,11 @@ class Dashboard:
         self.scenario = self._apply(scenario, overrides)
         self.trace: Any = None
         self.curves: Any = None
-        self.figure = FigureWidget(self._figure())
+        # A plain Figure until the first curves are in: a FigureWidget syncs only the data it is
+        # made with, and restyle messages sent before a browser shows it are lost (the page
+        # showed empty axes: Voila, plotly 7). The widget is made once, from the first curves.
+        self.figure: Any = self._figure()
+        self._renewals = 0
         self.warning = w.HTML()
         self.summary = w.HTML()
         self.controls: dict[str, w.ValueWidget] = self._controls(self.scenario)
@@ -118,14 +126,9 @@ class Dashboard:
             control.observe(self._on_change(name), names="value")
             rows.append(self._with_text_box(name, control))
         self._syncing = False
-        self.widget = w.VBox([w.VBox(rows), self.warning, self.summary, self.figure])
         self.update()
-        # A FigureWidget syncs only the data it was made with; later changes travel as restyle
-        # messages, and those sent before the browser shows the widget (the first update, just
-        # above) are lost: the page showed empty axes (Voila, plotly 7). So it is made again
-        # from its current data, before anyone displays it.
         self.figure = FigureWidget(self.figure)
-        self.widget.children = (*self.widget.children[:-1], self.figure)
+        self.widget = w.VBox([w.VBox(rows), self.warning, self.summary, self.figure])
 
     # --- what a subclass provides -------------------------------------------------------------
     def _figure(self) -> go.Figure:
@@ -270,6 +273,7 @@ class Dashboard:
             self.scenario, self.curves = scenario, curves
             self._sync_controls()
             self._redraw(self.curves)
+            self._renew_figure_if_deaf_later()
             notes = self._advice(scenario, self.curves)
             self.warning.value = notice_list(notes)
             self.summary.value = self._summary(self.curves)
@@ -277,6 +281,29 @@ class Dashboard:
             self._refuse(err, "Applied, but the figure could not be redrawn")
             return None
         return self.curves
+
+    def _renew_figure_if_deaf_later(self) -> None:
+        """In :data:`RENEW_AFTER_S` seconds, replace the figure by a new one made from its current
+        data if the browser's view of it has not applied this redraw (:attr:`FigureWidget.deaf`:
+        anywidget gave up on the model while the page loaded on a busy machine), at most
+        :data:`MAX_RENEWALS` times. Only on a running event loop (a kernel), as
+        :meth:`FigureWidget.fit_width_soon`."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a script or a test: no browser to wait for
+            return
+        loop.call_later(RENEW_AFTER_S, self._renew_figure_if_deaf, self.figure)
+
+    def _renew_figure_if_deaf(self, figure: FigureWidget) -> None:
+        if figure is not self.figure or not figure.deaf or self._renewals >= MAX_RENEWALS:
+            return
+        self._renewals += 1
+        self.figure = FigureWidget(figure)
+        self.widget.children = (*self.widget.children[:-1], self.figure)
+        figure.close()
+        self.figure.fit_width_soon()
 
     def _refuse(self, err: BaseException, what: str = "Not applied") -> None:
         """Show ``err`` as the red warning and put the controls back to the settings in use."""

@@ -9,6 +9,16 @@ with more than one element is ambiguous``, in JupyterLab's log console on each s
 Sent as lists, arrays come back (if at all) as lists, which plotly's Python side handles; and
 should a dict delta meet an array all the same, :meth:`FigureWidget._remove_overlapping_props`
 keeps the array (the data the dashboard set) instead of raising.
+
+It also knows whether a browser has stopped listening (:attr:`FigureWidget.deaf`). anywidget
+(0.10, 0.11) gives a model two seconds to load its front-end module (plotly's is 4.9 MB of
+JavaScript) and, when that runs late on a busy machine, rejects the model's ``ready`` promise
+for good: the view still draws the data it was made with, but every later message from the
+kernel waits on that promise and is dropped (``AnyModel._handle_comm_msg``; the page logs
+"[anywidget] Failed to initialize model."). A slider moved there redraws nothing. A view that
+applies a data update answers with its trace deltas (``_sendTraceDeltas``); a view that has
+spoken once and does not answer is deaf, and :meth:`kipviz.widgets._base.Dashboard.update`
+then replaces the figure with a new one made from the current data.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 from plotly.serializers import custom_serializers
-from traitlets import Dict, List
+from traitlets import Dict, List, observe
 
 __all__ = ["FigureWidget", "to_plain"]
 
@@ -51,6 +61,27 @@ class FigureWidget(go.FigureWidget):
     drawn. A ``relayout(autosize=True)`` (what ``Plotly.Plots.resize`` does) once the output is
     in the page makes it fit.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._view_spoke = False  # a view in a browser has drawn this figure and said so
+        self._answered_trace_edit_id = -1  # the newest data update a view has applied
+
+    @observe("_js2py_traceDeltas")
+    def _heard_from_view(self, change: dict[str, Any]) -> None:
+        """Note what a view answered (plotly's own handler, on the same trait, applies it)."""
+        message = change["new"]
+        if message:
+            self._view_spoke = True
+            edit_id = message.get("trace_edit_id")
+            if isinstance(edit_id, int):
+                self._answered_trace_edit_id = max(self._answered_trace_edit_id, edit_id)
+
+    @property
+    def deaf(self) -> bool:
+        """True when a view has drawn this figure in a browser but has not applied the last data
+        update sent to it (see the module docstring): its page shows old data for good."""
+        return self._view_spoke and self._answered_trace_edit_id < self._last_trace_edit_id
 
     def fit_width_soon(self, delays_s: tuple[float, ...] = (1.0, 4.0)) -> None:
         """Send ``relayout(autosize=True)`` ``delays_s`` seconds from now, on the kernel's event

@@ -25,12 +25,13 @@
 # |---|---|
 # | [1 · fetch size limit](01_fetch_size_limit.ipynb) | Who gets the bandwidth when a fetch response is full? (KIP-74) |
 # | [2 · memory pool](02_memory_pool.ipynb) | How does a broker bound the memory of requests it has not handled yet? (KIP-72) |
-# | [3 · consumer buffer.memory](03_consumer_buffer_memory.ipynb) | Why does my consumer use more memory than `max.partition.fetch.bytes`? (KIP-81) |
+# | [3 · consumer buffer.memory](03_consumer_buffer_memory.ipynb) | What would a consumer `buffer.memory` buy, and why not cap the fetches instead? (KIP-81) |
 # | [4 · replication quotas](04_replication_quotas.ipynb) | How fast can a reassignment go without starving clients? (KIP-73) |
 # | [5 · Streams input buffer](05_streams_input_buffer.ipynb) | How much memory will my Streams app use? (KIP-770) |
-# | [6 · sweeps](06_sweeps.ipynb) | Why does my consumer use so much memory? Every fetch setting at once, by Kafka version, and what each KIP-81 design buys (a Spark sweep) |
+# | [6 · sweeps](06_sweeps.ipynb) | Which fetch settings are safe at once? Both limits over every value, by Kafka version (a Spark sweep) |
 # | [7 · share groups](07_share_groups.ipynb) | I have more consumers than partitions: who gets what, and how much memory does each hold? (KIP-932) |
 # | [8 · tiered storage](08_tiered_storage.ipynb) | My consumer is slow reading old data: why, and what do the remote quotas do? (KIP-405, KIP-956) |
+# | [9 · other clients](09_other_clients.ipynb) | My consumer isn't Java: how much memory do librdkafka, franz-go and kafka-python hold, and what do I set for a container's limit? (issue 31) |
 #
 # The [cheat sheet](cheatsheet.ipynb) has the formulas, defaults and version rules on one page, and
 # the [glossary](glossary.ipynb) the terms. Sizes are in MiB (1,048,576 bytes), with the byte value

@@ -13,10 +13,13 @@
 # ---
 
 # %% [markdown]
-# # 3 · Why does my consumer use so much more memory than `max.partition.fetch.bytes`? (KIP-81)
+# # 3 · What would a consumer `buffer.memory` buy, and why not cap the fetches instead? (KIP-81)
 #
-# **The question.** `max.partition.fetch.bytes` is 1 MiB, yet the consumer's heap holds a hundred
-# times that. Where does the memory go, what bounds it today, and what would a real bound cost?
+# **The question.** `max.partition.fetch.bytes` is 1 MiB, yet a lagging consumer's heap holds a
+# hundred times that, and no consumer setting names the number. KIP-81 proposed one,
+# `buffer.memory`. What would it have bought, at what cost, why did the KIP reject capping the
+# fetches in flight instead, and what bounds the memory today? (Which values of the fetch
+# settings are safe, over all of them at once, is [lesson 6](06_sweeps.ipynb).)
 #
 # **The mechanism in a sentence.** [KIP-81](https://cwiki.apache.org/confluence/display/KAFKA/KIP-81%3A+Bound+Fetch+memory+usage+in+the+consumer)
 # proposed a consumer setting `buffer.memory` (default 100 MiB): every fetch response is read from
@@ -36,8 +39,10 @@ from dataclasses import replace
 
 from kipviz.curves.consumer_buffer import buffer_curves
 from kipviz.curves.consumer_compare import bounds_table, heap_table
+from kipviz.curves.sweep import grid, pareto_front, sweep
 from kipviz.kafka.consumer import consumer_memory_bounds, poll_heap_sentence
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure
+from kipviz.plots.sweep import pareto_figure
 from kipviz.scenarios.consumer import memory_by_version, simulate, simulate_modes
 from kipviz.widgets import BUFFER_LESSON_SCENARIO, BufferDashboard
 
@@ -199,6 +204,39 @@ print(fast_curves.summary_table().to_string(index=False))
 # it finishes, and delivers less than half as much. That is the throughput
 # the KIP refused to give up.
 #
+# One size of each proves little, so here are five of each on the same fast application (5 s of
+# fetching, Kafka 3.9's consumer, the one KIP-81 was written against): `buffer.memory` from 20 to
+# 128 MiB, and caps of 1 to 6 fetches. Each point is one configuration, simulated in one Spark
+# job (`kipviz.curves.sweep`, lesson 6); the front joins those no other beats on both memory and
+# throughput.
+
+# %%
+fast_short = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, consume_bytes_per_s=300e6,
+                     rtt_ms=50, ticks=600, windows=10)
+designs = [fast_short,  # today's consumer, five pools, five caps
+           *grid(fast_short, buffer_memory_bytes=[20 * MiB, 32 * MiB, 48 * MiB, 64 * MiB,
+                                                  128 * MiB]),
+           *grid(fast_short, max_in_flight_fetches=[1, 2, 3, 4, 6])]
+pareto = sweep(spark, designs).with_params("mode", "buffer_memory_bytes", "max_in_flight_fetches")
+front = pareto_front(pareto, minimize="peak_memory_bytes", maximize="throughput_bytes_per_s")
+shown = front[["mode", "buffer_memory_bytes", "max_in_flight_fetches"]].copy()
+shown["peak MiB"] = (front["peak_memory_bytes"] / MiB).round(1)
+shown["MB/s"] = (front["throughput_bytes_per_s"] / 1e6).round(1)
+print(shown.to_string(index=False))
+
+# %%
+pareto_figure(pareto, front, x="peak_memory_bytes", y="throughput_bytes_per_s", label="mode",
+              title="Memory against throughput: today's consumer, KIP-81's pool, the cap")
+
+# %% [markdown]
+# Both designs are on the front, at opposite ends. The cap holds the least, 12 MiB with one fetch
+# in flight and 24 MiB with two, but delivers only 64.2 and 128.5 MB/s of the 300 the application
+# could take: each freed slot waits a 50 ms round trip before its response arrives. The pool
+# delivers 290.7 MB/s with 30 MiB (`buffer.memory` 20 MiB) and 292.5 MB/s, as much as today's
+# consumer, with 42 MiB (32 MiB), where today's consumer holds 120 MiB. Caps of 3, 4 and 6 fetches
+# are off the front: each holds more than the 20 MiB pool (36, 48 and 72 MiB) and only the largest
+# matches its throughput.
+#
 # ## 5. Why coordinator traffic bypasses the pool
 #
 # With the pool full, nothing is read from the sockets, including the coordinator's heartbeat
@@ -276,8 +314,8 @@ BufferDashboard(spark=spark)
 # grow towards `partitions x max.partition.fetch.bytes`; whole responses stay on the heap until
 # their last partition is consumed. KIP-81's `buffer.memory` would have made it one number, at the
 # price of one response of overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no
-# throughput lost, which a cap on in-flight requests could not do. Kafka 4.0 bounded it another way:
-# one response per broker (KAFKA-17182).
+# throughput lost (290.7 against 292.5 MB/s at its smallest size), which a cap on in-flight
+# requests could not do. Kafka 4.0 bounded it another way: one response per broker (KAFKA-17182).
 #
 # ## What Kafka does today
 #

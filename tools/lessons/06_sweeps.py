@@ -13,23 +13,18 @@
 # ---
 
 # %% [markdown]
-# # 6 · Why does my consumer use so much memory? Every fetch setting at once
+# # 6 · Which fetch settings are safe at once? Both limits, every value, two versions
 #
-# **The question.** Lesson 3's consumer holds far more than `max.partition.fetch.bytes`. Which of
-# the two fetch settings decides how much a lagging consumer holds, on your Kafka version; over
-# every sensible value of both, where does it stay under its heap, and where is it still fair? And
-# for KIP-81's designs: what does each buy in throughput for the memory it takes?
+# **The question.** You must pick `fetch.max.bytes` and `max.partition.fetch.bytes` for a
+# consumer that may fall behind. Over every sensible value of both, on your Kafka version, where
+# does it stay under its heap, and where is it still fair between partitions?
 #
-# **The mechanism in a sentence.** A consumer whose application lags holds, from Kafka 4.0, one
-# response per broker, about brokers x min(`fetch.max.bytes`, the broker's partitions x
-# `max.partition.fetch.bytes`) ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182));
-# up to 3.9, a completed fetch of every partition, about partitions x
-# min(`fetch.max.bytes`, `max.partition.fetch.bytes`), plus the response being drained (responses
-# are held whole while any of their partitions is buffered: the story is in
-# [lesson 1](01_fetch_size_limit.ipynb)). So the memory knob is `fetch.max.bytes` on
-# 4.x and `max.partition.fetch.bytes` before. This lesson simulates the whole grid of both settings
-# to show it, one simulation per cell (how the grid runs, on Spark with a cache, is the closing
-# section).
+# **The mechanism in a sentence.** Why a lagging consumer holds more than either setting, and
+# how Kafka 4.0 changed that ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182)),
+# is [lesson 3](03_consumer_buffer_memory.ipynb): from 4.0 it holds one response per broker, so
+# `fetch.max.bytes` is the memory knob; up to 3.9 it holds a completed fetch of every partition,
+# so `max.partition.fetch.bytes` is. This lesson simulates the whole grid of both settings, one
+# simulation per cell (how the grid runs, on Spark with a cache, is the closing section).
 
 # %% [markdown]
 # **Course:** ← [5 · streams input buffer](05_streams_input_buffer.ipynb) · [7 · share groups](07_share_groups.ipynb) → · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
@@ -44,10 +39,10 @@ import tempfile
 from dataclasses import replace
 
 from kipviz.curves.summary import metric_table, select_rows
-from kipviz.curves.sweep import grid, pareto_front, sweep
+from kipviz.curves.sweep import grid, sweep
 from kipviz.kafka.consumer import consumer_memory_bounds
-from kipviz.plots.sweep import pareto_figure, safe_region_figure
-from kipviz.widgets import BUFFER_LESSON_SCENARIO, GRID_LESSON_SCENARIO, GridDashboard
+from kipviz.plots.sweep import safe_region_figure
+from kipviz.widgets import GRID_LESSON_SCENARIO, GridDashboard
 
 MiB = 1024 * 1024
 cache = tempfile.mkdtemp(prefix="kipviz-sweep-")  # a fresh cache, so the counts below are stable
@@ -124,48 +119,15 @@ print(consumer_memory_bounds(base).sentence())
 print(consumer_memory_bounds(replace(base, kafka_version="3.9")).sentence())
 
 # %% [markdown]
-# ## 2. What each KIP-81 design buys: the Pareto front
-#
-# A fast application (300 MB/s) with brokers 50 ms away, on Kafka 3.9's consumer, the one KIP-81
-# was written against. Today's consumer, KIP-81's pool at five sizes of `buffer.memory`, and the
-# rejected cap on in-flight fetches at five sizes. Each point is one configuration; the front joins
-# those no other configuration beats on both memory and throughput.
-
-# %%
-fast = replace(BUFFER_LESSON_SCENARIO, buffer_memory_bytes=None, consume_bytes_per_s=300e6,
-               rtt_ms=50, ticks=600, windows=10)
-designs = [fast,  # today's consumer, five pools, five caps
-           *grid(fast, buffer_memory_bytes=[20 * MiB, 32 * MiB, 48 * MiB, 64 * MiB, 128 * MiB]),
-           *grid(fast, max_in_flight_fetches=[1, 2, 3, 4, 6])]
-pareto = sweep(spark, designs, cache_dir=cache).with_params("mode", "buffer_memory_bytes",
-                                                             "max_in_flight_fetches")
-front = pareto_front(pareto, minimize="peak_memory_bytes", maximize="throughput_bytes_per_s")
-shown = front[["mode", "buffer_memory_bytes", "max_in_flight_fetches"]].copy()
-shown["peak MiB"] = (front["peak_memory_bytes"] / MiB).round(1)
-shown["MB/s"] = (front["throughput_bytes_per_s"] / 1e6).round(1)
-print(shown.to_string(index=False))
-
-# %%
-pareto_figure(pareto, front, x="peak_memory_bytes", y="throughput_bytes_per_s", label="mode",
-              title="Memory against throughput: today's consumer, KIP-81's pool, the cap")
-
-# %% [markdown]
-# Both designs are on the front, at opposite ends. The cap holds the least, 12 MiB with one fetch
-# in flight and 24 MiB with two, but delivers only 64.2 and 128.5 MB/s of the 300 the application
-# could take: each freed slot waits a 50 ms round trip before its response arrives. The pool
-# delivers 290.7 MB/s with 30 MiB (`buffer.memory` 20 MiB) and 292.5 MB/s, as much as today's
-# consumer, with 42 MiB (32 MiB), where today's consumer holds 120 MiB. Caps of 3, 4 and 6 fetches
-# are off the front: each holds more than the 20 MiB pool (36, 48 and 72 MiB) and only the largest
-# matches its throughput. That is KIP-81's argument for a pool over a cap, measured over a sweep
-# rather than one setting.
-#
 # ## Conclusion
 #
 # * A lagging consumer's memory is set by `fetch.max.bytes` per broker on Kafka 4.x and by
 #   `max.partition.fetch.bytes` per partition on 3.9 and earlier; the grid shows both shapes.
-# * Small `max.partition.fetch.bytes` values keep a consumer both under its heap and fair.
-# * For a bound as one number, KIP-81's pool costs almost no throughput (290.7 against 292.5 MB/s
-#   at its smallest); a cap on in-flight fetches trades throughput for memory.
+# * Small `max.partition.fetch.bytes` values keep a consumer both under its heap and fair: on the
+#   lesson's consumer every cell at 512 KiB or less fits a 128 MiB heap on both versions (at most
+#   60 MiB on 4.3, 66 MiB on 3.9), whatever `fetch.max.bytes` is.
+# * What KIP-81's `buffer.memory` and the rejected in-flight cap would buy for their memory is
+#   lesson 3's sweep.
 #
 # ## What Kafka does today
 #

@@ -16,7 +16,7 @@
 # # Cheat sheet: which limit applies, by Kafka version
 #
 # One page for the whole course ([the tour](00_tour.ipynb) and lessons
-# [1](01_fetch_size_limit.ipynb) to [8](08_tiered_storage.ipynb); terms in the [glossary](glossary.ipynb)).
+# [1](01_fetch_size_limit.ipynb) to [9](09_other_clients.ipynb); terms in the [glossary](glossary.ipynb)).
 # Every table below is built by the package (`kipviz.apps.cheatsheet`), from the same declarations the
 # simulations use, so it cannot drift from them. Sizes are in MiB (1,048,576 bytes) with the byte
 # value where Kafka's setting is in bytes; rates are in MB/s, and amounts moved at a rate in MB.
@@ -51,3 +51,14 @@ cheatsheet.version_table()
 
 # %%
 cheatsheet.defaults_table()
+
+# %% [markdown]
+# ## Your client, not only Java's: each client's memory rule
+#
+# `ConsumerScenario(client=..., client_settings=..., compression_ratio=...)` simulates each client
+# with the same broker and workload, and `kipviz.kafka.clients.client_memory_bounds` gives its bound
+# (lesson 9). The rule column is each client's module docstring in `kipviz.kafka.clients`; the bound
+# is for 1,000 partitions on 3 brokers, lagging, at the client's defaults, uncompressed.
+
+# %%
+cheatsheet.client_table()

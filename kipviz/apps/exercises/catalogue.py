@@ -30,6 +30,14 @@ class Exercise:
     rel_tol: float = 1e-9
 
 
+def _client_bound_mib(client: str, partitions: int, brokers: int,
+                      settings: dict[str, int] | None = None, ratio: float = 1.0) -> float:
+    from kipviz.kafka.clients import client_memory_bounds
+
+    return client_memory_bounds(client, partitions, brokers, settings,
+                                compression_ratio=ratio).bound_bytes / _MiB
+
+
 def _second_partition_bytes() -> float:
     from kipviz.kafka.fetch.response import fill_response
 
@@ -69,6 +77,15 @@ def _kip81_pool_bytes() -> float:
     from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 
     return pooled_bytes_bound(40 * _MiB, 10 * _MiB)
+
+
+def _in_flight_cap_mib() -> float:
+    from kipviz.kafka.consumer.memory import memory_bounds
+
+    return memory_bounds(kafka_version="3.9", brokers=10, partitions=120,
+                         fetch_max_bytes=12 * _MiB, max_partition_fetch_bytes=_MiB,
+                         largest_response_bytes=12 * _MiB, lagging=True,
+                         max_in_flight_fetches=3).bound_bytes / _MiB
 
 
 def _move_s() -> float:
@@ -194,17 +211,21 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "the pool reads a response while one byte is free (KIP-72's non-strict pool, which "
         "KIP-81 reuses): 40 MiB + 10 MiB - 1 byte = 52,428,799 bytes", "50 * 1024**2 - 1"),
     ("03", 2): Exercise(
-        "Today's consumer without a pool, lagging, on Kafka 3.9: 60 partitions on 5 brokers, "
-        "fetch.max.bytes = 4 MiB, max.partition.fetch.bytes = 2 MiB. At most how many MiB of "
-        "fetch responses?", lambda: _consumer_bound_mib("3.9", 60, 5, 4 * _MiB, 2 * _MiB), "MiB",
-        "before 4.0 every partition keeps a completed fetch, and the response being drained "
-        "stays whole: 60 x min(4 MiB, 2 MiB) + 4 MiB", "124"),
+        "KIP-81's rejected alternative: at most 3 fetches in flight or not yet consumed, and no "
+        "response can exceed 12 MiB. At most how many MiB of responses does the consumer hold?",
+        _in_flight_cap_mib, "MiB",
+        "each slot holds one whole response until the application has consumed it: 3 x 12 MiB; "
+        "KIP-81 rejected it because a freed slot then waits a round trip for its next response",
+        "36"),
     ("03", 3): Exercise(
-        "The same consumer on Kafka 4.3?",
+        "What Kafka did instead: a lagging Kafka 4.3 consumer without a pool reads 60 partitions "
+        "on 5 brokers, fetch.max.bytes = 4 MiB, max.partition.fetch.bytes = 2 MiB. At most how "
+        "many MiB of fetch responses?",
         lambda: _consumer_bound_mib("4.3", 60, 5, 4 * _MiB, 2 * _MiB), "MiB",
         "one response per broker (KAFKA-17182): 5 x min(4 MiB, 12 partitions x 2 MiB); what "
         "KIP-81 wanted buffer.memory for, 4.0 got by asking each broker again only once its "
-        "response is consumed", "20"),
+        "response is consumed (on 3.9 the same consumer may hold 60 x 2 MiB + 4 MiB = 124 MiB)",
+        "20"),
     ("04", 1): Exercise(
         "R = 3, IN = 10 MB/s, a throttle T = 40 MB/s set with --throttle, 1 GB to move. How "
         "many seconds?", _move_s, "s",
@@ -275,6 +296,19 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "ControllerMutationQuotaManager give?", _l8_bucket_throttle_ms, "ms",
         "-credits / quota x 1000 = 20 / 5 x 1000: the time the refill needs to get back to 0",
         "4000"),
+    ("09", 1): Exercise(
+        "librdkafka at its defaults, 60 partitions on 3 brokers, uncompressed: what is its memory "
+        "bound, in MiB?", lambda: _client_bound_mib("librdkafka", 60, 3), "MiB",
+        "the queue gate 65,536 x 1000 bytes plus four responses (one in flight per broker and one "
+        "pinned at the queue's head) of min(fetch.max.bytes, 20 partitions x 1 MiB) = 20 MiB",
+        "(65536000 + 4 * 20 * 1048576) / 1048576"),
+    ("09", 2): Exercise(
+        "franz-go with kgo.MaxConcurrentFetches(1), 1,000 partitions on 3 brokers, data that "
+        "decompresses 3 times: what is its memory bound, in MiB?",
+        lambda: _client_bound_mib("franz-go", 1000, 3, {"MaxConcurrentFetches": 1}, 3.0), "MiB",
+        "one fetch at a time, of up to FetchMaxBytes (50 MiB) on the wire, held decompressed "
+        "(3 x 50 MiB) beside its wire buffer while it is decoded",
+        "50 + 3 * 50"),
 }
 """Every exercise, by (lesson, number)."""
 

@@ -11,11 +11,14 @@ v1.21.5, kafka-python 3.0.11), and readers for a user's own config written the c
   fetches in flight, what stays in memory, and its memory bound with the sentence naming the
   term that binds (each module's docstring gives the rule in two sentences and where the code
   contradicts the issue's text).
+* :mod:`kipviz.kafka.clients.fetching`: each client's fetching as the consumer kernel runs it
+  (``client_fetch``, and the rules the kernel compiles: the client's fetch gate, bytes held,
+  the request's rotation).
 * :mod:`kipviz.kafka.clients.bounds`: ``client_memory_bounds(client, ...)``; ``"java"`` is
   :func:`kipviz.kafka.consumer.memory.consumer_memory_bounds` unchanged.
 
-May import: the standard library, ``javaproperties``, :mod:`kipviz.kafka.config` and
-:mod:`kipviz.kafka.consumer` (the Java answer).
+May import: the standard library, numpy, ``javaproperties``, :mod:`kipviz.kafka.config`,
+:mod:`kipviz.kafka.fetch` (the orderings) and :mod:`kipviz.kafka.consumer` (the Java answer).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from kipviz import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "_bound": ["ClientMemoryBound"],
     "bounds": ["CLIENT_NAMES", "client_memory_bounds"],
+    "fetching": ["ClientFetch", "client_fetch"],
     "franz_go": ["franz_go_concurrent_fetches", "franz_go_memory_bound",
                  "franz_go_partition_max_bytes"],
     "kafka_python": ["kafka_python_memory_bound", "kafka_python_receive_max_bytes"],

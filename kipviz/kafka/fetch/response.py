@@ -17,6 +17,9 @@ served first (KIP-74 "Proposed Changes", ``PartitionStates``, KIP-227 fetch sess
   and the consumer fails with ``RecordTooLargeException``.
 
 Guarantee (KIP-74): a v3+ response is never bigger than ``max(max_bytes, first batch)``.
+
+A request whose partitions hold less than ``fetch.min.bytes`` waits as a ``DelayedFetch``
+(:func:`delayed_fetch_completes`) and returns the data that arrived meanwhile.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ __all__ = [
     "PartitionData",
     "PartitionStates",
     "TopicPartition",
+    "delayed_fetch_complete_ms",
+    "delayed_fetch_completes",
     "effective_response_max_bytes",
     "fill_raw_bytes",
     "fill_response",
@@ -156,6 +161,37 @@ def read_partition(first_batch_bytes, log_bytes, partition_max_bytes, limit, min
     if version >= 3 and raw < first_batch_bytes:
         raw = 0  # firstEntryIncomplete: replaced by an empty record set
     return raw
+
+
+def delayed_fetch_completes(accumulated_bytes, fetch_min_bytes, waited_ms, max_wait_ms):
+    """Whether a fetch answers now: ``ReplicaManager.fetchMessages`` answers a request at once
+    when its partitions hold ``fetch.min.bytes`` (or it may not wait); else it parks a
+    ``DelayedFetch``, which completes when an append brings the bytes its partitions have
+    accumulated to ``fetch.min.bytes`` (``tryComplete``, case G, checked on each append that
+    moves the high watermark) or when it has waited ``fetch.max.wait.ms`` (``onExpiration``).
+    Either way ``onComplete`` reads the logs again and returns what they hold *then*. The
+    consumer kernel asks it each tick; :func:`delayed_fetch_complete_ms` is its first instant.
+
+    >>> delayed_fetch_completes(0, 1, 0, 500), delayed_fetch_completes(0, 1, 500, 500)
+    (False, True)
+    >>> delayed_fetch_completes(1, 1, 0, 500), delayed_fetch_completes(0, 1, 0, 0)
+    (True, True)
+    """
+    return accumulated_bytes >= fetch_min_bytes or waited_ms >= max_wait_ms
+
+
+def delayed_fetch_complete_ms(created_ms, max_wait_ms, min_bytes_at_ms):
+    """When a ``DelayedFetch`` parked at ``created_ms`` answers, ``min_bytes_at_ms`` being the
+    first instant its partitions hold ``fetch.min.bytes`` (``inf``: never): the first instant
+    :func:`delayed_fetch_completes` holds, for a kernel that moves from event to event. The
+    answer carries the data the logs hold at that instant (``onComplete`` reads them again).
+
+    >>> delayed_fetch_complete_ms(100.0, 500.0, 160.5)  # a batch lands at 160.5 ms
+    160.5
+    >>> delayed_fetch_complete_ms(100.0, 500.0, float("inf"))  # none: expires
+    600.0
+    """
+    return min(min_bytes_at_ms, created_ms + max_wait_ms)
 
 
 def fill_raw_bytes(

@@ -7,6 +7,8 @@
 * :mod:`~kipviz.scenarios.consumer.buffer_memory`: KIP-81 side by side (today's consumer, the
   pool, the rejected in-flight cap).
 * :mod:`~kipviz.scenarios.consumer.versions`: one workload under several Kafka releases.
+* :mod:`~kipviz.scenarios.consumer.clients`: one workload on Java's consumer, librdkafka,
+  franz-go and kafka-python (issue 31).
 * :mod:`~kipviz.scenarios.consumer.meta`: ``ConsumerMeta``, the typed ``meta`` of a trace.
 
 May import: what every kind may (:mod:`kipviz.scenarios`).
@@ -21,5 +23,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "simulation": ["ConsumerTrace", "simulate"],
     "buffer_memory": ["buffer_modes", "simulate_modes"],
     "versions": ["memory_by_version", "simulate_versions"],
+    "clients": ["catching_up", "memory_by_client", "simulate_clients"],
     "meta": ["ConsumerMeta"],
 })

@@ -57,6 +57,12 @@ class ConsumerSettings(NamedTuple):
     pause_tick: int  # -1: no pause
     quota_bound: float  # consumer_byte_rate (0: none)
     quota_empty: bool  # KIP-219: a throttled response is empty
+    # the client's own rules (kipviz.kafka.clients.fetching; Java: 0, 0, False, True, 1.0)
+    client_gate: int  # GATE_*: which buffered data holds back a new request
+    queue_gate_bytes: int  # librdkafka's queued.max.messages.kbytes x 1000 (0: none)
+    rotates: bool  # the request starts one partition later each time
+    whole_response: bool  # a buffered part pins its whole response
+    held_per_wire_byte: float  # decompressed bytes held per wire byte
 
 
 class FetchColumns(NamedTuple):

@@ -3,7 +3,8 @@
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
 it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
 numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
-``fill_raw_bytes`` (:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
+``fill_raw_bytes`` and ``DelayedFetch``'s ``delayed_fetch_completes``
+(:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
 ``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-227's session rules
 (:mod:`kipviz.kafka.fetch.session`: the order the broker reads), KIP-81's pool rules
 (:mod:`kipviz.kafka.broker.pool`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
@@ -22,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_allocate
+from kipviz.kafka.clients.fetching import client_held_bytes, client_may_fetch, rotate_by_one
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
-from kipviz.kafka.fetch.response import fill_raw_bytes
+from kipviz.kafka.fetch.response import delayed_fetch_completes, fill_raw_bytes
 from kipviz.kafka.fetch.session import close_response, open_request, session_moves
 from kipviz.kafka.quotas.client import throttle_fetch
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
@@ -65,6 +67,9 @@ def consumer_kernel(
     quota_bound, quota_empty = settings.quota_bound, settings.quota_empty
     fetch_sessions, forget_left_out = settings.fetch_sessions, settings.forget_left_out
     moves_on_hw = settings.moves_on_high_watermark
+    client_gate, queue_gate_bytes = settings.client_gate, settings.queue_gate_bytes
+    rotates, whole_response = settings.rotates, settings.whole_response
+    per_wire = settings.held_per_wire_byte
     f_id, f_time, f_broker = out_fetches.fetch_id, out_fetches.time_ms, out_fetches.broker
     f_part, f_pos, f_lag = out_fetches.partition, out_fetches.position, out_fetches.lag_bytes
     f_raw, f_batches = out_fetches.raw_bytes, out_fetches.complete_batches
@@ -114,6 +119,12 @@ def consumer_kernel(
     scratch = np.zeros(n_part, np.int64)  # next_order's working space
     next_key = 0  # the next of random_keys
     retained = rows = fetch_id = window = hb_n = 0
+    queued = queued_parts = 0  # wire bytes and parts buffered, not yet consumed
+    part_broker = np.zeros(n_part, np.int64)  # the broker leading each partition
+    for b in range(n_brokers):
+        for j in range(order_start[b], order_start[b + 1]):
+            part_broker[orders[j]] = b
+    broker_parts = np.zeros(n_brokers, np.int64)  # each broker's parts buffered
     credit = 0.0
     hb_arrive = -1
     hb_next = 0 if hb_interval_ticks > 0 else ticks
@@ -178,6 +189,9 @@ def consumer_kernel(
                 has = 1 if st[p, PART_RAW] > 0 else 0
                 part_slot[p] = s
                 slot_parts[s] += has
+                queued += st[p, PART_RAW]
+                queued_parts += has
+                broker_parts[b] += has
                 queue[tail] = p
                 tail += has
                 if tail == queue.shape[0]:
@@ -196,7 +210,7 @@ def consumer_kernel(
             hb_next = t + hb_interval_ticks
         # peak of the tick, responses landed and nothing consumed yet: whole responses, each
         # held while any of its partitions is buffered (records are slices of its buffer)
-        m_held[t] = retained
+        m_held[t] = client_held_bytes(retained, queued, whole_response, per_wire)
         b_retained[t] = retained
         b_waiting[t] = waiting
         b_dry[t] = pool_out_of_memory(pool)
@@ -215,6 +229,9 @@ def consumer_kernel(
                 break
             credit -= st[p, PART_LEFT]
             consumed += st[p, PART_LEFT]
+            queued -= st[p, PART_RAW]
+            queued_parts -= 1
+            broker_parts[part_broker[p]] -= 1
             st[p, PART_RAW] = 0
             st[p, PART_LEFT] = 0
             head = head + 1 if head + 1 < queue.shape[0] else 0
@@ -236,6 +253,9 @@ def consumer_kernel(
             if parked_since[b] < 0:  # a new request: the fetchable partitions, in order
                 if t < blocked_until[b] or n_slots - n_free >= max_in_flight:
                     continue  # throttled, or the rejected alternative's cap
+                if not client_may_fetch(client_gate, broker_parts[b], queued_parts, queued,
+                                        per_wire, queue_gate_bytes):
+                    continue  # the client's own gate (kipviz.kafka.clients.fetching)
                 n = request_partitions(orders[lo : order_start[b + 1]], st[:, PART_RAW],
                                        fetchable, skip_buffered_nodes, sent[lo:], place[lo:])
                 sent_n[b] = n
@@ -256,11 +276,11 @@ def consumer_kernel(
                 lim[i] = limits[p]
             total = fill_raw_bytes(first[:n], logb[:n], lim[:n], response_max_bytes, version,
                                    raw[:n])
-            if total < fetch_min_bytes:
-                if parked_since[b] < 0:
-                    parked_since[b] = t
-                if t - parked_since[b] < max_wait_ticks:
-                    continue
+            if total < fetch_min_bytes and parked_since[b] < 0:
+                parked_since[b] = t  # a DelayedFetch: re-read each tick until it completes
+            waited = t - parked_since[b] if parked_since[b] >= 0 else 0
+            if not delayed_fetch_completes(total, fetch_min_bytes, waited, max_wait_ticks):
+                continue
             parked_since[b] = -1
             throttle_ticks = 0
             emptied = False
@@ -311,6 +331,8 @@ def consumer_kernel(
                 next_key += served
             next_order(orders[lo : order_start[b + 1]], returned[:served], ordering, keys,
                        scratch)
+            if rotates:  # librdkafka, franz-go: the next request starts one partition later
+                rotate_by_one(orders[lo : order_start[b + 1]])
             if fetch_sessions:
                 close_response(sessions, b, emptied, returned, scratch)
             in_flight[b] = total
@@ -345,14 +367,20 @@ def _compile() -> dict[str, Any]:
     quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                           {**vars(client), **compiled_rates()})
     # KIP-74's fill with the partition rule it calls, compiled over their own module
-    fill = jit_functions(response.FILL_FUNCTIONS, vars(response), inline=["read_partition"])
+    fill = jit_functions((*response.FILL_FUNCTIONS, "delayed_fetch_completes"), vars(response),
+                         inline=["read_partition", "delayed_fetch_completes"])
     # kipviz.kafka.broker.pool's rules, as the broker kernel compiles them
     pool = {name: broker_compiled(name) for name in (
         "pool_try_allocate", "pool_release", "pool_out_of_memory")}
     # KIP-227's session rules over their own module, with the move-to-end they call
     rules = jit_functions(session.SESSION_FUNCTIONS, vars(session),
                           foreign={"next_order": request.next_order})
-    return jit_functions(["consumer_kernel"], {**globals(), **quota, **pool, **fill, **rules},
+    from kipviz.kafka.clients import fetching
+
+    clients = jit_functions(fetching.CLIENT_FUNCTIONS, vars(fetching),
+                            inline=fetching.CLIENT_FUNCTIONS[:2])
+    return jit_functions(["consumer_kernel"],
+                         {**globals(), **quota, **pool, **fill, **rules, **clients},
                          foreign={"request_partitions": request.request_partitions})
 
 

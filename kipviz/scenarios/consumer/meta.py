@@ -34,6 +34,8 @@ class _ConsumerRun(TypedDict):
     memory_lagging: bool
     memory_lagging_bytes: int
     memory_sentence: str
+    client: str
+    compression_ratio: float
     ordering: str
     fetch_sessions: bool
     throttled_fetches: int

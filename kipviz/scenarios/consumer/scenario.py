@@ -5,9 +5,13 @@ cluster around it, validated at construction (:class:`ConsumerScenario`). The si
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kipviz.kafka.clients.bounds import CLIENT_NAMES
+from kipviz.kafka.clients.fetching import ClientFetch, client_fetch
+from kipviz.kafka.clients.settings import CLIENTS, read_client_config
 from kipviz.kafka.config.checks import bounds_text
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import (
@@ -93,9 +97,21 @@ class ConsumerScenario:
     heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])  # 0: none
     # Kafka puts no bound on session.timeout.ms; a session of 0 ms would expire at once
     session_timeout_ms: int = kafka_field(CONSUMER["session.timeout.ms"], at_least=1)
+    # issue 31: whose consumer fetches (kipviz.kafka.clients.fetching); "java" is the fields above
+    client: str = choice("java", CLIENT_NAMES)
+    # the client's own settings by its own names ({"queued.max.messages.kbytes": 10000}, or
+    # (name, value) pairs); Java's are the fields above
+    client_settings: tuple[tuple[str, int], ...] | Mapping[str, int] = items(
+        of=(("name", FieldRule(kind="text")), ("value", FieldRule())),
+        rule="(name, value) pairs of the client's settings")
+    # decompressed bytes per wire byte: librdkafka and franz-go hold decompressed records
+    compression_ratio: float = knob(1.0, at_least=1.0, number=True)
 
     def __post_init__(self) -> None:
+        if isinstance(self.client_settings, Mapping):
+            object.__setattr__(self, "client_settings", tuple(sorted(self.client_settings.items())))
         check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
+        self._check_client()
         if self.windows > self.ticks:
             raise ValueError(f"windows must be <= ticks ({self.ticks}): {self.windows}")
         self._check_version()
@@ -117,6 +133,51 @@ class ConsumerScenario:
             raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
                              f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
                              f"do not bypass the pool: {self.buffer_memory_bytes}")
+
+    def _check_client(self) -> None:
+        """Client settings by the client's own names, and none of Java's what-ifs on another
+        client (the pause, KIP-81's pool and in-flight cap are modelled on Java's consumer)."""
+        if self.client == "java":
+            if self.client_settings:
+                raise ValueError(f"client_settings must be empty for client 'java' (its settings "
+                                 f"are the scenario's own fields): {dict(self.client_settings)}")
+            return
+        table = CLIENTS[self.client]
+        pairs = dict(self.client_settings)
+        for key, value in pairs.items():
+            if key not in table and not (self.client == "librdkafka"
+                                         and key == "max.partition.fetch.bytes"):
+                raise ValueError(f"client_settings ({key}) must be a {self.client} setting "
+                                 f"({', '.join(sorted(table))}): {value}")
+        read_client_config(self.client, pairs)  # ranges, one error shape
+        self.client_fetch  # noqa: B018 - the combinations each client refuses, at construction
+        for name, default in (("paused_partitions", ()), ("buffer_memory_bytes", None),
+                              ("ordering", None), ("incremental_fetch_sessions", True),
+                              ("max_in_flight_fetches", None)):
+            if getattr(self, name) != default:
+                raise ValueError(f"{name} must be {default!r} for client {self.client!r} (a "
+                                 f"what-if on Java's consumer): {getattr(self, name)!r}")
+
+    @property
+    def client_fetch(self) -> ClientFetch | None:
+        """How a client other than Java's fetches and holds (None for ``"java"``:
+        :func:`kipviz.kafka.clients.fetching.client_fetch`)."""
+        if self.client == "java":
+            return None
+        return client_fetch(self.client, dict(self.client_settings),
+                            compression_ratio=self.compression_ratio)
+
+    @property
+    def request_max_bytes(self) -> int:
+        """The request's MaxBytes: ``fetch_max_bytes``, or the client's (its own rules)."""
+        c = self.client_fetch
+        return self.fetch_max_bytes if c is None else c.fetch_max_bytes
+
+    @property
+    def partition_max_bytes(self) -> int:
+        """Each partition's MaxBytes: ``max_partition_fetch_bytes``, or the client's."""
+        c = self.client_fetch
+        return self.max_partition_fetch_bytes if c is None else c.partition_max_bytes
 
     def _check_version(self) -> None:
         """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
@@ -161,7 +222,7 @@ class ConsumerScenario:
         """The largest fetch response a broker can send this consumer
         (:func:`kipviz.kafka.fetch.response.largest_response_bytes`)."""
         return largest_response_bytes(self.partitions, self.brokers, self.response_max_bytes,
-                                      self.max_partition_fetch_bytes,
+                                      self.partition_max_bytes,
                                       max_batch_bytes=max_batch_bytes, version=self.fetch_version)
 
     @classmethod
@@ -176,13 +237,13 @@ class ConsumerScenario:
     def response_max_bytes(self) -> int:
         """The broker's response limit for this consumer, as the Kafka version applies it: the
         broker's fetch.max.bytes (KIP-541) and the quota window (KAFKA-9677), both from 2.5."""
-        return response_limit_bytes(self.kafka_version, self.fetch_max_bytes,
+        return response_limit_bytes(self.kafka_version, self.request_max_bytes,
                                     self.broker_fetch_max_bytes, self.fetch_quota_bytes_per_s)
 
     def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
         """The analytic memory bounds drawn beside the simulated memory."""
-        p, b, mpfb = self.partitions, self.brokers, self.max_partition_fetch_bytes
-        kip = one_round(b, self.fetch_max_bytes, mpfb, p)  # the KIP's arithmetic
+        p, b, mpfb = self.partitions, self.brokers, self.partition_max_bytes
+        kip = one_round(b, self.request_max_bytes, mpfb, p)  # the KIP's arithmetic
         held = one_round(b, self.response_max_bytes, mpfb, p, max_batch_bytes)  # what holds
         return {
             "pre_kip74_bound_bytes": kip.buffered_bytes,

@@ -16,6 +16,11 @@ What it models (Kafka's ``AbstractFetch`` / ``Fetcher`` and ``ReplicaManager.rea
 * After each response the broker's partition order changes by the ordering policy
   (:class:`kipviz.kafka.fetch.request.Ordering`).
 
+``ConsumerScenario(client=...)`` runs another client's fetching on the same brokers and workload
+(:mod:`kipviz.kafka.clients.fetching`: its request limits, its gate on new requests, its partition
+order, what a buffered part keeps alive and at what size once decompressed); ``"java"`` is the
+model above, unchanged.
+
 So in-flight bytes never exceed ``brokers * max(fetch.max.bytes, largest batch)`` (KIP-74's
 ``N * max_bytes``) and buffered bytes never exceed ``partitions * max(max.partition.fetch.bytes,
 largest batch)``. When the application is slower than the network, completed fetches of
@@ -37,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 from kipviz.kafka.broker.pool import DEPLETED, pool_state
+from kipviz.kafka.clients.bounds import client_memory_bounds
+from kipviz.kafka.clients.fetching import GATE_NONE, ClientFetch
 from kipviz.kafka.config.versions import has, version_key
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
 from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, consumer_memory_bounds
@@ -93,7 +100,8 @@ def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     of a fetch session created by it."""
     p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
     everything = np.arange(p, dtype=np.int64)
-    hashed = scenario.fetch_order.request == Ordering.HASH
+    # other clients keep the assignment order (kipviz.kafka.clients.fetching)
+    hashed = scenario.client == "java" and scenario.fetch_order.request == Ordering.HASH
     tps = [TopicPartition(TOPIC, i) for i in range(p)] if hashed else []
     if hashed and not has(scenario.kafka_version, "topic_grouped_requests"):
         copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
@@ -157,26 +165,32 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
     inputs = ConsumerInputs(
         orders=orders, order_start=order_start,
-        limits=np.full(s.partitions, s.max_partition_fetch_bytes, np.int64),
+        limits=np.full(s.partitions, s.partition_max_bytes, np.int64),
         paused=np.array(sorted(set(s.paused_partitions)), np.int64),
         random_keys=random_order_keys(s, seed), quota_slots=q_slots, quota_pos=q_pos)
+    c = s.client_fetch
+    min_bytes, max_wait_ms = ((s.fetch_min_bytes, s.fetch_max_wait_ms) if c is None
+                              else (c.fetch_min_bytes, c.fetch_max_wait_ms))
     settings = ConsumerSettings(
         response_max_bytes=int(s.response_max_bytes), version=int(s.fetch_version),
-        ordering=int(order.request), fetch_sessions=bool(order.sessions),
+        ordering=int(order.request if c is None else c.ordering),
+        fetch_sessions=bool(order.sessions if c is None else c.sessions),
         forget_left_out=bool(order.forget_left_out),
         moves_on_high_watermark=bool(order.moves_on_high_watermark),
-        fetch_min_bytes=int(s.fetch_min_bytes),
-        max_wait_ticks=math.ceil(s.fetch_max_wait_ms / s.tick_ms), rtt_ticks=rtt_ticks,
+        fetch_min_bytes=int(min_bytes),
+        max_wait_ticks=math.ceil(max_wait_ms / s.tick_ms), rtt_ticks=rtt_ticks,
         network_per_tick=float(s.network_bytes_per_s * s.tick_ms / 1000.0),
         consume_per_tick=float(s.consume_bytes_per_s * s.tick_ms / 1000.0),
         ticks=int(s.ticks), n_windows=int(n_windows), record_fetches=bool(record_fetches),
         coordinator_bypass=bool(s.coordinator_bypass),
-        max_in_flight=int(s.max_in_flight_fetches or s.partitions + s.brokers),
+        max_in_flight=int(s.max_in_flight_fetches or (c and c.max_fetches)
+                          or s.partitions + s.brokers),
         hb_interval_ticks=int(hb_interval), tick_ms=int(s.tick_ms),
         skip_buffered_nodes=bool(has(s.kafka_version, "buffered_nodes")),
         pause_tick=math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
         quota_bound=float(s.fetch_quota_bytes_per_s or 0.0),
-        quota_empty=bool(has(s.kafka_version, "throttled_empty_response")))
+        quota_empty=bool(has(s.kafka_version, "throttled_empty_response")),
+        **_client_settings(c))
     kernel = compiled_kernel() if compiled else consumer_kernel
     sessions = new_fetch_sessions(order_start, s.partitions)
     rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, sessions,
@@ -204,8 +218,11 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
             "coordinator_bypass": s.coordinator_bypass,
             "max_in_flight_fetches": s.max_in_flight_fetches,
             "kafka_version": s.kafka_version, "fetch_version": s.fetch_version,
-            **_memory_meta(consumer_memory_bounds(s, max_batch_bytes=max_batch)),
-            "ordering": s.request_ordering.name, "fetch_sessions": bool(order.sessions),
+            **_memory_meta(s, max_batch), "client": s.client,
+            "compression_ratio": s.compression_ratio,
+            "ordering": s.request_ordering.name if c is None else (
+                "ROTATING" if c.rotates else c.ordering.name),
+            "fetch_sessions": settings.fetch_sessions,
             "throttled_fetches": int(throttled[0]), "throttle_time_total_ms": int(throttled[1]),
             # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
             "depleted_time_total_ms": float(state[DEPLETED]),
@@ -215,8 +232,27 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
                          buffer=buffer, heartbeats=heartbeats)
 
 
-def _memory_meta(b: ConsumerMemoryBounds) -> dict[str, Any]:
-    """The one consumer-memory answer (:mod:`kipviz.kafka.consumer.memory`) in the trace's meta."""
+def _client_settings(c: ClientFetch | None) -> dict[str, Any]:
+    """The kernel's client settings: Java's (no gate, whole responses held as they came) or the
+    client's own (:mod:`kipviz.kafka.clients.fetching`)."""
+    if c is None:
+        return {"client_gate": GATE_NONE, "queue_gate_bytes": 0, "rotates": False,
+                "whole_response": True, "held_per_wire_byte": 1.0}
+    return {"client_gate": c.gate, "queue_gate_bytes": c.queue_gate_bytes,
+            "rotates": c.rotates, "whole_response": c.whole_response,
+            "held_per_wire_byte": c.held_per_wire_byte}
+
+
+def _memory_meta(s: ConsumerScenario, max_batch: int) -> dict[str, Any]:
+    """The one memory answer in the trace's meta: Java's (:mod:`kipviz.kafka.consumer.memory`)
+    or the client's (:func:`kipviz.kafka.clients.bounds.client_memory_bounds`)."""
+    if s.client != "java":
+        c = client_memory_bounds(s.client, s.partitions, s.brokers, dict(s.client_settings),
+                                 max_batch_bytes=max_batch, compression_ratio=s.compression_ratio)
+        return {"memory_bound_bytes": c.bound_bytes, "memory_rule": s.client,
+                "memory_lagging": True, "memory_lagging_bytes": c.bound_bytes,
+                "memory_sentence": c.sentence}
+    b: ConsumerMemoryBounds = consumer_memory_bounds(s, max_batch_bytes=max_batch)
     return {"memory_bound_bytes": b.bound_bytes, "memory_rule": b.rule,
             "memory_lagging": b.lagging, "memory_lagging_bytes": b.lagging_bytes,
             "memory_sentence": b.sentence()}

@@ -16,8 +16,10 @@ next; the earliest send is processed first. A send at ``t``:
    after the ``DelayedRemoteFetch``'s expiry (then it is cancelled), and takes
    ``remote_read_latency_ms`` plus its bytes at ``remote_read_bytes_per_ms``;
 5. ``delayed_remote_fetch_complete_ms``: the answer, local data included, goes when every read is
-   done or at expiry; without remote reads at once, or, with nothing to return, after
-   ``fetch.max.wait.ms`` or when a partition has a whole batch (``DelayedFetch``, min.bytes 1);
+   done or at expiry; without remote reads at once, or, with nothing to return, as a
+   ``DelayedFetch`` (min.bytes 1, :func:`kipviz.kafka.fetch.response.delayed_fetch_complete_ms`)
+   when a local partition has a whole batch or after ``fetch.max.wait.ms``, with the local
+   data the logs hold then (``onComplete`` reads them again; remote partitions stay empty);
 6. the consumer has it ``rtt_ms`` later and moves the partitions that returned data to the end
    of its order (KIP-74's round robin, :func:`kipviz.kafka.fetch.request.next_order`, the
    consumer kernel's rule); a remote read's whole batches advance its partition.
@@ -36,6 +38,7 @@ import numpy as np
 
 from kipviz.kafka.fetch import response
 from kipviz.kafka.fetch.request import Ordering, next_order
+from kipviz.kafka.fetch.response import delayed_fetch_complete_ms
 from kipviz.kafka.quotas import rate
 from kipviz.kafka.quotas.rate import UNLIMITED, quota_throttle_time_ms, rate_record
 from kipviz.kafka.tiered.fetch import (
@@ -134,6 +137,7 @@ def tiered_kernel(cfg, state, out):
     rmax = np.zeros(width, np.int64)
     min_one = np.zeros(width, np.bool_)
     done = np.zeros(width, np.float64)
+    land = np.zeros(width, np.float64)  # a DelayedFetch's local partitions: next whole batch at
     done_at = np.zeros(width, np.float64)  # the request's reads, in order
     ok = np.zeros(width, np.bool_)  # ...and whether each is served
     refused = np.zeros(width, np.bool_)  # ...and whether the reader queue refused it
@@ -239,13 +243,33 @@ def tiered_kernel(cfg, state, out):
                 r_served[nr + j] = 1.0 if ok[j] else 0.0
         elif local > 0:
             answer = t
-        else:
-            wait = fetch_max_wait_ms
+        else:  # nothing to return: a DelayedFetch (fetch.min.bytes 1)
+            enough_at = np.inf  # when the first whole batch lands on a local partition
             for i in range(n):
-                p = order[c, i]
-                if behind[p] <= 0 and produce_bytes_per_ms > 0:
-                    wait = min(wait, (batch_bytes - avail[p] % batch_bytes) / produce_bytes_per_ms)
-            answer = t + wait
+                land[i] = np.inf
+                if not remote[i] and produce_bytes_per_ms > 0:
+                    p = order[c, i]
+                    land[i] = t + (batch_bytes - avail[p] % batch_bytes) / produce_bytes_per_ms
+                    enough_at = min(enough_at, land[i])
+            answer = delayed_fetch_complete_ms(t, fetch_max_wait_ms, enough_at)
+            for i in range(n):  # onComplete reads the local logs again, at the answer
+                if not remote[i]:
+                    p = order[c, i]
+                    whole = (avail[p] // batch_bytes + 1) * batch_bytes  # with the next batch
+                    avail[p] += produce_bytes_per_ms * (answer - avail_at[p])
+                    avail_at[p] = answer
+                    if land[i] <= answer:  # it landed: whole, whatever the rounding
+                        avail[p] = max(avail[p], whole)
+                    log[i] = int(avail[p] // batch_bytes) * batch_bytes
+            local = read_from_log(
+                RequestPartitions(first_batch_bytes=first[:n], log_bytes=log[:n],
+                                  remote=remote[:n], throttled=thr[:n],
+                                  partition_max_bytes=pmax[:n]),
+                limits, LogRead(raw_bytes=raw[:n], remote_max_bytes=rmax[:n],
+                                remote_min_one=min_one[:n]))
+            for i in range(n):
+                avail[order[c, i]] -= (raw[i] // batch_bytes) * batch_bytes
+                rmax[i] = 0  # onComplete drops a remote partition's RemoteStorageFetchInfo
         remote_bytes = 0
         reads_served = 0
         for i in range(n):
@@ -291,6 +315,7 @@ def tiered_kernel(cfg, state, out):
 
 
 _RULES = ("read_from_log", "remote_read_bytes", "delayed_remote_fetch_complete_ms")
+_RESPONSE_RULES = ("read_partition", "delayed_fetch_complete_ms")
 _FUNCTIONS = ("flush_records", "add_pending", "tiered_kernel")
 
 
@@ -303,9 +328,9 @@ def _compile() -> dict[str, Any]:
     rates = jit_functions(rate.RATE_FUNCTIONS, vars(rate), inline=rate.RATE_FUNCTIONS)
     # the fetch rules over their own module, read_from_log's local partitions with KIP-74's
     # read_partition compiled as the consumer kernel compiles it
-    fill = jit_functions(["read_partition"], vars(response), inline=["read_partition"])
+    fill = jit_functions(_RESPONSE_RULES, vars(response), inline=_RESPONSE_RULES)
     rules = jit_functions(_RULES, {**vars(fetch), **fill})
-    return jit_functions(_FUNCTIONS, {**globals(), **rates, **rules},
+    return jit_functions(_FUNCTIONS, {**globals(), **rates, **rules, **fill},
                          foreign={"next_order": next_order,
                                   "reader_queue_accepts": reader_queue_accepts},
                          inline=("flush_records", "add_pending"))

@@ -15,9 +15,11 @@ event loop is :mod:`kipviz.scenarios.tiered_fetch.kernel`.
 
 The fairness story: a ``DelayedRemoteFetch`` holds the *local* partitions' data of its request
 until every remote read is done (or ``remote.fetch.max.wait.ms``), so a catching-up consumer's
-tail partitions wait on remote storage; the tail consumers do not. Requests keep KIP-74's round
-robin (3.7 to 4.1 send them in hash order; not modelled here). Two consumers due at the same
-instant are served lowest id first.
+tail partitions wait on remote storage; the tail consumers wait only for their producers (a
+fetch with nothing to read is a ``DelayedFetch``, answered with the next batch that lands, or
+empty after ``fetch.max.wait.ms``: :func:`kipviz.kafka.fetch.response.delayed_fetch_complete_ms`).
+Requests keep KIP-74's round robin (3.7 to 4.1 send them in hash order; not modelled here). Two
+consumers due at the same instant are served lowest id first.
 """
 
 from __future__ import annotations
