@@ -32,7 +32,7 @@ schedule that plans it (``cluster_flow_schedule_median_s``: an event-driven sche
 fair rates recomputed only when a replica catches up, compiled by numba).
 
 The dashboard figure is the latency of one slider move on ``ReassignmentDashboard()`` (the
-lesson's setting): re-simulate, recompute the Spark curves, redraw.
+single pair of lesson 4's sections 3 to 7): re-simulate, recompute the Spark curves, redraw.
 """
 
 from __future__ import annotations

@@ -152,16 +152,17 @@ def test_kipviz_plan_bad_input_is_one_line_and_exit_status_2(capsys, extra, mess
 
 
 def test_the_static_page_of_lesson_4_shows_the_move_time_per_broker_over_the_grid():
-    """The ReassignmentDashboard's static grid is a "move_time" grid of the sample plan: per
+    """The ReassignmentPlanDashboard's static grid is a "move_time" grid of the sample plan: per
     position the heatmap of move hours, the marker and one bar per broker; axes in words."""
     from kipviz.apps.static.grids import SliderGrid, dashboard_grids
-    from kipviz.apps.static.move_grid import SamplePlan, move_grid_payload
+    from kipviz.apps.static.move_grid import move_grid_payload
     from kipviz.apps.static.sliders import _label, fill_grid
+    from kipviz.scenarios.reassignment.plan import sample_plan
 
-    page = dashboard_grids()["ReassignmentDashboard"]
+    page = dashboard_grids()["ReassignmentPlanDashboard"]
     assert page.kind == "move_time" and fill_grid(page, None) is None  # no Spark job
     assert "every broker" in page.labels["throttle_bytes_per_s"]
-    spec = SliderGrid("r", "r", SamplePlan(), {"throttle_bytes_per_s": [5e6, 35e6, None],
+    spec = SliderGrid("r", "r", sample_plan(), {"throttle_bytes_per_s": [5e6, 35e6, None],
                                                "hottest_in_bytes_per_s": [13.2e6, 30e6]},
                       {}, "", kind="move_time")
     payload = move_grid_payload(spec, _label)

@@ -6,7 +6,8 @@
   texts planned once, results back to pandas).
 * One module per scenario kind's curves: :mod:`~kipviz.curves.consumer` (fairness, memory, lag:
   ``consumer_curves``), :mod:`~kipviz.curves.broker`, :mod:`~kipviz.curves.consumer_buffer`,
-  :mod:`~kipviz.curves.reassignment`, :mod:`~kipviz.curves.streams`,
+  :mod:`~kipviz.curves.reassignment` (and ``reassignment_plan``: a real plan's lanes per broker),
+  :mod:`~kipviz.curves.streams`,
   :mod:`~kipviz.curves.share_group`, :mod:`~kipviz.curves.tiered`; the ``*_compare`` modules
   run several configurations side by side.
 * :mod:`~kipviz.curves.summary`: one configuration reduced to the metrics a sweep stores;

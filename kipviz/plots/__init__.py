@@ -4,7 +4,8 @@
   redrawn in place.
 * One module per scenario kind's figures: :mod:`~kipviz.plots.consumer` (KIP-74),
   :mod:`~kipviz.plots.broker` (KIP-72), :mod:`~kipviz.plots.consumer_buffer` (KIP-81),
-  :mod:`~kipviz.plots.reassignment` (KIP-73), :mod:`~kipviz.plots.streams` (KIP-770),
+  :mod:`~kipviz.plots.reassignment` and ``reassignment_plan`` (KIP-73),
+  :mod:`~kipviz.plots.streams` (KIP-770),
   :mod:`~kipviz.plots.share_group` (KIP-932), :mod:`~kipviz.plots.tiered` (KIP-405),
   :mod:`~kipviz.plots.tour` (the tour), :mod:`~kipviz.plots.clients` (issue 31's clients) and
   :mod:`~kipviz.plots.sweep` (sweeps and grids).

@@ -8,7 +8,8 @@ keeps its last good curves.
 * :class:`FetchDashboard`: KIP-74 fetch limits and partition order (lesson 1).
 * :class:`BrokerDashboard`: KIP-72 broker memory pool (lesson 2).
 * :class:`BufferDashboard`: KIP-81 consumer ``buffer.memory``, as proposed (lesson 3).
-* :class:`ReassignmentDashboard`: KIP-73 replication throttles (lesson 4).
+* :class:`ReassignmentDashboard`: KIP-73 replication throttles, one leader and one destination.
+* :class:`ReassignmentPlanDashboard`: a real plan's move time per broker over T and IN (lesson 4).
 * :class:`StreamsDashboard`: KIP-770 Streams input buffer (lesson 5).
 * :class:`TourDashboard`: one cluster, every knob, your own config (the tour).
 * :class:`GridDashboard`: instant sliders over a grid Spark computed once (lesson 6).
@@ -30,6 +31,7 @@ from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO, BufferDashboa
 from kipviz.widgets.fetch import LESSON_SCENARIO, FetchDashboard
 from kipviz.widgets.grid import GRID_LESSON_SCENARIO, GridDashboard
 from kipviz.widgets.reassignment import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets.reassignment_plan import ReassignmentPlanDashboard
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO, ShareGroupDashboard
 from kipviz.widgets.streams import STREAMS_LESSON_SCENARIO, StreamsDashboard
 from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO, TieredStorageDashboard
@@ -39,6 +41,6 @@ __all__ = ["BROKER_LESSON_SCENARIO", "BUFFER_LESSON_SCENARIO", "CLIENTS_LESSON_S
            "GRID_LESSON_SCENARIO", "LESSON_SCENARIO", "REASSIGNMENT_LESSON_SCENARIO",
            "SHARE_LESSON_SCENARIO", "STATIC_ENV", "STREAMS_LESSON_SCENARIO",
            "TIERED_LESSON_SCENARIO", "BrokerDashboard", "BufferDashboard", "ClientDashboard",
-           "Dashboard", "FetchDashboard", "GridDashboard",
-           "ReassignmentDashboard", "ShareGroupDashboard", "StreamsDashboard",
+           "Dashboard", "FetchDashboard", "GridDashboard", "ReassignmentDashboard",
+           "ReassignmentPlanDashboard", "ShareGroupDashboard", "StreamsDashboard",
            "TieredStorageDashboard", "TourDashboard", "byte_options"]

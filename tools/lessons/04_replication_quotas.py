@@ -59,7 +59,7 @@ from kipviz.kafka.replication import (
 )
 from kipviz.plots.reassignment import compare_throttles_figure, reassignment_figure
 from kipviz.scenarios.reassignment import simulate
-from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentDashboard
+from kipviz.widgets import REASSIGNMENT_LESSON_SCENARIO, ReassignmentPlanDashboard
 from kipviz.widgets.reassignment import METRICS_TEXT
 
 MB = 1_000_000
@@ -114,7 +114,7 @@ print(at35.to_text())
 # its leader quota also counts the keep-up of orders-0's two followers and new replica and of
 # payments-0's follower and new replica: 3 x 4.44 + 2 x 1.33 = 16 MB/s, leaving 19 MB/s, 0.76 h
 # alone. Each broker's time alone is a lower bound; the planner shares each binding quota
-# equally among the replicas it holds back (a flow schedule), which adds a minute here (broker 1's
+# equally among the replicas it holds back (a flow schedule), which adds 25 s here (broker 1's
 # leader quota binds once orders-1 is in). The same by hand and planned at 55 MB/s, beside the
 # cluster simulation of Kafka's gating (one fetcher per broker pair):
 
@@ -316,12 +316,16 @@ print(METRICS_TEXT)
 # %% [markdown]
 # ## 10. Try it
 #
-# Move the throttles, a mid-move throttle change, IN, the followers the leader's quota counts, the
-# brokers and the quota window; each move re-runs the reassignment and Spark redraws the curves. A
-# throttle at or below R x IN runs, with a warning, as it would in Kafka.
+# The sample plan of section 1 under the two numbers an operator has in hand: the throttle T that
+# `--throttle` sets on every broker, and the IN of the hottest topic, orders (split over its
+# partitions by size; payments stays at 1.33 MB/s). Each move runs the cluster simulation and one
+# Spark job, and redraws when each broker's last move finishes, simulated beside planned, over
+# one lane per broker. A throttle that never finishes runs, with the planner's reason, as Kafka
+# would accept it. (The single pair of sections 3 to 7, with the throttle schedule, the followers
+# counted and the quota window, is `kipviz.widgets.ReassignmentDashboard`.)
 
 # %% tags=["nbval-ignore-output"]
-ReassignmentDashboard(spark=spark)
+ReassignmentPlanDashboard(spark=spark)
 
 # %% [markdown]
 # ## Conclusion

@@ -51,8 +51,8 @@ def _lab(notebook: str, dashboard: str) -> str:
 
 def dashboard_grids() -> dict[str, SliderGrid]:
     """The static page grid of each lesson dashboard, by the dashboard's class name."""
-    from kipviz.apps.static.move_grid import SamplePlan
     from kipviz.scenarios.cluster.scenario import ClusterScenario
+    from kipviz.scenarios.reassignment.plan import sample_plan
     from kipviz.widgets import (
         BROKER_LESSON_SCENARIO,
         BUFFER_LESSON_SCENARIO,
@@ -90,15 +90,15 @@ def dashboard_grids() -> dict[str, SliderGrid]:
                     "fetch_max_bytes": "fetch.max.bytes",
                     "consume_bytes_per_s": "processing rate"},
                    _lab("03_consumer_buffer_memory.ipynb", "BufferDashboard()")),
-        SliderGrid("ReassignmentDashboard", "KIP-73: when lesson 4's plan finishes, per broker",
-                   SamplePlan(),
+        SliderGrid("ReassignmentPlanDashboard",
+                   "KIP-73: when lesson 4's plan finishes, per broker", sample_plan(),
                    {"throttle_bytes_per_s": [r * MB for r in (15, 20, 25, 35, 45, 55, 80)]
                     + [None],
                     "hottest_in_bytes_per_s": [r * MB for r in (2, 5, 10, 13.2, 20, 30)]},
                    {"throttle_bytes_per_s": "throttle T: --throttle, both rates, every broker",
                     "hottest_in_bytes_per_s": "IN of topic orders (the hottest), split by "
                                               "partition size"},
-                   _lab("04_replication_quotas.ipynb", "ReassignmentDashboard()"),
+                   _lab("04_replication_quotas.ipynb", "ReassignmentPlanDashboard()"),
                    kind="move_time"),
         SliderGrid("StreamsDashboard", "KIP-770: the Streams input buffer",
                    STREAMS_LESSON_SCENARIO,

@@ -77,6 +77,7 @@ __all__ = [
     "quota_throttle_time_ms",
     "rate_measure",
     "rate_purge",
+    "rate_purged_window_size_ms",
     "rate_record",
     "rate_reset_slot",
     "rate_window_size_ms",
@@ -93,8 +94,8 @@ METRICS_NUM_SAMPLES = BROKER.default_of("metrics.num.samples")  # MetricConfig: 
 METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 30000
 # the functions a kernel compiles (kipviz.scenarios.jit.jit_functions over this module)
 RATE_FUNCTIONS = ("java_round", "throttle_time", "new_rate", "rate_reset_slot", "rate_record",
-                  "rate_purge", "rate_window_size_ms", "rate_measure", "quota_exceeded",
-                  "quota_throttle_time_ms")
+                  "rate_purge", "rate_purged_window_size_ms", "rate_window_size_ms",
+                  "rate_measure", "quota_exceeded", "quota_throttle_time_ms")
 
 
 def java_round(x):
@@ -168,6 +169,12 @@ def rate_window_size_ms(slots, pos, window_ms, now, simple):
     """``SimpleRate.windowSize`` (``simple``) or ``Rate.windowSize``, after a purge; an empty
     stat gets a slot starting ``now`` (``SampledStat.oldest``)."""
     rate_purge(slots, pos, window_ms, now)
+    return rate_purged_window_size_ms(slots, pos, window_ms, now, simple)
+
+
+def rate_purged_window_size_ms(slots, pos, window_ms, now, simple):
+    """:func:`rate_window_size_ms` of a rate already purged at ``now`` (a second purge at the
+    same instant resets nothing: every slot it reset last changed at ``now``)."""
     if pos[USED] == 0:
         rate_reset_slot(slots, 0, now)
         pos[USED] = 1
@@ -192,7 +199,7 @@ def rate_measure(slots, pos, window_ms, now, simple):
     total = 0.0
     for i in range(VALUE, FIELDS * pos[USED], FIELDS):
         total += slots[i]
-    return total / (rate_window_size_ms(slots, pos, window_ms, now, simple) / 1000.0)
+    return total / (rate_purged_window_size_ms(slots, pos, window_ms, now, simple) / 1000.0)
 
 
 def quota_exceeded(slots, pos, window_ms, bound, now):

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.checks import check_number as _check_number
@@ -61,7 +62,8 @@ def leader_after_move(sources: Sequence[int], targets: Sequence[int], leader: in
 class PartitionMove:
     """One partition of a plan: ``sources`` (current replicas), ``targets`` (proposed),
     ``leader`` (leading while it moves), ``size_bytes`` at the start and ``bytes_in_per_s``
-    (IN_p, what producers append to it)."""
+    (IN_p, what producers append to it). What follows from them is worked out once per move
+    (``cached_property``: a 2,000-partition plan asks for it tens of thousands of times)."""
 
     topic: str
     partition: int
@@ -76,17 +78,17 @@ class PartitionMove:
         """The partition (``str()`` gives ``topic-partition``)."""
         return TopicPartition(self.topic, self.partition)
 
-    @property
+    @cached_property
     def added(self) -> tuple[int, ...]:
         """The new replicas, in target order: each copies the whole log (follower-listed)."""
         return tuple(b for b in self.targets if b not in self.sources)
 
-    @property
+    @cached_property
     def removed(self) -> tuple[int, ...]:
         """The replicas that leave when the move completes."""
         return tuple(b for b in self.sources if b not in self.targets)
 
-    @property
+    @cached_property
     def leader_after(self) -> int:
         """The leader once the move completes (:func:`leader_after_move`)."""
         return leader_after_move(self.sources, self.targets, self.leader)
@@ -96,7 +98,7 @@ class PartitionMove:
         """The current followers (in sync) counted by the leader's quota while it moves."""
         return len(self.sources) - 1
 
-    @property
+    @cached_property
     def followers_after(self) -> int:
         """The retained followers counted by the new leader's quota after the move: none when
         the new leader was not a source (it is in no leader list)."""

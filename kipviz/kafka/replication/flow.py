@@ -75,7 +75,8 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
           ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`max_min_fair` on flat group ids: the free replicas share one level, raised each
     round to the next group (or ``cap``) that fills; a filled group's free members stop there,
-    ``why`` the first of their limits that is full."""
+    ``why`` the first of their limits that is full. Each round visits only the members of the
+    groups it filled (a group's members are listed once, by group), not every free replica."""
     limits, n = gid.shape
     size = capacity.size
     room = np.empty(size)
@@ -84,16 +85,25 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
     room[:] = eps * np.maximum(1.0, capacity)
     x = np.zeros(n)
     why = np.full(n, -1, np.int64)
-    rising = np.arange(n)  # the free replicas, first ``left`` of them
     for i in range(n):
         for k in range(limits):
             count[gid[k, i]] += 1.0
+    start = np.zeros(size + 1, np.int64)  # each group's replicas: by_group[start[g]:start[g + 1]]
+    for h in range(size):
+        start[h + 1] = start[h] + int(count[h])
+    by_group = np.empty(limits * n, np.int64)
+    filled = start[:-1].copy()
+    for i in range(n):
+        for k in range(limits):
+            by_group[filled[gid[k, i]]] = i
+            filled[gid[k, i]] += 1
     # the groups that can fill before their members reach cap: the only ones to watch
     members = np.flatnonzero((count > 0.0) & (capacity - cap * count <= room))
     level = 0.0
     left = n
     first = True  # the first round stops the members of groups full from the start at 0
     full = capacity <= eps
+    seen = np.zeros(size, np.bool_)  # full groups whose members were stopped
     while left > 0:
         if not first:
             step = cap - level
@@ -106,24 +116,30 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
                 used[g] += step * count[g]
                 full[g] = capacity[g] - used[g] <= room[g]
         at_cap = not first and level >= cap * (1 - eps)
+        groups = members if not first else np.flatnonzero(full)
         first = False
-        kept = 0
-        for j in range(left):
-            i = rising[j]
-            x[i] = level
-            stop = limits if at_cap else -1
-            for k in range(limits):
-                if full[gid[k, i]]:
-                    stop = k
-                    break
-            if stop >= 0:
-                why[i] = stop
+        for g in groups:
+            if not full[g] or seen[g]:
+                continue
+            seen[g] = True
+            for q in range(start[g], start[g + 1]):
+                i = by_group[q]
+                if why[i] >= 0:
+                    continue
+                x[i] = level
+                for k in range(limits):
+                    if full[gid[k, i]]:
+                        why[i] = k
+                        break
                 for k in range(limits):
                     count[gid[k, i]] -= 1.0
-            else:
-                rising[kept] = i
-                kept += 1
-        left = kept
+                left -= 1
+        if at_cap:
+            for i in range(n):
+                if why[i] < 0:
+                    x[i] = level
+                    why[i] = limits
+                    left -= 1
     return x, why
 
 

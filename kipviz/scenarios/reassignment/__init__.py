@@ -4,6 +4,8 @@
   ``ReassignmentTrace``.
 * :mod:`~kipviz.scenarios.reassignment.cluster`: ``ClusterReassignmentScenario``,
   ``simulate_cluster``: a plan's moves on every broker, each with its own two quotas.
+* :mod:`~kipviz.scenarios.reassignment.plan`: ``ReassignmentPlanScenario``, ``sample_plan``: a
+  real plan with one T on every broker and the hottest topic's IN (lesson 4's dashboard).
 * :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel of a cluster's move (one
   leader and one destination: ``ReassignmentScenario``).
 * :mod:`~kipviz.scenarios.reassignment.columns`: the kernel's named column blocks.
@@ -23,4 +25,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "meta": ["ReassignmentMeta"],
     "cluster": ["ClusterReassignmentMeta", "ClusterReassignmentScenario",
                 "ClusterReassignmentTrace", "simulate_cluster"],
+    "plan": ["SAMPLE_BYTES_IN", "ReassignmentPlanScenario", "sample_plan"],
 })

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, TypedDict
 
 import numpy as np
@@ -102,23 +103,27 @@ class ClusterReassignmentScenario:
                              f"{self.moves!r}"[:300])
         object.__setattr__(self, "moves", moves)
         check_declared(self)
-        known = set(brokers_of(moves))
+        known = set(self._broker_ids)
         for i, (broker, _) in enumerate(self.broker_throttle_bytes_per_s):
             if broker not in known:
                 raise ValueError(f"broker_throttle_bytes_per_s[{i}] broker must be a broker of "
                                  f"the plan {sorted(known)}: {broker}")
         check_schedule(self.throttle_schedule)
 
+    @cached_property
+    def _broker_ids(self) -> tuple[int, ...]:
+        return tuple(brokers_of(self.moves))  # once: a big plan's moves are many
+
     @property
     def brokers(self) -> list[int]:
         """The plan's broker ids, sorted (sources and targets of every listed partition)."""
-        return brokers_of(self.moves)
+        return list(self._broker_ids)
 
     def rates(self) -> tuple[dict[int, float | None], dict[int, float | None]]:
         """Per broker, its (leader, follower) rate at t = 0 (None: unlimited)."""
         over = dict(self.broker_throttle_bytes_per_s)
-        lead = {b: over.get(b, self.leader_throttle_bytes_per_s) for b in self.brokers}
-        follow = {b: over.get(b, self.follower_throttle_bytes_per_s) for b in self.brokers}
+        lead = {b: over.get(b, self.leader_throttle_bytes_per_s) for b in self._broker_ids}
+        follow = {b: over.get(b, self.follower_throttle_bytes_per_s) for b in self._broker_ids}
         return lead, follow
 
 
@@ -206,14 +211,13 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         "leader": [m.leader for m in s.moves], "leader_after": [m.leader_after for m in s.moves],
         "size_bytes": np.array([m.size_bytes for m in s.moves], np.int64),
         "bytes_in_per_s": [m.bytes_in_per_s for m in s.moves], "completed_ms": completed_ms})
-    done = {str(m.tp): (None if c < 0 else c / 1000.0)
-            for m, c in zip(s.moves, completed_ms.tolist(), strict=True)}
+    done = [None if c < 0 else c / 1000.0 for c in completed_ms.tolist()]
     per_broker: dict[int, float | None] = {}
-    for m in s.moves:
+    for m, t in zip(s.moves, done, strict=True):
         if not m.added:
             continue
         for b in (m.leader, *m.added):
-            t, before = done[str(m.tp)], per_broker.get(b, 0.0)
+            before = per_broker.get(b, 0.0)
             per_broker[b] = None if t is None or before is None else max(before, t)
     lead, follow = s.rates()
     schedule = flow_schedule(
@@ -222,10 +226,10 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         replica_fetch_max_bytes=s.replica_fetch_max_bytes,
         replica_fetch_response_max_bytes=s.replica_fetch_response_max_bytes,
         fetch_round_ms=s.tick_ms, throttle_schedule=s.throttle_schedule) if plan else None
-    finished = all(t is not None for t in done.values())
+    finished = all(t is not None for t in done)
     meta: ClusterReassignmentMeta = {
         "seed": seed, "brokers": brokers,
-        "move_time_s": max((t for t in done.values() if t is not None), default=0.0)
+        "move_time_s": max((t for t in done if t is not None), default=0.0)
         if finished else None,
         "broker_move_time_s": dict(sorted(per_broker.items())),
         "planned_move_time_s": None if schedule is None else schedule.move_time_s,

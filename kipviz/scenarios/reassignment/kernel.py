@@ -49,7 +49,7 @@ from kipviz.kafka.quotas.rate import (
     rate_record,
 )
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
-from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
+from kipviz.scenarios.jit import compiled_functions, jit_functions
 
 __all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer",
            "compiled_kernel", "complete", "insert_sorted", "join_isr", "next_order",
@@ -341,16 +341,21 @@ def run(cfg, inp, st, cols, res):
 
 _INLINED = ("next_order", "order_start", "answer", "join_isr", "complete", "insert_sorted",
             "remove_sorted")
+_INLINED_RATES = ("rate_reset_slot", "rate_record", "rate_purge", "rate_purged_window_size_ms",
+                  "rate_measure", "quota_exceeded")
 _FUNCTIONS = ("next_order", "order_start", "insert_sorted", "remove_sorted", "answer", "join_isr",
               "complete", "set_up", "run")
 
 
 def _compile() -> dict[str, Any]:
-    rates = compiled_rates()  # kipviz.kafka.quotas.rate's, compiled once for every kernel
-    # the per-fetcher helpers take the state blocks: inlined, a call passes no arrays and so
-    # costs no atomic reference counts (thousands of fetchers a tick on a big plan)
-    return {**rates, **jit_functions(_FUNCTIONS, {**globals(), **rates}, foreign={
-        "in_sync_follower_bytes": in_sync_follower_bytes}, inline_foreign=True, inline=_INLINED)}
+    from kipviz.kafka.quotas import rate
+
+    # the per-fetcher helpers take the state blocks, and Kafka's windowed rate is measured and
+    # recorded twice per fetcher: inlined, a call passes no arrays and so costs no atomic
+    # reference counts (thousands of fetchers a tick on a big plan)
+    return jit_functions((*rate.RATE_FUNCTIONS, *_FUNCTIONS), {**vars(rate), **globals()},
+                         foreign={"in_sync_follower_bytes": in_sync_follower_bytes},
+                         inline_foreign=True, inline=(*_INLINED, *_INLINED_RATES))
 
 
 def compiled_kernel(name: str = "run") -> Any:
