@@ -8,7 +8,8 @@ strict what-if (lesson 2), KIP-81's ``buffer.memory`` against ``fetch.max.bytes`
 when lesson 4's real plan finishes, per broker, over KIP-73's throttle and the hottest topic's
 IN, KIP-770's byte bound under the three policies Kafka had
 (lesson 5), lesson 6's 7 x 7 grid of fetch limits, and KIP-932's share consumers against
-``max.poll.records`` under both acquire modes (lesson 7). Values are Kafka's units (bytes,
+``max.poll.records`` under both acquire modes (lesson 7), and each client's held memory over
+the compression ratio and the partitions (lesson 9). Values are Kafka's units (bytes,
 bytes/s); ``None`` is Kafka's "no pool" / "unlimited".
 """
 
@@ -56,6 +57,7 @@ def dashboard_grids() -> dict[str, SliderGrid]:
     from kipviz.widgets import (
         BROKER_LESSON_SCENARIO,
         BUFFER_LESSON_SCENARIO,
+        CLIENTS_LESSON_SCENARIO,
         LESSON_SCENARIO,
         SHARE_LESSON_SCENARIO,
         STREAMS_LESSON_SCENARIO,
@@ -132,6 +134,14 @@ def dashboard_grids() -> dict[str, SliderGrid]:
                     "max_poll_records": "max.poll.records",
                     "acquire_mode": "share.acquire.mode"},
                    _lab("07_share_groups.ipynb", "ShareGroupDashboard()")),
+        SliderGrid("ClientDashboard", "Your client: what it holds while catching up",
+                   CLIENTS_LESSON_SCENARIO,
+                   {"client": ["java", "librdkafka", "franz-go", "kafka-python"],
+                    "compression_ratio": [1.0, 2.0, 4.0, 8.0],
+                    "partitions": [100, 300, 1000]},
+                   {"client": "client", "compression_ratio": "compression ratio",
+                    "partitions": "partitions"},
+                   _lab("09_other_clients.ipynb", "ClientDashboard()")),
     ]
     return {grid.name: grid for grid in grids}
 
