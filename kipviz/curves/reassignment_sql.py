@@ -20,31 +20,31 @@ META_KEYS = ("tick_ms", "ticks", "leader_throttle_bytes_per_s", "follower_thrott
              "replication_factor")
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).
-THROTTLE = {
-    "window": "int32", "window_start_ms": "int64", "ticks": "int64",
-    "leader_rate_mean_bytes_per_s": "float64", "leader_rate_max_bytes_per_s": "float64",
-    "follower_rate_mean_bytes_per_s": "float64", "follower_rate_max_bytes_per_s": "float64",
-    "throttled_bytes": "int64", "unthrottled_bytes": "int64",
-    "throttled_bytes_per_s": "float64", "sent_bytes_per_s": "float64",
-    "replica_lag_end_bytes": "int64", "replica_lag_max_bytes": "int64",
-    "moved_end_bytes": "int64", "client_left_min_bytes_per_s": "float64",
-    "client_left_mean_bytes_per_s": "float64",
-}
-CATCH_UP = {
-    "partition": "int32", "size_bytes": "int64", "caught_up_ms": "int64",
-    "caught_up_s": "float64", "caught_up_bytes": "float64", "kip_move_time_s": "float64",
-    "planned_move_time_s": "float64",
-}
-TICKS_MOVE = {
-    "moved_bytes": "int64", "replica_lag_end_bytes": "int64",
-    "first_window_throttled_bytes": "int64", "first_window_quota_bytes": "float64",
-    "first_window_overshoot": "float64", "client_left_moving_mean_bytes_per_s": "float64",
-    "client_left_moving_min_bytes_per_s": "float64",
-}
-PARTITIONS_MOVE = {
-    "partitions": "int64", "caught_up_partitions": "int64", "bytes_to_move": "int64",
-    "completed_s": "float64", "kip_move_time_s": "float64",
-}
+
+
+def _dtypes(columns: str) -> dict[str, str]:
+    """``"name dtype, name dtype, ..."`` as ``{name: dtype}``, in order."""
+    pairs = (column.split() for column in columns.split(","))
+    return {name: dtype for name, dtype in pairs}
+
+
+THROTTLE = _dtypes("""
+    window int32, window_start_ms int64, ticks int64, leader_rate_mean_bytes_per_s float64,
+    leader_rate_max_bytes_per_s float64, follower_rate_mean_bytes_per_s float64,
+    follower_rate_max_bytes_per_s float64, throttled_bytes int64, unthrottled_bytes int64,
+    throttled_bytes_per_s float64, sent_bytes_per_s float64, replica_lag_end_bytes int64,
+    replica_lag_max_bytes int64, moved_end_bytes int64, client_left_min_bytes_per_s float64,
+    client_left_mean_bytes_per_s float64""")
+CATCH_UP = _dtypes("""
+    partition int32, size_bytes int64, caught_up_ms int64, caught_up_s float64,
+    caught_up_bytes float64, kip_move_time_s float64, planned_move_time_s float64""")
+TICKS_MOVE = _dtypes("""
+    moved_bytes int64, replica_lag_end_bytes int64, first_window_throttled_bytes int64,
+    first_window_quota_bytes float64, first_window_overshoot float64,
+    client_left_moving_mean_bytes_per_s float64, client_left_moving_min_bytes_per_s float64""")
+PARTITIONS_MOVE = _dtypes("""
+    partitions int64, caught_up_partitions int64, bytes_to_move int64, completed_s float64,
+    kip_move_time_s float64""")
 MOVE = {**PARTITIONS_MOVE, **TICKS_MOVE}
 
 THROTTLE_SQL = """SELECT window, CAST(window AS BIGINT) * {window_ms} AS window_start_ms,
