@@ -118,18 +118,19 @@ class ClientDashboard(FetchDashboard):
 
     def _redraw(self, curves: Any) -> None:
         """The consumer figure; on another client the memory panel's bound is that client's own
-        (and Java's KIP-74 bound beside it, dash-dotted), not Java's two."""
+        (and Java's KIP-74 bound beside it), not Java's two; the second bound is dash-dotted."""
         super()._redraw(curves)
         meta = self.trace.meta if self.trace is not None else {}
         java = self.scenario.client == "java" or "memory_bound_bytes" not in meta
         own, other = (self.figure.data[i] for i in _BOUND_TRACES)
         with self.figure.batch_update():
+            other.line.dash = "dashdot"  # told apart from the first where the two meet
             if java:
-                own.name, other.name, other.line.dash = "KIP-74 bound", "pre-KIP-74 bound", "dash"
+                own.name, other.name = "KIP-74 bound", "pre-KIP-74 bound"
                 return
             own.name = f"{self.scenario.client}'s bound"
             own.y = [int(meta["memory_bound_bytes"]) / MiB] * 2
-            other.name, other.line.dash = "Java's KIP-74 bound", "dashdot"
+            other.name = "Java's KIP-74 bound"
             other.y = [curves.kip74_bound_bytes / MiB] * 2
 
     def _summary(self, curves: Any) -> str:
