@@ -186,6 +186,7 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
         got = _run(spark, [(i, keys[i], (scenarios[i], kinds[i])) for i in missing], seed,
                    partitions, progress)
         got = got.sort_values("config_id", kind="stable").reset_index(drop=True)
+        got.attrs = {}  # Spark Connect's toPandas puts its plan metrics there: not results
         counts = got["config_id"].value_counts()  # one count, not a filter per configuration
         for i in [*missing, *sorted(set(counts.index) - set(missing))]:
             if counts.get(i, 0) != (i in missing):
