@@ -188,8 +188,9 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
         got = got.sort_values("config_id", kind="stable").reset_index(drop=True)
         got.attrs = {}  # Spark Connect's toPandas puts its plan metrics there: not results
         counts = got["config_id"].value_counts()  # one count, not a filter per configuration
-        for i in [*missing, *sorted(set(counts.index) - set(missing))]:
-            if counts.get(i, 0) != (i in missing):
+        asked = set(missing)
+        for i in [*missing, *sorted(set(counts.index) - asked)]:
+            if counts.get(i, 0) != (i in asked):
                 raise RuntimeError(f"configuration {i} came back {counts.get(i, 0)} times from "
                                    f"Spark")
         for at, i in enumerate(got["config_id"] if cache is not None else ()):

@@ -8,6 +8,7 @@ names. The summary gives the client's memory bound and names its binding term.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import ipywidgets as w
@@ -34,9 +35,16 @@ LIMIT_NAMES: dict[str, tuple[str, str]] = {
 }
 """Each client's name for the response limit and for the per-partition limit."""
 
-_BOUND_TRACES = [i for i, t in enumerate(consumer_figure().data)
-                 if t.name in ("KIP-74 bound", "pre-KIP-74 bound")]
-"""Where the consumer figure draws KIP-74's bound and the pre-KIP-74 one, in that order."""
+
+@cache
+def _bound_traces() -> tuple[int, int]:
+    """Where the consumer figure draws KIP-74's bound and the pre-KIP-74 one, in that order
+    (found once, on first redraw, not at import)."""
+    own, other = (i for i, t in enumerate(consumer_figure().data)
+                  if t.name in ("KIP-74 bound", "pre-KIP-74 bound"))
+    return own, other
+
+
 _RESPONSE_MAX = byte_options(*(2**k * MiB for k in range(0, 7)), 52428800)
 _PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
 
@@ -122,7 +130,7 @@ class ClientDashboard(FetchDashboard):
         super()._redraw(curves)
         meta = self.trace.meta if self.trace is not None else {}
         java = self.scenario.client == "java" or "memory_bound_bytes" not in meta
-        own, other = (self.figure.data[i] for i in _BOUND_TRACES)
+        own, other = (self.figure.data[i] for i in _bound_traces())
         with self.figure.batch_update():
             other.line.dash = "dashdot"  # told apart from the first where the two meet
             if java:
