@@ -2,7 +2,8 @@
 
 * :mod:`~kipviz.scenarios.streams.scenario`: ``StreamsScenario``, ``simulate``, ``StreamsTrace``.
 * :mod:`~kipviz.scenarios.streams.kernel`, :mod:`~kipviz.scenarios.streams.columns`: the numba
-  kernel and its named column blocks.
+  kernel and its named column blocks; :mod:`~kipviz.scenarios.streams.processing`: a thread's
+  processing round, task by task (compiled with the kernel).
 * :mod:`~kipviz.scenarios.streams.meta`: ``StreamsMeta``, the typed ``meta`` of a trace.
 
 May import: what every kind may (:mod:`kipviz.scenarios`).

@@ -26,11 +26,12 @@ from kipviz.kafka.streams.input_buffer import (
     pause_over_share,
     pick_biggest_partitions,
     resume_all_within_share,
-    resume_at_records,
     resume_emptied,
     share_per_partition,
 )
 from kipviz.scenarios.jit import compiled_functions, jit_functions
+from kipviz.scenarios.streams import processing
+from kipviz.scenarios.streams.processing import round_robin, take_records, task_capacity
 
 __all__ = ["POLICY_CODES", "compiled_kernel", "streams_kernel"]
 
@@ -84,24 +85,6 @@ def instance_bytes(size, fetched, consumed):
     return total
 
 
-def next_partition(k, topics, fetched, consumed, end):
-    """The partition task k processes next, or -1 if it cannot process.
-
-    ``PartitionGroup.nextRecord``: the head with the smallest timestamp (here the lowest offset:
-    the k-th record of every partition has the same timestamp; ties go to the lower partition).
-    A task with an empty partition that still has records on the broker waits for them
-    (``max.task.idle.ms`` 0, KIP-695), whether that partition is paused or not.
-    """
-    best = -1
-    for p in range(k * topics, (k + 1) * topics):
-        if fetched[p] == consumed[p]:
-            if end[p] > fetched[p]:
-                return -1
-        elif best < 0 or consumed[p] < consumed[best]:
-            best = p
-    return best
-
-
 def streams_kernel(
     partitions, changes, settings,
     # outputs
@@ -145,6 +128,8 @@ def streams_kernel(
     queued_bytes = np.zeros(n_parts, np.int64)
     chosen = np.zeros(n_parts, np.int64)
     consumed_before = np.zeros(n_parts, np.int64)
+    capacity = np.zeros(n_tasks, np.int64)  # records each task of a thread can process
+    give = np.zeros(n_tasks, np.int64)  # records each task of a thread processes
     threads = threads0
     assign_tasks(n_tasks, threads, owner, thread_tasks, n_thread_tasks)
     moves = 0
@@ -223,25 +208,17 @@ def streams_kernel(
             budget = int(carry[i])
             carry[i] -= budget
             t_demand[t, i] = min(budget, demand)
+            for j in range(nt):
+                capacity[j] = task_capacity(thread_tasks[i, j], topics, fetched, consumed, end)
+            pos = round_robin(budget, capacity, give, nt, rr[i])
             processed = 0
             processed_bytes = 0
-            pos = rr[i]  # the next task in turn
-            while processed < budget and nt > 0:
-                p = -1
-                for _ in range(nt):
-                    k = thread_tasks[i, pos]
-                    pos = pos + 1 if pos + 1 < nt else 0
-                    p = next_partition(k, topics, fetched, consumed, end)
-                    if p >= 0:
-                        break
-                if p < 0:
-                    break  # every task waits: the thread idles for the rest of the tick
-                consumed[p] += 1
-                processed += 1
-                processed_bytes += size[p]
-                if (policy == RECORDS and paused[p]
-                        and resume_at_records(fetched[p] - consumed[p], records_per_partition)):
-                    paused[p] = False  # StreamTask.process: back to N, resume
+            for j in range(nt):
+                if give[j] > 0:
+                    processed += give[j]
+                    processed_bytes += take_records(
+                        thread_tasks[i, j], give[j], topics, fetched, consumed, size, paused,
+                        records_per_partition, policy == RECORDS)
             rr[i] = pos
             # --- resume after the round
             held = thread_bytes(i, topics, size, fetched, consumed, thread_tasks, n_thread_tasks)
@@ -281,15 +258,17 @@ def streams_kernel(
 
 
 _RULES = ("partition_over_share", "pause_over_share", "resume_all_within_share", "resume_emptied",
-          "pause_above_records", "resume_at_records", "share_per_partition",
-          "pick_biggest_partitions")
+          "pause_above_records", "share_per_partition", "pick_biggest_partitions")
 _FUNCTIONS = ("assign_tasks", "thread_bytes", "thread_counts", "instance_bytes",
-              "next_partition", "streams_kernel")
+              "streams_kernel")
 
 
 def _compile() -> dict[str, Any]:
-    return jit_functions(_FUNCTIONS, globals(), foreign={name: globals()[name] for name in _RULES},
-                         inline_foreign=True)
+    processes = jit_functions(processing.FUNCTIONS, vars(processing),
+                              foreign={"resume_at_records": processing.resume_at_records},
+                              inline_foreign=True)
+    return jit_functions(_FUNCTIONS, {**globals(), **processes},
+                         foreign={name: globals()[name] for name in _RULES}, inline_foreign=True)
 
 
 def compiled_kernel(name: str = "streams_kernel") -> Any:

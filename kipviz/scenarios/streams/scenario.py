@@ -189,8 +189,9 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
                              f"{len(values)}")
     size = np.array([record_size_bytes(s.key_bytes, int(v), s.topic_name(p % s.topics))
                      for p, v in enumerate(values)], dtype=np.int64)
-    fetch_records = np.array([fetch_bytes(int(r), s.max_partition_fetch_bytes) // int(r)
-                              for r in size], dtype=np.int64)
+    fetches = np.array([fetch_bytes(int(r), s.max_partition_fetch_bytes) for r in size],
+                       dtype=np.int64)  # the bytes one poll brings each partition
+    fetch_records = fetches // size
     n_parts, n_threads = s.partitions, s.max_threads
     t_out = ThreadTicks(**{name: np.zeros((s.ticks, n_threads), np.int64)
                            for name in ThreadTicks._fields})
@@ -219,11 +220,15 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
         "threads": np.repeat(t_out.alive.sum(axis=1), n_threads)[alive],
         **{name: getattr(t_out, name).reshape(-1)[alive] for name in list(THREADS)[3:]},
     }
-    threads = pd.DataFrame({k: v.astype(THREADS[k], copy=False) for k, v in columns.items()})
+    # copy=False: the columns are fresh arrays, kept as they are (pandas copies and stacks
+    # them into one block per dtype otherwise, half the time of a run)
+    threads = pd.DataFrame({k: v.astype(THREADS[k], copy=False) for k, v in columns.items()},
+                           copy=False)
     summed = {"threads": t_out.alive.sum(axis=1),  # the threads alive in each tick
               **{name: getattr(t_out, name).sum(axis=1) for name in list(TICKS)[2:]}}
     ticks = pd.DataFrame({"time_ms": time_ms,
-                          **{name: v.astype(TICKS[name]) for name, v in summed.items()}})
+                          **{name: v.astype(TICKS[name]) for name, v in summed.items()}},
+                         copy=False)
     part = np.tile(np.arange(n_parts, dtype=np.int32), s.ticks)
     partitions = pd.DataFrame({
         "time_ms": np.repeat(time_ms, n_parts), "partition": part, "task": part // s.topics,
@@ -233,11 +238,11 @@ def simulate(scenario: StreamsScenario, *, seed: int = 0,
         "lag_records": p_out.lag.reshape(-1), "paused": p_out.paused.reshape(-1),
         "polled_records": p_out.polled.reshape(-1),
         "processed_records": p_out.processed.reshape(-1),
-    })
+    }, copy=False)
     counts = sorted({s.threads, *(n for _, n in s.thread_changes)})
     shares = {n: thread_share_bytes(s.input_buffer_max_bytes, n, bool(s.global_thread))
               for n in counts}
-    one_poll = int(sum(fetch_bytes(int(r), s.max_partition_fetch_bytes) for r in size))
+    one_poll = int(fetches.sum())
     meta: StreamsMeta = {
         "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed, "policy": s.policy,
         "input_buffer_max_bytes": s.input_buffer_max_bytes,
