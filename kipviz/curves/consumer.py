@@ -73,6 +73,7 @@ MEMORY_INPUT = ("time_ms", "held_bytes", "in_flight_bytes", "consumed_bytes")
 WINDOW_COLUMNS = tuple(dict.fromkeys((*FAIRNESS_INPUT, *LAG_INPUT)))
 FETCHES_INPUT = ("fetch_id", "partition", "lag_bytes", "complete_bytes")
 META_KEYS = ("window_ms", "tick_ms", "pre_kip74_bound_bytes", "kip74_bound_bytes")
+_BOUND_COLUMN = "_bound_bytes"  # consumer_curves's bound, sent as data (see there)
 SMALL_ROWS = 200_000  # windows rows up to which consumer_curves runs in one task, unshuffled
 # Tables of more rows reach Spark as an Arrow-backed RDD rather than a LocalRelation (to_spark).
 
@@ -232,16 +233,19 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
     require_columns(trace.windows.columns, WINDOW_COLUMNS, "windows")
     require_columns(trace.memory.columns, MEMORY_INPUT, "memory")
     require_windows(trace.windows, windows)
-    trace_df = to_spark(spark, _one_table(trace.windows, trace.memory))
+    kip74 = int(meta["kip74_bound_bytes"])
+    trace_df = to_spark(spark, _one_table(trace.windows, trace.memory, kip74))
     if len(trace.windows) <= SMALL_ROWS:
         trace_df = trace_df.coalesce(1)  # one partition satisfies every GROUP BY: no shuffle
-    kip74 = int(meta["kip74_bound_bytes"])
+    # the bound is a column, not a literal: Spark writes literals into the code it generates,
+    # so a bound the text has not seen before (most moves of fetch.max.bytes or
+    # max.partition.fetch.bytes) would compile the memory query's stages afresh
     memory_sql = MEMORY_SQL.format(**window_args(int(meta["window_ms"]), int(meta["tick_ms"])),
-                                   above=f"held_bytes > {kip74}")
+                                   above=f"held_bytes > {_BOUND_COLUMN}")
     query = union_all([(per_window_query(with_lag=True), {**FAIRNESS, **LAG_OVER_TIME}),
                        (LAG_BY_PARTITION_SQL, LAG_BY_PARTITION), (memory_sql, MEMORY)])
     query = query.format(windows=_rows_of("windows", WINDOW_COLUMNS),
-                         memory=_rows_of("memory", MEMORY_INPUT))
+                         memory=_rows_of("memory", (*MEMORY_INPUT, _BOUND_COLUMN)))
     got = cast(pd.DataFrame, spark.sql(query, trace=trace_df).toPandas())
     return ConsumerCurves(
         fairness=part_table(got, 0, FAIRNESS),
@@ -253,11 +257,12 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
     )
 
 
-def _one_table(windows: pd.DataFrame, memory: pd.DataFrame) -> pd.DataFrame:
+def _one_table(windows: pd.DataFrame, memory: pd.DataFrame, bound_bytes: int) -> pd.DataFrame:
     """The columns the curves read of the ``windows`` and ``memory`` tables, stacked into one
     table (sent to Spark by one ``createDataFrame``): the windows rows, then the memory rows,
     ``_memory`` telling them apart; each column keeps its dtype, 0 on the other table's rows
-    (:func:`_rows_of` reads each table back)."""
+    (:func:`_rows_of` reads each table back). The memory rows also carry ``bound_bytes`` (the
+    bound ``ticks_above_bound`` counts against) as ``_bound_bytes``."""
     n_windows, n_memory = len(windows), len(memory)
     columns: dict[str, np.ndarray] = {}
     for table, names, before, after in ((windows, WINDOW_COLUMNS, 0, n_memory),
@@ -266,8 +271,10 @@ def _one_table(windows: pd.DataFrame, memory: pd.DataFrame) -> pd.DataFrame:
             values = table[name].to_numpy()
             columns[name] = np.concatenate([np.zeros(before, values.dtype), values,
                                             np.zeros(after, values.dtype)])
+    columns[_BOUND_COLUMN] = np.repeat(np.array([0, bound_bytes], np.int64),
+                                       [n_windows, n_memory])
     columns["_memory"] = np.repeat([False, True], [n_windows, n_memory])
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)
 
 
 def _rows_of(table: str, names: Iterable[str]) -> str:
