@@ -546,6 +546,32 @@ def small_streams_scenarios(draw: st.DrawFn, policies=None, changes: bool = True
     return s, values
 
 
+
+@st.composite
+def streams_task_queues(draw: st.DrawFn):
+    """Two Streams tasks' queues for the processing round (task 1 is the one checked), N and
+    how many records to take: ``(topics, fetched, consumed, end, paused, n_records, take)``,
+    consumed <= fetched <= end per partition."""
+    import numpy as np
+
+    topics = draw(st.integers(1, 3))
+    n = 2 * topics
+    consumed = np.array(draw(st.lists(st.integers(0, 8), min_size=n, max_size=n)), np.int64)
+    queued = np.array(draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)), np.int64)
+    lag = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+    paused = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), np.bool_)
+    return (topics, consumed + queued, consumed, consumed + queued + lag, paused,
+            draw(st.integers(0, 3)), draw(st.integers(0, 20)))
+
+
+@st.composite
+def round_robin_turns(draw: st.DrawFn) -> tuple[list[int], int, int]:
+    """A stream thread's processing round: each task's capacity, the record budget and the
+    task next in turn: ``(capacities, budget, pos)``."""
+    capacities = draw(st.lists(st.integers(0, 5), min_size=1, max_size=5))
+    return capacities, draw(st.integers(0, 20)), draw(st.integers(0, len(capacities) - 1))
+
+
 def tiered_scenarios():
     """Small KIP-405 tiered-fetch scenarios over the settings the kernel reads."""
     from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario

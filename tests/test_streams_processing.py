@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kipviz.kafka.streams.input_buffer import resume_at_records
 from kipviz.scenarios.streams.processing import round_robin, take_records, task_capacity
-from tests.strategies import examples
+from tests.strategies import examples, round_robin_turns, streams_task_queues
 
 
 def next_record(k, topics, fetched, consumed, end):
@@ -24,24 +23,12 @@ def next_record(k, topics, fetched, consumed, end):
     return best
 
 
-@st.composite
-def task_queues(draw):
-    """Two tasks' queues: consumed <= fetched <= end per partition, 1-3 topics, paused flags."""
-    topics = draw(st.integers(1, 3))
-    n = 2 * topics
-    consumed = np.array(draw(st.lists(st.integers(0, 8), min_size=n, max_size=n)), np.int64)
-    queued = np.array(draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)), np.int64)
-    lag = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
-    paused = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), np.bool_)
-    return topics, consumed + queued, consumed, consumed + queued + lag, paused
-
-
 @settings(max_examples=examples(2.0))
-@given(task_queues(), st.integers(0, 3), st.integers(0, 20))
-def test_a_task_takes_its_records_in_offset_order_until_it_waits(case, n_records, take):
+@given(streams_task_queues())
+def test_a_task_takes_its_records_in_offset_order_until_it_waits(case):
     """task_capacity counts the records next_record gives before it waits, and take_records
     consumes the first ones in that order, resuming a paused queue that passes N."""
-    topics, fetched, consumed, end, paused = case
+    topics, fetched, consumed, end, paused, n_records, take = case
     capacity = task_capacity(1, topics, fetched, consumed, end)
     size = np.arange(1, 2 * topics + 1, dtype=np.int64) * 10
     want_consumed, want_paused, want_bytes, count = consumed.copy(), paused.copy(), 0, 0
@@ -64,13 +51,12 @@ def test_a_task_takes_its_records_in_offset_order_until_it_waits(case, n_records
 
 
 @settings(max_examples=examples(2.0))
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=5), st.integers(0, 20), st.data())
-def test_the_budget_goes_one_record_per_task_in_turn_skipping_tasks_that_wait(caps, budget,
-                                                                              data):
+@given(round_robin_turns())
+def test_the_budget_goes_one_record_per_task_in_turn_skipping_tasks_that_wait(turn):
     """round_robin gives each task what one record per task in turn from pos gives, and
     returns the task after the last one served."""
+    caps, budget, pos = turn
     nt = len(caps)
-    pos = data.draw(st.integers(0, nt - 1))
     want, left, at, next_pos = [0] * nt, budget, pos, pos
     while left > 0 and any(c > w for c, w in zip(caps, want, strict=True)):
         if caps[at] > want[at]:
