@@ -194,24 +194,20 @@ def test_bad_cluster_scenarios_are_refused_in_the_one_error_shape():
 @settings(max_examples=examples(0.2))
 @given(cluster_reassignment_plans())
 def test_planner_and_simulation_agree_on_random_plans_and_no_quota_runs_ahead(plan):
-    """The flow schedule's move time is the simulation's within 15%, and no broker's follower
+    """The flow schedule's move time is the simulation's within 5%, and no broker's follower
     quota records more than T x (t + the quota's 11 s window) plus one response per fetcher.
 
-    15% is the honest bound of the pinned max-min fair split against Kafka's gating, not 5%: of 400
-    seeded plans drawn as this strategy draws them, 397 were within 5%; the outliers are the
-    model's, not ticks' (scaling a plan's sizes x4 and x10 keeps or grows the gap): (a) -12.2%
-    (simulated 695 s, planned 792 s): the binding leader records its in-sync followers' keep-up
-    (7.7 of its 22.4 MB/s) until their partitions complete; the gating happens to finish one
-    partition first, which frees its keep-up, while equal shares finish all together (one partition
-    first: 404 s; the equal split is the slowest order); (b) +5.6% at these sizes, +9.2% x10: a
-    leader and a destination both binding, each gate shut while the other is open, so the leader
-    idles early (32-36 MB/s of its 59.6 for 10 s while the destinations fill with other leaders'
-    replicas) and never makes it up (the toy of the design notes saw ~2%)."""
+    Both share a binding broker's quota max-min fair (kipviz.scenarios.reassignment.share, the
+    planner's own filling), the simulation per tick within the quota's windowed allowance,
+    fetch limits and network. Over 400 derandomized plans of this strategy the worst gap was
+    1.3%, over 400 random ones 3.1% (the simulation's first window sends T x 10 s at once, as
+    Kafka's gate does; the planner moves at T from the start). Under Kafka's gate, which leaves
+    the split to fetch timing, 3 of 400 were beyond 5% (-12.2% at worst)."""
     moves, rate = plan
     trace = simulate_cluster(ClusterReassignmentScenario(
         moves, leader_throttle_bytes_per_s=rate, follower_throttle_bytes_per_s=rate))
     meta = trace.meta
-    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.15)
+    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.05)
     fetchers = Counter((d, s) for m in moves for d in m.added
                        for s in {m.leader, m.leader_after} - {d})
     response: Counter[int] = Counter()

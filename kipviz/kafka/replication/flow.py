@@ -42,7 +42,7 @@ import numpy as np
 
 from kipviz.kafka.replication.cluster import PartitionMove
 
-__all__ = ["LIMITS", "FlowSchedule", "flow_schedule", "max_min_fair"]
+__all__ = ["LIMITS", "FlowSchedule", "fill_into", "fill_work", "flow_schedule", "max_min_fair"]
 
 LIMITS = ("leader quota", "follower quota", "network out", "network in", "fetcher response",
           "replica fetch")
@@ -58,8 +58,9 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     (``inf``: no limit; <= 0: its members get 0); ``cap``: the per-replica limit. All rates rise
     together; when a group's sum reaches its capacity its members stop rising. Returns the rates
     and, per replica, the limit (index into ``groups``, or ``len(groups)`` for ``cap``) that
-    stopped it. The filling runs in :func:`_fill`, compiled by numba when it is installed (a
-    2,000-partition plan has thousands of phases, each a filling of a few hundred levels).
+    stopped it. The filling runs in :func:`fill_into`, compiled by numba (a 2,000-partition
+    plan has thousands of phases, each a filling of a few hundred levels); the cluster kernel
+    calls the same function every tick on its own buffers.
 
     >>> rates, why = max_min_fair(np.array([[0, 0, 1]]), [np.array([30.0, 100.0])], 20.0)
     >>> rates.tolist(), why.tolist()
@@ -68,57 +69,77 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     offsets = np.cumsum([0] + [len(c) for c in capacities[:-1]])
     gid = np.ascontiguousarray(groups + offsets[:, None], np.int64)  # one numbering for all
     capacity = np.concatenate([np.asarray(c, float) for c in capacities])
-    return _filler()(gid, capacity, float(cap), _EPS)
-
-
-def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`max_min_fair` on flat group ids: the free replicas share one level, raised each
-    round to the next group (or ``cap``) that fills; a filled group's free members stop there,
-    ``why`` the first of their limits that is full. Each round visits only the members of the
-    groups it filled (a group's members are listed once, by group), not every free replica."""
     limits, n = gid.shape
-    size = capacity.size
-    room = np.empty(size)
-    count = np.zeros(size)
-    used = np.zeros(size)
-    room[:] = eps * np.maximum(1.0, capacity)
-    x = np.zeros(n)
-    why = np.full(n, -1, np.int64)
+    x, why = np.zeros(n), np.zeros(n, np.int64)
+    _filler()(gid, n, capacity, capacity.size, float(cap), _EPS, x, why,
+              *fill_work(limits, n, capacity.size))
+    return x, why
+
+
+def fill_work(limits: int, n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`fill_into`'s work buffers for up to ``n`` replicas in ``limits`` limits and
+    ``size`` groups (allocated once by a caller that fills every tick)."""
+    return (np.zeros(3 * size), np.zeros(3 * size + 1 + limits * n, np.int64),
+            np.zeros(2 * size, np.bool_))
+
+
+def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b):
+    """:func:`max_min_fair` on flat group ids, into ``x`` and ``why`` (the first ``n`` of
+    them; ``gid[:, :n]``, ``capacity[:size]``; the work buffers of :func:`fill_work`): the free
+    replicas share one level, raised each round to the next group (or ``cap``) that fills; a
+    filled group's free members stop there, ``why`` the first of their limits that is full. Each
+    round visits only the members of the groups it filled (a group's members are listed once,
+    by group), not every free replica. Plain loops, no allocation: numba compiles it."""
+    limits = gid.shape[0]
+    room, count, used = work_f[:size], work_f[size:2 * size], work_f[2 * size:3 * size]
+    start, filled = work_i[:size + 1], work_i[size + 1:2 * size + 1]
+    members, by_group = work_i[2 * size + 1:3 * size + 1], work_i[3 * size + 1:]
+    full, seen = work_b[:size], work_b[size:2 * size]  # seen: full groups whose members stopped
+    for g in range(size):
+        c = capacity[g]
+        room[g] = eps * max(1.0, c) if c < math.inf else 0.0
+        count[g] = 0.0
+        used[g] = 0.0
+        full[g] = c <= eps
+        seen[g] = False
     for i in range(n):
+        x[i] = 0.0
+        why[i] = -1
         for k in range(limits):
             count[gid[k, i]] += 1.0
-    start = np.zeros(size + 1, np.int64)  # each group's replicas: by_group[start[g]:start[g + 1]]
+    start[0] = 0  # each group's replicas: by_group[start[g]:start[g + 1]]
     for h in range(size):
         start[h + 1] = start[h] + int(count[h])
-    by_group = np.empty(limits * n, np.int64)
-    filled = start[:-1].copy()
+        filled[h] = start[h]
     for i in range(n):
         for k in range(limits):
             by_group[filled[gid[k, i]]] = i
             filled[gid[k, i]] += 1
-    # the groups that can fill before their members reach cap: the only ones to watch
-    members = np.flatnonzero((count > 0.0) & (capacity - cap * count <= room))
+    watched = 0  # the groups that can fill before their members reach cap: the only ones to watch
+    for g in range(size):
+        if count[g] > 0.0 and capacity[g] - cap * count[g] <= room[g]:
+            members[watched] = g
+            watched += 1
     level = 0.0
     left = n
     first = True  # the first round stops the members of groups full from the start at 0
-    full = capacity <= eps
-    seen = np.zeros(size, np.bool_)  # full groups whose members were stopped
     while left > 0:
         if not first:
             step = cap - level
-            for g in members:
+            for j in range(watched):
+                g = members[j]
                 if count[g] > 0.0:
                     step = min(step, (capacity[g] - used[g]) / count[g])
             step = max(step, 0.0)
             level += step
-            for g in members:
+            for j in range(watched):
+                g = members[j]
                 used[g] += step * count[g]
                 full[g] = capacity[g] - used[g] <= room[g]
         at_cap = not first and level >= cap * (1 - eps)
-        groups = members if not first else np.flatnonzero(full)
-        first = False
-        for g in groups:
+        rounds = size if first else watched
+        for j in range(rounds):
+            g = j if first else members[j]
             if not full[g] or seen[g]:
                 continue
             seen[g] = True
@@ -134,21 +155,21 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
                 for k in range(limits):
                     count[gid[k, i]] -= 1.0
                 left -= 1
+        first = False
         if at_cap:
             for i in range(n):
                 if why[i] < 0:
                     x[i] = level
                     why[i] = limits
                     left -= 1
-    return x, why
 
 
 @functools.cache
-def _filler() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
-    """:func:`_fill` compiled by numba (cached on disk), once per process."""
+def _filler() -> Callable[..., None]:
+    """:func:`fill_into` compiled by numba (cached on disk), once per process."""
     import numba
 
-    return numba.njit(cache=True)(_fill)
+    return numba.njit(cache=True)(fill_into)
 
 
 @dataclass(frozen=True)

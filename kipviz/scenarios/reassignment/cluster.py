@@ -179,7 +179,8 @@ def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
         fetch_max=s.replica_fetch_max_bytes, response_max=s.replica_fetch_response_max_bytes,
         network_per_tick=math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0),
         delay_mode=s.mode == "delay", samples=s.replication_quota_window_num,
-        window_ms=window_ms, stop_when_done=True, order_seed=seed % 2**31)
+        window_ms=window_ms, stop_when_done=True, order_seed=seed % 2**31,
+        fair_share=s.mode == "quota")
     status, cols, res = run_kernel(
         cfg, inp, compiled=compiled,
         what=f"A reassignment of {len(s.moves)} partitions on {len(brokers)} brokers x "
