@@ -126,10 +126,14 @@ def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b):
     while left > 0:
         if not first:
             step = cap - level
+            kept = 0  # a group whose members all stopped matters no more: dropped from the watch
             for j in range(watched):
                 g = members[j]
                 if count[g] > 0.0:
+                    members[kept] = g
+                    kept += 1
                     step = min(step, (capacity[g] - used[g]) / count[g])
+            watched = kept
             step = max(step, 0.0)
             level += step
             for j in range(watched):

@@ -7,8 +7,6 @@ share of :mod:`kipviz.scenarios.reassignment.share`) and compiled with them.
 
 from __future__ import annotations
 
-import numpy as np
-
 __all__ = ["answer", "complete", "insert_sorted", "join_isr", "remove_sorted"]
 
 
@@ -41,7 +39,13 @@ def answer(inp, st, f, start, only_in_sync, fetch_max, budget):
     first = 0
     if only_in_sync:  # walk the in-sync slots alone, in the same rotated order
         n = st.n_synced[f]
-        first = np.searchsorted(st.synced[off:off + n], start)
+        hi = n  # the first in-sync slot at or after start (a binary search, no array view)
+        while first < hi:
+            mid = (first + hi) // 2
+            if st.synced[off + mid] < start:
+                first = mid + 1
+            else:
+                hi = mid
     resp_n = 0
     throttled = 0
     unthrottled = 0

@@ -32,6 +32,8 @@ when: Kafka leaves that to fetch timing, the model makes it the planner's.
 
 from __future__ import annotations
 
+import math
+
 from kipviz.kafka.quotas.rate import quota_allowance, rate_record
 from kipviz.kafka.replication.flow import fill_into
 from kipviz.scenarios.reassignment.isr import answer, complete, join_isr
@@ -58,10 +60,13 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
         st.resp_left[f] = 0
         if st.n_active[f] == 0:
             continue
+        st.resp_left[f] = cfg.response_max  # the network is the filling's own limit
+        if st.n_synced[f] == 0:
+            continue
         budget = min(cfg.response_max, st.egress_left[src], st.ingress_left[dst])
         m = inp.fetcher_start[f + 1] - inp.fetcher_start[f]
         _, sent, listed = answer(inp, st, f, k % m, True, cfg.fetch_max, budget)
-        st.resp_left[f] = budget - sent
+        st.resp_left[f] = cfg.response_max - sent
         st.egress_left[src] -= sent
         st.ingress_left[dst] -= sent
         lead[src] += listed
@@ -112,7 +117,9 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
             gid[3, n] = 3 * n_brokers + dst
             gid[4, n] = base + f
             gid[5, n] = own + n
-            capacity[own + n] = min(lag, cfg.fetch_max)
+            # its lag, when below replica.fetch.max.bytes (the filling's cap; a group at the
+            # cap would only be watched for nothing: inf)
+            capacity[own + n] = lag if lag < cfg.fetch_max else math.inf
             n += 1
     done = 0
     if n == 0:
@@ -122,13 +129,15 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
               st.fill_work_i, st.fill_work_b)
     for i in range(n):
         s = st.fill_slot[i]
-        b = min(int(x[i] + 0.5), int(capacity[own + i]))  # x >= 0: rounded to a byte
+        r = inp.slot_replica[s]
+        p = inp.replica_partition[r]
+        lag = inp.sizes[p] + st.grown[p] - st.fetched[r]
+        b = min(int(x[i] + 0.5), lag)  # x >= 0 and <= replica.fetch.max.bytes: to a byte
         if b <= 0:
             continue
         f = inp.slot_fetcher[s]
         src = inp.fetcher_source[f]
         dst = inp.fetcher_dest[f]
-        r = inp.slot_replica[s]
         st.fetched[r] += b
         if inp.slot_listed[s]:
             lead[src] += b
