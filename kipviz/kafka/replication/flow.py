@@ -4,15 +4,14 @@ Kafka's replication quota is a gate, not a scheduler: while a broker's measured 
 quota, *all* its out-of-sync throttled replicas wait (``ReplicaManager.shouldLeaderThrottle``,
 ``RemoteLeaderEndPoint.shouldFollowerThrottle``); otherwise every fetch gets what
 ``replica.fetch.max.bytes`` and ``replica.fetch.response.max.bytes`` allow. How a binding
-broker's quota ends up split between its replicas depends on fetch timing (replicas with the
-same limits get very different rates), but the binding broker moves T whatever the split, so the
-move time (when the last replica is done) is mostly robust: within 5% of the cluster kernel's on
-397 of 400 random plans, within 15% on all 400 (-12.2% at worst): where a completion frees
-capacity at the
-binding broker (a removed follower's keep-up it recorded) the order the gating happens to finish
-partitions in matters, and where a leader and a destination both bind each can idle while the
-other's gate is shut (``tests/test_reassignment_cluster.py`` gives the numbers). The model pins
-the split:
+broker's quota ends up split between its replicas is then left to fetch timing (replicas with the
+same limits get very different rates; which partition happens to finish first, freeing the
+keep-up its leader recorded; a leader and a destination both binding, each gate shut while the
+other is open). The binding broker moves T whatever the split, so the move time is T's; which
+replicas, partitions and non-bottleneck brokers finish when is the split's. The model pins the
+split, here and in the cluster simulation (:mod:`kipviz.scenarios.reassignment.share` calls
+:func:`fill_into` every tick on what each quota's window still allows), so the two agree within
+5% on random plans (``tests/test_reassignment_cluster.py``):
 
 **max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
 until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota
@@ -251,15 +250,16 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
     t, reason, stuck = 0.0, "", None
     _catch_up(lag, caught, t, part, left, finished, done)
     passed = -1  # schedule entries in force when the rates were last built
+    every = np.arange(len(moves))
     while np.isnan(caught).any():
         if passed != sum(at <= t for at, _ in throttle_schedule):
             passed = sum(at <= t for at, _ in throttle_schedule)
             lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
             foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
         after = done.astype(np.int64)
-        leader = lead_idx[np.arange(len(moves)), after]
+        leader = lead_idx[every, after]
         fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
-        np.add.at(fixed[0], leader, keep[np.arange(len(moves)), after] * inbound)
+        fixed[0] = np.bincount(leader, weights=keep[every, after] * inbound, minlength=nb)
         fetcher_fixed = np.zeros(nb * nb)
         synced = ~np.isnan(caught)
         r = np.flatnonzero(synced)  # caught up: IN_p each, never throttled

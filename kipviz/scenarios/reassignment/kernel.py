@@ -14,19 +14,25 @@ out-of-sync partition would measure it). A tick:
 1. the throttle schedule's changes that are due set every broker's two rates;
 2. producers extend each partition by IN_p; each leader's quota records its in-sync followers'
    keep-up (``in_sync_follower_bytes``: counted, never throttled, KAFKA-4313) when it counts any;
-3. the fetchers, one per (destination, source) pair, take turns starting from a seeded
-   pseudo-random one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed
-   rotation would alias with a quota's on/off period and starve one fetcher), each within
-   its broker's network left this tick (out at the source, in at the
-   destination): the follower leaves its throttled out-of-sync partitions out while *its* quota
-   is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader walks the request, rotated by
-   one each tick, and returns them empty while *its* quota is exceeded
-   (``ReplicaManager.readFromLog`` / ``shouldLeaderThrottle``), else up to
+3. the fetches, by one of two sharing paths. ``fair_share`` (the cluster scenario in
+   ``mode="quota"``): binding quotas are shared max-min fair, the pinned rule of the planner
+   (Kafka's gate leaves that split to fetch timing; a binding broker moves T whatever the split, so
+   the move time stays T's) (:func:`kipviz.scenarios.reassignment.share.share_tick`: in-sync
+   replicas first, then each quota's windowed allowance split by
+   :func:`kipviz.kafka.replication.flow.fill_into`). Else Kafka's gate as it is (:func:`gate_tick`;
+   the one-pair ``ReassignmentScenario``, whose results it keeps, and ``mode="delay"``): the
+   fetchers, one per (destination, source) pair, take turns starting from a seeded pseudo-random
+   one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed rotation would alias
+   with a quota's on/off period and starve one fetcher), each within its broker's network left this
+   tick (out at the source, in at the destination): the follower leaves its throttled out-of-sync
+   partitions out while *its* quota is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader
+   walks the request, rotated by one each tick, and returns them empty while *its* quota is
+   exceeded (``ReplicaManager.readFromLog`` / ``shouldLeaderThrottle``), else up to
    ``replica.fetch.max.bytes`` each within ``replica.fetch.response.max.bytes``; it records the
    listed partitions' bytes (``KafkaApis``), the follower appends and records them
    (``ReplicaFetcherThread``); a replica whose log reaches the leader's end joins the ISR
-   (``Partition.maybeExpandIsr``), and when a partition's last new replica does, its move
-   completes (removed replicas leave; a removed leader hands over);
+   (``Partition.maybeExpandIsr``), and when a partition's last new replica does, its move completes
+   (removed replicas leave; a removed leader hands over);
 4. a monitor measures every broker's two rates (one row per ``sample_ticks``).
 
 ``mode="delay"`` (KIP-73's rejected design): nothing is left out; the leader holds a response for
