@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kipviz.kafka.replication import _phases
 from kipviz.kafka.replication.cluster import PartitionMove
 
 __all__ = ["LIMITS", "FlowSchedule", "fill_into", "fill_work", "flow_schedule", "max_min_fair"]
@@ -250,44 +251,29 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
     t, reason, stuck = 0.0, "", None
     _catch_up(lag, caught, t, part, left, finished, done)
     passed = -1  # schedule entries in force when the rates were last built
-    every = np.arange(len(moves))
+    phase = _phases.compiled()
+    leader = np.zeros(len(moves), np.int64)
+    gid = np.zeros((len(LIMITS) - 1, n), np.int64)
+    size = 4 * nb + nb * nb
+    capacity = np.zeros(size)
+    active_at, x, why = np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64)
+    owner, net_at, need_at = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
+    work = fill_work(len(LIMITS) - 1, n, size)
     while np.isnan(caught).any():
         if passed != sum(at <= t for at, _ in throttle_schedule):
             passed = sum(at <= t for at, _ in throttle_schedule)
             lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
             foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
-        after = done.astype(np.int64)
-        leader = lead_idx[every, after]
-        fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
-        fixed[0] = np.bincount(leader, weights=keep[every, after] * inbound, minlength=nb)
-        fetcher_fixed = np.zeros(nb * nb)
-        synced = ~np.isnan(caught)
-        r = np.flatnonzero(synced)  # caught up: IN_p each, never throttled
-        p, d = part[r], dest[r]
-        s = leader[p]
-        fetching = s != d  # one that leads now fetches nothing
-        p, d, s = p[fetching], d[fetching], s[fetching]
-        flow = inbound[p]
-        counted = ~done[p] | listed_after[p]
-        fixed[0] += np.bincount(s[counted], weights=flow[counted], minlength=nb)
-        fixed[1] += np.bincount(d, weights=flow, minlength=nb)
-        fixed[2] += np.bincount(s, weights=flow, minlength=nb)
-        fixed[3] += np.bincount(d, weights=flow, minlength=nb)
-        fetcher_fixed += np.bincount(d * nb + s, weights=flow, minlength=nb * nb)
-        active = np.flatnonzero(~synced)
-        src, dst = leader[part[active]], dest[active]
-        groups = np.vstack([src, dst, src, dst, dst * nb + src])
-        capacities = [lead_t - fixed[0], foll_t - fixed[1], network_bytes_per_s - fixed[2],
-                      network_bytes_per_s - fixed[3], response - fetcher_fixed]
-        x, why = max_min_fair(groups, capacities, cap)
-        owner = np.vstack([src, dst, src, dst, dst, dst])[why, np.arange(len(active))]
-        net = x - inbound[part[active]]
-        gaining = net > _EPS * np.maximum(1.0, x)
-        need = np.full(len(active), math.inf)
-        need[gaining] = lag[active][gaining] / net[gaining]
-        step = min(float(need.min()), *(c - t for c in changes if c > t), math.inf)
+        k = phase["phase_inputs"](done, lead_idx, keep, inbound, caught, part, dest,
+                                  listed_after, lead_t, foll_t, float(network_bytes_per_s),
+                                  float(response), leader, gid, capacity, active_at)
+        _filler()(gid, k, capacity, size, float(cap), _EPS, x, why, *work)
+        least = phase["phase_needs"](k, x, why, active_at, part, dest, leader, inbound, lag,
+                                     _EPS, owner, net_at, need_at)
+        step = min(least, *(c - t for c in changes if c > t), math.inf)
         if step == math.inf:
-            i = int(np.argmin(gaining))
+            active, src, dst = active_at[:k], leader[part[active_at[:k]]], dest[active_at[:k]]
+            i = int(np.argmin(need_at[:k] < math.inf))
             k, r = int(why[i]), active[i]
             rate = [lead_t, foll_t][k][owner[i]] if k < 2 else (
                 network_bytes_per_s if k < 4 else (response if k == 4 else cap))
@@ -298,9 +284,7 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
                       f"new replica {x[i] / 1e6:.3g} MB/s, not above its IN of "
                       f"{inbound[part[r]] / 1e6:.3g} MB/s: the move never finishes")
             break
-        held[active, why, owner] += step
-        lag[active] -= net * step
-        lag[active[need <= step * (1 + 1e-12)]] = 0.0
+        phase["phase_advance"](k, step, active_at, why, owner, net_at, need_at, lag, held)
         t += step
         _catch_up(lag, caught, t, part, left, finished, done)
     return _result(moves, reps, brokers, caught, finished, held, reason, stuck)
