@@ -142,6 +142,20 @@ def test_two_disjoint_moves_run_in_parallel_and_the_slower_decides():
     assert plan.move_time_s == pytest.approx(100.0)
 
 
+def test_an_unlimited_quota_holds_no_replica_back():
+    """Broker 3's follower quota (20 MB/s) binds its two new replicas; 1 -> 2 has no quota and
+    moves at replica.fetch.max.bytes per 10 ms fetch (1 GB in 9.54 s), and the bottleneck is
+    broker 3's follower quota, never an unlimited one."""
+    moves = [make_move("t", 0, (1,), (2,), size_bytes=10**9),
+             make_move("t", 1, (1,), (3,), size_bytes=10**9),
+             make_move("t", 2, (4,), (3,), size_bytes=10**9)]
+    plan = flow_schedule(moves, leader_rates=dict.fromkeys(range(1, 5)),
+                         follower_rates={1: None, 2: None, 3: 20 * MB, 4: None})
+    assert plan.partition_move_time_s == pytest.approx(
+        {"t-0": 10**9 / (1048576 / 0.01), "t-1": 100.0, "t-2": 100.0})
+    assert plan.bottleneck == "broker 3's follower quota"
+
+
 def test_a_move_whose_destination_quota_is_below_the_new_replicas_in_never_finishes():
     """Broker 2's follower quota (5 MB/s) is not above the IN of its new replica (6 MB/s):
     the move time is inf and the reason names the partition, the broker and the limit."""
