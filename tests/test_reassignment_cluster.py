@@ -208,20 +208,24 @@ def test_bad_cluster_scenarios_are_refused_in_the_one_error_shape():
 @settings(max_examples=examples(0.2))
 @given(cluster_reassignment_plans())
 def test_planner_and_simulation_agree_on_random_plans_and_no_quota_runs_ahead(plan):
-    """The flow schedule's move time is the simulation's within 5%, and no broker's follower
-    quota records more than T x (t + the quota's 11 s window) plus one response per fetcher.
+    """The flow schedule's move time is the simulation's within 5% (or one quota window, 1 s,
+    for moves of seconds), and no broker's follower quota records more than T x (t + the
+    quota's 11 s window) plus one response per fetcher.
 
     Both share a binding broker's quota max-min fair (kipviz.scenarios.reassignment.share, the
     planner's own filling), the simulation per tick within the quota's windowed allowance,
-    fetch limits and network. Over 400 derandomized plans of this strategy the worst gap was
-    1.3%, over 400 random ones 3.1% (the simulation's first window sends T x 10 s at once, as
-    Kafka's gate does; the planner moves at T from the start). Under Kafka's gate, which leaves
-    the split to fetch timing, 3 of 400 were beyond 5% (-12.2% at worst)."""
+    fetch limits and network. Over 1,600 random and 400 derandomized plans of this strategy the
+    worst gap was 3.9% but for one plan: -6.0%, simulated 14.81 s against 15.76 s planned (T =
+    60 MB/s, five partitions from brokers 1 and 2 to 0, 1 and 2). That is the quota window's,
+    not the sharing's: Kafka's SimpleRate measures over at least one window
+    (replication.quota.window.size.seconds) from the first byte, so a broker binding from the
+    start sends T x 1 s ahead of the fluid plan and finishes up to 1 s sooner. Under Kafka's
+    gate, which leaves the split to fetch timing, 3 of 400 were beyond 5% (-12.2% at worst)."""
     moves, rate = plan
     trace = simulate_cluster(ClusterReassignmentScenario(
         moves, leader_throttle_bytes_per_s=rate, follower_throttle_bytes_per_s=rate))
     meta = trace.meta
-    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.05)
+    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.05, abs=1.0)
     fetchers = Counter((d, s) for m in moves for d in m.added
                        for s in {m.leader, m.leader_after} - {d})
     response: Counter[int] = Counter()
