@@ -6,10 +6,15 @@ whose throttled lists are what ``--throttle`` writes (leader: the sources of eve
 partition on that broker; follower: its added replicas), asked ``should_throttle`` per partition
 as Kafka does; dicts and lists of Python objects, no arrays. Processes: producers (the schedule,
 then every partition's growth and its in-sync followers' keep-up, recorded by the leader), a
-fetch round (the fetchers, one per (destination, source) pair, in the kernel's seeded order:
-build the request, the leader answers within ``replica.fetch.max.bytes``, the response limit and
-both brokers' network, records; the follower appends, records, joins the ISR, completes moves),
-and a monitor writing one row of every broker per ``sample_ticks``.
+fetch round, and a monitor writing one row of every broker per ``sample_ticks``. The fetch round
+in ``mode="quota"`` is the model's pinned sharing (:mod:`kipviz.scenarios.reassignment.share`):
+the fetchers, one per (destination, source) pair in the kernel's seeded order, take their
+in-sync replicas' bytes; then the lagging out-of-sync replicas share what each quota still
+allows (``ReplicationQuotaManager.allowance``) by the rule itself,
+:func:`kipviz.kafka.replication.flow.max_min_fair`, within ``replica.fetch.max.bytes``, the
+response limit and both brokers' network; the quotas record, replicas join the ISR, moves
+complete. In ``mode="delay"`` each fetcher in turn builds its request, the leader answers and
+records, the follower appends, records, joins the ISR and completes moves, as Kafka's gate does.
 
 One tick is three integer time steps (produce, fetch, monitor); the kernel does the same things
 in the same order, so quotas are recorded and measured at the same moments;
