@@ -6,10 +6,15 @@ whose throttled lists are what ``--throttle`` writes (leader: the sources of eve
 partition on that broker; follower: its added replicas), asked ``should_throttle`` per partition
 as Kafka does; dicts and lists of Python objects, no arrays. Processes: producers (the schedule,
 then every partition's growth and its in-sync followers' keep-up, recorded by the leader), a
-fetch round (the fetchers, one per (destination, source) pair, in the kernel's seeded order:
-build the request, the leader answers within ``replica.fetch.max.bytes``, the response limit and
-both brokers' network, records; the follower appends, records, joins the ISR, completes moves),
-and a monitor writing one row of every broker per ``sample_ticks``.
+fetch round, and a monitor writing one row of every broker per ``sample_ticks``. The fetch round
+in ``mode="quota"`` is the model's pinned sharing (:mod:`kipviz.scenarios.reassignment.share`):
+the fetchers, one per (destination, source) pair in the kernel's seeded order, take their
+in-sync replicas' bytes; then the lagging out-of-sync replicas share what each quota still
+allows (``ReplicationQuotaManager.allowance``) by the rule itself,
+:func:`kipviz.kafka.replication.flow.max_min_fair`, within ``replica.fetch.max.bytes``, the
+response limit and both brokers' network; the quotas record, replicas join the ISR, moves
+complete. In ``mode="delay"`` each fetcher in turn builds its request, the leader answers and
+records, the follower appends, records, joins the ISR and completes moves, as Kafka's gate does.
 
 One tick is three integer time steps (produce, fetch, monitor); the kernel does the same things
 in the same order, so quotas are recorded and measured at the same moments;
@@ -26,6 +31,7 @@ import simpy
 
 from kipviz.kafka.fetch.request import TopicPartition
 from kipviz.kafka.quotas.rate import throttle_time_ms
+from kipviz.kafka.replication.flow import max_min_fair
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.reassignment.cluster import ClusterReassignmentScenario
 from kipviz.scenarios.reassignment.columns import BrokerColumns
@@ -141,9 +147,87 @@ class ClusterModel:
             egress, ingress = dict.fromkeys(self.brokers, net), dict.fromkeys(self.brokers, net)
             self.seed = next_order(self.seed)
             first = order_start(self.seed, len(self.order))
-            for f in self.order[first:] + self.order[:first]:
-                self.fetch(f, k, now, row, egress, ingress)
+            if s.mode == "quota":
+                self.share(self.order[first:] + self.order[:first], k, now, row, egress,
+                           ingress)
+            else:
+                for f in self.order[first:] + self.order[:first]:
+                    self.fetch(f, k, now, row, egress, ingress)
             yield self.env.timeout(STEPS)
+
+    def share(self, turn: list[tuple[int, int]], k: int, now: int, row: int,
+              egress: dict[int, int], ingress: dict[int, int]) -> None:
+        """mode="quota": in-sync replicas first (never throttled), then the lagging out-of-sync
+        ones share each broker's two quota allowances max-min fair
+        (:mod:`kipviz.scenarios.reassignment.share`'s pinned rule, by
+        :func:`kipviz.kafka.replication.flow.max_min_fair`)."""
+        s = self.s
+        lead, follow = dict.fromkeys(self.brokers, 0), dict.fromkeys(self.brokers, 0)
+        left = dict.fromkeys(self.order, 0)  # each fetcher's response left
+        for f in turn:
+            (dst, src), slots = f, self.fetchers[f]
+            if not any(r.fetcher == f for r in slots):
+                continue
+            start = k % len(slots)
+            budget = min(s.replica_fetch_response_max_bytes, egress[src], ingress[dst])
+            sent = 0
+            for r in slots[start:] + slots[:start]:
+                if budget == sent:
+                    break
+                if r.fetcher != f or not r.in_sync:
+                    continue
+                b = min(self.log_end(r.p) - r.fetched, s.replica_fetch_max_bytes, budget - sent)
+                if b > 0:
+                    sent += b
+                    self.append(r, b, src, dst, row, "unthrottled_bytes", lead, follow)
+            egress[src] -= sent
+            ingress[dst] -= sent
+            left[f] = s.replica_fetch_response_max_bytes - sent  # the network: its own limit
+        self.record(lead, follow, now)
+        want = [(f, r) for f in self.order if left[f] > 0 for r in self.fetchers[f]
+                if r.fetcher == f and not r.in_sync and r.fetched < self.log_end(r.p)]
+        if not want:
+            return
+        at, fi = self.at, {f: i for i, f in enumerate(self.order)}
+        groups = np.array([[at[f[1]], at[f[0]], at[f[1]], at[f[0]], fi[f], i]
+                           for i, (f, _) in enumerate(want)]).T
+        lags = [self.log_end(r.p) - r.fetched for _, r in want]
+        own = np.array([lag if lag < s.replica_fetch_max_bytes else math.inf for lag in lags])
+        capacities = [np.array([self.lq[b].allowance(now) for b in self.brokers]),
+                      np.array([self.fq[b].allowance(now) for b in self.brokers]),
+                      np.array([egress[b] for b in self.brokers], float),
+                      np.array([ingress[b] for b in self.brokers], float),
+                      np.array([left[f] for f in self.order], float), own]
+        x, _ = max_min_fair(groups, capacities, float(s.replica_fetch_max_bytes))
+        for (f, r), share, lag in zip(want, x.tolist(), lags, strict=True):
+            b = min(int(share + 0.5), lag)
+            if b > 0:
+                self.append(r, b, f[1], f[0], row, "throttled_bytes", lead, follow)
+        self.record(lead, follow, now)
+        for _, r in want:
+            if r.fetched >= self.log_end(r.p):
+                r.in_sync, r.caught_up_ms = True, now
+                if all(x.in_sync for x in self.replicas if x.p == r.p):
+                    self.complete(r.p, now)
+
+    def append(self, r: Replica, b: int, src: int, dst: int, row: int, col: str,
+               lead: dict[int, int], follow: dict[int, int]) -> None:
+        """``b`` bytes from ``src`` to ``r`` on ``dst``: counted for both quotas and columns."""
+        r.fetched += b
+        lead[src] += b if self.lq[src].is_throttled(self.tp(r.p)) else 0
+        follow[dst] += b
+        self.cols[col][row, self.at[src]] += b
+        self.cols["received_bytes"][row, self.at[dst]] += b
+        self.moved[dst] += b
+
+    def record(self, lead: dict[int, int], follow: dict[int, int], now: int) -> None:
+        """Each broker's quotas record what ``lead`` / ``follow`` hold (then zeroed)."""
+        for b in self.brokers:
+            if lead[b] > 0:
+                self.lq[b].record(lead[b], now)
+            if follow[b] > 0:
+                self.fq[b].record(follow[b], now)
+            lead[b] = follow[b] = 0
 
     def fetch(self, f: tuple[int, int], k: int, now: int, row: int, egress: dict[int, int],
               ingress: dict[int, int]) -> None:

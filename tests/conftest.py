@@ -62,7 +62,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses the ``spark`` fixture (directly or through another fixture),
     and run the browser tests last, after the notebooks: by then every kernel is compiled into
     numba's cache (a fresh clone compiles them for about two minutes on the way) and the
-    Voila and JupyterLab kernels they start load it instead of competing for the two cores."""
+    Voila and JupyterLab kernels they start load it instead of competing for the two cores
+    (``make test`` runs them after the rest, in a second pytest run without xdist workers, for
+    the same reason and so their pages have the machine to themselves)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)

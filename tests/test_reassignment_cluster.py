@@ -142,6 +142,20 @@ def test_two_disjoint_moves_run_in_parallel_and_the_slower_decides():
     assert plan.move_time_s == pytest.approx(100.0)
 
 
+def test_an_unlimited_quota_holds_no_replica_back():
+    """Broker 3's follower quota (20 MB/s) binds its two new replicas; 1 -> 2 has no quota and
+    moves at replica.fetch.max.bytes per 10 ms fetch (1 GB in 9.54 s), and the bottleneck is
+    broker 3's follower quota, never an unlimited one."""
+    moves = [make_move("t", 0, (1,), (2,), size_bytes=10**9),
+             make_move("t", 1, (1,), (3,), size_bytes=10**9),
+             make_move("t", 2, (4,), (3,), size_bytes=10**9)]
+    plan = flow_schedule(moves, leader_rates=dict.fromkeys(range(1, 5)),
+                         follower_rates={1: None, 2: None, 3: 20 * MB, 4: None})
+    assert plan.partition_move_time_s == pytest.approx(
+        {"t-0": 10**9 / (1048576 / 0.01), "t-1": 100.0, "t-2": 100.0})
+    assert plan.bottleneck == "broker 3's follower quota"
+
+
 def test_a_move_whose_destination_quota_is_below_the_new_replicas_in_never_finishes():
     """Broker 2's follower quota (5 MB/s) is not above the IN of its new replica (6 MB/s):
     the move time is inf and the reason names the partition, the broker and the limit."""
@@ -194,24 +208,24 @@ def test_bad_cluster_scenarios_are_refused_in_the_one_error_shape():
 @settings(max_examples=examples(0.2))
 @given(cluster_reassignment_plans())
 def test_planner_and_simulation_agree_on_random_plans_and_no_quota_runs_ahead(plan):
-    """The flow schedule's move time is the simulation's within 15%, and no broker's follower
-    quota records more than T x (t + the quota's 11 s window) plus one response per fetcher.
+    """The flow schedule's move time is the simulation's within 5% (or one quota window, 1 s,
+    for moves of seconds), and no broker's follower quota records more than T x (t + the
+    quota's 11 s window) plus one response per fetcher.
 
-    15% is the honest bound of the pinned max-min fair split against Kafka's gating, not 5%: of 400
-    seeded plans drawn as this strategy draws them, 397 were within 5%; the outliers are the
-    model's, not ticks' (scaling a plan's sizes x4 and x10 keeps or grows the gap): (a) -12.2%
-    (simulated 695 s, planned 792 s): the binding leader records its in-sync followers' keep-up
-    (7.7 of its 22.4 MB/s) until their partitions complete; the gating happens to finish one
-    partition first, which frees its keep-up, while equal shares finish all together (one partition
-    first: 404 s; the equal split is the slowest order); (b) +5.6% at these sizes, +9.2% x10: a
-    leader and a destination both binding, each gate shut while the other is open, so the leader
-    idles early (32-36 MB/s of its 59.6 for 10 s while the destinations fill with other leaders'
-    replicas) and never makes it up (the toy of the design notes saw ~2%)."""
+    Both share a binding broker's quota max-min fair (kipviz.scenarios.reassignment.share, the
+    planner's own filling), the simulation per tick within the quota's windowed allowance,
+    fetch limits and network. Over 1,600 random and 400 derandomized plans of this strategy the
+    worst gap was 3.9% but for one plan: -6.0%, simulated 14.81 s against 15.76 s planned (T =
+    60 MB/s, five partitions from brokers 1 and 2 to 0, 1 and 2). That is the quota window's,
+    not the sharing's: Kafka's SimpleRate measures over at least one window
+    (replication.quota.window.size.seconds) from the first byte, so a broker binding from the
+    start sends T x 1 s ahead of the fluid plan and finishes up to 1 s sooner. Under Kafka's
+    gate, which leaves the split to fetch timing, 3 of 400 were beyond 5% (-12.2% at worst)."""
     moves, rate = plan
     trace = simulate_cluster(ClusterReassignmentScenario(
         moves, leader_throttle_bytes_per_s=rate, follower_throttle_bytes_per_s=rate))
     meta = trace.meta
-    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.15)
+    assert meta["move_time_s"] == pytest.approx(meta["planned_move_time_s"], rel=0.05, abs=1.0)
     fetchers = Counter((d, s) for m in moves for d in m.added
                        for s in {m.leader, m.leader_after} - {d})
     response: Counter[int] = Counter()

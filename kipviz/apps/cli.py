@@ -230,7 +230,7 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--network", type=parse_size, default=125e6, metavar="RATE",
                       help="each broker's network (125MB/s)")
     plan.add_argument("--simulate", action="store_true",
-                      help="also simulate the move (Kafka's quota gating, per broker)")
+                      help="also simulate the move (per broker, tick by tick)")
     plan.add_argument("--json", action="store_true", help="print JSON for machines")
     plan.add_argument("--bootstrap-server", default="localhost:9092",
                       help="for the printed commands (localhost:9092)")

@@ -1,11 +1,12 @@
 """The figure of a real plan's dashboard: the move time per broker, and one lane per broker.
 
 ``plan_figure(brokers)`` has fixed traces (so a ``FigureWidget`` is redrawn in place by
-``update_plan_figure``): on top, when each broker's last move finishes, simulated (Kafka's gating,
-one fetcher per broker pair) beside the flow schedule's plan; below, one lane per broker as in
-lesson 4's figure (:func:`kipviz.plots.reassignment.broker_lanes_figure`): the lag of the new
-replicas it receives (GB) and the rates its leader and follower quotas measured against T
-(MB/s). Times are in hours, sizes in GB and rates in MB/s (10**9 and 10**6 bytes).
+``update_plan_figure``): on top, when each broker's last move finishes, simulated (Kafka's quotas
+tick by tick, one fetcher per broker pair, a binding quota shared max-min fair) beside the flow
+schedule's plan; below, one lane per broker as in lesson 4's figure
+(:func:`kipviz.plots.reassignment.broker_lanes_figure`): the lag of the new replicas it receives
+(GB) and the rates its leader and follower quotas measured against T (MB/s). Times are in hours,
+sizes in GB and rates in MB/s (10**9 and 10**6 bytes).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def plan_figure(brokers: Sequence[int], *, title: str = "") -> go.Figure:
     fig = make_subplots(rows=rows, cols=2, specs=[[{"colspan": 2}, None]] + [[{}, {}]] * len(
         brokers), subplot_titles=[t for t in titles if t], vertical_spacing=0.35 / rows,
         row_heights=[1.3] + [1.0] * len(brokers))
-    fig.add_trace(go.Bar(x=[], y=[], name="simulated (Kafka's gating)",
+    fig.add_trace(go.Bar(x=[], y=[], name="simulated (tick by tick)",
                          marker_color=_COLORS["simulated"]), 1, 1)
     fig.add_trace(go.Bar(x=[], y=[], name="planned (flow schedule)",
                          marker_color=_COLORS["planned"]), 1, 1)

@@ -121,6 +121,7 @@ class ReassignmentPlanDashboard(Dashboard):
                 f"{c.bottleneck or 'none'}<br><small>Per broker, simulated / planned: "
                 + ", ".join(f"broker {b} {_hours(c.simulated_s.get(b))} / "
                             f"{_hours(c.planned_s.get(b))}" for b in sorted(c.planned_s))
-                + ". Kafka's gating decides which replica gets a binding quota's bytes by fetch "
-                  "timing, so brokers off the bottleneck finish when the timing says; the move "
-                  "time is robust.</small>")
+                + ". Kafka's gate leaves which replica gets a binding quota's bytes to fetch "
+                  "timing; both share it max-min fair (pinned), so brokers off the bottleneck "
+                  "finish as the model says. The move time is T's at the bottleneck whatever "
+                  "the split.</small>")

@@ -116,7 +116,7 @@ print(at35.to_text())
 # alone. Each broker's time alone is a lower bound; the planner shares each binding quota
 # equally among the replicas it holds back (a flow schedule), which adds 25 s here (broker 1's
 # leader quota binds once orders-1 is in). The same by hand and planned at 55 MB/s, beside the
-# cluster simulation of Kafka's gating (one fetcher per broker pair):
+# cluster simulation (Kafka's quotas tick by tick, one fetcher per broker pair):
 
 # %%
 at55 = kipviz.plan_reassignment(**sample, bytes_in_per_s=rates, throttle_bytes_per_s=55 * MB,
@@ -127,11 +127,16 @@ print(f"T = 55 MB/s: broker 4 by hand {90e9 / (45 * MB) / 3600:.2f} h, planned "
       f"{at55.move_time_s / 3600:.2f} h, simulated {at55.simulated_move_time_s / 3600:.2f} h")
 
 # %% [markdown]
-# The move time is robust; each broker's own finish is not: Kafka's quota is a gate (while a
-# broker is over its quota *all* its out-of-sync throttled replicas wait), so which replica gets
-# the bytes depends on fetch timing, and brokers off the bottleneck (broker 2 here) finish when
-# the timing says. The lanes below are the simulation at 35 MB/s: broker 4's follower rate sits
-# at T for the whole hour while its lag falls; broker 1's leader rate stays below T.
+# Kafka's quota is a gate, not a scheduler: while a broker is over its quota *all* its
+# out-of-sync throttled replicas wait, so which replica gets a binding quota's bytes is left to
+# fetch timing. The model pins that split: the planner and the simulation both share a binding
+# quota **max-min fair**, equal shares among the replicas it holds back (each within
+# `replica.fetch.max.bytes` per fetch), the simulation tick by tick within what the quota's
+# 11 x 1 s window still allows. The move time does not hang on the pin (the binding broker moves
+# T whatever the split); when brokers off the bottleneck (broker 2 here) finish does, so theirs
+# are the model's. The lanes below are the simulation at 35 MB/s: broker 4's follower rate sits
+# at T for the whole hour while its lag falls; broker 1's leader rate stays below T until
+# orders-1 is in (at 58 minutes), then sits at T for the last two.
 
 # %%
 from kipviz.plots.reassignment import broker_lanes_figure

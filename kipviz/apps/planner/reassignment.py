@@ -72,11 +72,11 @@ def load_bytes_in(source: BytesIn) -> dict[str, float]:
 class ReassignmentForecast:
     """What :func:`plan_reassignment` worked out (bytes, bytes/s, seconds).
 
-    ``move_time_s``: the flow schedule's makespan (``inf``: some move never finishes;
-    ``reason`` names the partition, the broker and the limit); ``broker_move_time_s``: per
-    broker that sends or receives a new replica, when its last such partition completes (by the
-    pinned sharing rule: Kafka's gating decides per-replica and non-bottleneck finish times by
-    fetch timing, the move time is robust); ``bottleneck_broker`` / ``bottleneck``;
+    ``move_time_s``: the flow schedule's makespan (``inf``: some move never finishes; ``reason``
+    names the partition, the broker and the limit); ``broker_move_time_s``: per broker that sends
+    or receives a new replica, when its last such partition completes (by the pinned sharing rule:
+    Kafka's gate leaves per-replica and non-bottleneck finish times to fetch timing, the move time
+    is T's at the bottleneck whatever the split); ``bottleneck_broker`` / ``bottleneck``;
     ``throttle_bytes_per_s``: the T set on every broker (the smallest meeting
     ``target_completion_s`` when one was given), ``broker_throttle_bytes_per_s`` the per-broker
     overrides; ``loads``: each broker's closed forms (:class:`BrokerLoad`, lower bounds);
@@ -188,7 +188,7 @@ class ReassignmentForecast:
             lines.append(f"move time: {hours(self.move_time_s)} ({self.move_time_s:.0f} s); "
                          f"bottleneck: {self.schedule.bottleneck or 'none'}")
         if self.simulated_move_time_s is not None:
-            lines.append(f"simulated (Kafka's gating, one fetcher per broker pair): "
+            lines.append(f"simulated (tick by tick, one fetcher per broker pair): "
                          f"{hours(self.simulated_move_time_s)}")
         if t is not None:
             lines += ["", *throttle_commands(

@@ -73,6 +73,7 @@ __all__ = [
     "java_round",
     "max_value_in_quota_window",
     "new_rate",
+    "quota_allowance",
     "quota_exceeded",
     "quota_throttle_time_ms",
     "rate_measure",
@@ -95,7 +96,7 @@ METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 3000
 # the functions a kernel compiles (kipviz.scenarios.jit.jit_functions over this module)
 RATE_FUNCTIONS = ("java_round", "throttle_time", "new_rate", "rate_reset_slot", "rate_record",
                   "rate_purge", "rate_purged_window_size_ms", "rate_window_size_ms",
-                  "rate_measure", "quota_exceeded", "quota_throttle_time_ms")
+                  "rate_measure", "quota_exceeded", "quota_allowance", "quota_throttle_time_ms")
 
 
 def java_round(x):
@@ -209,6 +210,21 @@ def quota_exceeded(slots, pos, window_ms, bound, now):
     if bound == UNLIMITED:
         return False
     return not rate_measure(slots, pos, window_ms, now, True) <= bound
+
+
+def quota_allowance(slots, pos, window_ms, bound, now):
+    """The bytes a ``SimpleRate`` quota can record at ``now`` and still be acceptable
+    (``rate <= bound``): ``bound`` x the window's span less what its samples hold, 0 while it is
+    exceeded (Kafka's gate then shuts), ``inf`` when ``UNLIMITED``. The model's share of a
+    binding quota (:mod:`kipviz.scenarios.reassignment.kernel`): the gate made continuous."""
+    if bound == UNLIMITED:
+        return math.inf
+    rate_purge(slots, pos, window_ms, now)
+    total = 0.0
+    for i in range(VALUE, FIELDS * pos[USED], FIELDS):
+        total += slots[i]
+    span = rate_purged_window_size_ms(slots, pos, window_ms, now, True) / 1000.0
+    return max(bound * span - total, 0.0)
 
 
 def quota_throttle_time_ms(slots, pos, window_ms, bound, now, simple):

@@ -4,15 +4,14 @@ Kafka's replication quota is a gate, not a scheduler: while a broker's measured 
 quota, *all* its out-of-sync throttled replicas wait (``ReplicaManager.shouldLeaderThrottle``,
 ``RemoteLeaderEndPoint.shouldFollowerThrottle``); otherwise every fetch gets what
 ``replica.fetch.max.bytes`` and ``replica.fetch.response.max.bytes`` allow. How a binding
-broker's quota ends up split between its replicas depends on fetch timing (replicas with the
-same limits get very different rates), but the binding broker moves T whatever the split, so the
-move time (when the last replica is done) is mostly robust: within 5% of the cluster kernel's on
-397 of 400 random plans, within 15% on all 400 (-12.2% at worst): where a completion frees
-capacity at the
-binding broker (a removed follower's keep-up it recorded) the order the gating happens to finish
-partitions in matters, and where a leader and a destination both bind each can idle while the
-other's gate is shut (``tests/test_reassignment_cluster.py`` gives the numbers). The model pins
-the split:
+broker's quota ends up split between its replicas is then left to fetch timing (replicas with the
+same limits get very different rates; which partition happens to finish first, freeing the
+keep-up its leader recorded; a leader and a destination both binding, each gate shut while the
+other is open). The binding broker moves T whatever the split, so the move time is T's; which
+replicas, partitions and non-bottleneck brokers finish when is the split's. The model pins the
+split, here and in the cluster simulation (:mod:`kipviz.scenarios.reassignment.share` calls
+:func:`fill_into` every tick on what each quota's window still allows), so the two agree within
+5% on random plans (``tests/test_reassignment_cluster.py``):
 
 **max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
 until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota
@@ -40,9 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kipviz.kafka.replication import _phases
 from kipviz.kafka.replication.cluster import PartitionMove
 
-__all__ = ["LIMITS", "FlowSchedule", "flow_schedule", "max_min_fair"]
+__all__ = ["LIMITS", "FlowSchedule", "fill_into", "fill_work", "flow_schedule", "max_min_fair"]
 
 LIMITS = ("leader quota", "follower quota", "network out", "network in", "fetcher response",
           "replica fetch")
@@ -58,8 +58,9 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     (``inf``: no limit; <= 0: its members get 0); ``cap``: the per-replica limit. All rates rise
     together; when a group's sum reaches its capacity its members stop rising. Returns the rates
     and, per replica, the limit (index into ``groups``, or ``len(groups)`` for ``cap``) that
-    stopped it. The filling runs in :func:`_fill`, compiled by numba when it is installed (a
-    2,000-partition plan has thousands of phases, each a filling of a few hundred levels).
+    stopped it. The filling runs in :func:`fill_into`, compiled by numba (a 2,000-partition
+    plan has thousands of phases, each a filling of a few hundred levels); the cluster kernel
+    calls the same function every tick on its own buffers.
 
     >>> rates, why = max_min_fair(np.array([[0, 0, 1]]), [np.array([30.0, 100.0])], 20.0)
     >>> rates.tolist(), why.tolist()
@@ -68,57 +69,81 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     offsets = np.cumsum([0] + [len(c) for c in capacities[:-1]])
     gid = np.ascontiguousarray(groups + offsets[:, None], np.int64)  # one numbering for all
     capacity = np.concatenate([np.asarray(c, float) for c in capacities])
-    return _filler()(gid, capacity, float(cap), _EPS)
-
-
-def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`max_min_fair` on flat group ids: the free replicas share one level, raised each
-    round to the next group (or ``cap``) that fills; a filled group's free members stop there,
-    ``why`` the first of their limits that is full. Each round visits only the members of the
-    groups it filled (a group's members are listed once, by group), not every free replica."""
     limits, n = gid.shape
-    size = capacity.size
-    room = np.empty(size)
-    count = np.zeros(size)
-    used = np.zeros(size)
-    room[:] = eps * np.maximum(1.0, capacity)
-    x = np.zeros(n)
-    why = np.full(n, -1, np.int64)
+    x, why = np.zeros(n), np.zeros(n, np.int64)
+    _filler()(gid, n, capacity, capacity.size, float(cap), _EPS, x, why,
+              *fill_work(limits, n, capacity.size))
+    return x, why
+
+
+def fill_work(limits: int, n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`fill_into`'s work buffers for up to ``n`` replicas in ``limits`` limits and
+    ``size`` groups (allocated once by a caller that fills every tick)."""
+    return (np.zeros(3 * size), np.zeros(3 * size + 1 + limits * n, np.int64),
+            np.zeros(2 * size, np.bool_))
+
+
+def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b):
+    """:func:`max_min_fair` on flat group ids, into ``x`` and ``why`` (the first ``n`` of
+    them; ``gid[:, :n]``, ``capacity[:size]``; the work buffers of :func:`fill_work`): the free
+    replicas share one level, raised each round to the next group (or ``cap``) that fills; a
+    filled group's free members stop there, ``why`` the first of their limits that is full. Each
+    round visits only the members of the groups it filled (a group's members are listed once,
+    by group), not every free replica. Plain loops, no allocation: numba compiles it."""
+    limits = gid.shape[0]
+    room, count, used = work_f[:size], work_f[size:2 * size], work_f[2 * size:3 * size]
+    start, filled = work_i[:size + 1], work_i[size + 1:2 * size + 1]
+    members, by_group = work_i[2 * size + 1:3 * size + 1], work_i[3 * size + 1:]
+    full, seen = work_b[:size], work_b[size:2 * size]  # seen: full groups whose members stopped
+    for g in range(size):
+        c = capacity[g]
+        room[g] = eps * max(1.0, c) if c < math.inf else 0.0
+        count[g] = 0.0
+        used[g] = 0.0
+        full[g] = c <= eps
+        seen[g] = False
     for i in range(n):
+        x[i] = 0.0
+        why[i] = -1
         for k in range(limits):
             count[gid[k, i]] += 1.0
-    start = np.zeros(size + 1, np.int64)  # each group's replicas: by_group[start[g]:start[g + 1]]
+    start[0] = 0  # each group's replicas: by_group[start[g]:start[g + 1]]
     for h in range(size):
         start[h + 1] = start[h] + int(count[h])
-    by_group = np.empty(limits * n, np.int64)
-    filled = start[:-1].copy()
+        filled[h] = start[h]
     for i in range(n):
         for k in range(limits):
             by_group[filled[gid[k, i]]] = i
             filled[gid[k, i]] += 1
-    # the groups that can fill before their members reach cap: the only ones to watch
-    members = np.flatnonzero((count > 0.0) & (capacity - cap * count <= room))
+    watched = 0  # the groups that can fill before their members reach cap: the only ones to watch
+    for g in range(size):
+        if count[g] > 0.0 and capacity[g] - cap * count[g] <= room[g]:
+            members[watched] = g
+            watched += 1
     level = 0.0
     left = n
     first = True  # the first round stops the members of groups full from the start at 0
-    full = capacity <= eps
-    seen = np.zeros(size, np.bool_)  # full groups whose members were stopped
     while left > 0:
         if not first:
             step = cap - level
-            for g in members:
+            kept = 0  # a group whose members all stopped matters no more: dropped from the watch
+            for j in range(watched):
+                g = members[j]
                 if count[g] > 0.0:
+                    members[kept] = g
+                    kept += 1
                     step = min(step, (capacity[g] - used[g]) / count[g])
+            watched = kept
             step = max(step, 0.0)
             level += step
-            for g in members:
+            for j in range(watched):
+                g = members[j]
                 used[g] += step * count[g]
                 full[g] = capacity[g] - used[g] <= room[g]
         at_cap = not first and level >= cap * (1 - eps)
-        groups = members if not first else np.flatnonzero(full)
-        first = False
-        for g in groups:
+        rounds = size if first else watched
+        for j in range(rounds):
+            g = j if first else members[j]
             if not full[g] or seen[g]:
                 continue
             seen[g] = True
@@ -134,21 +159,21 @@ def _fill(gid: np.ndarray, capacity: np.ndarray, cap: float, eps: float
                 for k in range(limits):
                     count[gid[k, i]] -= 1.0
                 left -= 1
+        first = False
         if at_cap:
             for i in range(n):
                 if why[i] < 0:
                     x[i] = level
                     why[i] = limits
                     left -= 1
-    return x, why
 
 
 @functools.cache
-def _filler() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
-    """:func:`_fill` compiled by numba (cached on disk), once per process."""
+def _filler() -> Callable[..., None]:
+    """:func:`fill_into` compiled by numba (cached on disk), once per process."""
     import numba
 
-    return numba.njit(cache=True)(_fill)
+    return numba.njit(cache=True)(fill_into)
 
 
 @dataclass(frozen=True)
@@ -226,43 +251,29 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
     t, reason, stuck = 0.0, "", None
     _catch_up(lag, caught, t, part, left, finished, done)
     passed = -1  # schedule entries in force when the rates were last built
+    phase = _phases.compiled()
+    leader = np.zeros(len(moves), np.int64)
+    gid = np.zeros((len(LIMITS) - 1, n), np.int64)
+    size = 4 * nb + nb * nb
+    capacity = np.zeros(size)
+    active_at, x, why = np.zeros(n, np.int64), np.zeros(n), np.zeros(n, np.int64)
+    owner, net_at, need_at = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
+    work = fill_work(len(LIMITS) - 1, n, size)
     while np.isnan(caught).any():
         if passed != sum(at <= t for at, _ in throttle_schedule):
             passed = sum(at <= t for at, _ in throttle_schedule)
             lead_t = _rates_at(t, leader_rates, throttle_schedule, brokers)
             foll_t = _rates_at(t, follower_rates, throttle_schedule, brokers)
-        after = done.astype(np.int64)
-        leader = lead_idx[np.arange(len(moves)), after]
-        fixed = np.zeros((4, nb))  # leader quota, follower quota, network out, network in
-        np.add.at(fixed[0], leader, keep[np.arange(len(moves)), after] * inbound)
-        fetcher_fixed = np.zeros(nb * nb)
-        synced = ~np.isnan(caught)
-        r = np.flatnonzero(synced)  # caught up: IN_p each, never throttled
-        p, d = part[r], dest[r]
-        s = leader[p]
-        fetching = s != d  # one that leads now fetches nothing
-        p, d, s = p[fetching], d[fetching], s[fetching]
-        flow = inbound[p]
-        counted = ~done[p] | listed_after[p]
-        fixed[0] += np.bincount(s[counted], weights=flow[counted], minlength=nb)
-        fixed[1] += np.bincount(d, weights=flow, minlength=nb)
-        fixed[2] += np.bincount(s, weights=flow, minlength=nb)
-        fixed[3] += np.bincount(d, weights=flow, minlength=nb)
-        fetcher_fixed += np.bincount(d * nb + s, weights=flow, minlength=nb * nb)
-        active = np.flatnonzero(~synced)
-        src, dst = leader[part[active]], dest[active]
-        groups = np.vstack([src, dst, src, dst, dst * nb + src])
-        capacities = [lead_t - fixed[0], foll_t - fixed[1], network_bytes_per_s - fixed[2],
-                      network_bytes_per_s - fixed[3], response - fetcher_fixed]
-        x, why = max_min_fair(groups, capacities, cap)
-        owner = np.vstack([src, dst, src, dst, dst, dst])[why, np.arange(len(active))]
-        net = x - inbound[part[active]]
-        gaining = net > _EPS * np.maximum(1.0, x)
-        need = np.full(len(active), math.inf)
-        need[gaining] = lag[active][gaining] / net[gaining]
-        step = min(float(need.min()), *(c - t for c in changes if c > t), math.inf)
+        k = phase["phase_inputs"](done, lead_idx, keep, inbound, caught, part, dest,
+                                  listed_after, lead_t, foll_t, float(network_bytes_per_s),
+                                  float(response), leader, gid, capacity, active_at)
+        _filler()(gid, k, capacity, size, float(cap), _EPS, x, why, *work)
+        least = phase["phase_needs"](k, x, why, active_at, part, dest, leader, inbound, lag,
+                                     _EPS, owner, net_at, need_at)
+        step = min(least, *(c - t for c in changes if c > t), math.inf)
         if step == math.inf:
-            i = int(np.argmin(gaining))
+            active, src, dst = active_at[:k], leader[part[active_at[:k]]], dest[active_at[:k]]
+            i = int(np.argmin(need_at[:k] < math.inf))
             k, r = int(why[i]), active[i]
             rate = [lead_t, foll_t][k][owner[i]] if k < 2 else (
                 network_bytes_per_s if k < 4 else (response if k == 4 else cap))
@@ -273,9 +284,7 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
                       f"new replica {x[i] / 1e6:.3g} MB/s, not above its IN of "
                       f"{inbound[part[r]] / 1e6:.3g} MB/s: the move never finishes")
             break
-        held[active, why, owner] += step
-        lag[active] -= net * step
-        lag[active[need <= step * (1 + 1e-12)]] = 0.0
+        phase["phase_advance"](k, step, active_at, why, owner, net_at, need_at, lag, held)
         t += step
         _catch_up(lag, caught, t, part, left, finished, done)
     return _result(moves, reps, brokers, caught, finished, held, reason, stuck)

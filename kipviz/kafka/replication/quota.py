@@ -78,6 +78,14 @@ class ReplicationQuotaManager:
         r = self.rate
         return rate.quota_exceeded(r._slots, r._pos, r.window_ms, self.quota.bound, now_ms)
 
+    def allowance(self, now_ms: float) -> float:
+        """The bytes it can record at ``now_ms`` and stay within its quota
+        (:func:`kipviz.kafka.quotas.rate.quota_allowance`; ``inf`` without a quota)."""
+        if self.quota is None:
+            return math.inf
+        r = self.rate
+        return rate.quota_allowance(r._slots, r._pos, r.window_ms, self.quota.bound, now_ms)
+
     def mark_throttled(self, topic: str, partitions: Iterable[int] | Literal["*"] = "*") -> None:
         """Throttle these partitions of ``topic`` (``*``: all), replacing the topic's list."""
         self._throttled[topic] = "*" if partitions == "*" else [int(p) for p in partitions]

@@ -8,6 +8,9 @@
   real plan with one T on every broker and the hottest topic's IN (lesson 4's dashboard).
 * :mod:`~kipviz.scenarios.reassignment.kernel`: the numba kernel of a cluster's move (one
   leader and one destination: ``ReassignmentScenario``).
+* :mod:`~kipviz.scenarios.reassignment.share`: one tick's fetches with binding quotas shared
+  max-min fair (the cluster's pinned rule); :mod:`~kipviz.scenarios.reassignment.isr`: a
+  leader's answer, ISR joins and completed moves.
 * :mod:`~kipviz.scenarios.reassignment.columns`: the kernel's named column blocks.
 * :mod:`~kipviz.scenarios.reassignment.arrays`: a plan as the kernel's arrays, and one run.
 * :mod:`~kipviz.scenarios.reassignment.meta`: the plan and outcome a trace carries, and its

@@ -17,6 +17,7 @@ import numpy as np
 
 from kipviz.kafka.quotas.rate import FIELDS
 from kipviz.kafka.replication.cluster import PartitionMove
+from kipviz.kafka.replication.flow import fill_work
 from kipviz.scenarios.limits import check_trace_bytes
 from kipviz.scenarios.reassignment import kernel as _kernel
 from kipviz.scenarios.reassignment.columns import (
@@ -26,6 +27,7 @@ from kipviz.scenarios.reassignment.columns import (
     ClusterSettings,
     ClusterState,
 )
+from kipviz.scenarios.reassignment.share import LIMITS
 
 __all__ = ["brokers_of", "plan_inputs", "run_kernel", "trace_bytes"]
 
@@ -115,6 +117,8 @@ def _state(inp: ClusterInputs, samples: int) -> ClusterState:
         inp.slot_replica.shape[0]
     i64, f64 = np.int64, np.float64
     width = (samples + 1) * FIELDS
+    size = 4 * nb + nf + ns  # the filling's groups (kipviz.scenarios.reassignment.share)
+    work_f, work_i, work_b = fill_work(LIMITS, ns, size)
     return ClusterState(
         leader_slots=np.zeros((nb, width), f64), leader_pos=np.zeros((nb, 4), i64),
         follower_slots=np.zeros((nb, width), f64), follower_pos=np.zeros((nb, 4), i64),
@@ -129,7 +133,11 @@ def _state(inp: ClusterInputs, samples: int) -> ClusterState:
         n_active=np.zeros(nf, i64), n_out=np.zeros(nf, i64), out_sized=np.zeros(nf, i64),
         pending=np.zeros(nf, np.bool_), deliver_ms=np.zeros(nf, i64),
         next_request_ms=np.zeros(nf, i64), resp_n=np.zeros(nf, i64),
-        resp_slot=np.zeros(ns, i64), resp_bytes=np.zeros(ns, i64))
+        resp_slot=np.zeros(ns, i64), resp_bytes=np.zeros(ns, i64),
+        lead_bytes=np.zeros(nb, i64), follow_bytes=np.zeros(nb, i64), resp_left=np.zeros(nf, i64),
+        fill_gid=np.zeros((LIMITS, ns), i64), fill_capacity=np.zeros(size, f64),
+        fill_slot=np.zeros(ns, i64), fill_x=np.zeros(ns, f64), fill_why=np.zeros(ns, i64),
+        fill_work_f=work_f, fill_work_i=work_i, fill_work_b=work_b)
 
 
 def run_kernel(cfg: ClusterSettings, inp: ClusterInputs, *, compiled: bool, what: str

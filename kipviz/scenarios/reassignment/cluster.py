@@ -11,10 +11,13 @@ kernel (:func:`kipviz.scenarios.reassignment.kernel.run`) runs Kafka's mechanism
 * each destination's follower quota records what its new replicas append (``ReplicaFetcherThread``:
   ``quota.record``) and leaves its out-of-sync ones out of its requests while exceeded
   (``RemoteLeaderEndPoint.buildFetch`` / ``shouldFollowerThrottle``);
-* one fetcher per (destination, source) pair (``num.replica.fetchers=1``), taking turns in a
-  rotating order each tick within each broker's network N (out at the source, in at the
-  destination), ``replica.fetch.max.bytes`` per partition, ``replica.fetch.response.max.bytes``
-  per response;
+* one fetcher per (destination, source) pair (``num.replica.fetchers=1``), each tick within
+  each broker's network N (out at the source, in at the destination),
+  ``replica.fetch.max.bytes`` per partition, ``replica.fetch.response.max.bytes`` per response;
+* pinned (issue 26): a binding quota is shared max-min fair among the out-of-sync replicas that
+  want it, by what its window still allows each tick (:mod:`kipviz.scenarios.reassignment.share`,
+  the planner's rule), where Kafka's gate leaves the split to fetch timing; the binding broker
+  moves T either way. ``mode="delay"`` keeps the gate's fetch-by-fetch turns;
 * a new replica joins the ISR when it reaches the log end (``Partition.maybeExpandIsr``); when a
   partition's last one does, its move completes: removed replicas stop fetching and a removed
   leader hands over to the first target (``leader_after_move``); the throttle lists stay (no
@@ -159,7 +162,8 @@ def _bound(rate: float | None) -> float:
 
 def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
                      compiled: bool = True, plan: bool = True) -> ClusterReassignmentTrace:
-    """Run the cluster scenario; deterministic for a ``seed`` (it seeds the fetchers' order).
+    """Run the cluster scenario; deterministic for a ``seed`` (it seeds the fetchers' order, in
+    which they take their in-sync replicas' bytes).
     ``plan``: also plan it with the flow schedule (``meta``'s ``planned_*``, ``bottleneck*``
     and ``never_reason``; without, they are None / "")."""
     s = scenario
@@ -179,7 +183,8 @@ def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
         fetch_max=s.replica_fetch_max_bytes, response_max=s.replica_fetch_response_max_bytes,
         network_per_tick=math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0),
         delay_mode=s.mode == "delay", samples=s.replication_quota_window_num,
-        window_ms=window_ms, stop_when_done=True, order_seed=seed % 2**31)
+        window_ms=window_ms, stop_when_done=True, order_seed=seed % 2**31,
+        fair_share=s.mode == "quota")
     status, cols, res = run_kernel(
         cfg, inp, compiled=compiled,
         what=f"A reassignment of {len(s.moves)} partitions on {len(brokers)} brokers x "

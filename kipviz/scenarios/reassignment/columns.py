@@ -33,6 +33,7 @@ class ClusterSettings(NamedTuple):
     window_ms: int  # replication.quota.window.size.seconds, in ms
     stop_when_done: bool  # end the run in the tick the last move completes
     order_seed: int  # the fetchers' order generator's start (kernel.next_order), < 2**31
+    fair_share: bool  # binding quotas shared max-min fair (share.py), not by Kafka's gate
 
 
 class ClusterInputs(NamedTuple):
@@ -97,6 +98,19 @@ class ClusterState(NamedTuple):
     resp_n: np.ndarray  # per fetcher: the response's length
     resp_slot: np.ndarray  # per slot (a fetcher's response in its slots' range)
     resp_bytes: np.ndarray
+    # the max-min fair share (share.py): per broker, bytes its two quotas record this tick;
+    # per fetcher, its response left; the filling's groups, capacities, replicas and buffers
+    lead_bytes: np.ndarray
+    follow_bytes: np.ndarray
+    resp_left: np.ndarray
+    fill_gid: np.ndarray  # (share.LIMITS, slots)
+    fill_capacity: np.ndarray  # 4 per broker, 1 per fetcher, 1 per slot
+    fill_slot: np.ndarray  # per replica in the filling: its slot
+    fill_x: np.ndarray
+    fill_why: np.ndarray
+    fill_work_f: np.ndarray  # kipviz.kafka.replication.flow.fill_work
+    fill_work_i: np.ndarray
+    fill_work_b: np.ndarray
 
 
 class BrokerColumns(NamedTuple):

@@ -14,19 +14,25 @@ out-of-sync partition would measure it). A tick:
 1. the throttle schedule's changes that are due set every broker's two rates;
 2. producers extend each partition by IN_p; each leader's quota records its in-sync followers'
    keep-up (``in_sync_follower_bytes``: counted, never throttled, KAFKA-4313) when it counts any;
-3. the fetchers, one per (destination, source) pair, take turns starting from a seeded
-   pseudo-random one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed
-   rotation would alias with a quota's on/off period and starve one fetcher), each within
-   its broker's network left this tick (out at the source, in at the
-   destination): the follower leaves its throttled out-of-sync partitions out while *its* quota
-   is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader walks the request, rotated by
-   one each tick, and returns them empty while *its* quota is exceeded
-   (``ReplicaManager.readFromLog`` / ``shouldLeaderThrottle``), else up to
+3. the fetches, by one of two sharing paths. ``fair_share`` (the cluster scenario in
+   ``mode="quota"``): binding quotas are shared max-min fair, the pinned rule of the planner
+   (Kafka's gate leaves that split to fetch timing; a binding broker moves T whatever the split, so
+   the move time stays T's) (:func:`kipviz.scenarios.reassignment.share.share_tick`: in-sync
+   replicas first, then each quota's windowed allowance split by
+   :func:`kipviz.kafka.replication.flow.fill_into`). Else Kafka's gate as it is (:func:`gate_tick`;
+   the one-pair ``ReassignmentScenario``, whose results it keeps, and ``mode="delay"``): the
+   fetchers, one per (destination, source) pair, take turns starting from a seeded pseudo-random
+   one each tick (:func:`next_order`: Kafka's fetcher threads race; a fixed rotation would alias
+   with a quota's on/off period and starve one fetcher), each within its broker's network left this
+   tick (out at the source, in at the destination): the follower leaves its throttled out-of-sync
+   partitions out while *its* quota is exceeded (``RemoteLeaderEndPoint.buildFetch``); the leader
+   walks the request, rotated by one each tick, and returns them empty while *its* quota is
+   exceeded (``ReplicaManager.readFromLog`` / ``shouldLeaderThrottle``), else up to
    ``replica.fetch.max.bytes`` each within ``replica.fetch.response.max.bytes``; it records the
    listed partitions' bytes (``KafkaApis``), the follower appends and records them
    (``ReplicaFetcherThread``); a replica whose log reaches the leader's end joins the ISR
-   (``Partition.maybeExpandIsr``), and when a partition's last new replica does, its move
-   completes (removed replicas leave; a removed leader hands over);
+   (``Partition.maybeExpandIsr``), and when a partition's last new replica does, its move completes
+   (removed replicas leave; a removed leader hands over);
 4. a monitor measures every broker's two rates (one row per ``sample_ticks``).
 
 ``mode="delay"`` (KIP-73's rejected design): nothing is left out; the leader holds a response for
@@ -38,8 +44,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from kipviz.kafka.quotas.rate import (
     UNLIMITED,
     new_rate,
@@ -48,12 +52,15 @@ from kipviz.kafka.quotas.rate import (
     rate_measure,
     rate_record,
 )
+from kipviz.kafka.replication.flow import fill_into
 from kipviz.kafka.replication.planning import in_sync_follower_bytes
 from kipviz.scenarios.jit import compiled_functions, jit_functions
+from kipviz.scenarios.reassignment import isr, share
+from kipviz.scenarios.reassignment.isr import answer, complete, join_isr
+from kipviz.scenarios.reassignment.share import share_tick
 
-__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "answer",
-           "compiled_kernel", "complete", "insert_sorted", "join_isr", "next_order",
-           "order_start", "remove_sorted", "run", "set_up"]
+__all__ = ["FOLLOWER_QUOTA_ZERO", "LEADER_QUOTA_ZERO", "OK", "UNLIMITED", "compiled_kernel",
+           "gate_tick", "next_order", "order_start", "run", "set_up"]
 
 OK, LEADER_QUOTA_ZERO, FOLLOWER_QUOTA_ZERO = range(3)  # kernel status
 
@@ -67,119 +74,6 @@ def next_order(state):
 def order_start(state, n):
     """The fetcher that goes first this tick, of ``n`` (0 with none)."""
     return (state >> 16) % n if n > 0 else 0
-
-
-def insert_sorted(values, n, x):
-    """Insert ``x`` into the ascending ``values[:n]`` (``values`` has room for one more)."""
-    at = n
-    while at > 0 and values[at - 1] > x:
-        values[at] = values[at - 1]
-        at -= 1
-    values[at] = x
-
-
-def remove_sorted(values, n, x):
-    """Remove ``x`` from the ascending ``values[:n]``."""
-    at = 0
-    while values[at] != x:
-        at += 1
-    for i in range(at, n - 1):
-        values[i] = values[i + 1]
-
-
-def answer(inp, st, f, start, only_in_sync, fetch_max, budget):
-    """Fetcher ``f``'s request, rotated to begin at slot ``start``, answered by its leader: up to
-    ``fetch_max`` per lagging partition within ``budget`` (``only_in_sync``: the out-of-sync ones
-    are left out or returned empty). Fills the response; returns its throttled and unthrottled
-    bytes and those of the partitions the leader lists."""
-    off = inp.fetcher_start[f]
-    m = inp.fetcher_start[f + 1] - off
-    n = m
-    first = 0
-    if only_in_sync:  # walk the in-sync slots alone, in the same rotated order
-        n = st.n_synced[f]
-        first = np.searchsorted(st.synced[off:off + n], start)
-    resp_n = 0
-    throttled = 0
-    unthrottled = 0
-    listed = 0
-    for j in range(n):
-        if budget == 0:
-            break
-        if only_in_sync:
-            q = first + j if first + j < n else first + j - n
-            s = off + st.synced[off + q]
-        else:
-            s = off + (start + j if start + j < m else start + j - m)
-            if not st.active[s]:
-                continue
-        r = inp.slot_replica[s]
-        p = inp.replica_partition[r]
-        b = min(inp.sizes[p] + st.grown[p] - st.fetched[r], fetch_max, budget)
-        if b > 0:
-            budget -= b
-            st.resp_slot[off + resp_n] = s
-            st.resp_bytes[off + resp_n] = b
-            resp_n += 1
-            if st.in_sync[r]:
-                unthrottled += b
-            else:
-                throttled += b
-            if inp.slot_listed[s]:
-                listed += b
-    st.resp_n[f] = resp_n
-    return throttled, unthrottled, listed
-
-
-def join_isr(inp, st, res, s, now):
-    """Slot ``s``'s replica joins the ISR at ``now``; whether its partition's move completes."""
-    r = inp.slot_replica[s]
-    f = inp.slot_fetcher[s]
-    p = inp.replica_partition[r]
-    off = inp.fetcher_start[f]
-    st.in_sync[r] = True
-    res.caught_up_ms[r] = now
-    st.n_out[f] -= 1
-    if inp.sizes[p] > 0:
-        st.out_sized[f] -= 1
-    insert_sorted(st.synced[off:], st.n_synced[f], s - off)
-    st.n_synced[f] += 1
-    st.left[p] -= 1
-    return st.left[p] == 0
-
-
-def complete(inp, st, res, p, now):
-    """Partition ``p``'s move completes at ``now``: its removed replicas stop fetching (its
-    leader's quota counts its new followers), a removed leader hands over, and each new replica
-    moves to the fetcher of the new leader (none if it leads)."""
-    res.completed_ms[p] = now
-    st.keep_count[st.current_leader[p]] -= st.current_followers[p]
-    st.current_leader[p] = inp.leader_after[p]
-    st.current_followers[p] = inp.followers_after[p]
-    st.keep_count[inp.leader_after[p]] += inp.followers_after[p]
-    for r in range(inp.partition_start[p], inp.partition_start[p + 1]):
-        old = st.slot_of[r]
-        new = inp.replica_slot_after[r]
-        if new == old:
-            continue
-        f = inp.slot_fetcher[old]
-        st.active[old] = False
-        st.n_active[f] -= 1
-        off = inp.fetcher_start[f]
-        remove_sorted(st.synced[off:], st.n_synced[f], old - off)
-        st.n_synced[f] -= 1
-        if new >= 0:
-            f = inp.slot_fetcher[new]
-            off = inp.fetcher_start[f]
-            st.active[new] = True
-            st.n_active[f] += 1
-            insert_sorted(st.synced[off:], st.n_synced[f], new - off)
-            st.n_synced[f] += 1
-        else:  # it leads: it has the log, it lags no more
-            d = inp.replica_dest[r]
-            st.due[d] -= inp.sizes[p] + st.grown[p]
-            st.got[d] -= st.fetched[r]
-        st.slot_of[r] = new
 
 
 def set_up(cfg, inp, st, res):
@@ -223,9 +117,84 @@ def set_up(cfg, inp, st, res):
     return done
 
 
+def gate_tick(cfg, inp, st, cols, res, k, now, row, first, end_ms):
+    """Tick ``k``'s fetches by Kafka's gate (see the module), fetchers from ``first``: the moves
+    it completed, or ``-1 - status`` when a delay would divide by a zero quota."""
+    tick_ms, window_ms, delay_mode = cfg.tick_ms, cfg.window_ms, cfg.delay_mode
+    n_fetchers = inp.fetcher_dest.shape[0]
+    ls, lp, fs, fp = st.leader_slots, st.leader_pos, st.follower_slots, st.follower_pos
+    done = 0
+    for j in range(n_fetchers):
+        f = first + j if first + j < n_fetchers else first + j - n_fetchers
+        src = inp.fetcher_source[f]
+        dst = inp.fetcher_dest[f]
+        if not st.pending[f] and now >= st.next_request_ms[f] and st.n_active[f] > 0:
+            out_lagging = st.out_sized[f] > 0
+            if not out_lagging and st.n_out[f] > 0:
+                # an out-of-sync replica lags unless it never got bytes and its log is empty
+                for s in range(inp.fetcher_start[f], inp.fetcher_start[f + 1]):
+                    r = inp.slot_replica[s]
+                    if st.active[s] and not st.in_sync[r] \
+                            and st.grown[inp.replica_partition[r]] > 0:
+                        out_lagging = True
+                        break
+            skip_out = out_lagging and quota_exceeded(fs[dst], fp[dst], window_ms,
+                                                      st.follower_bound[dst], now)
+            if (not delay_mode and out_lagging and not skip_out
+                    and quota_exceeded(ls[src], lp[src], window_ms, st.leader_bound[src],
+                                       now)):
+                skip_out = True  # the leader returns out-of-sync partitions empty
+            budget = min(cfg.response_max, st.egress_left[src], st.ingress_left[dst])
+            m = inp.fetcher_start[f + 1] - inp.fetcher_start[f]
+            throttled, unthrottled, listed = answer(inp, st, f, k % m, skip_out,
+                                                    cfg.fetch_max, budget)
+            st.egress_left[src] -= throttled + unthrottled
+            st.ingress_left[dst] -= throttled + unthrottled
+            cols.throttled_bytes[row, src] += throttled
+            cols.unthrottled_bytes[row, src] += unthrottled
+            rate_record(ls[src], lp[src], window_ms, listed, now)
+            delay = 0
+            if delay_mode and quota_exceeded(ls[src], lp[src], window_ms,
+                                             st.leader_bound[src], now):
+                if st.leader_bound[src] <= 0.0:
+                    return -1 - LEADER_QUOTA_ZERO
+                delay = min(quota_throttle_time_ms(ls[src], lp[src], window_ms,
+                                                   st.leader_bound[src], now, True), end_ms)
+            st.pending[f] = True
+            st.deliver_ms[f] = now + delay
+        if st.pending[f] and st.deliver_ms[f] <= now:
+            appended = 0
+            off = inp.fetcher_start[f]
+            for q in range(st.resp_n[f]):
+                s = st.resp_slot[off + q]
+                b = st.resp_bytes[off + q]
+                r = inp.slot_replica[s]
+                p = inp.replica_partition[r]
+                st.fetched[r] += b
+                appended += b
+                if st.slot_of[r] >= 0:
+                    st.got[dst] += b
+                if (not st.in_sync[r] and st.fetched[r] >= inp.sizes[p] + st.grown[p]
+                        and join_isr(inp, st, res, s, now)):
+                    complete(inp, st, res, p, now)
+                    done += 1
+            rate_record(fs[dst], fp[dst], window_ms, appended, now)
+            cols.received_bytes[row, dst] += appended
+            st.moved[dst] += appended
+            st.next_request_ms[f] = now + tick_ms
+            if delay_mode and quota_exceeded(fs[dst], fp[dst], window_ms,
+                                             st.follower_bound[dst], now):
+                if st.follower_bound[dst] <= 0.0:
+                    return -1 - FOLLOWER_QUOTA_ZERO
+                st.next_request_ms[f] += min(quota_throttle_time_ms(
+                    fs[dst], fp[dst], window_ms, st.follower_bound[dst], now, True), end_ms)
+            st.pending[f] = False
+    return done
+
+
 def run(cfg, inp, st, cols, res):
     """The tick loop of ``simulate`` (see the module): fills ``cols`` and ``res``; a status."""
-    tick_ms, window_ms, delay_mode = cfg.tick_ms, cfg.window_ms, cfg.delay_mode
+    tick_ms, window_ms = cfg.tick_ms, cfg.window_ms
     n_brokers = inp.leader_bounds.shape[0]
     n_partitions = inp.sizes.shape[0]
     n_fetchers = inp.fetcher_dest.shape[0]
@@ -261,71 +230,13 @@ def run(cfg, inp, st, cols, res):
             st.ingress_left[b] = cfg.network_per_tick
         order = next_order(order)  # Kafka's fetcher threads race: a seeded first each tick
         first = order_start(order, n_fetchers)
-        for j in range(n_fetchers):
-            f = first + j if first + j < n_fetchers else first + j - n_fetchers
-            src = inp.fetcher_source[f]
-            dst = inp.fetcher_dest[f]
-            if not st.pending[f] and now >= st.next_request_ms[f] and st.n_active[f] > 0:
-                out_lagging = st.out_sized[f] > 0
-                if not out_lagging and st.n_out[f] > 0:
-                    # an out-of-sync replica lags unless it never got bytes and its log is empty
-                    for s in range(inp.fetcher_start[f], inp.fetcher_start[f + 1]):
-                        r = inp.slot_replica[s]
-                        if st.active[s] and not st.in_sync[r] \
-                                and st.grown[inp.replica_partition[r]] > 0:
-                            out_lagging = True
-                            break
-                skip_out = out_lagging and quota_exceeded(fs[dst], fp[dst], window_ms,
-                                                          st.follower_bound[dst], now)
-                if (not delay_mode and out_lagging and not skip_out
-                        and quota_exceeded(ls[src], lp[src], window_ms, st.leader_bound[src],
-                                           now)):
-                    skip_out = True  # the leader returns out-of-sync partitions empty
-                budget = min(cfg.response_max, st.egress_left[src], st.ingress_left[dst])
-                m = inp.fetcher_start[f + 1] - inp.fetcher_start[f]
-                throttled, unthrottled, listed = answer(inp, st, f, k % m, skip_out,
-                                                        cfg.fetch_max, budget)
-                st.egress_left[src] -= throttled + unthrottled
-                st.ingress_left[dst] -= throttled + unthrottled
-                cols.throttled_bytes[row, src] += throttled
-                cols.unthrottled_bytes[row, src] += unthrottled
-                rate_record(ls[src], lp[src], window_ms, listed, now)
-                delay = 0
-                if delay_mode and quota_exceeded(ls[src], lp[src], window_ms,
-                                                 st.leader_bound[src], now):
-                    if st.leader_bound[src] <= 0.0:
-                        return LEADER_QUOTA_ZERO
-                    delay = min(quota_throttle_time_ms(ls[src], lp[src], window_ms,
-                                                       st.leader_bound[src], now, True), end_ms)
-                st.pending[f] = True
-                st.deliver_ms[f] = now + delay
-            if st.pending[f] and st.deliver_ms[f] <= now:
-                appended = 0
-                off = inp.fetcher_start[f]
-                for q in range(st.resp_n[f]):
-                    s = st.resp_slot[off + q]
-                    b = st.resp_bytes[off + q]
-                    r = inp.slot_replica[s]
-                    p = inp.replica_partition[r]
-                    st.fetched[r] += b
-                    appended += b
-                    if st.slot_of[r] >= 0:
-                        st.got[dst] += b
-                    if (not st.in_sync[r] and st.fetched[r] >= inp.sizes[p] + st.grown[p]
-                            and join_isr(inp, st, res, s, now)):
-                        complete(inp, st, res, p, now)
-                        done += 1
-                rate_record(fs[dst], fp[dst], window_ms, appended, now)
-                cols.received_bytes[row, dst] += appended
-                st.moved[dst] += appended
-                st.next_request_ms[f] = now + tick_ms
-                if delay_mode and quota_exceeded(fs[dst], fp[dst], window_ms,
-                                                 st.follower_bound[dst], now):
-                    if st.follower_bound[dst] <= 0.0:
-                        return FOLLOWER_QUOTA_ZERO
-                    st.next_request_ms[f] += min(quota_throttle_time_ms(
-                        fs[dst], fp[dst], window_ms, st.follower_bound[dst], now, True), end_ms)
-                st.pending[f] = False
+        if cfg.fair_share:  # the pinned split of binding quotas (share.py)
+            done += share_tick(cfg, inp, st, cols, res, k, now, row, first)
+        else:
+            got = gate_tick(cfg, inp, st, cols, res, k, now, row, first, end_ms)
+            if got < 0:
+                return -1 - got
+            done += got
         for b in range(n_brokers):
             cols.leader_rate_bytes_per_s[row, b] = rate_measure(ls[b], lp[b], window_ms, now,
                                                                 True)
@@ -341,10 +252,10 @@ def run(cfg, inp, st, cols, res):
 
 _INLINED = ("next_order", "order_start", "answer", "join_isr", "complete", "insert_sorted",
             "remove_sorted")
+_SHARED = ("insert_sorted", "remove_sorted", "answer", "join_isr", "complete", "share_tick")
 _INLINED_RATES = ("rate_reset_slot", "rate_record", "rate_purge", "rate_purged_window_size_ms",
                   "rate_measure", "quota_exceeded")
-_FUNCTIONS = ("next_order", "order_start", "insert_sorted", "remove_sorted", "answer", "join_isr",
-              "complete", "set_up", "run")
+_FUNCTIONS = ("next_order", "order_start", *_SHARED, "set_up", "gate_tick", "run")
 
 
 def _compile() -> dict[str, Any]:
@@ -353,8 +264,10 @@ def _compile() -> dict[str, Any]:
     # the per-fetcher helpers take the state blocks, and Kafka's windowed rate is measured and
     # recorded twice per fetcher: inlined, a call passes no arrays and so costs no atomic
     # reference counts (thousands of fetchers a tick on a big plan)
-    return jit_functions((*rate.RATE_FUNCTIONS, *_FUNCTIONS), {**vars(rate), **globals()},
-                         foreign={"in_sync_follower_bytes": in_sync_follower_bytes},
+    return jit_functions((*rate.RATE_FUNCTIONS, *_FUNCTIONS),
+                         {**vars(rate), **vars(isr), **vars(share), **globals()},
+                         foreign={"in_sync_follower_bytes": in_sync_follower_bytes,
+                                  "fill_into": fill_into},
                          inline_foreign=True, inline=(*_INLINED, *_INLINED_RATES))
 
 

@@ -214,7 +214,7 @@ def _one_pair(s: ReassignmentScenario) -> tuple[ClusterSettings, ClusterInputs]:
         response_max=s.replica_fetch_response_max_bytes,
         network_per_tick=math.floor(s.network_bytes_per_s * s.tick_ms / 1000.0),
         delay_mode=s.mode == "delay", samples=s.replication_quota_window_num,
-        window_ms=window_ms, stop_when_done=False, order_seed=0)
+        window_ms=window_ms, stop_when_done=False, order_seed=0, fair_share=False)
     return cfg, inp
 
 
