@@ -16,20 +16,25 @@ def pytest_collectstart(collector):
 
 
 
+# Test files whose tests are independent of each other (each builds what it moves; module
+# fixtures are only read) and long together: make test spreads their tests over the workers.
+SPREAD_FILES = ("tests/test_widget_coverage.py",)
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the dev extra), if installed
 def pytest_xdist_make_scheduler(config, log):
-    """With ``--dist load``: every test to the next free worker, but a lesson notebook's cells
-    together, in order (they share one kernel); ``make test`` runs so. (xdist's ``loadgroup``
-    would do it with marks, but it renames the tests' node ids in a way pytest 9 ignores.)"""
+    """With ``--dist load`` (``make test``): a test file or lesson notebook per worker at a time
+    (a notebook's cells share one kernel; a file's tests may share a module fixture's state),
+    except the tests of :data:`SPREAD_FILES`, each sent to the next free worker."""
     if config.getoption("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class NotebookScheduling(LoadScopeScheduling):
-        """xdist's scope scheduling with a scope per test, and one per notebook."""
+    class FileScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling with a scope per file, and per test in SPREAD_FILES."""
 
         def _split_scope(self, nodeid):
             path = nodeid.split("::", 1)[0]
-            return path if path.endswith(".ipynb") else nodeid
+            return nodeid if path in SPREAD_FILES else path
 
-    return NotebookScheduling(config, log)
+    return FileScheduling(config, log)
