@@ -128,7 +128,8 @@ def _state(inp: ClusterInputs, samples: int) -> ClusterState:
         resp_slot=np.zeros(ns, i64), resp_bytes=np.zeros(ns, i64),
         lead_bytes=np.zeros(nb, i64), follow_bytes=np.zeros(nb, i64), resp_left=np.zeros(nf, i64),
         fill_gid=np.zeros((LIMITS, ns), i64), fill_capacity=np.zeros(size, f64),
-        fill_slot=np.zeros(ns, i64), fill_x=np.zeros(ns, f64), fill_why=np.zeros(ns, i64),
+        fill_slot=np.zeros(ns, i64), fill_n=np.full(1, -1, i64), fill_x=np.zeros(ns, f64),
+        fill_why=np.zeros(ns, i64),
         fill_work_f=work_f, fill_work_i=work_i, fill_work_b=work_b)
 
 

@@ -97,6 +97,7 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
         capacity[base + f] = st.resp_left[f]
     own = base + n_fetchers
     n = 0  # 3. the lagging out-of-sync replicas, slot by slot
+    fresh = False  # the same replicas as the last filling: its groups' member lists stand
     for f in range(n_fetchers):
         if st.n_out[f] == 0 or st.resp_left[f] <= 0:
             continue
@@ -110,6 +111,8 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
             lag = inp.sizes[p] + st.grown[p] - st.fetched[r]
             if lag <= 0:
                 continue
+            if n >= st.fill_n[0] or st.fill_slot[n] != s:
+                fresh = True
             st.fill_slot[n] = s
             gid[0, n] = src
             gid[1, n] = n_brokers + dst
@@ -121,12 +124,14 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
             # cap would only be watched for nothing: inf)
             capacity[own + n] = lag if lag < cfg.fetch_max else math.inf
             n += 1
+    fresh = fresh or n != st.fill_n[0]
+    st.fill_n[0] = n
     done = 0
     if n == 0:
         return done
     x, why = st.fill_x, st.fill_why
     fill_into(gid, n, capacity, own + n, float(cfg.fetch_max), EPS, x, why, st.fill_work_f,
-              st.fill_work_i, st.fill_work_b)
+              st.fill_work_i, st.fill_work_b, fresh)
     for i in range(n):
         s = st.fill_slot[i]
         r = inp.slot_replica[s]
