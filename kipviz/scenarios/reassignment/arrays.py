@@ -47,15 +47,16 @@ def trace_bytes(rows: int, brokers: int, partitions: int, replicas: int) -> floa
             + partitions * _PARTITION_BYTES)
 
 
-def plan_inputs(moves: Sequence[PartitionMove], *, leader_bounds: Sequence[float],
-                follower_bounds: Sequence[float], sched_ms: np.ndarray,
-                sched_bounds: np.ndarray, start_in_sync: bool) -> ClusterInputs:
-    """``moves`` as :class:`ClusterInputs`; bounds per broker position (``UNLIMITED``: none);
-    ``start_in_sync``: new replicas of partitions with no bytes and no IN start in the ISR
-    (Kafka's: their log end is the high watermark at once). One pass over the moves reads
-    their fields; the fetchers and slots are then sorted out as arrays."""
+def plan_inputs(moves: Sequence[PartitionMove], *, brokers: Sequence[int],
+                leader_bounds: Sequence[float], follower_bounds: Sequence[float],
+                sched_ms: np.ndarray, sched_bounds: np.ndarray, start_in_sync: bool
+                ) -> ClusterInputs:
+    """``moves`` as :class:`ClusterInputs`; ``brokers``: theirs (:func:`brokers_of`); bounds per
+    broker position (``UNLIMITED``: none); ``start_in_sync``: new replicas of partitions with no
+    bytes and no IN start in the ISR (Kafka's: their log end is the high watermark at once).
+    The moves' fields are read once each; the fetchers and slots are sorted out as arrays."""
     i64 = np.int64
-    ids = np.array(brokers_of(moves), i64)
+    ids = np.array(brokers, i64)
     added = [m.added for m in moves]
     n_added = np.array([len(a) for a in added], i64)
     leader = np.searchsorted(ids, np.array([m.leader for m in moves], i64))

@@ -171,7 +171,7 @@ def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
     brokers = s.brokers
     lead, follow = s.rates()
     inp = plan_inputs(
-        s.moves, leader_bounds=[_bound(lead[b]) for b in brokers],
+        s.moves, brokers=brokers, leader_bounds=[_bound(lead[b]) for b in brokers],
         follower_bounds=[_bound(follow[b]) for b in brokers],
         sched_ms=np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64),
         sched_bounds=np.array([_bound(r) for _, r in s.throttle_schedule], np.float64),
@@ -210,19 +210,30 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
     topic = np.array([m.topic for m in moves], object)
     number = np.array([m.partition for m in moves], np.int64)
     sizes = np.array([m.size_bytes for m in moves], np.int64)
+    leader = np.array([m.leader for m in moves], np.int64)
+    dest = np.fromiter((d for m in moves for d in m.added), np.int64, int(n_added.sum()))
     replicas = pd.DataFrame({
         "topic": topic.repeat(n_added), "partition": number.repeat(n_added),
-        "broker": np.fromiter((d for m in moves for d in m.added), np.int32,
-                              int(n_added.sum())),
-        "size_bytes": sizes.repeat(n_added), "caught_up_ms": caught_up_ms})
+        "broker": dest.astype(np.int32), "size_bytes": sizes.repeat(n_added),
+        "caught_up_ms": caught_up_ms})
     partitions = pd.DataFrame({
-        "topic": topic, "partition": number,
-        "leader": np.array([m.leader for m in moves], np.int64),
+        "topic": topic, "partition": number, "leader": leader,
         "leader_after": np.array([m.leader_after for m in moves], np.int64),
         "size_bytes": sizes,
         "bytes_in_per_s": np.array([m.bytes_in_per_s for m in moves], np.float64),
         "completed_ms": completed_ms})
-    per_broker = _broker_move_times(moves, n_added, completed_ms)
+    # per broker that leads or receives a moving partition, when its last one completed
+    # (None: one did not within the run)
+    moving = n_added > 0
+    broker = np.concatenate([leader[moving], dest])
+    at = np.concatenate([completed_ms[moving], completed_ms.repeat(n_added)])
+    ids, which = np.unique(broker, return_inverse=True)
+    last = np.full(ids.shape[0], -1, np.int64)
+    np.maximum.at(last, which, at)
+    never = np.zeros(ids.shape[0], np.bool_)
+    never[which[at < 0]] = True
+    per_broker = {int(b): None if n else t / 1000.0
+                  for b, n, t in zip(ids.tolist(), never.tolist(), last.tolist(), strict=True)}
     lead, follow = s.rates()
     schedule = flow_schedule(
         s.moves, leader_rates=lead, follower_rates=follow,
@@ -243,19 +254,3 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         "run_s": ticks_run * s.tick_ms / 1000.0}
     return ClusterReassignmentTrace(pd.DataFrame(table), replicas, partitions, meta)
 
-
-def _broker_move_times(moves: tuple[PartitionMove, ...], n_added: np.ndarray,
-                       completed_ms: np.ndarray) -> dict[int, float | None]:
-    """Per broker that leads or receives a moving partition, when its last one completed (None:
-    one did not within the run), sorted by broker."""
-    moving = np.flatnonzero(n_added > 0)
-    brokers = np.fromiter((b for p in moving.tolist() for b in (moves[p].leader, *moves[p].added)),
-                          np.int64, int(moving.shape[0] + n_added.sum()))
-    at = completed_ms[np.repeat(moving, n_added[moving] + 1)]
-    ids, which = np.unique(brokers, return_inverse=True)
-    last = np.full(ids.shape[0], -1, np.int64)
-    np.maximum.at(last, which, at)
-    never = np.zeros(ids.shape[0], np.bool_)
-    never[which[at < 0]] = True
-    return {int(b): None if n else t / 1000.0
-            for b, n, t in zip(ids.tolist(), never.tolist(), last.tolist(), strict=True)}

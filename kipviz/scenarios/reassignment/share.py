@@ -111,15 +111,15 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
             lag = inp.sizes[p] + st.grown[p] - st.fetched[r]
             if lag <= 0:
                 continue
-            if n >= st.fill_n[0] or st.fill_slot[n] != s:
+            if n >= st.fill_n[0] or st.fill_slot[n] != s:  # else its groups are set
                 fresh = True
-            st.fill_slot[n] = s
-            gid[0, n] = src
-            gid[1, n] = n_brokers + dst
-            gid[2, n] = 2 * n_brokers + src
-            gid[3, n] = 3 * n_brokers + dst
-            gid[4, n] = base + f
-            gid[5, n] = own + n
+                st.fill_slot[n] = s
+                gid[0, n] = src
+                gid[1, n] = n_brokers + dst
+                gid[2, n] = 2 * n_brokers + src
+                gid[3, n] = 3 * n_brokers + dst
+                gid[4, n] = base + f
+                gid[5, n] = own + n
             # its lag, when below replica.fetch.max.bytes (the filling's cap; a group at the
             # cap would only be watched for nothing: inf)
             capacity[own + n] = lag if lag < cfg.fetch_max else math.inf
