@@ -55,18 +55,18 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 
 # HYPOTHESIS_PROFILE (tests/conftest.py): ci (make test's: the same examples on every run),
 # dev (few examples, at random: the edit loop's default), thorough (many, at random)
-# TEST_WORKERS: pytest-xdist processes for everything but the browser tests, one test file (or
-# lesson notebook) per worker at a time (--dist loadfile: a notebook's cells share one kernel).
-# Most of the suite waits on one thread (a kernel, a Spark job's scheduling, a notebook's kernel
-# start), so two workers use a 2-core machine's second core. The browser tests run after, alone:
+# TEST_WORKERS: pytest-xdist processes for everything but the browser tests, each test sent to
+# the next free worker, a lesson notebook's cells together (--dist load: they share one kernel;
+# conftest.py keeps them so), the notebooks first (the longest units: none is left for the end). Most of the suite waits on one thread (a kernel, a Spark job's
+# scheduling, a notebook's kernel start), so two workers use a 2-core machine's second core. The browser tests run after, alone:
 # their pages and kernels then have the machine (and numba's cache is warm).
 TEST_WORKERS ?= 2
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
-	$(PYTEST_ENV) $(BIN)/python -m pytest tests notebooks $(NBVAL) -m "not browser" \
-	  -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) -m "not browser" \
+	  -n $(TEST_WORKERS) --dist load --durations=25
 	$(PYTEST_ENV) $(BIN)/python -m pytest tests -m browser --durations=5
 
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser, cluster or network

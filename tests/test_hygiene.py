@@ -94,8 +94,8 @@ def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}" in _variable("PYTEST_ENV")
     phases = test.split("$(PYTEST_ENV)")[1:]
     assert len(phases) == 2, test
-    assert '-m "not browser"' in phases[0] and "-n $(TEST_WORKERS) --dist loadfile" in phases[0]
-    assert "notebooks $(NBVAL)" in phases[0] and "--nbval" in _variable("NBVAL")
+    assert '-m "not browser"' in phases[0] and "-n $(TEST_WORKERS) --dist load" in phases[0]
+    assert "notebooks tests $(NBVAL)" in phases[0] and "--nbval" in _variable("NBVAL")
     assert "-m browser" in phases[1] and "-n " not in phases[1]
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}" in fast
     assert '-m "not spark and not browser and not cluster and not network"' in fast

@@ -99,6 +99,11 @@ def lab(tmp_path: Path) -> Iterator[tuple[str, str]]:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, tmp_path / "dashboards.ipynb")
+    # JupyterLab 4 lays out only the cells in view ('contentVisibility', the default since 4.2):
+    # a dashboard below the fold may not draw until scrolled to; this test checks every figure
+    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     port, token = _free_port(), secrets.token_hex(16)
     log = (tmp_path / "lab.log").open("wb")
     env = {**{k: v for k, v in os.environ.items() if k != "KIPVIZ_SPARK_CONF"},
@@ -150,9 +155,7 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
         page.wait_for_timeout(3000)  # the kernel connects
         page.evaluate("() => window.jupyterapp.commands.execute("
                       "'notebook:run-all-cells')")
-        page.wait_for_function(
-            f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n",
-            arg=len(DASHBOARDS), timeout=START_S * 1000)
+        _wait_for_every_figure(page, playwright.TimeoutError)
         before = page.evaluate(FIGURES_JS)
         outputs = page.locator(".jp-Cell-outputArea")
         for i in range(outputs.count()):
@@ -182,6 +185,33 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
     assert not errors, errors
     assert not layout, f"screenshots in {shots}:\n" + "\n".join(layout)
     assert len(list(shots.glob("*.png"))) == len(DASHBOARDS)
+
+
+def _wait_for_every_figure(page: object, timeout_error: type[Exception]) -> None:
+    """Wait until every dashboard's figure has drawn its data: first for the kernel to run every
+    cell (:data:`START_S`), then for the figures (60 s; scrolling each output into view halfway).
+    On failure, say which dashboards have no drawn figure and what the page logged."""
+    drawn_js = f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n"
+    logged: list[str] = []
+    page.on("console", lambda msg: logged.append(f"{msg.type}: {msg.text}"))
+    with contextlib.suppress(timeout_error):
+        page.wait_for_function(drawn_js, arg=len(DASHBOARDS), timeout=START_S * 1000)
+        return
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=60_000)  # Run All has finished
+    for half in range(2):
+        with contextlib.suppress(timeout_error):
+            page.wait_for_function(drawn_js, arg=len(DASHBOARDS), timeout=30_000)
+            return
+        if half == 0:
+            outputs = page.locator(".jp-Cell-outputArea")
+            for i in range(outputs.count()):
+                outputs.nth(i).scroll_into_view_if_needed()
+    figures = page.evaluate(f"() => Array.from(document.querySelectorAll('.jp-Cell-outputArea'))"
+                            f".map(a => ({FIGURES_JS.replace('document', 'a')})())")
+    missing = [cls.__name__ for cls, drawn in zip(DASHBOARDS, figures[1:], strict=False)
+               if not any("[[" in d for d in drawn)]
+    pytest.fail(f"the kernel is idle but {missing or 'some dashboards'} drew no figure; the "
+                f"page logged:\n" + "\n".join(logged[-40:]))
 
 
 def _layout_problems(page: object, outputs: object, shots: Path) -> list[str]:
