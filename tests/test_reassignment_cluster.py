@@ -19,7 +19,7 @@ from kipviz.kafka.replication.cluster import (
     partition_moves,
     split_bytes_in,
 )
-from kipviz.kafka.replication.flow import flow_schedule, max_min_fair
+from kipviz.kafka.replication.flow import fill_into, fill_work, flow_schedule, max_min_fair
 from kipviz.scenarios.reassignment.cluster import (
     ClusterReassignmentScenario,
     simulate_cluster,
@@ -112,6 +112,21 @@ def test_max_min_fair_gives_equal_shares_at_a_binding_limit_and_caps_the_rest():
     """Progressive filling: two replicas share a 30 limit, the third stops at the cap."""
     rates, why = max_min_fair(np.array([[0, 0, 1]]), [np.array([30.0, 100.0])], 20.0)
     assert (rates.tolist(), why.tolist()) == ([15.0, 15.0, 20.0], [0, 0, 1])
+
+
+def test_a_filling_that_reuses_its_last_groups_gives_what_a_fresh_one_gives():
+    """fill_into with fresh=False (the kernel's tick after tick, same replicas, new
+    capacities) keeps the member lists of its last call and answers as a fresh call would."""
+    rng = np.random.default_rng(30)
+    gid = np.stack([rng.integers(0, 4, 40), 4 + rng.integers(0, 5, 40), 9 + np.arange(40)])
+    work = fill_work(3, 40, 49)
+    for call in range(5):
+        capacity = rng.choice([0.0, 3.0, 50.0, 200.0, math.inf], 49)
+        x, why = np.zeros(40), np.zeros(40, np.int64)
+        fill_into(gid, 40, capacity, 49, 10.0, 1e-9, x, why, *work, call == 0)
+        want, want_why = max_min_fair(gid - np.array([[0], [4], [9]]),
+                                      [capacity[:4], capacity[4:9], capacity[9:]], 10.0)
+        assert x.tolist() == want.tolist() and why.tolist() == want_why.tolist()
 
 
 def test_a_leader_sending_to_two_destinations_is_the_bottleneck():

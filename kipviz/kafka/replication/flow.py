@@ -72,81 +72,74 @@ def max_min_fair(groups: np.ndarray, capacities: Sequence[np.ndarray], cap: floa
     limits, n = gid.shape
     x, why = np.zeros(n), np.zeros(n, np.int64)
     _filler()(gid, n, capacity, capacity.size, float(cap), _EPS, x, why,
-              *fill_work(limits, n, capacity.size))
+              *fill_work(limits, n, capacity.size), True)
     return x, why
 
 
 def fill_work(limits: int, n: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`fill_into`'s work buffers for up to ``n`` replicas in ``limits`` limits and
     ``size`` groups (allocated once by a caller that fills every tick)."""
-    return (np.zeros(3 * size), np.zeros(3 * size + 1 + limits * n, np.int64),
+    return (np.zeros(4 * size), np.zeros(3 * size + 1 + limits * n, np.int64),
             np.zeros(2 * size, np.bool_))
 
 
-def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b):
+def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b, fresh):
     """:func:`max_min_fair` on flat group ids, into ``x`` and ``why`` (the first ``n`` of
     them; ``gid[:, :n]``, ``capacity[:size]``; the work buffers of :func:`fill_work`): the free
     replicas share one level, raised each round to the next group (or ``cap``) that fills; a
-    filled group's free members stop there, ``why`` the first of their limits that is full. Each
-    round visits only the members of the groups it filled (a group's members are listed once,
-    by group), not every free replica. Plain loops, no allocation: numba compiles it."""
+    filled group's free members stop there, ``why`` the first of their limits that is full.
+    Only the groups that can fill before their members reach ``cap`` are watched, a group is
+    dropped from the watch once its members all stopped, and each round visits the members of
+    the groups it filled alone (a group's members are listed once, by group), not every free
+    replica. ``fresh``: list the groups' members; else the caller passes the groups (``gid``,
+    ``n``, ``size``) of its last call on the same buffers, whose lists stand (a caller that
+    fills every tick with the same replicas; the capacities may change). Plain loops, no
+    allocation: numba compiles it."""
     limits = gid.shape[0]
     room, count, used = work_f[:size], work_f[size:2 * size], work_f[2 * size:3 * size]
+    members_of = work_f[3 * size:4 * size]  # each group's member count, kept for the next call
     start, filled = work_i[:size + 1], work_i[size + 1:2 * size + 1]
     members, by_group = work_i[2 * size + 1:3 * size + 1], work_i[3 * size + 1:]
     full, seen = work_b[:size], work_b[size:2 * size]  # seen: full groups whose members stopped
-    for g in range(size):
-        c = capacity[g]
-        room[g] = eps * max(1.0, c) if c < math.inf else 0.0
-        count[g] = 0.0
-        used[g] = 0.0
-        full[g] = c <= eps
-        seen[g] = False
+    if fresh:
+        for g in range(size):
+            members_of[g] = 0.0
+        for i in range(n):
+            for k in range(limits):
+                members_of[gid[k, i]] += 1.0
+        start[0] = 0  # each group's replicas: by_group[start[g]:start[g + 1]]
+        for g in range(size):
+            start[g + 1] = start[g] + int(members_of[g])
+            filled[g] = start[g]
+        for i in range(n):
+            for k in range(limits):
+                by_group[filled[gid[k, i]]] = i
+                filled[gid[k, i]] += 1
     for i in range(n):
         x[i] = 0.0
         why[i] = -1
-        for k in range(limits):
-            count[gid[k, i]] += 1.0
-    start[0] = 0  # each group's replicas: by_group[start[g]:start[g + 1]]
-    for h in range(size):
-        start[h + 1] = start[h] + int(count[h])
-        filled[h] = start[h]
-    for i in range(n):
-        for k in range(limits):
-            by_group[filled[gid[k, i]]] = i
-            filled[gid[k, i]] += 1
     watched = 0  # the groups that can fill before their members reach cap: the only ones to watch
+    newly = 0  # the groups whose members stop this round: first those full from the start
     for g in range(size):
-        if count[g] > 0.0 and capacity[g] - cap * count[g] <= room[g]:
+        c = capacity[g]
+        room[g] = eps * max(1.0, c) if c < math.inf else 0.0
+        count[g] = members_of[g]
+        used[g] = 0.0
+        full[g] = c <= eps
+        seen[g] = False
+        if count[g] > 0.0 and (full[g] or c - cap * count[g] <= room[g]):
             members[watched] = g
             watched += 1
+            if full[g]:
+                seen[g] = True
+                filled[newly] = g
+                newly += 1
     level = 0.0
     left = n
-    first = True  # the first round stops the members of groups full from the start at 0
-    while left > 0:
-        if not first:
-            step = cap - level
-            kept = 0  # a group whose members all stopped matters no more: dropped from the watch
-            for j in range(watched):
-                g = members[j]
-                if count[g] > 0.0:
-                    members[kept] = g
-                    kept += 1
-                    step = min(step, (capacity[g] - used[g]) / count[g])
-            watched = kept
-            step = max(step, 0.0)
-            level += step
-            for j in range(watched):
-                g = members[j]
-                used[g] += step * count[g]
-                full[g] = capacity[g] - used[g] <= room[g]
-        at_cap = not first and level >= cap * (1 - eps)
-        rounds = size if first else watched
-        for j in range(rounds):
-            g = j if first else members[j]
-            if not full[g] or seen[g]:
-                continue
-            seen[g] = True
+    at_cap = False
+    while True:
+        for j in range(newly):
+            g = filled[j]
             for q in range(start[g], start[g + 1]):
                 i = by_group[q]
                 if why[i] >= 0:
@@ -159,13 +152,35 @@ def fill_into(gid, n, capacity, size, cap, eps, x, why, work_f, work_i, work_b):
                 for k in range(limits):
                     count[gid[k, i]] -= 1.0
                 left -= 1
-        first = False
         if at_cap:
             for i in range(n):
                 if why[i] < 0:
                     x[i] = level
                     why[i] = limits
                     left -= 1
+        if left <= 0:
+            break
+        step = cap - level
+        kept = 0  # a group whose members all stopped matters no more: dropped from the watch
+        for j in range(watched):
+            g = members[j]
+            if count[g] > 0.0:
+                members[kept] = g
+                kept += 1
+                step = min(step, (capacity[g] - used[g]) / count[g])
+        watched = kept
+        step = max(step, 0.0)
+        level += step
+        newly = 0
+        for j in range(watched):
+            g = members[j]
+            used[g] += step * count[g]
+            full[g] = capacity[g] - used[g] <= room[g]
+            if full[g] and not seen[g]:
+                seen[g] = True
+                filled[newly] = g
+                newly += 1
+        at_cap = level >= cap * (1 - eps)
 
 
 @functools.cache
@@ -267,7 +282,7 @@ def flow_schedule(moves: Sequence[PartitionMove], *, leader_rates: Mapping[int, 
         k = phase["phase_inputs"](done, lead_idx, keep, inbound, caught, part, dest,
                                   listed_after, lead_t, foll_t, float(network_bytes_per_s),
                                   float(response), leader, gid, capacity, active_at)
-        _filler()(gid, k, capacity, size, float(cap), _EPS, x, why, *work)
+        _filler()(gid, k, capacity, size, float(cap), _EPS, x, why, *work, True)
         least = phase["phase_needs"](k, x, why, active_at, part, dest, leader, inbound, lag,
                                      _EPS, owner, net_at, need_at)
         step = min(least, *(c - t for c in changes if c > t), math.inf)

@@ -47,68 +47,61 @@ def trace_bytes(rows: int, brokers: int, partitions: int, replicas: int) -> floa
             + partitions * _PARTITION_BYTES)
 
 
-def plan_inputs(moves: Sequence[PartitionMove], *, leader_bounds: Sequence[float],
-                follower_bounds: Sequence[float], sched_ms: np.ndarray,
-                sched_bounds: np.ndarray, start_in_sync: bool) -> ClusterInputs:
-    """``moves`` as :class:`ClusterInputs`; bounds per broker position (``UNLIMITED``: none);
-    ``start_in_sync``: new replicas of partitions with no bytes and no IN start in the ISR
-    (Kafka's: their log end is the high watermark at once)."""
-    at = {b: i for i, b in enumerate(brokers_of(moves))}
-    reps = [(p, d) for p, m in enumerate(moves) for d in m.added]
-    keys = {(at[d], at[moves[p].leader]) for p, d in reps}
-    keys |= {(at[d], at[moves[p].leader_after]) for p, d in reps
-             if moves[p].leader_after != d}
-    fetchers = sorted(keys)
-    members: dict[tuple[int, int], list[int]] = {k: [] for k in fetchers}
-    for r, (p, d) in enumerate(reps):
-        members[(at[d], at[moves[p].leader])].append(r)
-        after = moves[p].leader_after
-        if after != d and after != moves[p].leader:
-            members[(at[d], at[after])].append(r)
-    start = np.zeros(len(fetchers) + 1, np.int64)
-    slot_replica: list[int] = []
-    slot_fetcher: list[int] = []
-    slot_listed: list[bool] = []
-    slot = np.full(len(reps), -1, np.int64)
-    slot_after = np.full(len(reps), -1, np.int64)
-    for f, key in enumerate(fetchers):
-        for r in members[key]:
-            p, d = reps[r]
-            m = moves[p]
-            if key[1] == at[m.leader]:
-                slot[r] = len(slot_replica)
-                slot_listed.append(True)  # the leader of a moving partition is a source
-            else:
-                slot_listed.append(m.leader_after in m.sources)
-            if m.leader_after != d and key[1] == at[m.leader_after]:
-                slot_after[r] = len(slot_replica)
-            slot_replica.append(r)
-            slot_fetcher.append(f)
-        start[f + 1] = len(slot_replica)
-    part_start = np.zeros(len(moves) + 1, np.int64)
-    part_start[1:] = np.cumsum([len(m.added) for m in moves])
+def plan_inputs(moves: Sequence[PartitionMove], *, brokers: Sequence[int],
+                leader_bounds: Sequence[float], follower_bounds: Sequence[float],
+                sched_ms: np.ndarray, sched_bounds: np.ndarray, start_in_sync: bool
+                ) -> ClusterInputs:
+    """``moves`` as :class:`ClusterInputs`; ``brokers``: theirs (:func:`brokers_of`); bounds per
+    broker position (``UNLIMITED``: none); ``start_in_sync``: new replicas of partitions with no
+    bytes and no IN start in the ISR (Kafka's: their log end is the high watermark at once).
+    The moves' fields are read once each; the fetchers and slots are sorted out as arrays."""
     i64 = np.int64
+    ids = np.array(brokers, i64)
+    added = [m.added for m in moves]
+    n_added = np.array([len(a) for a in added], i64)
+    leader = np.searchsorted(ids, np.array([m.leader for m in moves], i64))
+    after_id = np.array([m.leader_after for m in moves], i64)
+    after = np.searchsorted(ids, after_id)
+    sizes = np.array([m.size_bytes for m in moves], i64)
+    bytes_in = np.array([m.bytes_in_per_s for m in moves], np.float64)
+    after_listed = np.array([m.leader_after in m.sources for m in moves], np.bool_)
+    part = np.repeat(np.arange(len(moves), dtype=i64), n_added)  # per new replica
+    dest_id = np.fromiter((d for a in added for d in a), i64, int(n_added.sum()))
+    dest = np.searchsorted(ids, dest_id)
+    nb, nr = ids.shape[0], part.shape[0]
+    # a slot per (fetcher, replica): the leader's fetcher, and the new leader's when it is
+    # another broker than the replica's own; fetchers by (destination, source), slots by replica
+    second = np.flatnonzero((after_id[part] != dest_id) & (after[part] != leader[part]))
+    entry_r = np.concatenate([np.arange(nr, dtype=i64), second])
+    entry_src = np.concatenate([leader[part], after[part[second]]])
+    key = dest[entry_r] * nb + entry_src
+    order = np.lexsort((entry_r, key))
+    keys, slot_fetcher = np.unique(key[order], return_inverse=True)
+    slots = np.empty(entry_r.shape[0], i64)
+    slots[order] = np.arange(entry_r.shape[0], dtype=i64)
+    slot = slots[:nr]
+    slot_after = slot.copy()  # the same fetcher when the leader stays
+    slot_after[second] = slots[nr:]
+    slot_after[after_id[part] == dest_id] = -1  # it leads: no fetcher
+    start = np.zeros(keys.shape[0] + 1, i64)
+    start[1:] = np.cumsum(np.bincount(slot_fetcher, minlength=keys.shape[0]))
+    part_start = np.zeros(len(moves) + 1, i64)
+    part_start[1:] = np.cumsum(n_added)
+    empty = (sizes == 0) & (bytes_in == 0)
     return ClusterInputs(
         leader_bounds=np.asarray(leader_bounds, np.float64),
         follower_bounds=np.asarray(follower_bounds, np.float64),
-        sched_ms=sched_ms, sched_bounds=sched_bounds,
-        sizes=np.array([m.size_bytes for m in moves], i64),
-        in_per_ms=np.array([m.bytes_in_per_s / 1000.0 for m in moves], np.float64),
-        leader=np.array([at[m.leader] for m in moves], i64),
-        leader_after=np.array([at[m.leader_after] for m in moves], i64),
+        sched_ms=sched_ms, sched_bounds=sched_bounds, sizes=sizes, in_per_ms=bytes_in / 1000.0,
+        leader=leader.astype(i64), leader_after=after.astype(i64),
         followers=np.array([m.followers for m in moves], i64),
         followers_after=np.array([m.followers_after for m in moves], i64),
-        partition_start=part_start,
-        replica_partition=np.array([p for p, _ in reps], i64),
-        replica_dest=np.array([at[d] for _, d in reps], i64),
-        replica_slot=slot, replica_slot_after=np.where(
-            [moves[p].leader_after == moves[p].leader for p, _ in reps], slot, slot_after),
-        start_in_sync=np.array([start_in_sync and moves[p].size_bytes == 0
-                                and moves[p].bytes_in_per_s == 0 for p, _ in reps], np.bool_),
-        fetcher_dest=np.array([d for d, _ in fetchers], i64),
-        fetcher_source=np.array([s for _, s in fetchers], i64),
-        fetcher_start=start, slot_replica=np.array(slot_replica, i64),
-        slot_fetcher=np.array(slot_fetcher, i64), slot_listed=np.array(slot_listed, np.bool_))
+        partition_start=part_start, replica_partition=part, replica_dest=dest.astype(i64),
+        replica_slot=slot, replica_slot_after=slot_after,
+        start_in_sync=empty[part] & start_in_sync,
+        fetcher_dest=(keys // nb).astype(i64), fetcher_source=(keys % nb).astype(i64),
+        fetcher_start=start, slot_replica=entry_r[order], slot_fetcher=slot_fetcher.astype(i64),
+        # the leader of a moving partition is a source, its new leader may not be one
+        slot_listed=np.concatenate([np.ones(nr, np.bool_), after_listed[part[second]]])[order])
 
 
 def _state(inp: ClusterInputs, samples: int) -> ClusterState:
@@ -136,7 +129,8 @@ def _state(inp: ClusterInputs, samples: int) -> ClusterState:
         resp_slot=np.zeros(ns, i64), resp_bytes=np.zeros(ns, i64),
         lead_bytes=np.zeros(nb, i64), follow_bytes=np.zeros(nb, i64), resp_left=np.zeros(nf, i64),
         fill_gid=np.zeros((LIMITS, ns), i64), fill_capacity=np.zeros(size, f64),
-        fill_slot=np.zeros(ns, i64), fill_x=np.zeros(ns, f64), fill_why=np.zeros(ns, i64),
+        fill_slot=np.zeros(ns, i64), fill_n=np.full(1, -1, i64), fill_x=np.zeros(ns, f64),
+        fill_why=np.zeros(ns, i64),
         fill_work_f=work_f, fill_work_i=work_i, fill_work_b=work_b)
 
 

@@ -171,7 +171,7 @@ def simulate_cluster(scenario: ClusterReassignmentScenario, *, seed: int = 0,
     brokers = s.brokers
     lead, follow = s.rates()
     inp = plan_inputs(
-        s.moves, leader_bounds=[_bound(lead[b]) for b in brokers],
+        s.moves, brokers=brokers, leader_bounds=[_bound(lead[b]) for b in brokers],
         follower_bounds=[_bound(follow[b]) for b in brokers],
         sched_ms=np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64),
         sched_bounds=np.array([_bound(r) for _, r in s.throttle_schedule], np.float64),
@@ -205,25 +205,35 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
     table = {"time_ms": np.repeat(last_tick * s.tick_ms, nb),
              "broker": np.tile(np.array(brokers, np.int32), rows)}
     table.update({name: getattr(cols, name).reshape(-1) for name in BrokerColumns._fields})
-    reps = [(m, d) for m in s.moves for d in m.added]
+    moves = s.moves
+    n_added = np.array([len(m.added) for m in moves], np.int64)
+    topic = np.array([m.topic for m in moves], object)
+    number = np.array([m.partition for m in moves], np.int64)
+    sizes = np.array([m.size_bytes for m in moves], np.int64)
+    leader = np.array([m.leader for m in moves], np.int64)
+    dest = np.fromiter((d for m in moves for d in m.added), np.int64, int(n_added.sum()))
     replicas = pd.DataFrame({
-        "topic": [m.topic for m, _ in reps], "partition": [m.partition for m, _ in reps],
-        "broker": np.array([d for _, d in reps], np.int32),
-        "size_bytes": np.array([m.size_bytes for m, _ in reps], np.int64),
+        "topic": topic.repeat(n_added), "partition": number.repeat(n_added),
+        "broker": dest.astype(np.int32), "size_bytes": sizes.repeat(n_added),
         "caught_up_ms": caught_up_ms})
     partitions = pd.DataFrame({
-        "topic": [m.topic for m in s.moves], "partition": [m.partition for m in s.moves],
-        "leader": [m.leader for m in s.moves], "leader_after": [m.leader_after for m in s.moves],
-        "size_bytes": np.array([m.size_bytes for m in s.moves], np.int64),
-        "bytes_in_per_s": [m.bytes_in_per_s for m in s.moves], "completed_ms": completed_ms})
-    done = [None if c < 0 else c / 1000.0 for c in completed_ms.tolist()]
-    per_broker: dict[int, float | None] = {}
-    for m, t in zip(s.moves, done, strict=True):
-        if not m.added:
-            continue
-        for b in (m.leader, *m.added):
-            before = per_broker.get(b, 0.0)
-            per_broker[b] = None if t is None or before is None else max(before, t)
+        "topic": topic, "partition": number, "leader": leader,
+        "leader_after": np.array([m.leader_after for m in moves], np.int64),
+        "size_bytes": sizes,
+        "bytes_in_per_s": np.array([m.bytes_in_per_s for m in moves], np.float64),
+        "completed_ms": completed_ms})
+    # per broker that leads or receives a moving partition, when its last one completed
+    # (None: one did not within the run)
+    moving = n_added > 0
+    broker = np.concatenate([leader[moving], dest])
+    at = np.concatenate([completed_ms[moving], completed_ms.repeat(n_added)])
+    ids, which = np.unique(broker, return_inverse=True)
+    last = np.full(ids.shape[0], -1, np.int64)
+    np.maximum.at(last, which, at)
+    never = np.zeros(ids.shape[0], np.bool_)
+    never[which[at < 0]] = True
+    per_broker = {int(b): None if n else t / 1000.0
+                  for b, n, t in zip(ids.tolist(), never.tolist(), last.tolist(), strict=True)}
     lead, follow = s.rates()
     schedule = flow_schedule(
         s.moves, leader_rates=lead, follower_rates=follow,
@@ -231,11 +241,10 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         replica_fetch_max_bytes=s.replica_fetch_max_bytes,
         replica_fetch_response_max_bytes=s.replica_fetch_response_max_bytes,
         fetch_round_ms=s.tick_ms, throttle_schedule=s.throttle_schedule) if plan else None
-    finished = all(t is not None for t in done)
+    finished = bool((completed_ms >= 0).all())
     meta: ClusterReassignmentMeta = {
         "seed": seed, "brokers": brokers,
-        "move_time_s": max((t for t in done if t is not None), default=0.0)
-        if finished else None,
+        "move_time_s": float(completed_ms.max(initial=0)) / 1000.0 if finished else None,
         "broker_move_time_s": dict(sorted(per_broker.items())),
         "planned_move_time_s": None if schedule is None else schedule.move_time_s,
         "planned_broker_move_time_s": None if schedule is None else schedule.broker_move_time_s,
@@ -244,3 +253,4 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         "never_reason": "" if schedule is None else schedule.reason,
         "run_s": ticks_run * s.tick_ms / 1000.0}
     return ClusterReassignmentTrace(pd.DataFrame(table), replicas, partitions, meta)
+

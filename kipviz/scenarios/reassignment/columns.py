@@ -106,6 +106,7 @@ class ClusterState(NamedTuple):
     fill_gid: np.ndarray  # (share.LIMITS, slots)
     fill_capacity: np.ndarray  # 4 per broker, 1 per fetcher, 1 per slot
     fill_slot: np.ndarray  # per replica in the filling: its slot
+    fill_n: np.ndarray  # [0]: the replicas of the last filling (-1: none yet)
     fill_x: np.ndarray
     fill_why: np.ndarray
     fill_work_f: np.ndarray  # kipviz.kafka.replication.flow.fill_work

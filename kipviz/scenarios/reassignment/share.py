@@ -97,6 +97,7 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
         capacity[base + f] = st.resp_left[f]
     own = base + n_fetchers
     n = 0  # 3. the lagging out-of-sync replicas, slot by slot
+    fresh = False  # the same replicas as the last filling: its groups' member lists stand
     for f in range(n_fetchers):
         if st.n_out[f] == 0 or st.resp_left[f] <= 0:
             continue
@@ -110,23 +111,27 @@ def share_tick(cfg, inp, st, cols, res, k, now, row, first):
             lag = inp.sizes[p] + st.grown[p] - st.fetched[r]
             if lag <= 0:
                 continue
-            st.fill_slot[n] = s
-            gid[0, n] = src
-            gid[1, n] = n_brokers + dst
-            gid[2, n] = 2 * n_brokers + src
-            gid[3, n] = 3 * n_brokers + dst
-            gid[4, n] = base + f
-            gid[5, n] = own + n
+            if n >= st.fill_n[0] or st.fill_slot[n] != s:  # else its groups are set
+                fresh = True
+                st.fill_slot[n] = s
+                gid[0, n] = src
+                gid[1, n] = n_brokers + dst
+                gid[2, n] = 2 * n_brokers + src
+                gid[3, n] = 3 * n_brokers + dst
+                gid[4, n] = base + f
+                gid[5, n] = own + n
             # its lag, when below replica.fetch.max.bytes (the filling's cap; a group at the
             # cap would only be watched for nothing: inf)
             capacity[own + n] = lag if lag < cfg.fetch_max else math.inf
             n += 1
+    fresh = fresh or n != st.fill_n[0]
+    st.fill_n[0] = n
     done = 0
     if n == 0:
         return done
     x, why = st.fill_x, st.fill_why
     fill_into(gid, n, capacity, own + n, float(cfg.fetch_max), EPS, x, why, st.fill_work_f,
-              st.fill_work_i, st.fill_work_b)
+              st.fill_work_i, st.fill_work_b, fresh)
     for i in range(n):
         s = st.fill_slot[i]
         r = inp.slot_replica[s]
