@@ -127,8 +127,10 @@ def _run_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         for config_id, key, seed, blob in zip(batch["config_id"], batch["key"], batch["seed"],
                                               batch["scenario"], strict=True):
             scenario, kind = pickle.loads(blob)  # the kind as the driver's registry had it
-            rows.append({"config_id": int(config_id), "key": key,
-                         "kind": type(scenario).__name__, "params": canonical_params(scenario),
+            params = canonical_params(scenario)
+            rows.append({"config_id": int(config_id),
+                         "key": key or config_key(scenario, int(seed), params),
+                         "kind": type(scenario).__name__, "params": params,
                          "version": kipviz.__version__,
                          **summarise(scenario, int(seed), kind=kind)})
         yield pd.DataFrame(rows)
@@ -167,7 +169,9 @@ def sweep(spark: SparkSession, scenarios: Sequence[Any], *, seed: int = 0,
     # configuration, so a kind registered in the driver only is swept all the same
     kinds = [check_sweepable(scenario) for scenario in scenarios]
     cache = cache_folder(cache_dir)
-    keys = [config_key(s, seed) for s in scenarios]
+    # the driver needs the keys only to look the cache up; without one the tasks work them out,
+    # in parallel, from the canonical values they compute for the table anyway
+    keys = [config_key(s, seed) for s in scenarios] if cache is not None else [""] * len(scenarios)
     found: dict[int, pd.DataFrame] = {}
     if cache is not None:
         for i, (s, key) in enumerate(zip(scenarios, keys, strict=True)):

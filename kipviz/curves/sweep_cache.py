@@ -72,11 +72,11 @@ def canonical_params(scenario: Any) -> str:
     return json.dumps(_plain(scenario), sort_keys=True, separators=(",", ":"))
 
 
-def config_key(scenario: Any, seed: int) -> str:
-    """The cache key: a hash of the scenario kind, its canonical values, the seed and kipviz's
-    version."""
-    text = f"{type(scenario).__qualname__}|{canonical_params(scenario)}|{int(seed)}|" \
-           f"{kipviz.__version__}"
+def config_key(scenario: Any, seed: int, params: str | None = None) -> str:
+    """The cache key: a hash of the scenario kind, its canonical values (``params``, its
+    :func:`canonical_params` when already at hand), the seed and kipviz's version."""
+    params = canonical_params(scenario) if params is None else params
+    text = f"{type(scenario).__qualname__}|{params}|{int(seed)}|{kipviz.__version__}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
