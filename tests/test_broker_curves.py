@@ -191,6 +191,9 @@ def test_simulated_runs_keep_the_pool_invariants(simulated):
         else:
             assert c.outstanding_bound_bytes is None and c.depleted_share == 0, label
             assert c.memory["pool_used_max_bytes"].max() <= c.per_connection_bound_bytes
+            # MemoryPool.NONE's availableMemory is Long.MAX_VALUE, exactly (through a float64
+            # column it came back as -2**63)
+            assert (c.memory["pool_available_min_bytes"] == 2**63 - 1).all(), label
         waits = request_wait_ms(trace)
         summary = c.wait_summary.iloc[0]
         assert summary["requests"] == len(trace.requests), label

@@ -263,3 +263,22 @@ def test_importing_the_curves_does_not_import_spark():
     code = "import sys, kipviz.curves, kipviz.curves.spark; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_union_part_keeps_64_bit_integers_exact_and_refuses_a_null_integer():
+    """part_table reads the collected union as Arrow: 2**63 - 1 on one part's rows stays 2**63 - 1
+    although other parts leave that column NULL (as float64 in pandas it became -2**63); a NULL
+    where the part's schema wants an integer is a ValueError, not a number; rows come sorted."""
+    import pyarrow as pa
+
+    from kipviz.curves.sql import part_table
+
+    got = pa.table({"_part": pa.array([1, 0, 0, 1], pa.int32()),
+                    "window": pa.array([None, 1, 0, None], pa.int64()),
+                    "avail": pa.array([None, 2**63 - 1, 5, None], pa.int64()),
+                    "n": pa.array([7, None, None, 3], pa.int64())})
+    part = part_table(got, 0, {"window": "int32", "avail": "int64"})
+    assert part["window"].tolist() == [0, 1] and part["avail"].tolist() == [5, 2**63 - 1]
+    assert part.dtypes.astype(str).tolist() == ["int32", "int64"]
+    with pytest.raises(ValueError, match="'n' has NULLs"):
+        part_table(got, 0, {"window": "int32", "n": "int64"})

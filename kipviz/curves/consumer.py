@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,7 @@ from kipviz.curves.consumer_sql import (
     per_window_query,
 )
 from kipviz.curves.sql import (
+    collect_union,
     part_table,
     require_columns,
     require_meta,
@@ -226,7 +227,7 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
     per-window tables (about partitions x 20 rows), sends both to Spark as one table (one
     ``createDataFrame``), keeps small inputs in one Spark task (no shuffle), and computes every
     curve in one SQL text (:func:`kipviz.curves.sql.union_all`, analysed once) whose union is
-    collected once, through Arrow: one table sent, one query planned, one ``toPandas``.
+    collected once, as an Arrow table: one table sent, one query planned, one ``toArrow``.
     """
     meta = trace.meta
     require_meta(meta, META_KEYS)
@@ -246,7 +247,7 @@ def consumer_curves(spark: SparkSession, trace: Any, *,
                        (LAG_BY_PARTITION_SQL, LAG_BY_PARTITION), (memory_sql, MEMORY)])
     query = query.format(windows=_rows_of("windows", WINDOW_COLUMNS),
                          memory=_rows_of("memory", (*MEMORY_INPUT, _BOUND_COLUMN)))
-    got = cast(pd.DataFrame, spark.sql(query, trace=trace_df).toPandas())
+    got = collect_union(spark.sql(query, trace=trace_df))
     return ConsumerCurves(
         fairness=part_table(got, 0, FAIRNESS),
         lag_over_time=part_table(got, 0, LAG_OVER_TIME),

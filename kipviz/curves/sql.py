@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["JAIN_INDEX", "LOCAL_RELATION_ROWS", "collect_parts", "part_table", "require_columns",
-           "require_meta", "require_windows", "run_sql", "spark_schema", "to_spark",
-           "trace_tables", "union_all", "window_args"]
+__all__ = ["JAIN_INDEX", "LOCAL_RELATION_ROWS", "collect_parts", "collect_union", "part_table",
+           "require_columns", "require_meta", "require_windows", "run_sql", "spark_schema",
+           "to_spark", "trace_tables", "union_all", "window_args"]
 
 LOCAL_RELATION_ROWS = 10_000
 _ARROW_LOCAL_RELATION_THRESHOLD = "spark.sql.execution.arrow.localRelationThreshold"
@@ -140,10 +141,28 @@ def union_all(parts: Sequence[tuple[str, Iterable[str]]]) -> str:
     )
 
 
-def part_table(got: pd.DataFrame, part: int, schema: dict[str, str]) -> pd.DataFrame:
-    """The rows of one ``union_all`` branch, typed by ``schema`` and sorted by its first column."""
-    rows = got.loc[got["_part"] == part, list(schema)].astype(schema)
-    return rows.sort_values(next(iter(schema)), ignore_index=True)
+def part_table(got: Any, part: int, schema: dict[str, str]) -> pd.DataFrame:
+    """The rows of one ``union_all`` branch of ``got`` (the union collected as a pyarrow Table,
+    :func:`collect_union`), typed by ``schema`` and sorted by its first column. Integers come
+    through exactly (through pandas, a column with NULLs on other branches' rows would be a
+    float64 one: 2**63 - 1, Kafka's "no limit", came back as -2**63); a NULL where ``schema``
+    wants an integer raises ValueError."""
+    rows = got.take(np.flatnonzero(got.column("_part").to_numpy() == part))
+    columns: dict[str, np.ndarray] = {}
+    for name, dtype in schema.items():
+        column = rows.column(name)
+        want = np.dtype(dtype)
+        if want.kind in "iu" and column.null_count:
+            raise ValueError(f"column {name!r} has NULLs but is {dtype}")
+        columns[name] = column.to_numpy(zero_copy_only=False).astype(want, copy=False)
+    order = np.argsort(columns[next(iter(schema))], kind="stable")
+    return pd.DataFrame({name: values[order] for name, values in columns.items()})
+
+
+def collect_union(df: DataFrame) -> Any:
+    """A ``union_all`` query's rows collected once, as a pyarrow Table (``DataFrame.toArrow``:
+    no pandas conversion, integer columns kept exact), for :func:`part_table`."""
+    return df.toArrow()
 
 
 def trace_tables(spark: SparkSession, trace: Any, inputs: Mapping[str, Sequence[str]], *,
@@ -164,7 +183,7 @@ def collect_parts(spark: SparkSession, parts: Sequence[tuple[str, Mapping[str, s
                   **frames: Any) -> list[pd.DataFrame]:
     """Several small results computed and collected in one Spark job: the ``union_all`` of
     ``parts`` (query, output schema) over ``frames`` (the queries' ``{name}`` tables), collected
-    once through Arrow and split back into one table per part, typed by its schema and sorted by
-    its first column (:func:`part_table`)."""
-    got = cast(pd.DataFrame, spark.sql(union_all(parts), **frames).toPandas())
+    once as an Arrow table and split back into one table per part, typed by its schema and
+    sorted by its first column (:func:`part_table`)."""
+    got = collect_union(spark.sql(union_all(parts), **frames))
     return [part_table(got, i, dict(schema)) for i, (_, schema) in enumerate(parts)]
