@@ -63,9 +63,22 @@ class FigureWidget(go.FigureWidget):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # plotly sets the figure's data and layout traits at the end of its __init__, after
+        # ipywidgets opened the comm: they reached the browser as an update after the model's
+        # creation, and a model anywidget gave up on drops every update (module docstring): its
+        # view drew empty axes (JupyterLab, two make test side by side). Held until the figure is
+        # whole, the comm opens once, carrying the data and layout in the model's first state.
+        self._hold_comm = True
         super().__init__(*args, **kwargs)
+        self._hold_comm = False
+        self.open()
         self._view_spoke = False  # a view in a browser has drawn this figure and said so
         self._answered_trace_edit_id = -1  # the newest data update a view has applied
+
+    def open(self) -> None:
+        """Open the comm to the browser (ipywidgets'), once the figure is whole."""
+        if not getattr(self, "_hold_comm", False):
+            super().open()
 
     @observe("_js2py_traceDeltas")
     def _heard_from_view(self, change: dict[str, Any]) -> None:
