@@ -15,7 +15,6 @@ def pytest_collectstart(collector):
         collector.skip_compare = (*collector.skip_compare, *PLOTLY_OUTPUT_TYPES)
 
 
-
 # Test files whose tests are independent of each other (each builds what it moves; module
 # fixtures are only read) and long together: make test spreads their tests over the workers.
 SPREAD_FILES = ("tests/test_widget_coverage.py",)

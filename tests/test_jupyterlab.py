@@ -80,7 +80,8 @@ LAYOUT_JS = """area => {
     });
     return problems;
 }"""
-FIGURES_JS = """() => Array.from(document.querySelectorAll('.jp-OutputArea .js-plotly-plot'))
+FIGURES_JS = """root => Array.from((root || document).querySelectorAll(
+        '.jp-OutputArea .js-plotly-plot'))
     .map(div => JSON.stringify((div.data || []).map(t => [Array.from(t.x || []),
                                                           Array.from(t.y || [])])))"""
 
@@ -189,7 +190,7 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
 
 def _wait_for_every_figure(page: object, timeout_error: type[Exception]) -> None:
     """Wait until every dashboard's figure has drawn its data: first for the kernel to run every
-    cell (:data:`START_S`), then for the figures (60 s; scrolling each output into view halfway).
+    cell (:data:`START_S`), then, each output scrolled into view, 60 s more for the figures.
     On failure, say which dashboards have no drawn figure and what the page logged."""
     drawn_js = f"n => ({FIGURES_JS})().filter(d => d.includes('[[')).length >= n"
     logged: list[str] = []
@@ -198,16 +199,14 @@ def _wait_for_every_figure(page: object, timeout_error: type[Exception]) -> None
         page.wait_for_function(drawn_js, arg=len(DASHBOARDS), timeout=START_S * 1000)
         return
     page.wait_for_function(KERNEL_IDLE_JS, timeout=60_000)  # Run All has finished
-    for half in range(2):
-        with contextlib.suppress(timeout_error):
-            page.wait_for_function(drawn_js, arg=len(DASHBOARDS), timeout=30_000)
-            return
-        if half == 0:
-            outputs = page.locator(".jp-Cell-outputArea")
-            for i in range(outputs.count()):
-                outputs.nth(i).scroll_into_view_if_needed()
+    outputs = page.locator(".jp-Cell-outputArea")
+    for i in range(outputs.count()):
+        outputs.nth(i).scroll_into_view_if_needed()
+    with contextlib.suppress(timeout_error):
+        page.wait_for_function(drawn_js, arg=len(DASHBOARDS), timeout=60_000)
+        return
     figures = page.evaluate(f"() => Array.from(document.querySelectorAll('.jp-Cell-outputArea'))"
-                            f".map(a => ({FIGURES_JS.replace('document', 'a')})())")
+                            f".map({FIGURES_JS})")
     missing = [cls.__name__ for cls, drawn in zip(DASHBOARDS, figures[1:], strict=False)
                if not any("[[" in d for d in drawn)]
     pytest.fail(f"the kernel is idle but {missing or 'some dashboards'} drew no figure; the "

@@ -253,4 +253,3 @@ def _trace(s: ClusterReassignmentScenario, seed: int, brokers: list[int], cols: 
         "never_reason": "" if schedule is None else schedule.reason,
         "run_s": ticks_run * s.tick_ms / 1000.0}
     return ClusterReassignmentTrace(pd.DataFrame(table), replicas, partitions, meta)
-
