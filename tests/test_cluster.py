@@ -86,7 +86,8 @@ if args.get("executors"):  # classic session: wait for the executors, so both ge
             sys.exit("executors did not register: %d" % (jsc.getExecutorMemoryStatus().size() - 1))
         time.sleep(0.2)
     facts.update(master=spark.sparkContext.master, app_id=spark.sparkContext.applicationId)
-(out.parent / "started").touch()
+(out.parent / "started").write_text(spark.sparkContext.applicationId if args.get("executors")
+                                    else "")  # the kill loop's cue, with the app to look for
 begin = time.monotonic()
 result = sweep(spark, configs, seed=args["seed"], cache_dir=args.get("cache_dir"),
                partitions=args.get("partitions"))
@@ -282,13 +283,17 @@ def _descendants(proc: subprocess.Popen[bytes]) -> list[Any]:
         return []
 
 
-def _runs_python(procs: list[Any]) -> bool:
-    """Whether a Python worker (a ``mapInPandas`` task) runs among ``procs``."""
+def _runs_python(procs: list[Any], app_id: str) -> bool:
+    """Whether a Python worker (a ``mapInPandas`` task) of application ``app_id`` runs among
+    ``procs``: one under an executor JVM started for that application (``--app-id``), not a
+    Python worker an earlier application's executor left behind while it shut down."""
     import psutil
 
     for p in procs:
         with contextlib.suppress(psutil.Error):
-            if "pyspark" in " ".join(p.cmdline()) and "java" not in p.name():
+            if "java" in p.name() and app_id in p.cmdline() and any(
+                    "pyspark" in " ".join(q.cmdline()) and "java" not in q.name()
+                    for q in p.children(recursive=True)):
                 return True
     return False
 
@@ -380,10 +385,14 @@ def test_a_worker_lost_mid_sweep_loses_and_duplicates_nothing(cluster, spark, tm
     driver.start()
     try:
         deadline = time.monotonic() + DRIVER_S
+        started = out.parent / "started"
         while driver.is_alive() and not killed and time.monotonic() < deadline:
-            for worker in cluster.workers[:2]:
+            # Not before both executors registered (a worker killed sooner leaves the driver
+            # waiting for an executor that never comes), and only this application's tasks.
+            app_id = started.read_text() if started.exists() else ""
+            for worker in cluster.workers[:2] if app_id else []:
                 family = _descendants(worker)
-                if _runs_python(family):
+                if _runs_python(family, app_id):
                     for p in [worker.pid, *(q.pid for q in family)]:  # each by its pid
                         with contextlib.suppress(ProcessLookupError):
                             os.kill(p, signal.SIGKILL)
