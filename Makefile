@@ -59,13 +59,15 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # notebook per worker at a time (a notebook's cells share one kernel), but the widget coverage
 # file's tests spread (conftest.py's scheduler, --dist load); notebooks first (long units). Most of
 # the suite waits on one thread (a kernel, a Spark job's scheduling, a notebook's kernel start), so
-# two workers use a 2-core machine's second core. The browser tests run after, alone: their pages
+# two workers use a 2-core machine's second core. The simulation kernels are compiled into numba's
+# cache first, split over as many processes (kipviz.scenarios.warm), not in both workers at once. The browser tests run after, alone: their pages
 # and kernels then have the machine (and numba's cache is warm).
 TEST_WORKERS ?= 2
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
 test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
+	$(BIN)/python -m kipviz.scenarios.warm --processes $(TEST_WORKERS)
 	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) -m "not browser" \
 	  -n $(TEST_WORKERS) --dist load --durations=25
 	$(PYTEST_ENV) $(BIN)/python -m pytest tests -m browser --durations=5
