@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -140,3 +141,34 @@ def test_every_dashboard_figure_sends_lists(fetch):
     sent = fetch.figure.trait_metadata("_widget_data", "to_json")(fetch.figure._widget_data, None)
     assert "buffer" not in str(sent)
     assert isinstance(fetch.figure, FigureWidget)
+
+
+def test_a_figures_model_opens_whole_with_a_small_module_that_shares_plotlys(monkeypatch):
+    """The comm opens once, its first state holding the traces and layout (a model anywidget
+    gave up on never gets a later update), plotly's bundle as data and, as the module anywidget
+    imports per model, the few lines that import that bundle once per page."""
+    import ipywidgets.widgets.widget as ipywidget
+    from plotly.basewidget import BaseFigureWidget
+
+    from kipviz.widgets._figure import LOADER_ESM, PLOTLY_ESM
+
+    opened: list[dict[str, Any]] = []
+
+    class Comm:
+        def __init__(self, **args: Any) -> None:
+            opened.append(args)
+            self.comm_id = f"comm-{len(opened)}"
+
+        def on_msg(self, callback: Any) -> None: ...
+
+        def send(self, *args: Any, **kwargs: Any) -> None: ...
+
+    monkeypatch.setattr(ipywidget.comm, "create_comm", Comm)
+    FigureWidget(go.Figure([go.Scatter(x=[0, 1], y=[2, 3])], layout={"title": {"text": "t"}}))
+    assert len(opened) == 1
+    state = opened[0]["data"]["state"]
+    assert [trace["y"] for trace in state["_widget_data"]] == [[2, 3]]
+    assert state["_widget_layout"]["title"] == {"text": "t"}
+    assert state["_esm"] == LOADER_ESM and len(LOADER_ESM) < 2000
+    assert state["_plotly_esm"] == PLOTLY_ESM == str(BaseFigureWidget._esm)
+    assert 'model.get("_plotly_esm")' in LOADER_ESM and "globalThis[KEY]" in LOADER_ESM

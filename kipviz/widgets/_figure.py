@@ -19,18 +19,58 @@ kernel waits on that promise and is dropped (``AnyModel._handle_comm_msg``; the 
 applies a data update answers with its trace deltas (``_sendTraceDeltas``); a view that has
 spoken once and does not answer is deaf, and :meth:`kipviz.widgets._base.Dashboard.update`
 then replaces the figure with a new one made from the current data.
+
+So that models initialize in time, a page imports plotly's module once, not once per figure:
+each figure's front-end module is a few lines (:data:`LOADER_ESM`) that import plotly's bundle
+(sent in the model's state, ``_plotly_esm``) on the page's first figure, keep the import on
+``globalThis`` under the bundle's digest, and hand every later figure the same module. In the
+side-by-side ``make test`` of 2026-11-27 three and four of the JupyterLab test's twelve figures,
+each importing its own 4.9 MB copy at once, missed anywidget's two seconds.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.basewidget import BaseFigureWidget
 from plotly.serializers import custom_serializers
-from traitlets import Dict, List, observe
+from traitlets import Dict, List, Unicode, observe
 
-__all__ = ["FigureWidget", "to_plain"]
+__all__ = ["LOADER_ESM", "FigureWidget", "to_plain"]
+
+PLOTLY_ESM = str(BaseFigureWidget._esm)  # plotly's widget bundle (anywidget read it from disk)
+# The front-end module of every FigureWidget: plotly's bundle imported once per page (keyed by
+# its digest: two plotly versions on one page keep their own), plotly's widget factory called
+# for each model, as anywidget would have, its initialize awaited before the model is ready.
+LOADER_ESM = """\
+const KEY = "kipviz.plotly-widget.DIGEST";
+function plotlyModule(model) {
+  if (!globalThis[KEY]) {
+    const url = URL.createObjectURL(new Blob([model.get("_plotly_esm")],
+                                             { type: "text/javascript" }));
+    const loading = import(url).finally(() => URL.revokeObjectURL(url));
+    loading.catch(() => { if (globalThis[KEY] === loading) delete globalThis[KEY]; });
+    globalThis[KEY] = loading;
+  }
+  return globalThis[KEY];
+}
+export default () => {
+  let widget;
+  return {
+    async initialize(context) {
+      const plotly = await plotlyModule(context.model);
+      widget = typeof plotly.default === "function" ? await plotly.default() : plotly.default;
+      return widget.initialize ? widget.initialize(context) : undefined;
+    },
+    render(context) {
+      return widget.render(context);
+    },
+  };
+};
+""".replace("DIGEST", hashlib.sha1(PLOTLY_ESM.encode()).hexdigest()[:12])
 
 
 def to_plain(value: Any) -> Any:
@@ -61,6 +101,9 @@ class FigureWidget(go.FigureWidget):
     drawn. A ``relayout(autosize=True)`` (what ``Plotly.Plots.resize`` does) once the output is
     in the page makes it fit.
     """
+
+    _esm = LOADER_ESM
+    _plotly_esm = Unicode(PLOTLY_ESM).tag(sync=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # plotly sets the figure's data and layout traits at the end of its __init__, after
