@@ -60,8 +60,8 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # file's tests spread (conftest.py's scheduler, --dist load); notebooks first (long units). Most of
 # the suite waits on one thread (a kernel, a Spark job's scheduling, a notebook's kernel start), so
 # two workers use a 2-core machine's second core. The simulation kernels are compiled into numba's
-# cache first, split over as many processes (kipviz.scenarios.warm), not in both workers at once. The browser tests run after, alone: their pages
-# and kernels then have the machine (and numba's cache is warm).
+# cache first, split over as many processes (kipviz.scenarios.warm), not in both workers at once.
+# The browser tests run after, alone: their pages and kernels then have the machine.
 TEST_WORKERS ?= 2
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg

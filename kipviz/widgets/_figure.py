@@ -23,17 +23,17 @@ then replaces the figure with a new one made from the current data.
 So that models initialize in time, a page imports plotly's module once, not once per figure:
 each figure's front-end module is a few lines (:data:`LOADER_ESM`) that import plotly's bundle
 (sent in the model's state, ``_plotly_esm``) on the page's first figure, keep the import on
-``globalThis`` under the bundle's digest, and hand every later figure the same module. In the
+``globalThis`` under plotly's version, and hand every later figure the same module. In the
 side-by-side ``make test`` of 2026-11-27 three and four of the JupyterLab test's twelve figures,
 each importing its own 4.9 MB copy at once, missed anywidget's two seconds.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
+import plotly
 import plotly.graph_objects as go
 from plotly.basewidget import BaseFigureWidget
 from plotly.serializers import custom_serializers
@@ -43,10 +43,11 @@ __all__ = ["LOADER_ESM", "FigureWidget", "to_plain"]
 
 PLOTLY_ESM = str(BaseFigureWidget._esm)  # plotly's widget bundle (anywidget read it from disk)
 # The front-end module of every FigureWidget: plotly's bundle imported once per page (keyed by
-# its digest: two plotly versions on one page keep their own), plotly's widget factory called
-# for each model, as anywidget would have, its initialize awaited before the model is ready.
+# plotly's version: kernels with different plotly releases on one page keep their own), plotly's
+# widget factory called for each model, as anywidget would have, its initialize awaited before
+# the model is ready.
 LOADER_ESM = """\
-const KEY = "kipviz.plotly-widget.DIGEST";
+const KEY = "kipviz.plotly-widget.VERSION";
 function plotlyModule(model) {
   if (!globalThis[KEY]) {
     const url = URL.createObjectURL(new Blob([model.get("_plotly_esm")],
@@ -70,7 +71,7 @@ export default () => {
     },
   };
 };
-""".replace("DIGEST", hashlib.sha1(PLOTLY_ESM.encode()).hexdigest()[:12])
+""".replace("VERSION", plotly.__version__)
 
 
 def to_plain(value: Any) -> Any:
