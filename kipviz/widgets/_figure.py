@@ -20,12 +20,14 @@ applies a data update answers with its trace deltas (``_sendTraceDeltas``); a vi
 spoken once and does not answer is deaf, and :meth:`kipviz.widgets._base.Dashboard.update`
 then replaces the figure with a new one made from the current data.
 
-So that models initialize in time, a page imports plotly's module once, not once per figure:
-each figure's front-end module is a few lines (:data:`LOADER_ESM`) that import plotly's bundle
-(sent in the model's state, ``_plotly_esm``) on the page's first figure, keep the import on
-``globalThis`` under plotly's version, and hand every later figure the same module. In the
-side-by-side ``make test`` of 2026-11-27 three and four of the JupyterLab test's twelve figures,
-each importing its own 4.9 MB copy at once, missed anywidget's two seconds.
+So that models initialize in time, a page imports plotly's module once, not once per figure,
+and no model waits for it: each figure's front-end module is a few lines (:data:`LOADER_ESM`)
+that start importing plotly's bundle (sent in the model's state, ``_plotly_esm``) on the page's
+first figure, keep the import on ``globalThis`` under plotly's version, and return at once; the
+kernel's updates that arrive meanwhile are applied when the bundle is there, and views are drawn
+after. In the side-by-side ``make test`` of 2026-11-27 three and four of the JupyterLab test's
+twelve figures, each importing its own 4.9 MB copy at once, missed anywidget's two seconds; one
+and two did when the figures shared one import but still waited for it.
 """
 
 from __future__ import annotations
@@ -42,12 +44,18 @@ from traitlets import Dict, List, Unicode, observe
 __all__ = ["LOADER_ESM", "FigureWidget", "to_plain"]
 
 PLOTLY_ESM = str(BaseFigureWidget._esm)  # plotly's widget bundle (anywidget read it from disk)
-# The front-end module of every FigureWidget: plotly's bundle imported once per page (keyed by
-# plotly's version: kernels with different plotly releases on one page keep their own), plotly's
-# widget factory called for each model, as anywidget would have, its initialize awaited before
-# the model is ready.
+# The front-end module of every FigureWidget. plotly's bundle is imported once per page (keyed by
+# plotly's version: kernels with different plotly releases on one page keep their own). The model's
+# initialize does not wait for it: anywidget gives up on a model whose initialize takes over two
+# seconds, and importing 4.9 MB of JavaScript can take longer on a busy machine. Updates the kernel
+# sends while the bundle loads (the _py2js_* traits) are kept and, once it is there, applied to the
+# model's data by plotly's own FigureModel methods (do_restyle, ...) in the order they came, before
+# plotly's widget initializes and listens itself; render waits for all that, so a view draws the
+# current data.
 LOADER_ESM = """\
 const KEY = "kipviz.plotly-widget.VERSION";
+const UPDATES = ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
+                 "animate", "removeLayoutProps", "removeTraceProps"];
 function plotlyModule(model) {
   if (!globalThis[KEY]) {
     const url = URL.createObjectURL(new Blob([model.get("_plotly_esm")],
@@ -59,15 +67,32 @@ function plotlyModule(model) {
   return globalThis[KEY];
 }
 export default () => {
-  let widget;
+  let ready;
   return {
-    async initialize(context) {
-      const plotly = await plotlyModule(context.model);
-      widget = typeof plotly.default === "function" ? await plotly.default() : plotly.default;
-      return widget.initialize ? widget.initialize(context) : undefined;
+    initialize(context) {
+      const model = context.model;
+      const early = [];
+      const listeners = UPDATES.map((name) => {
+        const listener = () => early.push([name, model.get("_py2js_" + name)]);
+        model.on("change:_py2js_" + name, listener);
+        return [name, listener];
+      });
+      ready = plotlyModule(model).then(async (plotly) => {
+        const make = plotly.default;
+        const widget = typeof make === "function" ? await make() : make;
+        for (const [name, listener] of listeners) model.off("change:_py2js_" + name, listener);
+        for (const [name, value] of early) {
+          const key = "_py2js_" + name;
+          const one = { get: (k) => (k === key ? value : model.get(k)), on() {} };
+          new plotly.FigureModel(one, {})["do_" + name]();
+        }
+        if (widget.initialize) await widget.initialize(context);
+        return widget;
+      });
+      ready.catch((error) => console.error("[kipviz] plotly's widget did not load:", error));
     },
-    render(context) {
-      return widget.render(context);
+    async render(context) {
+      return (await ready).render(context);
     },
   };
 };
