@@ -6,9 +6,14 @@ largest scenario.
   ``max.partition.fetch.bytes`` and the processing rate) summarised by
   :func:`kipviz.curves.sweep.sweep` through the session's Spark (``local[*]``: 2 cores here) against
   the same :func:`kipviz.curves.summary.summarise` calls run one after another in this process (no
-  cache; three rounds, each timing both after the other, after a warm-up of the compiled kernel,
+  cache; five rounds, each timing both after the other, after a warm-up of the compiled kernel,
   the Python workers and the JVM: the times are medians over the rounds, the speed-up the median
-  of the rounds' ratios, each measured under the same load).
+  of the rounds' ratios, each measured under the same load). The sweep is two tasks of 500
+  configurations, one per core, so a task held up by anything else on the machine holds up the
+  round: measured on 2026-11-27, the two tasks of one round took 10.7 and 8.7 s for the same
+  work (8.9-9.2 s in the other rounds); five rounds keep two such rounds from deciding the
+  median. More, smaller tasks did not help (8 tasks: 0.2 s between a worker's tasks, and the
+  JVM's Arrow work beside the workers).
 * ``curve_rows_per_s_100k`` / ``_1m``: :func:`kipviz.curves.consumer.consumer_curves` on traces
   whose ``windows`` table has about 100,000 and 1,000,000 rows (5,000 and 50,000 partitions x 20).
 * ``largest_partition_fetches`` (target >= 1e8), ``largest_end_to_end_vs_simulate`` (<= 3) and
@@ -58,7 +63,7 @@ BASE = ConsumerScenario(partitions=24, brokers=3, ticks=300, windows=10, fetch_m
 SWEPT = replace(BASE, partitions=60, brokers=6, ticks=500)
 FETCH_MAX = [(k + 1) * 512 * 1024 for k in range(10)]
 PARTITION_MAX = [(k + 1) * 64 * 1024 for k in range(10)]
-SWEEP_ROUNDS = 3
+SWEEP_ROUNDS = 5
 
 
 def run() -> None:
