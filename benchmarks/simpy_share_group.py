@@ -63,8 +63,8 @@ def simulate_simpy(s: ShareGroupScenario, *, seed: int = 0) -> ShareGroupTrace:
     assign, stalled = inp["assign"], inp["stalled"]
     draws: Any = iter(inp["draws"].tolist())  # type: ignore[attr-defined]
     c, p, t = s.share_consumers, s.partitions, s.ticks
-    parts = [_Partition(s.capacity_records, inp["batch_last"][i],  # type: ignore[index]
-                        s.initial_lag_records) for i in range(p)]
+    parts = [_Partition(s.capacity_records, inp["batch_last"],  # type: ignore[arg-type]
+                        s.initial_lag_records) for _ in range(p)]
     acquired, redelivered, acknowledged = (np.zeros((t, c, p), np.int64) for _ in range(3))
     held, processed = np.zeros((t, c), np.int64), np.zeros((t, c), np.int64)
     classic = np.zeros((t, s.classic_consumers), np.int64)

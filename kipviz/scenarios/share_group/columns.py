@@ -45,7 +45,8 @@ class ShareSettings(NamedTuple):
 class ShareGroupInputs(NamedTuple):
     """Who reads what: share assignment ``[consumer, partition]``, each partition's classic
     consumer, stalled share consumers, the random draws of the UNIFORM split, and the last
-    offset of the log batch holding each offset ``[partition, offset]``."""
+    offset of the log batch holding each offset ``[offset]`` (every partition's log is cut into
+    batches alike)."""
 
     assign: np.ndarray
     classic_owner: np.ndarray

@@ -120,7 +120,7 @@ def share_fetch(c, b, now, cfg, inp, sps, log_end, draw_pos, queue_p, queue_o, t
         whole = raw[i] // (batch_records * record_bytes)
         if whole == 0:
             continue
-        k = sa.acquire(partition_state(sps, p), cfg.acquire, inp.batch_last[p], c,
+        k = sa.acquire(partition_state(sps, p), cfg.acquire, inp.batch_last, c,
                        fetch_offset[i], base[i] + whole * batch_records - 1,
                        max_fetch_records - got, now, out)
         nfo_dirty[p] = True

@@ -206,9 +206,12 @@ def kernel_inputs(s: ShareGroupScenario, seed: int) -> dict[str, object]:
         assign[member, parts] = 1
     stalled = np.zeros(c, np.int8)
     stalled[: s.stalled_consumers] = 1
-    # the same log batches on every partition: one row, read-only, seen P times (not P copies)
-    batch_last = np.broadcast_to(np.arange(n, dtype=np.int64) // s.batch_records
-                                 * s.batch_records + s.batch_records - 1, (p, n))
+    # the same log batches on every partition: one read-only row for all of them (a row
+    # broadcast to P rows was C-contiguous for one partition and strided for more, and numba
+    # compiled the kernel, 40 s cold, once for each layout)
+    batch_last = np.arange(n, dtype=np.int64) // s.batch_records * s.batch_records \
+        + s.batch_records - 1
+    batch_last.flags.writeable = False
     return {
         "assign": assign, "stalled": stalled, "classic_owner": range_assign(
             s.classic_consumers, p), "batch_last": batch_last,
