@@ -12,8 +12,8 @@ is stopped by its pid (``test_browser._stop``).
 The same page (no second browser run) then checks that each dashboard reads at JupyterLab's
 width: in every figure no two subplot titles (plotly's ``.annotation`` texts and the
 ``.g-gtitle``) intersect, titles stay inside the figure, the figure takes the output's width,
-its legend is inside it, and no control label is cut (a label's ``scrollWidth`` above its
-``clientWidth`` is an ellipsis). A screenshot of each dashboard goes to a temporary directory.
+its legend is inside it, and no control label or button text is cut (a ``scrollWidth`` above
+its ``clientWidth`` is an ellipsis). A screenshot of each dashboard goes to a temporary directory.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ LAYOUT_JS = """area => {
                 problems.push("the legend is cut by the figure's edge");
         }
     });
-    area.querySelectorAll('.widget-label').forEach(label => {
+    area.querySelectorAll('.widget-label, .jupyter-button').forEach(label => {
         if (label.textContent.trim() && label.scrollWidth > label.clientWidth + 1)
             problems.push(`label cut: "${label.textContent.trim()}" (${label.scrollWidth} px `
                           + `in ${label.clientWidth} px)`);

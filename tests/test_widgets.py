@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipywidgets as w
 import numpy as np
 import pytest
 
@@ -229,7 +230,8 @@ def test_a_setting_the_run_rejects_is_a_warning_and_the_slider_goes_back(reassig
 
 def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(dashboard):
     """One rule for every dashboard (``_base.fit_label``): every label as wide as the longest
-    one needs (the sliders line up, no name is cut), each control that plus the slider."""
+    one needs (the sliders line up, no name is cut), each control that plus the slider; toggle
+    buttons as wide as their text (ipywidgets' 148 px cut "on: incremental fetches (Kafka)")."""
     from kipviz.widgets._labels import (
         LABEL_PX_PER_CHAR,
         MIN_CONTROL_PX,
@@ -244,6 +246,9 @@ def test_every_control_shows_its_full_kafka_name_and_keeps_room_for_its_slider(d
     assert label_px >= longest * LABEL_PX_PER_CHAR - 1
     for name, control in dashboard.controls.items():
         assert control.style.description_width == f"{label_px}px", name
+        if isinstance(control, w.ToggleButtons):
+            assert control.style.button_width == control.layout.width == "auto", name
+            continue
         width = int(control.layout.width.removesuffix("px"))
         boxed = TEXT_BOX_PX if name in dashboard.text_boxes else 0
         assert width + boxed == control_width_px(control, label_px) >= MIN_CONTROL_PX, name

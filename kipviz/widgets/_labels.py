@@ -39,8 +39,13 @@ def control_width_px(control: w.Widget, label_px: int | None = None) -> int:
 def fit_label(control: w.Widget, label_px: int | None = None) -> None:
     """The one rule for every dashboard's controls: labels one width (``label_px``: the
     dashboard's longest label, so the sliders line up), the full text always, room for the
-    slider."""
+    slider; toggle buttons as wide as their own text, in one row after the label."""
     if label_px is None:
         label_px = label_width_px([control])
-    control.style = {"description_width": f"{label_px}px" if label_px else "initial"}
+    label = f"{label_px}px" if label_px else "initial"
+    if isinstance(control, w.ToggleButtons):  # ipywidgets' 148 px buttons cut longer options
+        control.style = {"description_width": label, "button_width": "auto"}
+        control.layout = w.Layout(width="auto")
+        return
+    control.style = {"description_width": label}
     control.layout = w.Layout(width=f"{control_width_px(control, label_px)}px")

@@ -74,11 +74,13 @@ class TourDashboard(Dashboard):
         self._cache: dict[str, tuple[Any, Any]] = {}
         self.heap_bytes = heap_bytes
         self.config_notes: list[Note] = []
+        # the two boxes share what the button's full label leaves of the row
         self.consumer_text = w.Textarea(placeholder="paste consumer.properties here",
-                                        layout=w.Layout(width="400px", height="90px"))
+                                        layout=w.Layout(flex="1 1 0", height="90px"))
         self.broker_text = w.Textarea(placeholder="paste server.properties here",
-                                      layout=w.Layout(width="400px", height="90px"))
-        self.load_button = w.Button(description="Run with these configs")
+                                      layout=w.Layout(flex="1 1 0", height="90px"))
+        self.load_button = w.Button(description="Run with these configs",
+                                    layout=w.Layout(width="auto", min_width="max-content"))
         super().__init__(cluster or ClusterScenario(), seed=seed, spark=spark)
         self.load_button.on_click(lambda _: self.load_pasted())
         self.widget.children = (*self.widget.children[:-1], w.HBox(
