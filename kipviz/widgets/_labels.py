@@ -39,7 +39,7 @@ def control_width_px(control: w.Widget, label_px: int | None = None) -> int:
 def fit_label(control: w.Widget, label_px: int | None = None) -> None:
     """The one rule for every dashboard's controls: labels one width (``label_px``: the
     dashboard's longest label, so the sliders line up), the full text always, room for the
-    slider; toggle buttons as wide as their own text, in one row after the label."""
+    slider; toggle buttons as wide as their own text (under their label when the row is full)."""
     if label_px is None:
         label_px = label_width_px([control])
     label = f"{label_px}px" if label_px else "initial"
