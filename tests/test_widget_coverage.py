@@ -151,10 +151,11 @@ def _one_release_per_rule_set(options: list[Any], areas: set[str] | None = None)
     ``test_consumer_versions.py``). Other controls' options are returned as they are."""
     if not options or not all(isinstance(v, str) and v in KAFKA_VERSIONS for v in options):
         return options
+    behaviours = [b.name for b in BEHAVIOURS if areas is None or b.area in areas]
+    consumer = areas is None or "consumer" in areas
     picked: dict[tuple[Any, ...], str] = {}
     for v in options:  # newest first, as the control lists them
-        rules = tuple(has(v, b.name) for b in BEHAVIOURS if areas is None or b.area in areas)
-        consumer = areas is None or "consumer" in areas
+        rules = tuple(has(v, name) for name in behaviours)
         picked.setdefault((rules, fetch_request_version(v) if consumer else None), v)
     return list(picked.values())
 
