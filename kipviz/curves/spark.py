@@ -6,7 +6,9 @@ adaptive re-planning, Arrow on, no UI, quiet logs). A cluster is chosen by confi
 ``MASTER``) for ``spark://``, ``yarn`` or ``k8s://`` masters; ``KIPVIZ_SPARK_CONF`` adds settings
 (``key=value;key=value``). pyspark is imported lazily, so
 ``import kipviz`` works without Java. ``python -m kipviz.curves.spark --check`` runs a smoke test;
-``--find-java`` prints the java Spark will use (exit status 1 and what to install if none).
+``--find-java`` prints the java Spark will use (exit status 1 and what to install if none);
+``--archive`` builds the class-data archive that starts the driver's JVM on less CPU
+(:mod:`kipviz.curves.jvm_archive`), which local sessions then use.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from kipviz.curves.jvm_archive import build, java_options
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -46,6 +50,7 @@ LOCAL_CONF = {
     # 0.84-0.94 s with the default G1, and a shorter warm-up
     "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
 }
+_CDS_OPTIONS = re.compile(r"-XX:(SharedArchiveFile|ArchiveClassesAtExit)=|-Xshare:")
 _LOG4J2 = """\
 rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
@@ -156,7 +161,9 @@ def get_spark(
     ``KIPVIZ_SPARK_MASTER``, then ``MASTER``), defaulting to embedded ``local[*]``. ``conf``
     entries override kipviz's defaults. An active session is returned as it is (with ``conf``
     applied) unless ``master`` or ``remote`` is given; static settings (driver memory, Java
-    options) only take effect when the session's JVM is started here.
+    options) only take effect when the session's JVM is started here. A driver JVM started here
+    maps the class-data archive of Spark's classes (:mod:`kipviz.curves.jvm_archive`) when
+    ``python -m kipviz.curves.spark --archive`` has built one.
     """
     from pyspark.sql import SparkSession
 
@@ -175,19 +182,30 @@ def get_spark(
         settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
     settings.update(_env_conf())
     settings.update(conf or {})
+    home = None
     if not remote or remote.startswith("local"):  # a local JVM runs the driver (or server)
-        os.environ["JAVA_HOME"] = str(_wrapped_home(ensure_java()))
+        home = _wrapped_home(ensure_java())
+        os.environ["JAVA_HOME"] = str(home)
     builder = SparkSession.builder.remote(remote) if remote else SparkSession.builder.master(target)
-    if not remote:  # a quiet log4j2 config for the driver, ahead of the caller's own options
-        log4j = f"-Dlog4j.configurationFile=file:{_cached_file('log4j2.properties', _LOG4J2)}"
+    if not remote:
         key = "spark.driver.extraJavaOptions"
-        settings[key] = f"{log4j} {settings.get(key, '')}".strip()
+        settings[key] = _driver_options(settings.get(key, ""), home)
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.appName(app_name).getOrCreate()
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _driver_options(own: str, java_home: Path | None) -> str:
+    """The driver JVM's options: a quiet log4j2 config and the class-data archive built for
+    ``java_home`` (if any, and unless ``own`` chooses its own class sharing), then the
+    caller's ``own`` options, last so that they win."""
+    log4j = f"-Dlog4j.configurationFile=file:{_cached_file('log4j2.properties', _LOG4J2)}"
+    own_sharing = _CDS_OPTIONS.search(own) is not None
+    archive = java_options(java_home) if java_home is not None and not own_sharing else ""
+    return " ".join(part for part in (log4j, archive, own.strip()) if part)
 
 
 def _env_conf() -> dict[str, str]:
@@ -211,14 +229,16 @@ def stop_spark() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] not in ([], ["--check"], ["--find-java"]):
-        sys.exit("usage: python -m kipviz.curves.spark [--check | --find-java]")
+    if sys.argv[1:] not in ([], ["--check"], ["--find-java"], ["--archive"]):
+        sys.exit("usage: python -m kipviz.curves.spark [--check | --find-java | --archive]")
     try:
         java = ensure_java()
     except RuntimeError as err:
         sys.exit(str(err))
     if sys.argv[1:] == ["--find-java"]:
         print(java)
+    elif sys.argv[1:] == ["--archive"]:
+        print(build(_wrapped_home(java)))
     else:
         session = get_spark()
         ok = session.range(10).count() == 10
