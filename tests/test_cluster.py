@@ -56,8 +56,13 @@ SLOW = grid(replace(BASE, partitions=1000, ticks=5000),
 # Small executors, both cores; a lost executor's tasks are retried elsewhere (executor loss
 # does not count as a task failure, the limit is for anything else going wrong meanwhile).
 # Short-lived JVMs on 2 cores: the client compiler only (-XX:TieredStopAtLevel=1) and one GC
-# thread start them in less CPU time than the defaults.
+# thread start them in less CPU time than the defaults; each of the cluster's JVMs (master,
+# workers, executors, drivers, the Connect server) also maps the class-data archive make built
+# (kipviz.curves.jvm_archive), as a local session's driver does: the cluster keeps Spark's
+# default configuration folder, so their class path is the one the archive was written for.
 JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 CLUSTER_CONF = {"spark.executor.memory": "512m", "spark.cores.max": "2",
                 "spark.task.maxFailures": "8", "spark.executor.extraJavaOptions": JAVA_OPTS,
                 "spark.driver.extraJavaOptions": JAVA_OPTS}
@@ -152,6 +157,13 @@ class Cluster:
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)  # all, to stop
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
     dead: list[subprocess.Popen[bytes]] = field(default_factory=list)  # workers killed here
+    java_opts: str = JAVA_OPTS
+
+    @property
+    def conf(self) -> dict[str, str]:
+        """:data:`CLUSTER_CONF` with this cluster's JVM options for executors and drivers."""
+        return {**CLUSTER_CONF, "spark.executor.extraJavaOptions": self.java_opts,
+                "spark.driver.extraJavaOptions": self.java_opts}
 
     @property
     def url(self) -> str:
@@ -206,24 +218,27 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A standalone master and two one-core workers on 127.0.0.1, stopped by pid after."""
-    from kipviz.curves.spark import ensure_java
+    from kipviz.curves.jvm_archive import java_options
+    from kipviz.curves.spark import _wrapped_home, ensure_java
 
     try:
         java = ensure_java()
     except RuntimeError as err:
         pytest.skip(str(err))
+    java_opts = f"{JAVA_OPTS} {java_options(_wrapped_home(java))}".strip()
     root = tmp_path_factory.mktemp("cluster")
-    for sub in ("conf", "local", "logs"):
+    for sub in ("local", "logs"):
         (root / sub).mkdir()
     env = {k: v for k, v in os.environ.items()
-           if k not in ("SPARK_REMOTE", "KIPVIZ_SPARK_MASTER", "MASTER", "PYSPARK_SUBMIT_ARGS")}
+           if k not in ("SPARK_REMOTE", "KIPVIZ_SPARK_MASTER", "MASTER", "PYSPARK_SUBMIT_ARGS",
+                        "SPARK_CONF_DIR")}  # Spark's own (empty) configuration folder
     env.update(SPARK_HOME=str(_spark_home()), JAVA_HOME=str(Path(java).resolve().parent.parent),
                SPARK_LOCAL_IP=HOST, PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable, SPARK_CONF_DIR=str(root / "conf"),
+               PYSPARK_DRIVER_PYTHON=sys.executable,
                SPARK_LOCAL_DIRS=str(root / "local"), SPARK_LOG_DIR=str(root / "logs"),
-               SPARK_DAEMON_MEMORY="512m", SPARK_DAEMON_JAVA_OPTS=JAVA_OPTS,
+               SPARK_DAEMON_MEMORY="512m", SPARK_DAEMON_JAVA_OPTS=java_opts,
                SPARK_CONNECT_MODE="0")
-    c = Cluster(root=root, env=env, port=_free_port(), webui=_free_port())
+    c = Cluster(root=root, env=env, port=_free_port(), webui=_free_port(), java_opts=java_opts)
     try:
         c.start("master", "spark-class", "org.apache.spark.deploy.master.Master", "--host", HOST,
                 "--port", str(c.port), "--webui-port", str(c.webui))
@@ -302,7 +317,7 @@ def test_a_sweep_on_a_standalone_cluster_equals_local_mode(cluster, spark, tmp_p
     """Six configurations on a master with two workers: the summary table is the local one,
     value for value, and both workers ran executors for it."""
     table, facts = _run_driver(cluster, tmp_path / "cluster" / "table.parquet", SMALL, seed=3,
-                               master=cluster.url, conf=CLUSTER_CONF, executors=2, partitions=6)
+                               master=cluster.url, conf=cluster.conf, executors=2, partitions=6)
     assert facts["master"] == cluster.url and facts["computed"] == len(SMALL)
     assert facts["failed_tasks"] == facts["stage_retries"] == 0  # nothing retried here
     local = sweep(spark, SMALL, seed=3)
@@ -339,7 +354,7 @@ def test_the_same_sweep_through_spark_connect_equals_local_mode(cluster, spark, 
     server = cluster.start(
         "connect", "spark-submit", "--class", CONNECT_CLASS, "--master", cluster.url,
         "--name", "kipviz-connect-server",
-        *(a for k, v in {**CLUSTER_CONF, "spark.connect.grpc.binding.port": str(port),
+        *(a for k, v in {**cluster.conf, "spark.connect.grpc.binding.port": str(port),
                          "spark.connect.grpc.binding.address": HOST,
                          "spark.ui.enabled": "false"}.items() for a in ("--conf", f"{k}={v}")))
     try:
@@ -376,7 +391,7 @@ def test_a_worker_lost_mid_sweep_loses_and_duplicates_nothing(cluster, spark, tm
     def run() -> None:
         try:
             result["value"] = _run_driver(cluster, out, SLOW, master=cluster.url,
-                                          conf=CLUSTER_CONF, executors=2, partitions=4,
+                                          conf=cluster.conf, executors=2, partitions=4,
                                           cache_dir=str(cache))
         except BaseException as err:
             result["error"] = err
