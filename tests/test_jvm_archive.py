@@ -97,3 +97,17 @@ def test_the_suites_sessions_map_the_archive_make_built(spark):
     out = subprocess.run([str(java), "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-cp",
                           classpath, "-version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_a_training_run_that_hangs_is_given_up_on(tmp_path, monkeypatch):
+    """A training session stuck past its limit ends the build with a sentence, not a traceback
+    that would stop ``make``'s Java step."""
+    _archive_at(monkeypatch, tmp_path / "spark.jsa")
+
+    def hangs(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args, kwargs["timeout"])
+
+    monkeypatch.setattr(jvm_archive.subprocess, "run", hangs)
+    said = jvm_archive.build(tmp_path)
+    assert said.endswith(f"the training session took over {jvm_archive.TRAIN_TIMEOUT_S} s")
+    assert not (tmp_path / "spark.jsa").exists()

@@ -72,15 +72,20 @@ def build(java_home: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    child = subprocess.run(
-        [sys.executable, "-m", "kipviz.curves.jvm_archive", str(tmp)],
-        capture_output=True, text=True, timeout=TRAIN_TIMEOUT_S,
-        env={**os.environ, "KIPVIZ_SPARK_CONF": ""})  # the archive's own options only
-    if child.returncode != 0 or not tmp.is_file() or tmp.stat().st_size == 0:
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "kipviz.curves.jvm_archive", str(tmp)],
+            capture_output=True, text=True, timeout=TRAIN_TIMEOUT_S,
+            env={**os.environ, "KIPVIZ_SPARK_CONF": ""})  # the archive's own options only
+        said = (child.stderr.strip().splitlines() or child.stdout.strip().splitlines()
+                or [f"exit status {child.returncode}"])[-1]
+        ok = child.returncode == 0
+    except subprocess.TimeoutExpired:
+        said, ok = f"the training session took over {TRAIN_TIMEOUT_S} s", False
+    if not ok or not tmp.is_file() or tmp.stat().st_size == 0:
         tmp.unlink(missing_ok=True)
-        last = (child.stderr.strip().splitlines() or child.stdout.strip().splitlines() or ["?"])
         return (f"no class-data archive for {java_home / 'bin' / 'java'} (Spark starts without "
-                f"one): {last[-1]}")
+                f"one): {said}")
     tmp.replace(path)
     return f"class-data archive for Spark's JVM: {path} ({path.stat().st_size / 2**20:,.0f} MiB)"
 
