@@ -61,8 +61,6 @@ SLOW = grid(replace(BASE, partitions=1000, ticks=5000),
 # (kipviz.curves.jvm_archive), as a local session's driver does: the cluster keeps Spark's
 # default configuration folder, so their class path is the one the archive was written for.
 JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-
-
 CLUSTER_CONF = {"spark.executor.memory": "512m", "spark.cores.max": "2",
                 "spark.task.maxFailures": "8", "spark.executor.extraJavaOptions": JAVA_OPTS,
                 "spark.driver.extraJavaOptions": JAVA_OPTS}

