@@ -62,8 +62,7 @@ SLOW = grid(replace(BASE, partitions=1000, ticks=5000),
 # default configuration folder, so their class path is the one the archive was written for.
 JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 CLUSTER_CONF = {"spark.executor.memory": "512m", "spark.cores.max": "2",
-                "spark.task.maxFailures": "8", "spark.executor.extraJavaOptions": JAVA_OPTS,
-                "spark.driver.extraJavaOptions": JAVA_OPTS}
+                "spark.task.maxFailures": "8"}  # the JVM options: Cluster.conf
 CONNECT_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 # The driver: one sweep on the cluster (or through Spark Connect), its table as Parquet and a

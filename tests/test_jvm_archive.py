@@ -17,6 +17,15 @@ def _archive_at(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     monkeypatch.setattr(jvm_archive, "archive_path", lambda java_home: path)
 
 
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An archive file where :func:`jvm_archive.archive_path` looks."""
+    archive = tmp_path / "spark.jsa"
+    archive.write_bytes(b"an archive")
+    _archive_at(monkeypatch, archive)
+    return archive
+
+
 def test_a_driver_maps_the_archive_only_once_built(tmp_path, monkeypatch):
     """No archive, no option; once built, the driver's options map it (quietly) ahead of the
     caller's own options, which come last so they win."""
@@ -33,21 +42,15 @@ def test_a_driver_maps_the_archive_only_once_built(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("own", ["-Xshare:off", "-XX:SharedArchiveFile=/elsewhere.jsa",
                                  "-Xmx1g -XX:ArchiveClassesAtExit=/new.jsa"])
-def test_a_callers_own_class_sharing_is_left_alone(own, tmp_path, monkeypatch):
+def test_a_callers_own_class_sharing_is_left_alone(own, built, tmp_path):
     """Options that choose their own class sharing (off, another archive, writing one) get no
     archive added: two archives, or mapping one while writing one, would not start."""
-    archive = tmp_path / "spark.jsa"
-    archive.write_bytes(b"an archive")
-    _archive_at(monkeypatch, archive)
     options = spark._driver_options(own, tmp_path)
-    assert str(archive) not in options and options.endswith(own)
+    assert str(built) not in options and options.endswith(own)
 
 
-def test_no_java_home_no_archive(tmp_path, monkeypatch):
+def test_no_java_home_no_archive(built):
     """Spark Connect to a remote server starts no JVM here: nothing to map."""
-    archive = tmp_path / "spark.jsa"
-    archive.write_bytes(b"an archive")
-    _archive_at(monkeypatch, archive)
     assert "SharedArchiveFile" not in spark._driver_options("", None)
 
 
