@@ -75,6 +75,24 @@ def test_a_sweep_is_the_configurations_summarised_one_by_one(spark, tmp_path):
     assert list(params.columns[:2]) == ["fetch_max_bytes", "max_partition_fetch_bytes"]
 
 
+@pytest.mark.parametrize("partitions", [None, 1, 3])
+def test_a_sweep_runs_as_many_tasks_as_asked_with_a_shuffle_only_to_resplit(spark, partitions):
+    """The configurations' rows are a local relation Spark splits evenly over its default
+    parallelism: the sweep's job then shuffles nothing; asked for another task count it
+    deals the rows round robin. Each way, every configuration comes back once, in order."""
+    stages: list[int] = []
+    tracker = spark.sparkContext.statusTracker()
+    seen = set(tracker.getJobIdsForGroup(None))
+    result = sweep(spark, CONFIGS, seed=2, partitions=partitions)
+    for job in sorted(set(tracker.getJobIdsForGroup(None)) - seen):
+        info = tracker.getJobInfo(job)
+        stages += [tracker.getStageInfo(i).numTasks for i in info.stageIds] if info else []
+    assert list(result.table["config_id"]) == [0, 1, 2, 3]
+    tasks = partitions or spark.sparkContext.defaultParallelism
+    assert stages[-1] == min(tasks, len(CONFIGS))  # the mapInPandas stage
+    assert len(stages) == (1 if partitions is None else 2), stages
+
+
 def test_a_second_sweep_reads_the_cache_and_a_new_configuration_joins_it(spark, tmp_path):
     """Cached configurations are not simulated again; one new one is, and is cached once."""
     first = sweep(spark, CONFIGS[:3], cache_dir=tmp_path)

@@ -216,14 +216,26 @@ def _run(spark: SparkSession, rows: list[tuple[int, str, tuple[Any, ScenarioKind
     """One Spark job: the configurations as rows, ``mapInPandas`` over them, collected once."""
     params = pd.DataFrame({"config_id": [r[0] for r in rows], "key": [r[1] for r in rows],
                            "seed": seed, "scenario": [pickle.dumps(r[2]) for r in rows]})
-    n = partitions or _default_parallelism(spark)
+    tasks = max(1, min(partitions or _default_parallelism(spark), len(rows)))
     df = spark.createDataFrame(params, "config_id bigint, key string, seed bigint, "
                                        "scenario binary")
-    df = df.repartition(max(1, min(n, len(rows))))  # round robin: equal shares
+    if _split(df) != tasks:
+        df = df.repartition(tasks)  # round robin: equal shares
     job = df.mapInPandas(_run_partition, schema=_SCHEMA)
     if not progress:
         return cast(pd.DataFrame, job.toPandas())
-    return _with_progress(spark, job, max(1, min(n, len(rows))))
+    return _with_progress(spark, job, tasks)
+
+
+def _split(df: Any) -> int | None:
+    """How many partitions ``df`` already has (None through Spark Connect, which does not say).
+    A few configurations' rows are a local relation, which Spark splits evenly over the default
+    parallelism: then the sweep needs no round-robin shuffle (its JVM work shared the two cores
+    with the tasks), and a lost task is recomputed from the rows it was sent."""
+    try:
+        return int(df.rdd.getNumPartitions())
+    except Exception:  # Spark Connect: no RDDs
+        return None
 
 
 def _default_parallelism(spark: SparkSession) -> int:
