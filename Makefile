@@ -57,22 +57,22 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 
 # HYPOTHESIS_PROFILE (tests/conftest.py): ci (make test's: the same examples on every run),
 # dev (few examples, at random: the edit loop's default), thorough (many, at random)
-# TEST_WORKERS: pytest-xdist processes, a test file or lesson notebook per worker at a time (a
-# notebook's cells share one kernel), but the widget coverage file's tests spread (conftest.py's
-# scheduler, --dist load), longest first: the browser tests, then the notebooks, the rest in file
-# order. Most of the suite waits on one thread (a kernel, a Spark job's scheduling, a page), so two
-# workers use a 2-core machine's second core; the browser tests wait with limits sized for a
-# loaded machine (they pass beside a whole second make test). The simulation kernels are compiled
-# into numba's cache first, split over as many processes (kipviz.scenarios.warm), not in both
-# workers at once, nor in the kernels the notebooks and browser tests start.
+# TEST_WORKERS: pytest-xdist processes for everything but the browser tests, a test file or lesson
+# notebook per worker at a time (a notebook's cells share one kernel), but the widget coverage
+# file's tests spread (conftest.py's scheduler, --dist load); notebooks first (long units). Most of
+# the suite waits on one thread (a kernel, a Spark job's scheduling, a notebook's kernel start), so
+# two workers use a 2-core machine's second core. The simulation kernels are compiled into numba's
+# cache first, split over as many processes (kipviz.scenarios.warm), not in both workers at once.
+# The browser tests run after, alone: their pages and kernels then have the machine.
 TEST_WORKERS ?= 2
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-test: lint $(JAVA_STAMP) ## lint, unit, property, notebook and browser tests (and the wheel's, which needs PyPI)
+test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
 	$(BIN)/python -m kipviz.scenarios.warm --processes $(TEST_WORKERS)
-	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) \
+	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) -m "not browser" \
 	  -n $(TEST_WORKERS) --dist load --durations=25
+	$(PYTEST_ENV) $(BIN)/python -m pytest tests -m browser --durations=5
 
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser, cluster or network
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest tests \

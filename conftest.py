@@ -24,15 +24,10 @@ SPREAD_FILES = ("tests/test_widget_coverage.py",)
 def pytest_xdist_make_scheduler(config, log):
     """With ``--dist load`` (``make test``): a test file or lesson notebook per worker at a time
     (a notebook's cells share one kernel; a file's tests may share a module fixture's state),
-    except the tests of :data:`SPREAD_FILES`, each sent to the next free worker. Units go out in
-    the order of the collection, which ``tests/conftest.py`` puts longest first (the browser
-    tests, then the notebooks), not xdist's default of the most tests first: one long unit
-    started last would leave the other worker idle at the end."""
+    except the tests of :data:`SPREAD_FILES`, each sent to the next free worker."""
     if config.getoption("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
-
-    config.option.loadscopereorder = False
 
     class FileScheduling(LoadScopeScheduling):
         """xdist's scope scheduling with a scope per file, and per test in SPREAD_FILES."""
