@@ -230,8 +230,8 @@ def _run(spark: SparkSession, rows: list[tuple[int, str, tuple[Any, ScenarioKind
 def _split(df: Any) -> int | None:
     """How many partitions ``df`` already has (None through Spark Connect, which does not say).
     A few configurations' rows are a local relation, which Spark splits evenly over the default
-    parallelism: then the sweep needs no round-robin shuffle (its JVM work shared the two cores
-    with the tasks), and a lost task is recomputed from the rows it was sent."""
+    parallelism: then the sweep needs no round-robin shuffle (whose JVM work would compete with
+    the tasks for the cores), and a lost task is recomputed from the rows it was sent."""
     try:
         return int(df.rdd.getNumPartitions())
     except Exception:  # Spark Connect: no RDDs
