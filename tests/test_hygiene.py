@@ -87,16 +87,21 @@ def _variable(name: str) -> str:
 
 def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
     """``make test`` runs ``ci`` unless ``HYPOTHESIS_PROFILE`` says otherwise and takes every
-    marker: all but the browser tests on ``TEST_WORKERS`` xdist workers, then the browser tests
-    alone; ``make test-fast`` runs ``dev`` and leaves out Spark, the browser, the cluster and
-    the network (the wheel's build downloads setuptools)."""
+    marker: all but ``ALONE_TESTS`` on ``TEST_WORKERS`` xdist workers, then those alone (each an
+    existing browser test file); ``make test-fast`` runs ``dev`` and leaves out Spark, the
+    browser, the cluster and the network (the wheel's build downloads setuptools)."""
     test, fast = _recipe("test"), _recipe("test-fast")
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}" in _variable("PYTEST_ENV")
     phases = test.split("$(PYTEST_ENV)")[1:]
     assert len(phases) == 2, test
-    assert '-m "not browser"' in phases[0] and "-n $(TEST_WORKERS) --dist load" in phases[0]
-    assert "notebooks tests $(NBVAL)" in phases[0] and "--nbval" in _variable("NBVAL")
-    assert "-m browser" in phases[1] and "-n " not in phases[1]
+    assert '-m "' not in phases[0] and "-n $(TEST_WORKERS) --dist load" in phases[0]
+    assert "notebooks tests $(NBVAL) $(ALONE_TESTS:%=--ignore=%)" in phases[0]
+    assert "--nbval" in _variable("NBVAL")
+    assert "pytest $(ALONE_TESTS) " in phases[1] and "-n " not in phases[1]
+    alone = _variable("ALONE_TESTS").split()
+    marked = ["pytest.mark.browser" in (MAKEFILE.parent / path).read_text(encoding="utf-8")
+              for path in alone]
+    assert alone and all(marked), alone
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}" in fast
     assert '-m "not spark and not browser and not cluster and not network"' in fast
 

@@ -23,6 +23,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,11 +171,7 @@ def test_every_dashboard_in_jupyterlab_moves_without_a_logged_error(lab, request
         for _ in range(2):
             page.wait_for_timeout(2000)
             page.wait_for_function(KERNEL_IDLE_JS, timeout=300_000)
-        with contextlib.suppress(playwright.TimeoutError):
-            page.wait_for_function(
-                "before => { const now = (" + FIGURES_JS + ")();"
-                " return now.filter((d, i) => d !== before[i]).length >= before.length; }",
-                arg=before, timeout=10_000)
+        _wait_until_settled(page, before)
         page.wait_for_timeout(3000)  # deltas from the browser, handled by the kernel
         layout = _layout_problems(page, outputs, shots)
         logged = _log_console_text(page)
@@ -213,14 +210,29 @@ def _wait_for_every_figure(page: object, timeout_error: type[Exception]) -> None
                 f"page logged:\n" + "\n".join(logged[-40:]))
 
 
+def _wait_until_settled(page: object, before: list[str], seconds: float = 10) -> None:
+    """Wait until the figures' drawn data has changed from ``before`` and then read the same
+    twice a second apart (a move may leave a figure as it was: at most ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    last = before
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+        now = page.evaluate(FIGURES_JS)
+        if now == last and now != before:
+            return
+        last = now
+
+
 def _layout_problems(page: object, outputs: object, shots: Path) -> list[str]:
     """:data:`LAYOUT_JS` on each dashboard's output area (the cells after the import, in
     :data:`DASHBOARDS` order), scrolled into view first (JupyterLab lays out what is shown),
     and a screenshot of each into ``shots``."""
     import playwright.sync_api
 
-    with contextlib.suppress(playwright.sync_api.Error):  # JupyterLab's news toast, if shown
-        page.locator(".jp-toast-button", has_text="No").first.click(timeout=2000)
+    toast = page.locator(".jp-toast-button", has_text="No")  # JupyterLab's news toast, if shown
+    if toast.count():
+        with contextlib.suppress(playwright.sync_api.Error):
+            toast.first.click(timeout=2000)
     problems = []
     for i, cls in enumerate(DASHBOARDS, start=1):
         area = outputs.nth(i)
