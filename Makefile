@@ -71,14 +71,14 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # ALONE_TESTS run after the rest, with the machine to themselves: the JupyterLab test's page
 # starts a dozen widget models, each of which anywidget drops if it has not initialised within
 # 2 s, which a page beside two busy workers (and another make test) can miss. (Run beside the
-# rest under `nice` instead, the whole took as long: 609 s against 589-610 s.) The other browser
+# rest under `nice` instead, the whole took as long: 609 s against 589-612 s.) The other browser
 # tests (one Voila page, pages from disk) run with the rest, last.
 TEST_WORKERS ?= 2
 ALONE_TESTS = tests/test_jupyterlab.py
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
-test: lint $(JAVA_STAMP) ## lint, unit, property and notebook tests (and the wheel's, which needs PyPI)
+test: lint $(JAVA_STAMP) ## lint, unit, property, notebook and browser tests (and the wheel's, which needs PyPI)
 	$(BIN)/python -m kipviz.scenarios.warm --processes $(TEST_WORKERS)
 	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) $(ALONE_TESTS:%=--ignore=%) \
 	  -n $(TEST_WORKERS) --dist load --durations=25

@@ -60,11 +60,9 @@ def compiled_kernels() -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses the ``spark`` fixture (directly or through another fixture),
-    and run the browser tests last, after the notebooks: by then every kernel is compiled into
-    numba's cache (a fresh clone compiles them for about two minutes on the way) and the
-    Voila and JupyterLab kernels they start load it instead of competing for the two cores
-    (``make test`` runs them after the rest, in a second pytest run without xdist workers, for
-    the same reason and so their pages have the machine to themselves)."""
+    and run the browser tests last, after the notebooks (``make test`` runs the JupyterLab test
+    after the rest, in a second pytest run without xdist workers, so its page has the machine
+    to itself: the Makefile's ``ALONE_TESTS``)."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
