@@ -3,6 +3,7 @@ beyond a slider's range are refused visibly; and the figure survives the browser
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from typing import Any
@@ -143,13 +144,15 @@ def test_every_dashboard_figure_sends_lists(fetch):
     assert isinstance(fetch.figure, FigureWidget)
 
 
-def test_a_figures_model_opens_whole_with_a_small_module_that_shares_plotlys(monkeypatch):
+def test_a_figures_model_opens_whole_with_a_small_module_and_plotlys_bundle_shared(monkeypatch):
     """The comm opens once, its first state holding the traces and layout (a model anywidget
-    gave up on never gets a later update), plotly's bundle as data and, as the module anywidget
-    imports per model, the few lines that import that bundle once per page."""
+    gave up on never gets a later update), as the module anywidget imports per model the few
+    lines that import plotly's bundle once per page, and a reference to the one model that
+    carries the bundle: 4.9 MB cross the wire once per kernel, not once per figure."""
     import ipywidgets.widgets.widget as ipywidget
     from plotly.basewidget import BaseFigureWidget
 
+    from kipviz.widgets import _figure
     from kipviz.widgets._figure import LOADER_ESM, PLOTLY_ESM
 
     opened: list[dict[str, Any]] = []
@@ -163,12 +166,23 @@ def test_a_figures_model_opens_whole_with_a_small_module_that_shares_plotlys(mon
 
         def send(self, *args: Any, **kwargs: Any) -> None: ...
 
+        def close(self, *args: Any, **kwargs: Any) -> None: ...
+
     monkeypatch.setattr(ipywidget.comm, "create_comm", Comm)
+    monkeypatch.setattr(_figure, "_bundle", None)
     FigureWidget(go.Figure([go.Scatter(x=[0, 1], y=[2, 3])], layout={"title": {"text": "t"}}))
-    assert len(opened) == 1
-    state = opened[0]["data"]["state"]
-    assert [trace["y"] for trace in state["_widget_data"]] == [[2, 3]]
-    assert state["_widget_layout"]["title"] == {"text": "t"}
-    assert state["_esm"] == LOADER_ESM and len(LOADER_ESM) < 2000
-    assert state["_plotly_esm"] == PLOTLY_ESM == str(BaseFigureWidget._esm)
-    assert 'model.get("_plotly_esm")' in LOADER_ESM and "globalThis[KEY]" in LOADER_ESM
+    FigureWidget(go.Figure())
+    assert [args["data"]["state"]["_model_name"] for args in opened] == [
+        "WidgetModel", "AnyModel", "AnyModel"]  # the bundle's model first, then each figure's
+    bundle, first, second = (args["data"]["state"] for args in opened)
+    assert bundle["source"] == PLOTLY_ESM == str(BaseFigureWidget._esm)
+    assert first["_plotly_bundle"] == second["_plotly_bundle"] == "IPY_MODEL_comm-1"
+    assert len(json.dumps(first)) < 20_000 and len(json.dumps(second)) < 20_000
+    assert [trace["y"] for trace in first["_widget_data"]] == [[2, 3]]
+    assert first["_widget_layout"]["title"] == {"text": "t"}
+    assert first["_esm"] == LOADER_ESM and len(LOADER_ESM) < 2000
+    assert 'model.get("_plotly_bundle")' in LOADER_ESM and "globalThis[KEY]" in LOADER_ESM
+    _figure.plotly_bundle().close()  # Widget.close_all() (a restart of the notebook's widgets)
+    third = FigureWidget(go.Figure())
+    assert len(opened) == 5 and opened[3]["data"]["state"]["source"] == PLOTLY_ESM
+    assert third.get_state()["_plotly_bundle"] == "IPY_MODEL_comm-4"

@@ -1,7 +1,8 @@
 """The figures' front-end module (``kipviz.widgets._figure.LOADER_ESM``) in Chromium, with plotly's
-real widget bundle and a model that holds its state in the page (what ipywidgets' model does for
-it): its initialize returns at once, updates sent while plotly's bundle loads reach the model's
-data and the view, and later updates reach both as plotly's own widget would have them."""
+real widget bundle in a second model the figure's state refers to (``PlotlyBundle``) and a model
+that holds its state in the page (what ipywidgets' model does for it): its initialize returns at
+once, updates sent while plotly's bundle loads reach the model's data and the view, and later
+updates reach both as plotly's own widget would have them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.browser,
 # A model as anywidget hands it to the module (get, set with change events, on, off), two updates
 # the kernel sends before plotly's bundle has loaded, a view, then one update more.
 SCRIPT = """async ([loader, bundle]) => {
-  const attrs = {_plotly_esm: bundle, _config: {}, _last_layout_edit_id: 0,
+  const attrs = {_plotly_bundle: "IPY_MODEL_bundle-1", _config: {}, _last_layout_edit_id: 0,
                  _last_trace_edit_id: 0, _widget_layout: {title: {text: "before"}},
                  _widget_data: [{type: "scatter", x: [0, 1], y: [2, 3], uid: "a"}]};
   const handlers = {};
@@ -30,6 +31,9 @@ SCRIPT = """async ([loader, bundle]) => {
     on(event, handler) { (handlers[event] = handlers[event] || []).push(handler); },
     off(event, handler) { handlers[event] = (handlers[event] || []).filter((h) => h !== handler); },
     save_changes() {}, send() {}, touch() {},
+    // the widget manager hands over the bundle's model by id, once it has arrived
+    widget_manager: {get_model: async (id) => ({get: (key) =>
+      id === "bundle-1" && key === "source" ? bundle : undefined})},
   };
   const url = URL.createObjectURL(new Blob([loader], {type: "text/javascript"}));
   const widget = (await import(url)).default();

@@ -20,14 +20,18 @@ applies a data update answers with its trace deltas (``_sendTraceDeltas``); a vi
 spoken once and does not answer is deaf, and :meth:`kipviz.widgets._base.Dashboard.update`
 then replaces the figure with a new one made from the current data.
 
-So that models initialize in time, a page imports plotly's module once, not once per figure,
-and no model waits for it: each figure's front-end module is a few lines (:data:`LOADER_ESM`)
-that start importing plotly's bundle (sent in the model's state, ``_plotly_esm``) on the page's
-first figure, keep the import on ``globalThis`` under plotly's version, and return at once; the
-kernel's updates that arrive meanwhile are applied when the bundle is there, and views are drawn
-after. In the side-by-side ``make test`` of 2026-11-27 three and four of the JupyterLab test's
-twelve figures, each importing its own 4.9 MB copy at once, missed anywidget's two seconds; one
-and two did when the figures shared one import but still waited for it.
+So that models initialize in time, plotly's bundle crosses the wire once per kernel and is imported
+once per page, and no model waits for it. The bundle travels in one plain ipywidgets model
+(:class:`PlotlyBundle`, ``source``), made with the kernel's first figure; every figure's state
+holds a reference to it (``_plotly_bundle``, ipywidgets' ``IPY_MODEL_`` form) and, as its front-end
+module, a few lines (:data:`LOADER_ESM`) that on the page's first figure fetch that model from the
+widget manager and start importing its source, keep the import on ``globalThis`` under plotly's
+version, and return at once; the kernel's updates that arrive meanwhile are applied when the bundle
+is there, and views are drawn after. In the side-by-side ``make test`` of 2026-11-27 three and four
+of the JupyterLab test's twelve figures, each importing its own 4.9 MB copy at once, missed
+anywidget's two seconds; one and two did when the figures shared one import but still waited for
+it; and one did on 2026-11-28 when each figure's state still carried its own copy of the bundle
+(about 60 MB of JSON for the page to take in while the models' two-second timers ran).
 """
 
 from __future__ import annotations
@@ -37,30 +41,35 @@ from typing import Any
 import numpy as np
 import plotly
 import plotly.graph_objects as go
+from ipywidgets import Widget, widget_serialization
 from plotly.basewidget import BaseFigureWidget
 from plotly.serializers import custom_serializers
-from traitlets import Dict, List, Unicode, observe
+from traitlets import Dict, Instance, List, Unicode, default, observe
 
-__all__ = ["LOADER_ESM", "FigureWidget", "to_plain"]
+__all__ = ["LOADER_ESM", "FigureWidget", "PlotlyBundle", "plotly_bundle", "to_plain"]
 
 PLOTLY_ESM = str(BaseFigureWidget._esm)  # plotly's widget bundle (anywidget read it from disk)
-# The front-end module of every FigureWidget. plotly's bundle is imported once per page (keyed by
-# plotly's version: kernels with different plotly releases on one page keep their own). The model's
-# initialize does not wait for it: anywidget gives up on a model whose initialize takes over two
-# seconds, and importing 4.9 MB of JavaScript can take longer on a busy machine. Updates the kernel
-# sends while the bundle loads (the _py2js_* traits) are kept and, once it is there, applied to the
-# model's data by plotly's own FigureModel methods (do_restyle, ...) in the order they came, before
-# plotly's widget initializes and listens itself; render waits for all that, so a view draws the
-# current data.
+# The front-end module of every FigureWidget. plotly's bundle (the source of the PlotlyBundle model
+# that the figure's _plotly_bundle names) is imported once per page, keyed by plotly's version
+# (kernels with different plotly releases on one page keep their own). The model's initialize does
+# not wait for it: anywidget gives up on a model whose initialize takes over two seconds, and
+# importing 4.9 MB of JavaScript can take longer on a busy machine. Updates the kernel sends while
+# the bundle loads (the _py2js_* traits) are kept and, once it is there, applied to the model's data
+# by plotly's own FigureModel methods (do_restyle, ...) in the order they came, before plotly's
+# widget initializes and listens itself; render waits for all that, so a view draws the current
+# data.
 LOADER_ESM = """\
 const KEY = "kipviz.plotly-widget.VERSION";
 const UPDATES = ["addTraces", "deleteTraces", "moveTraces", "restyle", "relayout", "update",
                  "animate", "removeLayoutProps", "removeTraceProps"];
 function plotlyModule(model) {
   if (!globalThis[KEY]) {
-    const url = URL.createObjectURL(new Blob([model.get("_plotly_esm")],
-                                             { type: "text/javascript" }));
-    const loading = import(url).finally(() => URL.revokeObjectURL(url));
+    const id = model.get("_plotly_bundle").slice("IPY_MODEL_".length);
+    const loading = model.widget_manager.get_model(id).then((bundle) => {
+      const url = URL.createObjectURL(new Blob([bundle.get("source")],
+                                               { type: "text/javascript" }));
+      return import(url).finally(() => URL.revokeObjectURL(url));
+    });
     loading.catch(() => { if (globalThis[KEY] === loading) delete globalThis[KEY]; });
     globalThis[KEY] = loading;
   }
@@ -99,6 +108,25 @@ export default () => {
 """.replace("VERSION", plotly.__version__)
 
 
+class PlotlyBundle(Widget):
+    """plotly's widget bundle as one widget model (ipywidgets' plain ``WidgetModel``: no view, no
+    front-end code of its own), shared by every :class:`FigureWidget` of a kernel."""
+
+    source = Unicode(PLOTLY_ESM, read_only=True).tag(sync=True)
+
+
+_bundle: PlotlyBundle | None = None
+
+
+def plotly_bundle() -> PlotlyBundle:
+    """The kernel's :class:`PlotlyBundle`: the one made before, unless it was closed since
+    (``Widget.close_all()``, which a notebook's restart of its widgets calls)."""
+    global _bundle
+    if _bundle is None or _bundle.comm is None:
+        _bundle = PlotlyBundle()
+    return _bundle
+
+
 def to_plain(value: Any) -> Any:
     """``value`` with every numpy array and scalar replaced by lists and Python numbers."""
     if isinstance(value, dict):
@@ -129,7 +157,11 @@ class FigureWidget(go.FigureWidget):
     """
 
     _esm = LOADER_ESM
-    _plotly_esm = Unicode(PLOTLY_ESM).tag(sync=True)
+    _plotly_bundle = Instance(PlotlyBundle).tag(sync=True, **widget_serialization)
+
+    @default("_plotly_bundle")
+    def _shared_bundle(self) -> PlotlyBundle:
+        return plotly_bundle()  # made (its comm opened) before this figure's comm opens
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # plotly sets the figure's data and layout traits at the end of its __init__, after
