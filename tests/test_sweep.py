@@ -94,6 +94,14 @@ def test_a_sweep_runs_as_many_tasks_as_asked_with_a_shuffle_only_to_resplit(spar
     assert len(stages) == (1 if tasks == split else 2), stages
 
 
+def test_a_sweep_with_a_progress_bar_returns_the_same_table(spark, capsys):
+    """``progress=True`` collects in a thread while a tqdm bar counts the finished tasks."""
+    plain = sweep(spark, CONFIGS[:2], seed=2)
+    shown = sweep(spark, CONFIGS[:2], seed=2, progress=True)
+    pd.testing.assert_frame_equal(plain.table, shown.table)
+    assert "sweep: 100%" in capsys.readouterr().err
+
+
 def test_a_second_sweep_reads_the_cache_and_a_new_configuration_joins_it(spark, tmp_path):
     """Cached configurations are not simulated again; one new one is, and is cached once."""
     first = sweep(spark, CONFIGS[:3], cache_dir=tmp_path)
