@@ -182,7 +182,7 @@ def test_a_figures_model_opens_whole_with_a_small_module_and_plotlys_bundle_shar
     assert first["_widget_layout"]["title"] == {"text": "t"}
     assert first["_esm"] == LOADER_ESM and len(LOADER_ESM) < 2000
     assert 'model.get("_plotly_bundle")' in LOADER_ESM and "globalThis[KEY]" in LOADER_ESM
-    _figure.plotly_bundle().close()  # Widget.close_all() (a restart of the notebook's widgets)
+    _figure.plotly_bundle().close()  # as Widget.close_all() would close it
     third = FigureWidget(go.Figure())
     assert len(opened) == 5 and opened[3]["data"]["state"]["source"] == PLOTLY_ESM
     assert third.get_state()["_plotly_bundle"] == "IPY_MODEL_comm-4"

@@ -30,8 +30,9 @@ version, and return at once; the kernel's updates that arrive meanwhile are appl
 is there, and views are drawn after. In the side-by-side ``make test`` of 2026-11-27 three and four
 of the JupyterLab test's twelve figures, each importing its own 4.9 MB copy at once, missed
 anywidget's two seconds; one and two did when the figures shared one import but still waited for
-it; and one did on 2026-11-28 when each figure's state still carried its own copy of the bundle
-(about 60 MB of JSON for the page to take in while the models' two-second timers ran).
+it; and in a later pair one of the two JupyterLab tests still failed so, while each figure's state
+still carried its own copy of the bundle (about 60 MB of JSON for the page to take in while the
+models' two-second timers ran).
 """
 
 from __future__ import annotations
@@ -119,8 +120,8 @@ _bundle: PlotlyBundle | None = None
 
 
 def plotly_bundle() -> PlotlyBundle:
-    """The kernel's :class:`PlotlyBundle`: the one made before, unless it was closed since
-    (``Widget.close_all()``, which a notebook's restart of its widgets calls)."""
+    """The kernel's :class:`PlotlyBundle`: the one made before, unless it was closed since (its
+    ``close()``, or ``Widget.close_all()``); then a new one, which later figures refer to."""
     global _bundle
     if _bundle is None or _bundle.comm is None:
         _bundle = PlotlyBundle()
