@@ -1,0 +1,117 @@
+"""One KRaft node of a :class:`~kipviz.reality.cluster.KafkaCluster`: its folder, its
+``server.properties``, its logging configuration and the Java command that runs it.
+
+Logging as each release's distribution does it: log4j2 behind slf4j for 4.x (KIP-653), reload4j
+for 3.x, to the JVM's stdout, which is the node's ``server.log``. Without a binding at INFO a
+broker never logs "Kafka Server started" (KafkaBroker.scala:72), which is how readiness is read.
+"""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kipviz.reality.jars import Release, find_java
+
+__all__ = ["STARTED_LINE", "Node", "cluster_id", "jvm_command", "write_node_files"]
+
+_LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+"""
+_LOG4J1 = """\
+log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.kafka.request.logger=WARN
+"""
+STARTED_LINE = "Kafka Server started"
+
+
+@dataclass
+class Node:
+    """One KRaft node: its id, role, ports, folder and (while it runs) its process."""
+
+    node_id: int
+    role: str                      # "controller" or "broker"
+    port: int
+    folder: Path
+    jmx_port: int | None = None
+    proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    @property
+    def log(self) -> Path:
+        """The node's own log (its JVM's stdout and stderr)."""
+        return self.folder / "server.log"
+
+    @property
+    def data_dir(self) -> Path:
+        """``log.dirs``: the node's partitions' segment files."""
+        return self.folder / "data"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
+
+    @property
+    def name(self) -> str:
+        return f"controller {self.node_id}" if self.role == "controller" \
+            else f"broker {self.node_id}"
+
+
+def cluster_id() -> str:
+    """A Kafka ``Uuid`` as Kafka prints it: 16 random bytes, URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def _properties(values: Mapping[str, object]) -> str:
+    return "".join(f"{k}={v}\n" for k, v in values.items())
+
+
+def write_node_files(node: Node, config: Mapping[str, object], release: Release) -> None:
+    """``server.properties`` and the release's logging configuration in the node's folder."""
+    node.folder.mkdir(parents=True, exist_ok=True)
+    (node.folder / "server.properties").write_text(_properties(config))
+    if release.logging == "log4j2":
+        (node.folder / "log4j2.properties").write_text(_LOG4J2)
+    else:
+        (node.folder / "log4j.properties").write_text(_LOG4J1)
+
+
+def jvm_command(node: Node, release: Release, class_path: str, heap: str) -> list[str]:
+    """``java`` with a small heap, SerialGC, the node's logging and (optionally) JMX, and the
+    class path; the main class and its arguments follow."""
+    logging = (f"-Dlog4j2.configurationFile={node.folder / 'log4j2.properties'}"
+               if release.logging == "log4j2"
+               else f"-Dlog4j.configuration=file:{node.folder / 'log4j.properties'}")
+    opts = [find_java(), f"-Xms{min(256, _mib(heap))}m", f"-Xmx{heap}",
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+            logging, f"-Dkafka.logs.dir={node.folder}"]
+    if node.jmx_port is not None:
+        opts += ["-Dcom.sun.management.jmxremote",
+                 f"-Dcom.sun.management.jmxremote.port={node.jmx_port}",
+                 f"-Dcom.sun.management.jmxremote.rmi.port={node.jmx_port}",
+                 "-Dcom.sun.management.jmxremote.authenticate=false",
+                 "-Dcom.sun.management.jmxremote.ssl=false",
+                 "-Djava.rmi.server.hostname=127.0.0.1"]
+    return [*opts, "-cp", class_path]
+
+
+def _mib(heap: str) -> int:
+    units = {"k": 1 / 1024, "m": 1, "g": 1024}
+    return int(float(heap[:-1]) * units[heap[-1].lower()]) if heap[-1].lower() in units \
+        else int(heap) // (1024 * 1024)
