@@ -12,7 +12,7 @@ SITE ?= site
 APP ?= $(firstword $(wildcard notebooks/00_tour.ipynb) notebooks/01_fetch_size_limit.ipynb)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help venv java lab app report test test-fast lint notebooks bench clean
+.PHONY: help venv java lab app report test test-fast lint notebooks bench reality clean
 
 help: ## show this help
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -72,9 +72,11 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # starts a dozen widget models, each of which anywidget drops if it has not initialised within
 # 2 s, which a page beside two busy workers (and another make test) can miss. (Run beside the
 # rest under `nice` instead, the whole took as long: 609 s against 589-612 s.) The other browser
-# tests (one Voila page, pages from disk) run with the rest, last.
+# tests (one Voila page, pages from disk) run with the rest, last. The real-Kafka smoke test
+# (tests/test_reality_cluster.py: KRaft JVMs on loopback) runs alone too: a broker's start is
+# CPU-bound on two cores.
 TEST_WORKERS ?= 2
-ALONE_TESTS = tests/test_jupyterlab.py
+ALONE_TESTS = tests/test_jupyterlab.py tests/test_reality_cluster.py
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
@@ -86,7 +88,7 @@ test: lint $(JAVA_STAMP) ## lint, unit, property, notebook and browser tests (an
 
 test-fast: lint $(STAMP) ## the edit loop: lint and every test that needs no Spark, browser, cluster or network
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest tests \
-	  -m "not spark and not browser and not cluster and not network" -q
+	  -m "not spark and not browser and not cluster and not network and not reality" -q
 
 # Lesson sources are tools/lessons/NAME.py (jupytext percent files) paired with notebooks/NAME.ipynb
 # (pyproject's [tool.jupytext]): --sync carries the newer side's cells to the other and keeps the
@@ -98,6 +100,15 @@ notebooks: $(JAVA_STAMP) ## sync the notebooks with tools/lessons/*.py (jupytext
 	  $(BIN)/jupytext --sync "tools/lessons/$$nb.py" || exit 1; \
 	  KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)" $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.store_widget_state=False "notebooks/$$nb.ipynb" || exit 1; done
+
+# make reality: every experiment on a real Kafka cluster per release (kipviz.reality), rows with
+# predicted, measured and a verdict in $(REALITY_OUT)/results.jsonl and results.md. It needs a
+# JDK 17+ and Maven (Kafka's jars come from Maven Central, cached in .venv/kipviz-reality). The
+# committed snapshot is data/reality/: refresh it with make reality REALITY_OUT=data/reality.
+REALITY_OUT ?= test-artifacts/reality
+
+reality: $(STAMP) ## run kipviz's answers against a real Kafka cluster here (REALITY_OUT=, ARGS=)
+	$(BIN)/kipviz reality --out "$(REALITY_OUT)" $(ARGS)
 
 bench: $(JAVA_STAMP) ## benchmarks, one JSON line per figure
 	$(BIN)/python -m benchmarks $(NAME)

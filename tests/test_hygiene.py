@@ -88,8 +88,8 @@ def _variable(name: str) -> str:
 def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
     """``make test`` runs ``ci`` unless ``HYPOTHESIS_PROFILE`` says otherwise and takes every
     marker: all but ``ALONE_TESTS`` on ``TEST_WORKERS`` xdist workers, then those alone (each an
-    existing browser test file); ``make test-fast`` runs ``dev`` and leaves out Spark, the
-    browser, the cluster and the network (the wheel's build downloads setuptools)."""
+    existing browser or real-Kafka test file); ``make test-fast`` runs ``dev`` and leaves out
+    Spark, the browser, the clusters and the network (the wheel's build downloads setuptools)."""
     test, fast = _recipe("test"), _recipe("test-fast")
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}" in _variable("PYTEST_ENV")
     phases = test.split("$(PYTEST_ENV)")[1:]
@@ -99,11 +99,12 @@ def test_make_test_runs_the_ci_profile_and_test_fast_leaves_the_network_out():
     assert "--nbval" in _variable("NBVAL")
     assert "pytest $(ALONE_TESTS) " in phases[1] and "-n " not in phases[1]
     alone = _variable("ALONE_TESTS").split()
-    marked = ["pytest.mark.browser" in (MAKEFILE.parent / path).read_text(encoding="utf-8")
-              for path in alone]
+    marked = [any(f"pytest.mark.{m}" in (MAKEFILE.parent / path).read_text(encoding="utf-8")
+                  for m in ("browser", "reality")) for path in alone]
     assert alone and all(marked), alone
     assert "HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}" in fast
-    assert '-m "not spark and not browser and not cluster and not network"' in fast
+    assert '-m "not spark and not browser and not cluster and not network and not reality"' \
+        in fast
 
 
 def test_examples_scales_the_loaded_profiles_count_and_keeps_at_least_one():

@@ -119,7 +119,7 @@ _NEGATIVE = re.compile(r"-[0-9.]")
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse an output that cannot be written before any work is done (OSError naming it)."""
     out: Path = args.out
-    folder = out if args.command == "report" else out.parent
+    folder = out if args.command in ("report", "reality") else out.parent
     if args.command == "run" and out.is_dir():
         raise IsADirectoryError(f"--out {out} is a directory; give the HTML page's file name")
     if folder.exists() and not folder.is_dir():
@@ -205,6 +205,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="do not open a web browser")
     lab.add_argument("--copy-only", action="store_true",
                      help="copy the lessons and stop, without starting JupyterLab")
+    from kipviz.apps import reality_cli
+    reality_cli.add_parser(commands)
     plan = commands.add_parser(
         "plan", help="when a reassignment finishes under a throttle, per broker",
         description="Plan a kafka-reassign-partitions move per broker: each broker's leader and "
@@ -354,9 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``kipviz`` command line (``argv`` defaults to ``sys.argv[1:]``)."""
     args = _parser().parse_args(_joined_values(sys.argv[1:] if argv is None else argv))
     try:
-        if args.command in ("report", "run"):
+        if args.command in ("report", "run", "reality"):
             _check_outputs(args)
-        commands = {"report": _report, "run": _run, "lab": _lab, "plan": _plan}
+        from kipviz.apps import reality_cli
+        commands = {"report": _report, "run": _run, "lab": _lab, "plan": _plan,
+                    "reality": reality_cli.run}
         return commands[args.command](args)
     except KeyboardInterrupt:
         print("kipviz: interrupted", file=sys.stderr)

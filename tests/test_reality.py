@@ -1,0 +1,105 @@
+"""kipviz.reality without a cluster: the committed snapshot against today's model, the rows'
+verdicts, the segment reader on bytes of Kafka's format, and bad input.
+
+The snapshot (``data/reality/results.jsonl``, written by ``make reality`` on a real cluster) is
+what the README and the lessons show; each of its rows keeps the inputs kipviz predicted from,
+so a change to a rule that moves a prediction away from what the real broker measured fails here
+at once, without a cluster.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from kipviz.reality.experiments import EXPERIMENTS, experiment
+from kipviz.reality.jars import RELEASES, release
+from kipviz.reality.results import Row, read_rows, table, verdict
+from kipviz.reality.wire import log_batches
+
+SNAPSHOT = Path(__file__).resolve().parents[1] / "data" / "reality" / "results.jsonl"
+
+
+def _snapshot() -> list[Row]:
+    return read_rows(SNAPSHOT)
+
+
+def test_the_snapshot_covers_every_experiment_on_both_releases_and_every_row_passed():
+    rows = _snapshot()
+    assert {r.experiment for r in rows} == set(EXPERIMENTS)
+    assert {r.kafka_version for r in rows} == {rel.version for rel in RELEASES.values()}
+    assert [r.case for r in rows if r.verdict != "pass"] == []
+
+
+def test_todays_model_predicts_what_the_snapshot_measured_on_the_real_broker():
+    """Each KIP-74 row predicted again from its stored batches equals the real response."""
+    rows = [r for r in _snapshot() if r.experiment == "kip74_responses"]
+    assert len(rows) >= 50
+    predict = experiment("kip74_responses").predict
+    for r in rows:
+        assert predict(r.setup, r.extra["model_version"]) == r.measured, r.case
+
+
+def test_the_first_batch_exception_was_measured_both_ways():
+    rows = {r.case: r for r in _snapshot() if r.kafka_version == "4.4.0"}
+    first = rows["3 MiB record first (the first-batch exception returns it whole)"]
+    assert first.measured[0] > first.setup["fetch.max.bytes"] and first.measured[1:] == [0, 0]
+    after = rows["3 MiB record after a partition that returned bytes (returned empty)"]
+    assert after.measured[1] == 0 and after.measured[0] > 0
+
+
+def test_verdicts_follow_the_stated_tolerance_and_never_widen_it():
+    assert verdict("exact", [1, 2], [1, 2]) == "pass"
+    assert verdict("exact", [1, 2], [1, 3]) == "fail"
+    assert verdict("bound", 100, 100) == "pass" and verdict("bound", 100, 101) == "fail"
+    assert verdict("within 20%", 120, 100) == "pass"
+    assert verdict("within 20%", 121, 100) == "fail"
+    with pytest.raises(ValueError, match="tolerance must be one of"):
+        verdict("roughly", 1, 1)
+
+
+def test_the_table_has_a_line_per_row():
+    rows = _snapshot()
+    assert len(table(rows).splitlines()) == len(rows) + 2
+
+
+def _batch(base_offset: int, records_bytes: int) -> bytes:
+    """A record batch's bytes as Kafka lays them out (v2): baseOffset, batchLength, then the
+    49 header bytes after it (lastOffsetDelta at byte 23) and the records."""
+    body = bytearray(49 + records_bytes)
+    struct.pack_into(">i", body, 23 - 12, 4)  # lastOffsetDelta: 5 records
+    return struct.pack(">qi", base_offset, len(body)) + bytes(body)
+
+
+def test_log_batches_reads_sizes_and_offsets_and_stops_at_a_torn_tail(tmp_path):
+    part = tmp_path / "t-0"
+    part.mkdir()
+    (part / "00000000000000000000.log").write_bytes(
+        _batch(0, 100) + _batch(5, 300) + _batch(10, 50)[:40])
+    (part / "00000000000000000010.log").write_bytes(_batch(10, 7))
+    got = log_batches(part)
+    assert [(b.base_offset, b.last_offset, b.size_bytes) for b in got] == [
+        (0, 4, 161), (5, 9, 361), (10, 14, 68)]
+
+
+def test_a_release_kipviz_does_not_run_is_refused_naming_the_rule():
+    assert release("3.9").version == "3.9.2" and release("4.4").version == "4.4.0"
+    with pytest.raises(ValueError, match=r"kafka_version must be one of 4\.4, 3\.9"):
+        release("4.1")
+
+
+def test_an_unknown_experiment_is_refused():
+    with pytest.raises(ValueError, match="experiment must be one of"):
+        experiment("kip99")
+
+
+def test_the_cli_refuses_bad_input_in_one_line_with_status_2(capsys):
+    from kipviz.apps.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["reality", "--kafka-version", "2.8"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--kafka-version" in err
