@@ -79,6 +79,7 @@ def machine() -> str:
 
 
 def write_rows(rows: Iterable[Row], path: Path) -> None:
+    """The rows as JSON lines, one object a row."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as f:
         for row in rows:
@@ -86,6 +87,7 @@ def write_rows(rows: Iterable[Row], path: Path) -> None:
 
 
 def read_rows(path: Path) -> list[Row]:
+    """The rows :func:`write_rows` wrote."""
     return [Row(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
 
 

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Batch", "FetchedPartition", "log_batches", "raw_fetch"]
+__all__ = ["Batch", "FetchedPartition", "RawResponse", "log_batches", "raw_fetch"]
 
-_FETCH_VERSION = 4
+FETCH_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,15 @@ class FetchedPartition:
     error_code: int
     high_watermark: int
     raw_bytes: int    # the records field's length (may end in a partial batch)
+
+
+@dataclass(frozen=True)
+class RawResponse:
+    """A fetch response as it came: its size (after the 4-byte length prefix: what a client
+    allocates for it) and its partitions in order."""
+
+    size_bytes: int
+    partitions: list[FetchedPartition]
 
 
 def log_batches(partition_dir: Path) -> list[Batch]:
@@ -75,10 +84,11 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes:
 
 def raw_fetch(bootstrap: str, partitions: Sequence[tuple[str, int, int, int]], *,
               max_bytes: int, max_wait_ms: int = 0, min_bytes: int = 1,
-              timeout_s: float = 30.0) -> list[FetchedPartition]:
+              timeout_s: float = 30.0) -> RawResponse:
     """Send one FetchRequest v4 to ``bootstrap`` (``host:port``, the leader of every partition
     asked) for ``(topic, partition, fetch_offset, partition_max_bytes)`` in that order, with the
-    response limit ``max_bytes``; the response's partitions in the order it carries them."""
+    response limit ``max_bytes``; the response's size and its partitions in the order it
+    carries them."""
     from kafka.protocol.consumer.fetch import FetchRequest, FetchResponse
 
     topics: dict[str, list[object]] = {}
@@ -89,7 +99,7 @@ def raw_fetch(bootstrap: str, partitions: Sequence[tuple[str, int, int, int]], *
             order.append(topic)
         topics[topic].append(FetchRequest.FetchTopic.FetchPartition(
             partition=partition, fetch_offset=offset, partition_max_bytes=pmb))
-    request = FetchRequest(version=_FETCH_VERSION, replica_id=-1, max_wait_ms=max_wait_ms,
+    request = FetchRequest(version=FETCH_VERSION, replica_id=-1, max_wait_ms=max_wait_ms,
                            min_bytes=min_bytes, max_bytes=max_bytes, isolation_level=0,
                            topics=[FetchRequest.FetchTopic(topic=t, partitions=topics[t])
                                    for t in order])
@@ -99,7 +109,8 @@ def raw_fetch(bootstrap: str, partitions: Sequence[tuple[str, int, int, int]], *
         sock.sendall(request.encode(header=True, framed=True))
         size = struct.unpack(">i", _recv_exactly(sock, 4))[0]
         payload = _recv_exactly(sock, size)
-    response = FetchResponse.decode(payload, version=_FETCH_VERSION, header=True)
-    return [FetchedPartition(t.topic, p.partition_index, p.error_code, p.high_watermark,
-                             len(p.records) if p.records is not None else 0)
-            for t in response.responses for p in t.partitions]
+    response = FetchResponse.decode(payload, version=FETCH_VERSION, header=True)
+    return RawResponse(size, [
+        FetchedPartition(t.topic, p.partition_index, p.error_code, p.high_watermark,
+                         len(p.records) if p.records is not None else 0)
+        for t in response.responses for p in t.partitions])

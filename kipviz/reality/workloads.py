@@ -1,7 +1,9 @@
 """Seeded topics on a real cluster: records of known sizes produced once, with librdkafka
 (``confluent_kafka.Producer``), and the partitions' real record batches read back from the log.
 
-Every record carries the same timestamp, so a batch's size depends only on its records' sizes
+Every record of one :func:`produce` call carries the same timestamp (the call's start: an old
+one would fall past the topic's 7-day ``retention.ms`` and be deleted by the broker's first
+retention check, 30 s after it starts), so a batch's size depends only on its records' sizes
 (``timestampDelta`` is 0); batches are whatever librdkafka's ``batch.size`` and ``linger.ms``
 make them, and what kipviz predicts from is the layout the broker stored
 (:func:`kipviz.reality.wire.log_batches`), never an assumed one.
@@ -10,14 +12,13 @@ make them, and what kipviz predicts from is the layout the broker stored
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kipviz.reality.jars import RealityError
 
-__all__ = ["TIMESTAMP_MS", "TopicLoad", "produce"]
-
-TIMESTAMP_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z, on every record
+__all__ = ["TopicLoad", "produce"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ def produce(bootstrap_servers: str, loads: Sequence[TopicLoad], *,
         if err is not None:
             failed.append(str(err))
 
+    stamp = int(time.time() * 1000)
     written: dict[tuple[str, int], int] = {}
     for load in loads:
         rng = random.Random(load.seed)
@@ -56,7 +58,7 @@ def produce(bootstrap_servers: str, loads: Sequence[TopicLoad], *,
             head = (load.head_record_bytes or {}).get(p)
             if head:
                 producer.produce(load.topic, value=b"h" * head, partition=p,
-                                 timestamp=TIMESTAMP_MS, on_delivery=on_delivery)
+                                 timestamp=stamp, on_delivery=on_delivery)
                 producer.flush(60)
             total = n = 0
             while total < load.bytes_per_partition:
@@ -65,7 +67,7 @@ def produce(bootstrap_servers: str, loads: Sequence[TopicLoad], *,
                 while True:
                     try:
                         producer.produce(load.topic, value=b"r" * size, partition=p,
-                                         timestamp=TIMESTAMP_MS, on_delivery=on_delivery)
+                                         timestamp=stamp, on_delivery=on_delivery)
                         break
                     except BufferError:  # librdkafka's queue is full: let it send
                         producer.poll(0.05)

@@ -6,14 +6,20 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["EXPERIMENTS", "experiment"]
+__all__ = ["EXPERIMENTS", "PENDING", "experiment"]
 
 EXPERIMENTS = ("kip74_responses",)
-_MODULES = {"kip74_responses": "responses"}
+_MODULES = {"kip74_responses": "responses", "consumer_memory": "consumer_memory",
+            "client_memory": "clients"}
+# measured, not yet in every run: each client's bound is exceeded on a real cluster (librdkafka's
+# per-message ops, franz-go's Record structs, kafka-python's receive buffers); run it with
+# --only client_memory (exit status 1 until the rules count them)
+PENDING = ("consumer_memory", "client_memory")
 
 
 def experiment(name: str) -> ModuleType:
     """The module of experiment ``name``."""
     if name not in _MODULES:
-        raise ValueError(f"experiment must be one of {', '.join(EXPERIMENTS)}: {name!r}")
+        raise ValueError(f"experiment must be one of {', '.join((*EXPERIMENTS, *PENDING))}: "
+                         f"{name!r}")
     return importlib.import_module(f"kipviz.reality.experiments.{_MODULES[name]}")

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
+from kipviz.kafka.fetch.frame import response_frame_bytes
 from kipviz.kafka.fetch.response import fill_response, response_limit_bytes
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.results import Row
-from kipviz.reality.wire import log_batches, raw_fetch
+from kipviz.reality.wire import FETCH_VERSION, log_batches, raw_fetch
 from kipviz.reality.workloads import TopicLoad, produce
 
-__all__ = ["NAME", "ResponsesSetup", "run", "setup"]
+__all__ = ["NAME", "ResponsesSetup", "predict", "predict_size", "run", "setup"]
 
 NAME = "kip74_responses"
 TOPIC, LARGE = "kip74", "kip74-large"
@@ -64,7 +66,24 @@ def predict(setup: dict[str, object], model_version: str) -> list[int]:
     assert isinstance(batches, list)
     return [d.raw_bytes for d in fill_response(
         batches, response_max_bytes=limit,
-        partition_max_bytes=int(str(setup["max.partition.fetch.bytes"])), version=4)]
+        partition_max_bytes=int(str(setup["max.partition.fetch.bytes"])), version=FETCH_VERSION)]
+
+
+def predict_size(setup: dict[str, object], raw_bytes: list[int]) -> int:
+    """The whole response's size: its records and its frame
+    (:func:`kipviz.kafka.fetch.frame.response_frame_bytes`), one topic at a time in order."""
+    topics: list[list[int]] = []
+    names: list[str] = []
+    partitions = setup["partitions"]
+    assert isinstance(partitions, list)
+    for tp, raw in zip(partitions, raw_bytes, strict=True):
+        topic = str(tp).rsplit("-", 1)[0]
+        if not names or names[-1] != topic:
+            names.append(topic)
+            topics.append([])
+        topics[-1].append(raw)
+    return sum(raw_bytes) + response_frame_bytes([], version=FETCH_VERSION, topics=topics,
+                                                 topic_names=names)
 
 
 def _enough(sizes: list[int], budget: int) -> list[int]:
@@ -81,7 +100,7 @@ def _enough(sizes: list[int], budget: int) -> list[int]:
 
 def _case(cluster: KafkaCluster, s: ResponsesSetup, name: str,
           asked: list[tuple[str, int, int]], fetch_max_bytes: int,
-          partition_max_bytes: int) -> Row:
+          partition_max_bytes: int) -> list[Row]:
     """One fetch: ``asked`` is (topic, partition, index of the batch to fetch from)."""
     node = cluster.node(s.leader)
     batches, request = [], []
@@ -96,17 +115,20 @@ def _case(cluster: KafkaCluster, s: ResponsesSetup, name: str,
         "partitions": [f"{t}-{p}" for t, p, _ in asked],
         "fetch_offsets": [offset for _, _, offset, _ in request], "batches": batches}
     predicted = predict(setup, cluster.release.model_version)
-    got = raw_fetch(f"127.0.0.1:{node.port}", request, max_bytes=fetch_max_bytes)
+    response = raw_fetch(f"127.0.0.1:{node.port}", request, max_bytes=fetch_max_bytes)
+    got = response.partitions
     order_ok = [(g.topic, g.partition) for g in got] == [(t, p) for t, p, _ in asked]
     measured: list[object] = ([g.raw_bytes for g in got] if order_ok else
                               [[g.topic, g.partition, g.raw_bytes] for g in got])
     errors = [g.error_code for g in got]
-    return Row(
-        experiment=NAME, case=name, kafka_version=cluster.release.version,
-        client="raw FetchRequest v4", setup=setup, predicted=predicted, measured=measured,
-        unit="bytes per partition", tolerance="exact",
-        note="" if not any(errors) else f"error codes {errors}",
-        extra={"model_version": cluster.release.model_version})
+    common: dict[str, Any] = {"experiment": NAME, "kafka_version": cluster.release.version,
+              "client": f"raw FetchRequest v{FETCH_VERSION}", "setup": setup,
+              "note": "" if not any(errors) else f"error codes {errors}",
+              "extra": {"model_version": cluster.release.model_version}}
+    return [Row(case=name, predicted=predicted, measured=measured, unit="bytes per partition",
+                tolerance="exact", **common),
+            Row(case=f"{name}: response size", predicted=predict_size(setup, predicted),
+                measured=response.size_bytes, unit="bytes", tolerance="exact", **common)]
 
 
 def run(cluster: KafkaCluster, s: ResponsesSetup, *, quick: bool = False) -> list[Row]:
@@ -118,7 +140,7 @@ def run(cluster: KafkaCluster, s: ResponsesSetup, *, quick: bool = False) -> lis
         grid = [(1_048_576, 262_144, 6), (102_400, 40_000, 3)]
     for fmb, pmb, n in grid:
         asked = [(TOPIC, p, p % 3) for p in range(n)]
-        rows.append(_case(cluster, s, f"{n} partitions, fetch.max.bytes {fmb:,}, "
+        rows += (_case(cluster, s, f"{n} partitions, fetch.max.bytes {fmb:,}, "
                                       f"max.partition.fetch.bytes {pmb:,}", asked, fmb, pmb))
     large = [
         ("3 MiB record first (the first-batch exception returns it whole)",
@@ -127,5 +149,5 @@ def run(cluster: KafkaCluster, s: ResponsesSetup, *, quick: bool = False) -> lis
          [(LARGE, 1, 0), (LARGE, 0, 0), (LARGE, 2, 0)]),
     ]
     for name, asked in (large[:1] if quick else large):
-        rows.append(_case(cluster, s, name, asked, 1_048_576, 262_144))
+        rows += _case(cluster, s, name, asked, 1_048_576, 262_144)
     return rows
