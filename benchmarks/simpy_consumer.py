@@ -27,6 +27,14 @@ alternative, ``max_in_flight_fetches``, counts responses requested and not yet w
 below ``partitions + brokers`` the brokers take turns (a dispatcher process hands out the turns in
 the kernel's order).
 
+Java's consumer (no ``ClientFetch``), as measured on real 3.9.2 and 4.4.0 consumers: every
+partition listed in a response (:func:`kipviz.kafka.fetch.session.listed_in_response`) is a
+completed fetch, records or none, and is not fetched again until the application has passed it;
+from 2.4 (``hand_over_when_idle``) a response read from its socket is handed to the completed-fetch
+queue only at a poll that finds the queue empty (until then it stays in flight and its bytes are
+held); and the response whose last part the application consumed stays held (next in line) until
+the application takes another part.
+
 Order of events. The kernel runs each tick as: producers, reads (earliest arrival first),
 the heartbeat thread, record held and buffer bytes, the application consumes, brokers answer
 (in broker id order, or in turns under a cap), record in-flight and consumed bytes, close the
@@ -49,6 +57,7 @@ import numpy as np
 import pandas as pd
 import simpy
 
+from kipviz.kafka.broker.pool import SimpleMemoryPool
 from kipviz.kafka.config.versions import has
 from kipviz.kafka.consumer.buffer_memory import ConsumerBuffer, consumer_pool
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
@@ -156,6 +165,14 @@ class ConsumerModel:
         self.pending_left = [0] * n
         self.response_of: list[Response | None] = [None] * n  # the response each came in
         self.queue: deque[int] = deque()
+        self.queued_part = [0] * n  # 1 while a completed fetch (records or none) is queued
+        # Java's consumer: listed empty parts are completed fetches too, a response is handed
+        # over only while nothing is queued (2.4 on), the drained response stays next in line
+        java = s.client_fetch is None
+        self.queue_empty_parts = self.keeps_drained = java
+        self.hand_over_when_idle = java and has(s.kafka_version, "hand_over_when_idle")
+        self.drained = 0  # bytes of the drained response still next in line
+        self.unhanded = 0  # bytes read from the sockets, not handed over, at the last poll
         self.in_flight = [0] * b
         self.orders = first_orders(s)
         # the consumer's request order; with fetch sessions (KIP-227) each broker's session
@@ -275,7 +292,7 @@ class ConsumerModel:
         s, env = self.s, self.env
         order = self.orders[b]
         fetch_ptr, produced, size = self.fetch_ptr, self.produced, self.size
-        log_end, offset, pending_raw = self.log_end, self.offset, self.pending_raw
+        log_end, offset, queued_part = self.log_end, self.offset, self.queued_part
         sent = np.zeros(len(order), np.int64)
         places = np.zeros(len(order), np.int64)
         yield self.turn(b)
@@ -291,7 +308,7 @@ class ConsumerModel:
                 yield self.slot_freed
                 yield self.turn(b)
                 continue
-            n = request_partitions(order, pending_raw, self.fetchable, self.skip_buffered_nodes,
+            n = request_partitions(order, queued_part, self.fetchable, self.skip_buffered_nodes,
                                    sent, places)
             request = sent[:n].tolist()
             full = self.session[b] is None
@@ -335,7 +352,12 @@ class ConsumerModel:
                 if throttle_ticks > 0 and self.quota_empty:
                     raw, total = parts_raw.tolist(), 0
                     emptied = True
-            parts, returned = self.answer(request, raw, lag)
+            # the partitions the response lists, before the session caches the new high
+            # watermarks; a throttled response (KIP-219) lists none
+            listed = [not emptied and (r > 0 or not self.sessions_on or full
+                                       or self.cached_hw[p] != hw)
+                      for p, r, hw in zip(request, raw, high_watermarks, strict=True)]
+            parts, returned = self.answer(request, raw, lag, listed)
             if self.sessions_on:
                 self.session_response(b, request, raw, high_watermarks, full, emptied)
             if self.ordering == Ordering.RANDOM:
@@ -361,13 +383,14 @@ class ConsumerModel:
             yield read  # the selector reads it, now or once the pool has room
             yield self.turn(b)
 
-    def answer(self, request: list[int], raw: list[int],
-               lag: list[int]) -> tuple[list[tuple[int, int, int]], set[int]]:
-        """Move fetch positions past the whole batches returned; count fetches and starvation."""
+    def answer(self, request: list[int], raw: list[int], lag: list[int],
+               listed: list[bool]) -> tuple[list[tuple[int, int, int]], set[int]]:
+        """Move fetch positions past the whole batches returned; count fetches and starvation.
+        The response's parts: those with bytes, and for Java every listed one."""
         fetch_ptr, produced, size, streak = self.fetch_ptr, self.produced, self.size, self.streak
         parts = []
         returned = set()
-        for p, r, lag_p in zip(request, raw, lag, strict=True):
+        for p, r, lag_p, listed_p in zip(request, raw, lag, listed, strict=True):
             k = fetch_ptr[p]
             got = 0
             while k < produced[p] and got + size[k] <= r:
@@ -382,7 +405,7 @@ class ConsumerModel:
                 streak[p] = 0
             fetch_ptr[p] = k
             self.offset[p] += got
-            if r > 0:
+            if r > 0 or (self.queue_empty_parts and listed_p):
                 parts.append((p, r, got))
             if r > 0:
                 returned.add(p)
@@ -450,15 +473,21 @@ class ConsumerModel:
     def poll(self) -> None:
         """Read the waiting responses earliest first, each allocated from the pool (coordinator
         responses bypass it); a refused one stays in its socket and its channel is muted until
-        the pool is no longer out of memory."""
+        the pool is no longer out of memory. Java's consumer (2.4 on) hands a fetch response
+        over only while the completed-fetch queue is empty; until then it stays in flight."""
         buffer, muted, coordinator_channel = self.buffer, self.muted, self.brokers
         now = self.now_ms
-        waiting = 0
+        waiting = unhanded = 0
         left = []
         self.sockets.sort()
+        busy = self.hand_over_when_idle and bool(self.queue)  # one poll hands all or none
         for landed, channel in self.sockets:
             coordinator = channel == coordinator_channel
             n = HEARTBEAT_RESPONSE_BYTES if coordinator else self.in_flight[channel]
+            if busy and not coordinator:
+                left.append((landed, channel))
+                unhanded += n
+                continue
             if muted[channel] and not buffer.can_read(coordinator=coordinator):
                 left.append((landed, channel))
                 waiting += 0 if coordinator else n
@@ -477,10 +506,12 @@ class ConsumerModel:
                 self.deliver(channel)
             self.wake(self.read, channel)
         self.sockets = left
+        self.unhanded = unhanded
         self.waiting = waiting
 
     def deliver(self, b: int) -> None:
-        """Broker b's response was read: one completed fetch per partition with bytes."""
+        """Broker b's response was read: one completed fetch per part (with bytes, or for Java
+        listed)."""
         response = self.responses[b]
         assert response is not None
         self.responses[b] = None
@@ -488,6 +519,7 @@ class ConsumerModel:
             self.pending_raw[p] = r
             self.pending_left[p] = got
             self.response_of[p] = response
+            self.queued_part[p] = 1
             self.queue.append(p)
         self.retained += response.n_bytes
         self.in_flight[b] = 0
@@ -534,10 +566,12 @@ class ConsumerModel:
             yield self.until(t + 1, ANSWER)
 
     def application(self) -> Process:
-        """Consume completed fetches in arrival order, ``consume_per_tick`` bytes a tick; the
-        last part of a response consumed releases its bytes."""
+        """Consume completed fetches in arrival order, ``consume_per_tick`` bytes a tick (an
+        empty part costs nothing); the last part of a response consumed releases its bytes (for
+        Java the response stays held, next in line, until the application takes another part)."""
         env = self.env
         queue, pending_raw, pending_left = self.queue, self.pending_raw, self.pending_left
+        queued_part = self.queued_part
         consumed_col = self.memory["consumed_bytes"]
         credit = 0.0
         yield self.until(0, APPLICATION)
@@ -555,6 +589,7 @@ class ConsumerModel:
                 if not self.fetchable[p]:  # paused: FetchCollector sets its data aside, kept
                     queue.popleft()
                     continue
+                self.drained = 0  # the next part is taken: the drained response is let go
                 if pending_left[p] > credit:
                     take = int(credit)
                     pending_left[p] -= take
@@ -565,20 +600,34 @@ class ConsumerModel:
                 consumed += pending_left[p]
                 pending_raw[p] = 0
                 pending_left[p] = 0
+                queued_part[p] = 0
                 queue.popleft()
                 response = self.response_of[p]
                 assert response is not None
                 self.response_of[p] = None
                 response.left -= 1
                 if response.left == 0:  # all its records handed over: back to the pool
-                    self.buffer.release(response.n_bytes, self.now_ms)
+                    self.release(response.n_bytes)
                     self.retained -= response.n_bytes
+                    if self.keeps_drained:
+                        self.drained = response.n_bytes
                     self.free_slot()
                 self.wake(self.freed, p % self.brokers)
             if not queue:
                 credit = 0.0
             consumed_col[t] = consumed
             yield env.timeout(self.steps)
+
+    def release(self, n_bytes: int) -> None:
+        """A wholly consumed response's bytes go back to the pool. A response of 0 bytes (Java's
+        listed empty parts) was read without an allocation, yet its release, like every
+        ``release``, ends an open dry spell (``maybeRecordEndOfDrySpell``), as the kernel's
+        ``pool_release`` of 0 bytes does."""
+        pool = self.buffer.pool
+        if n_bytes > 0:
+            self.buffer.release(n_bytes, self.now_ms)
+        elif isinstance(pool, SimpleMemoryPool):
+            pool.depletion.served(self.now_ms)
 
     def pauser(self) -> Process:
         """``Consumer.pause`` at ``pause_at_ms``: the partitions stop being fetchable; under
@@ -602,12 +651,14 @@ class ConsumerModel:
         yield self.until(0, PEAK)
         while True:
             t = self.tick
-            held[t] = self.retained  # whole responses while any of their parts is buffered
+            # whole responses while any of their parts is buffered, responses read and not
+            # handed over (received: no longer in flight), the drained one still next in line
+            held[t] = self.retained + self.unhanded + self.drained
             retained[t] = self.retained
             waiting[t] = self.waiting
             dry[t] = pool.is_out_of_memory
             yield self.until(t, self.end_step)
-            in_flight[t] = sum(self.in_flight)
+            in_flight[t] = sum(self.in_flight) - self.unhanded
             if (t + 1) * self.s.windows // self.s.ticks > self.window:
                 self.close_window()
                 self.window += 1

@@ -12,20 +12,22 @@ MiB = 1024 * 1024
 
 
 def test_a_memory_bound_above_the_heap_is_named_with_its_numbers():
-    """The lagging case, Kafka's defaults on 100 partitions: at most 100 x 1 MiB = 100 MiB
-    (one response per broker is 34 MiB here) does not fit a 64 MiB heap."""
+    """The lagging case, Kafka's defaults on 100 partitions on 3 brokers: every partition's 1 MiB
+    (100 MiB, less than one 34 MiB response per broker) and the drained 34 MiB response still
+    next in line, with each response's own fields: 134 MiB does not fit a 64 MiB heap."""
     (note,) = config_warnings(ConsumerConfig(), heap_bytes=64 * MiB)
     assert "fetch.max.bytes" in note and "max.partition.fetch.bytes" in note
-    assert "Kafka 4.3 consumer, lagging: at most 100.0 MiB (104,857,600 bytes)" in note
-    assert "100 x 1.0 MiB" in note and "67,108,864 bytes (64.0 MiB)" in note
+    assert "Kafka 4.3 consumer, lagging: at most 134.0 MiB (140,514,628 bytes)" in note
+    assert "100 x 1.0 MiB + 1 x 34.0 MiB drained, still next in line" in note
+    assert "67,108,864 bytes (64.0 MiB)" in note
 
 
 def test_the_memory_warning_follows_the_kafka_version():
-    """fetch.max.bytes 4 MiB, 60 partitions on 3 brokers, a 16 MiB heap: Kafka 4.0 holds one
-    response per broker (12 MiB, fits); 3.9 lets a lagging application reach 60 x 1 MiB and the
-    whole 4 MiB response it is draining."""
+    """fetch.max.bytes 4 MiB, 60 partitions on 3 brokers, a 20 MiB heap: Kafka 4.0 holds one
+    response per broker and the drained one still next in line (16 MiB, fits); 3.9 lets a
+    lagging application reach 60 x 1 MiB and the whole 4 MiB response it is draining."""
     consumer = ConsumerConfig(fetch_max_bytes=4 * MiB)
-    kw = {"heap_bytes": 16 * MiB, "partitions": 60, "brokers": 3}
+    kw = {"heap_bytes": 20 * MiB, "partitions": 60, "brokers": 3}
     assert config_warnings(consumer, kafka_version="4.0", **kw) == []
     (note,) = config_warnings(consumer, kafka_version="3.9", **kw)
     assert "Kafka 3.9 consumer, lagging: at most 64.0 MiB" in note
@@ -39,11 +41,12 @@ def test_a_bound_that_fits_the_heap_gives_no_warning_and_no_heap_checks_nothing(
 
 
 def test_the_first_batch_exception_raises_the_bound():
-    """A 60 MiB batch lets each of 3 brokers return 60 MiB: 180 MiB against 150 MiB."""
-    # one response per broker (Kafka 4.x), each raised to the 60 MiB batch
-    (note,) = config_warnings(ConsumerConfig(), heap_bytes=160 * MiB, partitions=1000,
+    """A 60 MiB batch lets each of 3 brokers return 60 MiB: 4 x 60 MiB (the drained one too)
+    against 4 x 50 MiB, over a 220 MiB heap."""
+    # one response per broker (Kafka 4.x) and the drained one, each raised to the 60 MiB batch
+    (note,) = config_warnings(ConsumerConfig(), heap_bytes=220 * MiB, partitions=1000,
                               max_batch_bytes=60 * MiB)
-    assert "first-batch exception" in note and "188,743,680 bytes" in note
+    assert "first-batch exception" in note and "251,711,824 bytes" in note
 
 
 def test_kip81_buffer_memory_is_checked_as_proposed():
@@ -143,12 +146,12 @@ def test_config_objects_pass_through_and_the_wrong_kind_is_an_error():
 def test_a_lagging_consumer_can_hold_every_partitions_limit_before_kafka_4():
     """The sample consumer.properties on 6 brokers and 120 partitions: KIP-74's min(6 x 16 MiB,
     120 x 2 MiB) = 96 MiB fits 128 MiB, and so does Kafka 4.x's one response per broker; a
-    lagging 3.9 consumer holds up to 120 x 2 MiB + the 16 MiB response it drains = 256 MiB, and
-    that is named."""
+    lagging 3.9 consumer holds up to 120 x 2 MiB + the 16 MiB response it drains = 256 MiB (and
+    121 responses' own fields), and that is named."""
     kw = {"heap_bytes": 128 * MiB, "brokers": 6, "partitions": 120}
     assert config_warnings(data_file("consumer.properties"), **kw) == []
     (note,) = config_warnings(data_file("consumer.properties"), kafka_version="3.9", **kw)
-    assert "at most 256.0 MiB (268,435,456 bytes)" in note
+    assert "at most 256.1 MiB (268,536,491 bytes)" in note
     assert "one completed fetch per partition: 120 x 2.0 MiB" in note
 
 

@@ -15,31 +15,39 @@ from tests.strategies import buffered_consumer_scenarios, examples, seeds
 
 MiB = 2**20
 # The calibration workload: 10 brokers, 120 partitions with a backlog, an application slower
-# than the network; a Kafka 3.9 consumer (the one KIP-81 was written against) holds about every
-# partition's 1 MiB. Kafka 4.0 holds one response per broker instead (KAFKA-17182).
+# than the network, a Kafka 3.9 consumer. KIP-81's pool and cap are tried on the consumer the
+# KIP was written against, which handed a response over as soon as it read it (before
+# KAFKA-8677, 2.4): from 2.4 a lagging consumer reads one round at a time and a pool of these
+# sizes never runs dry.
 LAGGING = ConsumerScenario(
     partitions=120, brokers=10, fetch_max_bytes=20 * MiB, consume_bytes_per_s=50e6, ticks=1000,
     workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB), kafka_version="3.9")
+KIP81_ERA = replace(LAGGING, kafka_version="2.3")
 
 
-def test_todays_consumer_keeps_about_partitions_times_max_partition_fetch_bytes():
-    """No pool: every partition's completed fetch waits for the slow application, and whole
-    responses stay on the heap until their last partition is consumed (records are slices of the
-    response's buffer): above the KIP-74 figure, within the one memory answer."""
+def test_todays_consumer_holds_about_one_round_under_the_bound():
+    """No pool: whole responses stay on the heap until their last partition is consumed
+    (records are slices of the response's buffer). A 3.9 consumer hands the responses it read
+    to its fetch buffer only when nothing is buffered (KAFKA-8677, measured on real 3.9.2
+    consumers), so it holds about one round, 10 x 12 MiB = KIP-74's figure, and the partitions
+    it has drained meanwhile are fetched again, read and held until the next hand-over: a
+    little above KIP-74's figure, far under the one memory answer (every partition's 1 MiB, the
+    12 MiB response being drained, and each response's own fields)."""
     trace = simulate(LAGGING, seed=1, record_fetches=False)
     assert trace.meta["mode"] == "today"
     held = trace.memory.held_bytes
-    assert held.equals(trace.buffer.retained_bytes.rename("held_bytes"))
-    assert 120 * MiB == trace.meta["kip74_bound_bytes"] < held.max()
-    assert held.max() <= trace.meta["memory_bound_bytes"] == 132 * MiB
+    assert (held >= trace.buffer.retained_bytes).all()  # read, not handed over; drained
+    assert 120 * MiB == trace.meta["kip74_bound_bytes"] < held.max() <= 122 * MiB
+    assert held.max() <= trace.meta["memory_bound_bytes"]
+    assert trace.meta["memory_bound_bytes"] == 138_472_895  # 132 MiB and 121 frames
     assert not trace.buffer.pool_dry.any() and trace.buffer.waiting_bytes.max() == 0
 
 
 def test_a_30_mb_pool_bounds_the_consumer_at_buffer_memory_plus_one_response():
     """buffer.memory = 30 MB: pooled bytes stay under 30 MB + one 12 MiB response, the
     application gets the same throughput, and responses wait in the sockets meanwhile."""
-    today = simulate(LAGGING, seed=1, record_fetches=False)
-    pooled = simulate(replace(LAGGING, buffer_memory_bytes=30_000_000), seed=1,
+    today = simulate(KIP81_ERA, seed=1, record_fetches=False)
+    pooled = simulate(replace(KIP81_ERA, buffer_memory_bytes=30_000_000), seed=1,
                       record_fetches=False)
     peak = pooled.buffer.retained_bytes.max()
     assert 30_000_000 < peak <= pooled.meta["pooled_bound_bytes"] == 30_000_000 + 12 * MiB - 1
@@ -52,7 +60,7 @@ def test_a_30_mb_pool_bounds_the_consumer_at_buffer_memory_plus_one_response():
 
 def test_without_the_coordinator_bypass_heartbeat_responses_wait_for_the_pool():
     """KIP-81 step 3.b's reason: with no bypass the heartbeat waits behind fetch responses."""
-    pooled = replace(LAGGING, buffer_memory_bytes=30_000_000)
+    pooled = replace(KIP81_ERA, buffer_memory_bytes=30_000_000)
     starved = simulate(replace(pooled, coordinator_bypass=False), seed=1, record_fetches=False)
     assert starved.meta["max_heartbeat_delay_ms"] > 500
     assert simulate(pooled, seed=1, record_fetches=False).meta["max_heartbeat_delay_ms"] == 0
@@ -61,7 +69,7 @@ def test_without_the_coordinator_bypass_heartbeat_responses_wait_for_the_pool():
 def test_capping_in_flight_fetches_bounds_memory_but_loses_throughput():
     """The rejected alternative: a freed slot must wait a round trip for the next response,
     so a fast application gets less than with a pool of about the same size."""
-    fast = replace(LAGGING, consume_bytes_per_s=300e6, fetch_max_bytes=10 * MiB, rtt_ms=50)
+    fast = replace(KIP81_ERA, consume_bytes_per_s=300e6, fetch_max_bytes=10 * MiB, rtt_ms=50)
     pool = simulate(replace(fast, buffer_memory_bytes=32 * MiB), seed=1, record_fetches=False)
     cap = simulate(replace(fast, max_in_flight_fetches=3), seed=1, record_fetches=False)
     assert cap.meta["mode"] == "in_flight_cap"
@@ -72,10 +80,10 @@ def test_capping_in_flight_fetches_bounds_memory_but_loses_throughput():
 def test_heartbeats_go_out_every_heartbeat_interval_ms():
     """heartbeat.interval.ms 3000 over 10 s: heartbeats at 0, 3, 6 and 9 s, each read a round
     trip later; heartbeat.interval.ms 0 sends none."""
-    trace = simulate(replace(LAGGING, ticks=1000), seed=1, record_fetches=False)
+    trace = simulate(replace(KIP81_ERA, ticks=1000), seed=1, record_fetches=False)
     assert trace.heartbeats.sent_ms.tolist() == [0, 3000, 6000, 9000]
     assert trace.heartbeats.read_ms.tolist() == [10, 3010, 6010, 9010]
-    none = simulate(replace(LAGGING, heartbeat_interval_ms=0), seed=1, record_fetches=False)
+    none = simulate(replace(KIP81_ERA, heartbeat_interval_ms=0), seed=1, record_fetches=False)
     assert none.heartbeats.empty and none.meta["max_heartbeat_gap_ms"] == 0
 
 
@@ -87,7 +95,8 @@ def test_pooled_bytes_never_exceed_buffer_memory_plus_one_response(scenario, see
     heartbeats are never delayed; the cap bounds memory by N responses."""
     trace = simulate(scenario, seed=seed, record_fetches=False)
     retained = trace.buffer.retained_bytes
-    assert (trace.memory.held_bytes <= retained).all()
+    # held: the retained responses' buffered parts, and the drained one still next in line
+    assert (trace.memory.held_bytes <= retained + trace.meta["largest_response_bytes"]).all()
     if scenario.buffer_memory_bytes is not None:
         assert retained.max() <= trace.meta["pooled_bound_bytes"]
         if scenario.coordinator_bypass:

@@ -106,7 +106,8 @@ def test_every_release_the_model_knows_simulates_a_small_consumer():
 
 def test_each_behaviour_starts_with_the_release_that_introduced_it():
     """KIP-74 in 0.10.1, KIP-219 in 2.0, KAFKA-9677 first released in 2.5.0 (no 2.4.2 shipped),
-    KIP-541 in 2.5, KAFKA-12330 in 3.0, KAFKA-17182 in 4.0, KAFKA-19795 in 4.2."""
+    KIP-541 in 2.5, KAFKA-12330 in 3.0, KAFKA-17182 in 4.0, KAFKA-19795 in 4.2, KAFKA-8677's
+    hand-over only by a poll that found nothing buffered in 2.4."""
     since = {b.name: b.since for b in BEHAVIOURS if b.area in ("consumer", "tiered")}
     assert since.pop("follower_fetch_pending_upload") == "4.3"  # KIP-1023
     assert since == {"response_limit": "0.10.1", "round_robin_order": "0.10.1",
@@ -114,6 +115,7 @@ def test_each_behaviour_starts_with_the_release_that_introduced_it():
                      "fetch_sessions": "1.1", "throttled_empty_response": "2.0",
                      "quota_window_cap": "2.5", "broker_fetch_max_bytes": "2.5",
                      "buffered_nodes": "4.0", "tiered_storage": "3.6",
+                     "hand_over_when_idle": "2.4",
                      "remote_log_quotas": "3.8", "remote_fetch_max_wait": "3.8",
                      "remote_fetch_several_partitions": "4.2",
                      "remote_fetch_charged_up_front": "4.2",
@@ -177,16 +179,19 @@ LAGGING = ConsumerScenario(  # producers write 3x faster than the application co
 
 def test_a_lagging_kafka_4_consumer_holds_one_response_per_broker():
     """KAFKA-17182: 60 partitions on 3 brokers, the application 3x slower than the producers.
-    Kafka 4.0 holds about one response per broker (3 x 4 MiB); 3.9 keeps fetching the
-    partitions with nothing buffered and grows towards 60 x 1 MiB, plus the whole response it is
-    draining (4 MiB)."""
+    Kafka 4.0 holds about one response per broker (3 x 4 MiB) and at most one more, the drained
+    response still next in line (16 MiB and each response's own fields). 3.9's bound is every
+    partition's 1 MiB and the 4 MiB response being drained (64 MiB), but its consumer does not
+    grow towards it: a response is handed to the fetch buffer only by a poll that found nothing
+    buffered (KAFKA-8677, 2.4), and a response's partitions without records are completed
+    fetches too, so they wait behind the others (measured on real 3.9.2 consumers: 1.3 MB with
+    12 partitions of 256 KiB on one broker, where the bound is 4 MiB)."""
     new = simulate(replace(LAGGING, kafka_version="4.0"), record_fetches=False)
     old = simulate(replace(LAGGING, kafka_version="3.9"), record_fetches=False)
-    assert new.meta["memory_bound_bytes"] == 12 * MiB
-    assert 10 * MiB < new.memory.held_bytes.max() <= 12 * MiB
-    assert old.meta["memory_bound_bytes"] == 64 * MiB
-    assert old.memory.held_bytes.max() > 4 * new.memory.held_bytes.max()
-    assert old.memory.held_bytes.max() <= 64 * MiB
+    assert new.meta["memory_bound_bytes"] == 16 * MiB + 4 * 815
+    assert 10 * MiB < new.memory.held_bytes.max() <= new.meta["memory_bound_bytes"]
+    assert old.meta["memory_bound_bytes"] == 64 * MiB + 61 * 815
+    assert new.memory.held_bytes.max() <= old.memory.held_bytes.max() < 24 * MiB
 
 
 def test_the_consumer_memory_bound_is_the_smaller_of_the_broker_and_partition_terms():
@@ -210,22 +215,27 @@ def test_the_scenarios_bounds_and_the_memory_answer_are_kip74s_one_round():
         60 * MiB, 15 * MiB, 12 * MiB, 120 * MiB]
     answer = consumer_memory_bounds(s, lagging=False, max_batch_bytes=2 * MiB)
     assert answer.kip74_bytes == held.bound_bytes
-    assert answer.bound_bytes == held.buffered_bytes + 4 * MiB  # and the response being drained
+    # and the response being drained, and each of the 61 responses' own fields (v17, 20
+    # partitions of up to 2 MiB: 835 bytes)
+    assert answer.bound_bytes == held.buffered_bytes + 4 * MiB + 61 * 835
 
 
 def test_the_one_memory_answer_names_the_rule_and_its_source():
-    """consumer_memory_bounds: one response per broker on 4.x, one completed fetch per partition
-    (and the whole response being drained) on 3.9, lagging or not (KIP-74's one round is the
-    typical figure beside it when keeping up), KIP-81's pool when smaller."""
+    """consumer_memory_bounds: one response per broker and the drained one on 4.x, one completed
+    fetch per partition (and the whole response being drained) on 3.9, each response with its
+    own fields, lagging or not (KIP-74's one round is the typical figure beside it when keeping
+    up), KIP-81's pool when smaller."""
     four = consumer_memory_bounds(replace(LAGGING, kafka_version="4.0"))
-    assert (four.bound_bytes, four.rule, four.lagging) == (12 * MiB, "one response per broker",
-                                                           True)
-    assert "KAFKA-17182" in four.source and "at most 12.0 MiB" in four.sentence()
+    assert (four.bound_bytes, four.rule, four.lagging) == (16 * MiB + 4 * 815,
+                                                           "one response per broker", True)
+    assert "KAFKA-17182" in four.source and "at most 16.0 MiB" in four.sentence()
+    assert "3 x 4.0 MiB + 1 x 4.0 MiB drained, still next in line" in four.sentence()
     old = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"))
-    assert (old.bound_bytes, old.rule) == (64 * MiB, "one completed fetch per partition")
+    assert (old.bound_bytes, old.rule) == (64 * MiB + 61 * 815,
+                                           "one completed fetch per partition")
     assert "60 x 1.0 MiB + 1 x 4.0 MiB being drained" in old.sentence()
     keeping_up = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9"), lagging=False)
-    assert (keeping_up.bound_bytes, keeping_up.kip74_bytes) == (64 * MiB, 12 * MiB)
+    assert (keeping_up.bound_bytes, keeping_up.kip74_bytes) == (64 * MiB + 61 * 815, 12 * MiB)
     assert "at most 64.0 MiB" in keeping_up.sentence()
     assert "about 12.0 MiB while the application keeps up" in keeping_up.sentence()
     pool = consumer_memory_bounds(replace(LAGGING, kafka_version="3.9",

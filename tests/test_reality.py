@@ -48,6 +48,30 @@ def test_todays_model_predicts_what_the_snapshot_measured_on_the_real_broker():
             assert parts == r.measured, r.case
 
 
+def test_no_measured_consumer_exceeded_the_bound_kipviz_prints_for_it():
+    """Every consumer_memory bound row: measured <= predicted, and the prediction made again
+    from the row's setup with today's rules is the same number (a rule that moved it fails
+    here, without a cluster). Several rows reach the bound to the byte."""
+    rows = [r for r in _snapshot() if r.experiment == "consumer_memory"
+            and r.case.endswith(": bound")]
+    assert len(rows) >= 16
+    memory = experiment("consumer_memory")
+    for r in rows:
+        assert r.measured <= r.predicted, r.case
+        assert memory.predict_bound(r.setup, r.extra["model_version"]) == r.predicted, r.case
+    assert any(r.measured == r.predicted for r in rows)
+
+
+def test_a_drained_response_was_seen_beside_a_new_one_on_4_4():
+    """The correction the measurements forced: on 4.4 a drained CompletedFetch stays next in
+    line while a new response to its broker lands (FetchCollector, FetchBuffer)."""
+    rows = [r for r in _snapshot() if r.experiment == "consumer_memory"
+            and r.kafka_version == "4.4.0" and r.case.endswith(": bound")]
+    assert any(r.extra["drained_next_in_line_beside_another"] for r in rows)
+    one_broker = [r for r in rows if r.setup["brokers"] == 1 and not r.setup["paused"]]
+    assert all(r.extra["most_responses_held"] == 2 for r in one_broker)
+
+
 def test_the_first_batch_exception_was_measured_both_ways():
     rows = {r.case: r for r in _snapshot() if r.kafka_version == "4.4.0"}
     first = rows["3 MiB record first (the first-batch exception returns it whole)"]
@@ -62,6 +86,9 @@ def test_verdicts_follow_the_stated_tolerance_and_never_widen_it():
     assert verdict("bound", 100, 100) == "pass" and verdict("bound", 100, 101) == "fail"
     assert verdict("within 20%", 120, 100) == "pass"
     assert verdict("within 20%", 121, 100) == "fail"
+    assert verdict("within 20% of the range", [75, 100], 70) == "pass"
+    assert verdict("within 20% of the range", [75, 100], 130) == "fail"
+    assert verdict("within 20% of the range", [75, 100], 60) == "fail"
     with pytest.raises(ValueError, match="tolerance must be one of"):
         verdict("roughly", 1, 1)
 

@@ -51,22 +51,25 @@ def test_kip770s_byte_bound_is_the_budget_plus_one_fetch_per_partition():
 
 def test_the_embedded_consumers_hold_one_fetch_per_partition_before_4_0():
     """Kafka 3.9, lagging: each thread's consumer may hold 500 x max.partition.fetch.bytes and
-    the whole 50 MiB response it is draining, so the four hold 2200 MiB (2,306,867,200 bytes)."""
+    the whole 50 MiB response it is draining, and each of those 501 responses' own fields (6,549
+    bytes for 167 partitions at fetch v17), so the four hold 2,319,991,396 bytes."""
     m = streams_memory(APP, "3.9")
     assert m.consumer.rule == "one completed fetch per partition"
-    assert m.consumer.bound_bytes == 550 * MiB
-    assert m.consumer_bytes == 2200 * MiB
+    assert m.consumer.bound_bytes == 550 * MiB + 501 * 6549
+    assert m.consumer_bytes == 4 * m.consumer.bound_bytes == 2_319_991_396
 
 
 def test_from_4_0_each_consumer_holds_one_response_per_broker_unless_partitions_are_paused():
-    """Kafka 4.x (KAFKA-17182): 3 brokers x fetch.max.bytes (50 MiB) per thread, 600 MiB for the
-    instance; with every partition paused holding a fetch (paused partitions keep their data and
-    do not block their broker) each may pin a whole 50 MiB response: 500 x 50 MiB per thread."""
+    """Kafka 4.x (KAFKA-17182): 3 brokers x fetch.max.bytes (50 MiB) per thread and the drained
+    response still next in line, 200 MiB and 4 frames per thread; with every partition paused
+    holding a fetch (paused partitions keep their data and do not block their broker) each may
+    pin a whole 50 MiB response: 500 x 50 MiB per thread, and the drained one."""
     m = streams_memory(APP, "4.3")
-    assert (m.consumer.rule, m.consumer.bound_bytes) == ("one response per broker", 150 * MiB)
-    assert m.consumer_bytes == 600 * MiB
-    assert m.consumer_paused.bound_bytes == 500 * 50 * MiB
-    assert m.consumer_paused_bytes == 4 * 500 * 50 * MiB
+    assert (m.consumer.rule, m.consumer.bound_bytes) == ("one response per broker",
+                                                         200 * MiB + 4 * 6549)
+    assert m.consumer_bytes == 4 * m.consumer.bound_bytes
+    assert m.consumer_paused.bound_bytes == 501 * 50 * MiB + 501 * 6549
+    assert m.consumer_paused_bytes == 4 * m.consumer_paused.bound_bytes
 
 
 @pytest.mark.parametrize("version", ["2.4", "3.9", "4.0", "4.3"])
@@ -86,7 +89,8 @@ def test_partitions_are_split_evenly_over_the_threads_the_first_taking_the_remai
     assert thread_partitions(2000, 4) == [500] * 4
     assert thread_partitions(10, 4) == [3, 3, 2, 2]
     m = streams_memory(replace(APP, partitions=10), "3.9")
-    assert m.consumer.partitions == 3 and m.consumer_bytes == 10 * MiB
+    # 3 + 3 + 2 + 2 partitions of 1 MiB, each thread's drained response and frames
+    assert m.consumer.partitions == 3 and m.consumer_bytes == 14_681_100
 
 
 @given(**streams_splits)
@@ -103,24 +107,26 @@ def test_the_lesson_table_shows_both_record_sizes_and_both_releases():
     assert list(table.columns) == ["value 1,000 B (MiB)", "value 10,000 B (MiB)"]
     assert table.iloc[0].tolist() == [1042.0, 10042.0]
     assert table.loc["consumers, Kafka 4.3: every partition paused (Kafka's one response per "
-                     "broker rule)"].tolist() == [100000.0, 100000.0]
-    assert table.loc["the one answer, Kafka 4.3"].round(1).tolist() == [103986.8, 121145.6]
+                     "broker rule)"].round(1).tolist() == [100212.5, 100212.5]
+    assert table.loc["the one answer, Kafka 4.3"].round(1).tolist() == [104199.4, 121358.1]
     assert len(table) == 6
 
 
 def test_the_one_answer_is_the_input_buffer_plus_the_consumers_with_every_partition_paused():
     """Default back-pressure (StreamTask pauses a full queue): 4,180,504,000 bytes of input
-    buffer plus four threads x 500 partitions x a 50 MiB response each may pin; the sentence
-    prints that number and says a poll hands over at most max.poll.records records."""
+    buffer plus four threads x (500 partitions x a 50 MiB response each may pin, the drained one
+    and their frames); the sentence prints that number and says a poll hands over at most
+    max.poll.records records."""
+    paused = 4 * (501 * 50 * MiB + 501 * 6549)
     for version in ("3.9", "4.3"):
         m = streams_memory(APP, version)
-        assert m.bound_bytes == 4_180_504_000 + 4 * 500 * 50 * MiB == 109_038_104_000
-        assert "at most 103,986.8 MiB (109,038,104,000 bytes)" in m.sentence()
+        assert m.bound_bytes == 4_180_504_000 + paused == 109_260_943_396
+        assert "at most 104,199.4 MiB (109,260,943,396 bytes)" in m.sentence()
         assert "at most max.poll.records records" in m.sentence()
     m = streams_memory(APP, "4.3")
-    assert m.kip770_bound_bytes == 2_633_374_912 + 4 * 500 * 50 * MiB
-    # the thread's bound is capped at one response per partition, and its sentence says so
-    assert "500 responses x 50.0 MiB, one pinned by each partition" in \
+    assert m.kip770_bound_bytes == 2_633_374_912 + paused
+    # the thread's bound is capped at one response per partition and the drained one
+    assert "501 responses x 50.0 MiB, one pinned by each partition and one drained" in \
         m.consumer_paused.sentence()
 
 

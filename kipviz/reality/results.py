@@ -4,7 +4,9 @@ Rows are data (JSON lines, one object a row, the keys of :class:`Row`) and a Mar
 tolerance of each row is stated in the row: ``"exact"`` (response composition: the same bytes
 per partition), ``"bound"`` (a bound kipviz prints is never exceeded by a measurement:
 measured <= predicted) or ``"within 20%"`` (a simulated peak against a measured peak); a row
-whose measure is noisier says why in ``note``.
+whose measure is noisier says why in ``note``; ``"within 20% of the range"`` takes a predicted
+``[low, high]`` where the real run can land anywhere between two figures the model names (and
+says why).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 __all__ = ["Row", "machine", "read_rows", "table", "verdict", "write_rows"]
 
-TOLERANCES = ("exact", "bound", "within 20%")
+TOLERANCES = ("exact", "bound", "within 20%", "within 20% of the range")
 
 
 def verdict(tolerance: str, predicted: Any, measured: Any) -> str:
@@ -31,10 +33,15 @@ def verdict(tolerance: str, predicted: Any, measured: Any) -> str:
         return "pass" if measured <= predicted else "fail"
     if tolerance == "within 20%":
         return "pass" if abs(predicted - measured) <= 0.2 * abs(measured) else "fail"
+    if tolerance == "within 20% of the range":  # predicted is [low, high]
+        low, high = predicted
+        return "pass" if 0.8 * measured <= high and low <= 1.2 * measured else "fail"
     raise ValueError(f"tolerance must be one of {', '.join(TOLERANCES)}: {tolerance!r}")
 
 
 def _ratio(predicted: Any, measured: Any) -> float | None:
+    if isinstance(predicted, list) and len(predicted) == 2 and measured:
+        predicted = predicted[1]
     if isinstance(predicted, int | float) and isinstance(measured, int | float) and measured:
         return round(predicted / measured, 4)
     return None

@@ -87,10 +87,12 @@ picture
 #
 # **Read it like this.** The consumer's memory is not `max.partition.fetch.bytes`. Its
 # application lags, so what it holds depends on its Kafka version (the dashboard's first control):
-# from Kafka 4.0 one response per broker (KAFKA-17182), before that a completed fetch of every
-# partition and the whole response being drained. Here the term that binds on 4.3 is one response
-# per broker, 6 x 16 MiB = 96 MiB, below partitions x `max.partition.fetch.bytes` (120 x 1 MiB):
-# the picture's top right shows today's consumer holding 96 MiB, level with that bound. KIP-81's
+# from Kafka 4.0 one response per broker (KAFKA-17182) and, for a moment, the drained one still
+# next in line; before that a bound of a completed fetch of every partition and the whole
+# response being drained. Here the term that binds on 4.3 is one response per broker, 6 x 16 MiB
+# = 96 MiB (below partitions x `max.partition.fetch.bytes`, 120 x 1 MiB), plus the drained 16 MiB:
+# the picture's top right shows today's consumer holding about one response per broker, under
+# that bound (both measured on a real Kafka 4.4 consumer, lesson 1). KIP-81's
 # proposed `buffer.memory` of 32 MiB would hold 32 MiB plus at most one response; the pool's
 # consumer holds 32 MiB. The one answer for this consumer, on the newest release and on 3.9:
 
@@ -178,7 +180,7 @@ print(f"reassignment finished: {tour.curves.reassignment.finished}")
 # | myth | what Kafka does | lesson |
 # |---|---|---|
 # | A record larger than `max.partition.fetch.bytes` is skipped silently. | Since KIP-74 the first record batch is returned whole even above the limits; before it the consumer failed with `RecordTooLargeException`. Nothing is skipped. | 1 |
-# | `max.partition.fetch.bytes` bounds a consumer's memory. | It bounds one partition in one response. From Kafka 4.0 a consumer holds at most one response per broker, min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) (KAFKA-17182); before 4.0 a lagging application lets it reach partitions x `max.partition.fetch.bytes`. | 1, 3 |
+# | `max.partition.fetch.bytes` bounds a consumer's memory. | It bounds one partition in one response. From Kafka 4.0 a consumer holds at most one response per broker, min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) (KAFKA-17182), and the drained one still next in line; before 4.0 its bound is partitions x `max.partition.fetch.bytes`, though a real lagging consumer stays far below it. Both measured on real Kafka consumers (`kipviz reality`). | 1, 3 |
 # | `fetch.max.bytes` is an absolute maximum. | It is a target: one whole batch above it is returned so the consumer can make progress. | 1 |
 # | `queued.max.request.bytes` is a hard cap. | The pool is non-strict: up to `queued.max.request.bytes + socket.request.max.bytes - 1` bytes. | 2 |
 # | Kafka has a consumer `buffer.memory`. | The producer has one; the consumer's (KIP-81) was never merged. | 3 |

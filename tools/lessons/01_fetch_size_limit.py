@@ -216,35 +216,45 @@ print(memory.sentence.iloc[4])
 print(memory.sentence.iloc[5])
 
 # %% [markdown]
-# While the application keeps up, both releases stay at KIP-74's figure (3.9's bound, which has to
-# hold whether or not the application keeps up, is higher: 134 and 1,050 MiB). When it falls
-# behind, the two part ways:
+# While the application keeps up, both releases stay near KIP-74's figure. The bounds differ: 3.9's
+# has to allow every partition a completed fetch (1,000 x 1 MiB and the 50 MiB response being
+# drained: 1,062.5 MiB), 4.3's only one response per broker and one more (200 MiB).
 #
-# * **Kafka 3.9 and earlier** keep fetching every partition that has nothing buffered
-#   (`AbstractFetch.fetchablePartitions`), so completed fetches pile up towards `partitions x
-#   max.partition.fetch.bytes`: here 1,049 MiB, 1,000 x 1 MiB of completed fetches and most of
-#   the 50 MiB response being drained (3.9's bound: 1,050 MiB). KIP-74's figure is per round of fetches, not for
-#   the consumer as a whole. That gap is what KIP-81's `buffer.memory` set out to close (lesson 3).
 # * **Kafka 4.0 and later** ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182),
 #   apache/kafka#18795) send no fetch to a broker while any fetchable partition it serves still has
-#   buffered data, so a lagging consumer holds at most one response per broker: here 3 x 50 MiB =
-#   150 MiB. Kafka did not do this to save memory: a request that left out the buffered partitions
-#   dropped them from the broker's incremental fetch session (KIP-227), and in some cases the whole
-#   session was evicted. The memory bound came with the fix. (This is the KAFKA-17182 story the
-#   other lessons link to.)
+#   buffered data, so a lagging consumer holds one response per broker, here 3 x 50 MiB = 150 MiB,
+#   and for a moment one more: a drained `CompletedFetch` stays `FetchBuffer.nextInLineFetch` until
+#   the next poll replaces it, while the next response to its broker lands beside it. Kafka did not
+#   do this to save memory: a request that left out the buffered partitions dropped them from the
+#   broker's incremental fetch session (KIP-227), and in some cases the whole session was evicted.
+#   (This is the KAFKA-17182 story the other lessons link to.)
+# * **Kafka 3.9 and earlier** may fetch every partition that has nothing buffered
+#   (`AbstractFetch.fetchablePartitions`), which is why their bound is `partitions x
+#   max.partition.fetch.bytes`. But the simulated lagging consumer holds about 153 MiB, not 1 GiB:
+#   its classic consumer hands the responses it read to the fetch buffer only in a poll that
+#   found nothing buffered (`ClassicKafkaConsumer.pollForFetches`; KAFKA-8677, 2.4), and every
+#   partition a response lists without records is a completed fetch too, waiting behind the
+#   others. Both were found by measuring a real consumer (below), not by reading the code.
 #
-# The heap holds *whole responses*, though: each partition's records are a slice of its response's
-# one receive buffer (`Readable.readRecords` -> `ByteBufferAccessor.readByteBuffer` ->
-# `buf.slice()`, kept by `CompletedFetch`), so a response stays until its last buffered partition
-# is consumed. A 3.9 consumer therefore also holds the response it is draining (1,000 + 50 MiB
-# here), and on any release a paused partition with data pins one whole response.
+# **Measured on a real Kafka.** `kipviz reality` runs Apache Kafka 4.4.0 and 3.9.2 brokers and Java
+# consumers on this machine (2 cores) and counts the response buffers each consumer keeps
+# reachable, every 5 ms. A lagging 4.4 consumer of 3 partitions of 256 KiB on one broker reached
+# 1,573,168 bytes: two 768 KiB responses (the drained one and the next) and their own fields,
+# exactly kipviz's bound; the 3.9 consumer of 12 partitions on one broker held 1.3 MB where its
+# bound is 4 MiB. The whole table is in `data/reality/results.md`.
 #
-# For sizing a heap: on 4.x, budget `brokers x fetch.max.bytes` (capped by `partitions x
-# max.partition.fetch.bytes`) plus one record batch per broker, whatever the lag, plus one whole
-# response per partition you pause while it holds data; on 3.9 and earlier, `partitions x
-# max.partition.fetch.bytes` plus one response if the application can fall behind.
-# `consumer_memory_bounds(scenario)` gives the figure and the rule for any scenario, and the
-# dashboards, the tour and `kipviz run` print the same sentence.
+# The heap holds *whole responses*: each partition's records are a slice of its response's one
+# receive buffer (`Readable.readRecords` -> `ByteBufferAccessor.readByteBuffer` -> `buf.slice()`,
+# kept by `CompletedFetch`), so a response stays until its last buffered partition is consumed,
+# and on any release a paused partition with data pins one whole response. Each response also
+# carries its own fields (113 bytes for one topic and two partitions at fetch v17, measured).
+#
+# For sizing a heap: on 4.x, budget `(brokers + 1) x fetch.max.bytes` (capped by `partitions x
+# max.partition.fetch.bytes` plus one response) plus one record batch per broker, whatever the
+# lag, plus one whole response per partition you pause while it holds data; on 3.9 and earlier
+# the bound is `partitions x max.partition.fetch.bytes` plus one response, though a real lagging
+# consumer stays far below it. `consumer_memory_bounds(scenario)` gives the figure and the rule
+# for any scenario, and the dashboards, the tour and `kipviz run` print the same sentence.
 #
 # ## 4. The response-size guarantee
 #

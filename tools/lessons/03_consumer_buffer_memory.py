@@ -54,7 +54,8 @@ MiB = 1024 * 1024
 # partitions on 3 brokers with `fetch.max.bytes` 10 MiB, from `kipviz.kafka.consumer.memory`. On 3.9 a
 # completed fetch of every partition (100 x 1 MiB) and the 10 MiB response being drained, held
 # whole: 110 MiB; with KIP-81's proposed 16 MiB `buffer.memory`
-# the pool plus one response, less 1 byte; on 4.3 one response per broker, 3 x 10 MiB.)
+# the pool plus one response, less 1 byte; on 4.3 one response per broker and the drained one
+# still next in line, 4 x 10 MiB.)
 
 # %%
 from kipviz.plots.diagrams import diagram
@@ -85,8 +86,10 @@ print(bounds_table([(3, 10), (3, 100), (10, 120), (3, 1000), (30, 1000)]).to_str
 # fetched data piles up. `fetch.max.bytes` is 20 MiB (each broker's response holds its 12
 # partitions, 12 MiB), `max.partition.fetch.bytes` its 1 MiB default. The same record batches go to:
 #
-# * **today's consumer**, as KIP-81 knew it: Kafka 3.9's rules, no pool (Kafka 4.x follows in
-#   section 3);
+# * **the consumer as KIP-81 knew it**: Kafka 2.3's rules, no pool, the last release that handed
+#   each response to its fetch buffer as soon as it read it (from 2.4 a classic consumer hands
+#   them over only in a poll that found nothing buffered, KAFKA-8677, measured on a real 3.9.2
+#   consumer; 3.9 and 4.x follow in section 3);
 # * **KIP-81**: a pool of `buffer.memory` = 30,000,000 bytes (30 MB, 28.6 MiB; it must be at
 #   least `fetch.max.bytes`);
 # * **the rejected alternative**: no more fetch requests in flight, or not yet consumed, than whole
@@ -159,15 +162,17 @@ print(versions.sentence.iloc[2])
 print(versions.sentence.iloc[3])
 
 # %% [markdown]
-# With 20 MiB responses 4.3 holds 120 MiB: one response per broker already carries all 12 of its
-# partitions' 1 MiB, so KIP-74's figure and 4.x's bound coincide. 3.9 holds 131 MiB: beside every
-# partition's 1 MiB it keeps whole the 12 MiB response it is draining (its bound: 120 + 12 = 132
-# MiB). With 4 MiB responses they part: 3.9 keeps fetching the partitions it has consumed while the
-# others wait, and holds every partition's 1 MiB plus the response being drained (123 MiB, bound
-# 124 MiB); 4.3 waits until a broker's whole response is consumed and holds 10 x 4 MiB = 40 MiB.
-# On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the heap for `brokers x
-# fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes`) plus one record batch per
-# broker, however far the application falls behind.
+# With 20 MiB responses 4.3 holds 120 MiB and 3.9 121 MiB: one response per broker already carries
+# all 12 of its partitions' 1 MiB, so KIP-74's figure is about what each holds. Their bounds differ: 3.9's
+# allows every partition's 1 MiB and the 12 MiB response being drained, 4.3's one response per
+# broker and the drained one still next in line (both 132 MiB here, with each response's own
+# fields). With 4 MiB responses 4.3 holds 10 x 4 MiB = 40 MiB (bound 44 MiB), and 3.9 holds
+# 50 MiB, far below its 124 MiB bound: its classic consumer hands the responses it read
+# to the fetch buffer only in a poll that found nothing buffered (KAFKA-8677), and the partitions a
+# response lists without records wait in the buffer too, as real 3.9.2 consumers showed
+# (`kipviz reality`). On 4.x, `fetch.max.bytes` *is* the knob KIP-81 wanted, per broker: size the
+# heap for `(brokers + 1) x fetch.max.bytes` (at most `partitions x max.partition.fetch.bytes` and
+# one response) plus one record batch per broker, however far the application falls behind.
 #
 # **Paused partitions** change that: a paused partition keeps its buffered data without blocking
 # its broker, and its records pin their whole response. On 4.3, with 4 MiB responses and 6
@@ -184,8 +189,9 @@ print(consumer_memory_bounds(paused).sentence())
 print(poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0))
 
 # %% [markdown]
-# The simulated consumer holds 60 MiB, above the old answer "one response per broker plus paused x
-# `max.partition.fetch.bytes`" (40 + 6 = 46 MiB) and within the one answer, 40 + 6 x 4 = 64 MiB.
+# The simulated consumer holds 64 MiB, above the old answer "one response per broker plus paused x
+# `max.partition.fetch.bytes`" (40 + 6 = 46 MiB) and within the one answer, 40 + 4 (the drained
+# response still next in line) + 6 x 4 = 68 MiB.
 #
 # ## 4. Why capping in-flight requests was rejected
 #
@@ -205,7 +211,7 @@ print(fast_curves.summary_table().to_string(index=False))
 # the KIP refused to give up.
 #
 # One size of each proves little, so here are five of each on the same fast application (5 s of
-# fetching, Kafka 3.9's consumer, the one KIP-81 was written against): `buffer.memory` from 20 to
+# fetching, Kafka 2.3's consumer, as KIP-81 knew it): `buffer.memory` from 20 to
 # 128 MiB, and caps of 1 to 6 fetches. Each point is one configuration, simulated in one Spark
 # job (`kipviz.curves.sweep`, lesson 6); the front joins those no other beats on both memory and
 # throughput.
@@ -310,12 +316,15 @@ BufferDashboard(spark=spark)
 # ## Conclusion
 #
 # Up to Kafka 3.9 a consumer's fetch memory is bounded per round by **min(brokers x
-# `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**, and a lagging application lets it
-# grow towards `partitions x max.partition.fetch.bytes`; whole responses stay on the heap until
-# their last partition is consumed. KIP-81's `buffer.memory` would have made it one number, at the
+# `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`)**, and its bound for a lagging
+# application is `partitions x max.partition.fetch.bytes` (a real 3.9 consumer stays far below
+# it: it hands responses over only when nothing is buffered); whole responses stay on the heap
+# until their last partition is consumed. KIP-81's `buffer.memory` would have made it one number, at the
 # price of one response of overshoot and a rule (`buffer.memory >= fetch.max.bytes`), with no
 # throughput lost (290.7 against 292.5 MB/s at its smallest size), which a cap on in-flight
-# requests could not do. Kafka 4.0 bounded it another way: one response per broker (KAFKA-17182).
+# requests could not do. Kafka 4.0 bounded it another way: one response per broker (KAFKA-17182),
+# and one more for a moment, the drained response still next in line (measured on a real 4.4
+# consumer, `kipviz reality`).
 #
 # ## What Kafka does today
 #
@@ -325,16 +334,18 @@ BufferDashboard(spark=spark)
 #   closed unmerged (the consumer reads into `MemoryPool.NONE`). Later work (KAFKA-13188) added
 #   reference counting so a pool could be plugged in; it is not in Apache Kafka either.
 # * **Kafka 4.0 and later** hold at most one response per broker (KAFKA-17182; the classic
-#   and the new consumer alike): size the heap for min(brokers x `fetch.max.bytes`, partitions x
-#   `max.partition.fetch.bytes`) plus one record batch per broker, one whole response per partition
+#   and the new consumer alike) and the drained one still next in line: size the heap for
+#   min(brokers x `fetch.max.bytes`, partitions x `max.partition.fetch.bytes`) plus one response
+#   and each response's own fields, plus one record batch per broker, one whole response per partition
 #   you pause while it holds data, and the `max.poll.records` records one `poll()` hands over
 #   (decompression works one batch at a time since 0.11), and lower `fetch.max.bytes` to bound it.
 #   A leader or preferred-read-replica change can let two responses of one broker overlap for a
 #   moment.
-# * **Kafka 3.9 and earlier**: about KIP-74's figure while the application keeps up, but a lagging
-#   one can hold `partitions x max.partition.fetch.bytes` plus the whole response it is draining
-#   (and one whole response per paused partition); lower `max.partition.fetch.bytes` to bound
-#   that.
+# * **Kafka 3.9 and earlier**: about KIP-74's figure while the application keeps up; the bound
+#   for a lagging one is `partitions x max.partition.fetch.bytes` plus the whole response it is
+#   draining (and one whole response per paused partition), though since 2.4 (KAFKA-8677) a real
+#   consumer hands responses over only when nothing is buffered and stays far below it (1.3 MB
+#   against a 4 MiB bound, measured on 3.9.2); lower `max.partition.fetch.bytes` to bound that.
 # * `consumer_memory_bounds(scenario)` prints the figure for your version, as every kipviz
 #   dashboard, the tour and `kipviz run` do.
 # * Fairness between partitions, which KIP-81 relied on instead of a rule of its own, is KIP-74's

@@ -21,9 +21,10 @@
 #
 # **The mechanism in a sentence.** Why a lagging consumer holds more than either setting, and
 # how Kafka 4.0 changed that ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182)),
-# is [lesson 3](03_consumer_buffer_memory.ipynb): from 4.0 it holds one response per broker, so
-# `fetch.max.bytes` is the memory knob; up to 3.9 it holds a completed fetch of every partition,
-# so `max.partition.fetch.bytes` is. This lesson simulates the whole grid of both settings, one
+# is [lesson 3](03_consumer_buffer_memory.ipynb): from 4.0 it holds one response per broker (and
+# the drained one still next in line), so `fetch.max.bytes` is the memory knob; up to 3.9 its
+# bound allows a completed fetch of every partition, so `max.partition.fetch.bytes` bounds it,
+# though a real 3.9 consumer stays far below that bound. This lesson simulates the whole grid of both settings, one
 # simulation per cell (how the grid runs, on Spark with a cache, is the closing section).
 
 # %% [markdown]
@@ -102,15 +103,16 @@ safe_region_figure(select_rows(table, kafka_version="4.3"), "fetch_max_bytes",
 # min(`fetch.max.bytes`, the broker's 12 partitions x `max.partition.fetch.bytes`), because a
 # broker is not asked again until its whole response has been consumed
 # ([KAFKA-17182](https://issues.apache.org/jira/browse/KAFKA-17182), Kafka 4.0). On 3.9 the same
-# grid peaks at about partitions x min(`fetch.max.bytes`, `max.partition.fetch.bytes`): a lagging
-# consumer ends up holding a completed fetch of every partition, each at most the smaller of the two
-# limits, and keeps whole the response it is draining (254 MiB at 16 MiB / 2 MiB, within 3.9's
-# answer of 240 + 16 = 256 MiB, against 160 MiB on 4.3). The red cells do not fit a 128 MiB
+# grid peaks at the same figures, although 3.9's bound allows a completed fetch of every partition
+# and the response being drained (240 + 16 = 256 MiB at 16 MiB / 2 MiB, against 160 MiB on 4.3):
+# its classic consumer hands the responses it read to the fetch buffer only in a poll that found
+# nothing buffered (KAFKA-8677, 2.4), so a lagging one stays near one round, as a real 3.9.2
+# consumer did (lesson 1). The red cells do not fit a 128 MiB
 # heap. The white contour is the fairness floor (lowest per-window Jain's index 0.3, lesson 1):
 # below it, some windows see a few partitions take most of the bytes (the picture is 4.3's). A
 # `max.partition.fetch.bytes` of 512 KiB or less fits a 128 MiB heap on both versions (at most
-# 60 MiB on 4.3 and 66 MiB on 3.9, the two tables above); on 4.x `fetch.max.bytes` is the memory
-# knob, on 3.9 `max.partition.fetch.bytes`.
+# 60 MiB on each, the two tables above); on 4.x `fetch.max.bytes` is the memory knob, and on 3.9
+# `max.partition.fetch.bytes` is what bounds it.
 #
 # The one memory answer at the grid's starting point (4 MiB / 1 MiB), on each version:
 

@@ -206,7 +206,11 @@ ClientDashboard()
 # ## What Kafka does today (and the clients, since which version)
 #
 # * **Java** (lessons 1 and 3), Kafka 4.3 as modelled: one response per broker however far it
-#   lags, since 4.0 (KAFKA-17182); before, one completed fetch per partition.
+#   lags, since 4.0 (KAFKA-17182), and the drained one still next in line; before, a bound of one
+#   completed fetch per partition that a real consumer stays far below (it hands responses over
+#   only when nothing is buffered, KAFKA-8677). Measured on real 4.4.0 and 3.9.2 consumers
+#   (`kipviz reality`); the other clients' probes found more than their bounds below count (their
+#   per-record structures), which the next release of these rules takes in.
 # * **librdkafka**: the gate is on the one consumer queue since at least 0.11; v1.5.0 reworded it
 #   ("applies to the single consumer queue"), cut the default of `queued.max.messages.kbytes` from
 #   1 GB to 64 MB and clamps `fetch.max.bytes` to it unless set; v2.2.0 added

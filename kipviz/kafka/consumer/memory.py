@@ -11,12 +11,20 @@ buffered (paused ones included):
 * **Kafka 4.0 and later** (KAFKA-17182, ``AbstractFetch.prepareFetchRequests``'s
   ``bufferedNodes``): no fetch goes to a broker while any fetchable partition it serves has
   buffered data, so a consumer holds at most one response per broker for its unpaused
-  partitions, however far its application lags: ``brokers x largest response`` (a response is
+  partitions, however far its application lags, and one more: a drained ``CompletedFetch``
+  stays ``FetchBuffer.nextInLineFetch`` until the next ``collectFetch`` replaces it
+  (FetchCollector.java:98-104, 108, 121) while ``bufferedPartitions()`` ignores it
+  (FetchBuffer.java:250), so a new response to its broker lands beside it. Measured on real
+  4.4.0 and 3.9.2 consumers (``kipviz reality``): two responses held with one broker.
+  ``(brokers + 1) x largest response`` (a response is
   at most ``max(fetch.max.bytes, one record batch)`` and at most the broker's partitions x
   ``max(max.partition.fetch.bytes, batch)``). Paused partitions keep their buffered data without
   blocking their broker: each one with data pins one *whole* response more. (A leader or
   preferred-read-replica change can also let two responses of one broker overlap for a moment:
   not modelled.)
+* Every response held also carries its own fields (header, topics, partitions: 113 bytes for
+  one topic and two partitions at fetch v17, measured), :mod:`kipviz.kafka.fetch.frame`; the
+  bound counts them for every response it counts.
 * **Before 4.0** every fetchable partition with nothing buffered is fetched again
   (``fetchablePartitions``). The application drains completed fetches in order, so what a
   lagging consumer holds is the responses whose partitions are all still buffered (at most
@@ -36,8 +44,8 @@ scenarios' drawn bounds and :func:`consumer_memory_bound_bytes` compute from.
 >>> b = memory_bounds(kafka_version="4.0", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
 ...                   max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
 ...                   lagging=True)
->>> b.bound_bytes // 2**20, b.rule
-(12, 'one response per broker')
+>>> b.bound_bytes // 2**20, b.responses, b.rule
+(16, 4, 'one response per broker')
 >>> memory_bounds(kafka_version="3.9", brokers=3, partitions=60, fetch_max_bytes=4 * 2**20,
 ...               max_partition_fetch_bytes=2**20, largest_response_bytes=4 * 2**20,
 ...               lagging=True).bound_bytes // 2**20
@@ -59,6 +67,7 @@ from kipviz.kafka.config.versions import (
     version_key,
 )
 from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
+from kipviz.kafka.fetch.frame import largest_frame_bytes
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
 
 if TYPE_CHECKING:
@@ -72,7 +81,8 @@ _MiB = 1024 * 1024
 _SOURCES = {
     "one response per broker": "AbstractFetch.prepareFetchRequests skips a broker while any "
                                "fetchable partition it serves has buffered data (KAFKA-17182, "
-                               "Kafka 4.0)",
+                               "Kafka 4.0); a drained fetch stays next in line "
+                               "(FetchCollector) until the next poll",
     "one completed fetch per partition": "AbstractFetch.fetchablePartitions fetches every "
                                          "partition with nothing buffered (Kafka before 4.0); "
                                          "a buffered partition pins its whole response "
@@ -166,6 +176,8 @@ class ConsumerMemoryBounds:
     buffer_memory_bytes: int | None = None
     max_in_flight_fetches: int | None = None
     paused_partitions: int = 0
+    responses: int = 0          # the responses the rule counts (the drained one included)
+    frame_bytes: int = 0        # the most one of them carries beyond its records
 
     @property
     def source(self) -> str:
@@ -180,13 +192,16 @@ class ConsumerMemoryBounds:
                   if self.paused_partitions else "")
         figure = {
             "one response per broker": (
-                f"{self.partitions} responses x {response}, one pinned by each partition"
-                if self.paused_partitions
-                and self.lagging_bytes == self.partitions * self.per_broker_bytes
-                else _one_per_broker(self) + paused),
+                f"{self.partitions + 1} responses x {response}, one pinned by each partition "
+                f"and one drained"
+                if self.lagging_bytes - self.responses * self.frame_bytes
+                == (self.partitions + 1) * self.per_broker_bytes
+                else _one_per_broker(self) + f" + 1 x {response} drained, still next in line"
+                + paused),
             "one completed fetch per partition": (
-                f"{self.partitions} responses x {response}"
-                if self.lagging_bytes == self.partitions * self.per_broker_bytes
+                f"{self.partitions + 1} responses x {response}"
+                if self.lagging_bytes - self.responses * self.frame_bytes
+                == (self.partitions + 1) * self.per_broker_bytes
                 else f"{self.partitions} x {_mb(self.per_partition_bytes)} + 1 x {response} "
                      f"being drained{paused}"),
             "buffer.memory pool": f"buffer.memory + largest response - 1 = "
@@ -194,6 +209,10 @@ class ConsumerMemoryBounds:
                                   f"{self.per_broker_bytes:,} - 1 bytes",
             "in-flight cap": f"{self.max_in_flight_fetches} x {response}",
         }[self.rule]
+        if self.responses and self.rule in ("one response per broker",
+                                             "one completed fetch per partition"):
+            figure += (f"; + {self.responses} x {self.frame_bytes:,} bytes, each response's own "
+                       f"fields (FetchResponse)")
         text = (f"Kafka {self.kafka_version} consumer, {state}: at most {_mb(self.bound_bytes)} "
                 f"({self.bound_bytes:,} bytes) of fetch responses "
                 f"({self.rule}: {figure}; {self.source})")
@@ -210,7 +229,8 @@ class ConsumerMemoryBounds:
 def _one_per_broker(b: ConsumerMemoryBounds) -> str:
     """The 4.x figure for unpaused partitions: brokers x largest response, or every partition's
     limit when that is smaller."""
-    unpaused = b.lagging_bytes - b.paused_partitions * b.per_broker_bytes
+    unpaused = b.lagging_bytes - b.responses * b.frame_bytes \
+        - (b.paused_partitions + 1) * b.per_broker_bytes
     if unpaused == b.partitions * b.per_partition_bytes:
         return f"{b.partitions} x {_mb(b.per_partition_bytes)}"
     return f"{b.brokers} x {_mb(b.per_broker_bytes)}"
@@ -225,7 +245,8 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
                   max_partition_fetch_bytes: int, largest_response_bytes: int, lagging: bool,
                   max_batch_bytes: int = 0, paused_partitions: int = 0,
                   buffer_memory_bytes: int | None = None, strict_pool: bool = False,
-                  max_in_flight_fetches: int | None = None) -> ConsumerMemoryBounds:
+                  max_in_flight_fetches: int | None = None,
+                  version: int | None = None) -> ConsumerMemoryBounds:
     """The bound from plain settings; :func:`consumer_memory_bounds` fills them from a scenario.
 
     ``brokers`` counts the brokers serving the consumer's partitions; ``largest_response_bytes``
@@ -241,13 +262,28 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
                       max_batch_bytes)
     per_partition, everything = kip74.partition_bytes, kip74.buffered_bytes
     pinned = paused * largest_response_bytes  # a paused partition's data pins its response
+    # + 1: a drained CompletedFetch stays FetchBuffer.nextInLineFetch, its response reachable,
+    # until the next collectFetch replaces it (4.4 FetchCollector.java:98-104, 108, 121), while
+    # bufferedPartitions() ignores it (FetchBuffer.java:250; 3.9 :254), so a new response to
+    # its broker can land beside it: measured on real 3.9.2 and 4.4.0 consumers
     if has(kafka_version, "buffered_nodes"):
         rule = "one response per broker"
-        reach = min(serving * largest_response_bytes, everything) + pinned
+        reach = min(serving * largest_response_bytes, everything) + largest_response_bytes \
+            + pinned
+        responses = min(serving + paused, partitions) + 1
     else:
         rule = "one completed fetch per partition"
         reach = everything + largest_response_bytes + pinned  # all buffered, draining, paused
-    reach = min(reach, partitions * largest_response_bytes)  # each pinned by a partition
+        responses = partitions + 1
+    # each response pinned by a partition, and the drained one
+    reach = min(reach, (partitions + 1) * largest_response_bytes)
+    # every response held carries its own fields beside its records (kipviz.kafka.fetch.frame;
+    # its size as measured on real brokers)
+    frame = largest_frame_bytes(-(-partitions // serving),
+                                version=fetch_request_version(kafka_version)
+                                if version is None else version,
+                                partition_records_bytes=per_partition)
+    reach += responses * frame
     bound = reach
     if buffer_memory_bytes is not None:
         pooled = pooled_bytes_bound(buffer_memory_bytes, largest_response_bytes,
@@ -266,7 +302,8 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
                                 max_batch_bytes=max_batch_bytes,
                                 buffer_memory_bytes=buffer_memory_bytes,
                                 max_in_flight_fetches=max_in_flight_fetches,
-                                paused_partitions=paused)
+                                paused_partitions=paused, responses=responses,
+                                frame_bytes=frame)
 
 
 def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
@@ -291,7 +328,7 @@ def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
         largest_response_bytes=s.largest_response_bytes(max_batch_bytes), lagging=lagging,
         max_batch_bytes=max_batch_bytes, paused_partitions=len(set(s.paused_partitions)),
         buffer_memory_bytes=s.buffer_memory_bytes, strict_pool=s.strict_pool,
-        max_in_flight_fetches=s.max_in_flight_fetches)
+        max_in_flight_fetches=s.max_in_flight_fetches, version=s.fetch_version)
 
 
 def config_memory_bounds(consumer: ConsumerConfig, broker: BrokerConfig, *, kafka_version: str,

@@ -50,10 +50,10 @@ from kipviz.kafka.config.versions import has, request_ordering
 from kipviz.kafka.fetch.request import Ordering, next_order
 
 __all__ = ["SESSION_FUNCTIONS", "FetchOrder", "FetchSessions", "close_response", "java_fetch_order",
-           "new_fetch_sessions", "open_request", "session_moves"]
+           "listed_in_response", "new_fetch_sessions", "open_request", "session_moves"]
 
 # what a kernel compiles with its own loop (kipviz.scenarios.jit.jit_functions over this module)
-SESSION_FUNCTIONS = ("open_request", "session_moves", "close_response")
+SESSION_FUNCTIONS = ("open_request", "listed_in_response", "session_moves", "close_response")
 FIRST_SESSION_FETCH_VERSION = 7  # FetchRequest v7 carries SessionId and SessionEpoch (KIP-227)
 
 
@@ -177,6 +177,18 @@ def open_request(s, b, request, places, n, forget_left_out):
             places[k] = s.mark[p] - 1
             s.mark[p] = 0
             k += 1
+
+
+def listed_in_response(s, b, p, raw_bytes, high_watermark, sessions):
+    """Whether partition p of broker b's request is in the response at all (call before
+    :func:`session_moves` caches the new high watermark): every partition of a full fetch (or
+    of every fetch without ``sessions``); of an incremental one those that returned records, are
+    new to the session (no cached high watermark) or whose high watermark moved
+    (``CachedPartition.maybeUpdateResponseData``, FetchSession's ``mustRespond``). The Java
+    consumer queues a ``CompletedFetch`` for each, records or none
+    (``AbstractFetch.handleFetchSuccess``), measured on real 3.9.2 and 4.4.0 consumers."""
+    return (raw_bytes > 0 or not sessions or s.full[b]
+            or s.high_watermark[p] != high_watermark)
 
 
 def session_moves(s, b, p, raw_bytes, high_watermark, moves_on_high_watermark):

@@ -46,11 +46,11 @@ record caches (``statestore.cache.max.bytes``) and state stores.
 >>> m = streams_memory(StreamsInstance(partitions=2000, threads=4, brokers=3, value_bytes=1000),
 ...                    "4.3")
 >>> m.record_bytes, m.records_bound_bytes // 2**20, m.consumer.bound_bytes // 2**20
-(1042, 3986, 150)
+(1042, 3986, 200)
 >>> streams_memory(StreamsInstance(partitions=2000, threads=4, brokers=3), "3.9").consumer_bytes
-2306867200
+2319991396
 >>> m.consumer_paused_bytes // 2**20, m.bound_bytes // 2**20
-(100000, 103986)
+(100212, 104199)
 """
 
 from __future__ import annotations

@@ -8,13 +8,13 @@ from types import ModuleType
 
 __all__ = ["EXPERIMENTS", "PENDING", "experiment"]
 
-EXPERIMENTS = ("kip74_responses",)
+EXPERIMENTS = ("kip74_responses", "consumer_memory")
 _MODULES = {"kip74_responses": "responses", "consumer_memory": "consumer_memory",
             "client_memory": "clients"}
 # measured, not yet in every run: each client's bound is exceeded on a real cluster (librdkafka's
 # per-message ops, franz-go's Record structs, kafka-python's receive buffers); run it with
 # --only client_memory (exit status 1 until the rules count them)
-PENDING = ("consumer_memory", "client_memory")
+PENDING = ("client_memory",)
 
 
 def experiment(name: str) -> ModuleType:

@@ -54,6 +54,19 @@ class ConsumerSettings(NamedTuple):
     hb_interval_ticks: int
     tick_ms: int
     skip_buffered_nodes: bool  # Kafka 4.0 on (KAFKA-17182)
+    # Java: a partition listed in a response without records is a completed fetch too, queued
+    # in response order (AbstractFetch.handleFetchSuccess), so it is not fetched again until
+    # the application has passed it (measured on real 3.9.2 and 4.4.0 consumers)
+    queue_empty_parts: bool
+    # the classic Java consumer (2.4 on, KAFKA-8677): a response read from the socket is handed
+    # to the fetch buffer only by a poll() that found nothing buffered (3.9
+    # ClassicKafkaConsumer.pollForFetches :671-675; ConsumerNetworkClient.transmitSends
+    # :331-343 polls the network without firing completed requests), all of them at once; its
+    # broker gets no new request until then, and its bytes count as in flight
+    hand_over_when_idle: bool
+    # Java: a drained CompletedFetch stays FetchBuffer.nextInLineFetch, its response reachable,
+    # until the next collectFetch takes another part (4.4 FetchCollector.java:98-104, 108, 121)
+    keeps_drained: bool
     pause_tick: int  # -1: no pause
     quota_bound: float  # consumer_byte_rate (0: none)
     quota_empty: bool  # KIP-219: a throttled response is empty

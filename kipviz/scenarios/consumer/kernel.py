@@ -2,18 +2,13 @@
 
 :func:`consumer_kernel` runs :mod:`kipviz.scenarios.consumer`'s model tick by tick; run as it is,
 it is the plain-Python reference, and :func:`compiled_kernel` is the same function compiled by
-numba (imported only then). It calls the mechanisms themselves, compiled with it: KIP-74's
-``fill_raw_bytes`` and ``DelayedFetch``'s ``delayed_fetch_completes``
-(:mod:`kipviz.kafka.fetch.response`), ``next_order`` and
-``request_partitions`` (:mod:`kipviz.kafka.fetch.request`), KIP-227's session rules
-(:mod:`kipviz.kafka.fetch.session`: the order the broker reads), KIP-81's pool rules
-(:mod:`kipviz.kafka.broker.pool`, on the row of :func:`kipviz.kafka.broker.pool.pool_state`)
-and the fetch quota's ``throttle_fetch`` (:mod:`kipviz.kafka.quotas.client`, over the ``Rate``
-slot functions).
+numba (imported only then) with the mechanisms it calls: :mod:`kipviz.kafka.fetch`'s response,
+request and session rules (KIP-74, KIP-227), KIP-81's pool rules (:mod:`kipviz.kafka.broker.pool`)
+and the fetch quota's ``throttle_fetch`` (:mod:`kipviz.kafka.quotas.client`).
 
 Each tick: responses that reached the consumer are read (earliest first; a KIP-81 pool may leave
-them in the socket, coordinator responses bypass it), the heartbeat thread sends its next
-heartbeat, the application consumes completed fetches, and brokers answer fetch requests.
+them in the socket, Java's classic consumer hands them over only when nothing is buffered), the
+heartbeat thread sends, the application consumes completed fetches, and brokers answer.
 """
 
 from __future__ import annotations
@@ -26,16 +21,20 @@ from kipviz.kafka.broker.pool import pool_out_of_memory, pool_release, pool_try_
 from kipviz.kafka.clients.fetching import client_held_bytes, client_may_fetch, rotate_by_one
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.fetch.response import delayed_fetch_completes, fill_raw_bytes
-from kipviz.kafka.fetch.session import close_response, open_request, session_moves
+from kipviz.kafka.fetch.session import (
+    close_response,
+    listed_in_response,
+    open_request,
+    session_moves,
+)
 from kipviz.kafka.quotas.client import throttle_fetch
 from kipviz.scenarios.jit import compiled_functions, compiled_rates, jit_functions
 
 __all__ = ["HEARTBEAT_RESPONSE_BYTES", "compiled_kernel", "consumer_kernel"]
 
-# Columns of the kernel's per-partition state rows. PART_RAW / PART_LEFT hold the partition's part
-# of a response: raw bytes and whole-batch bytes not yet consumed, from the moment the broker
-# answers (in flight) until the application has consumed it (buffered); FETCHES and STARVED count
-# this window's fetches.
+# Columns of the per-partition state rows. PART_RAW / PART_LEFT: the partition's part of a response,
+# raw and whole-batch bytes not yet consumed, from the broker's answer (in flight) until consumed
+# (buffered); FETCHES and STARVED count this window's fetches.
 LOG_END, OFFSET, FETCH_PTR, PART_RAW, PART_LEFT, STREAK, FETCHES, STARVED = range(8)
 HEARTBEAT_RESPONSE_BYTES = 16  # a v4 HeartbeatResponse: size, correlation id, throttle, error
 
@@ -45,11 +44,9 @@ def consumer_kernel(
     # outputs (throttled: count and total ms of quota-throttled fetches)
     throttled, out_fetches, out_windows, out_memory, out_buffer, out_heartbeats,
 ):  # pragma: no cover - exercised compiled and uncompiled through simulate()
-    """Run the model on ``batches`` (``TimeOrderedBatches``), ``inputs`` and ``settings``
-    (:mod:`kipviz.scenarios.consumer.columns`), KIP-81's pool row
-    (:func:`kipviz.kafka.broker.pool.pool_state`) and the brokers' fetch sessions
-    (:class:`kipviz.kafka.fetch.session.FetchSessions`); fills ``throttled`` and the ``out_*``
-    column blocks. Returns (fetch rows, heartbeats)."""
+    """Run the model on ``batches`` (``TimeOrderedBatches``), ``inputs``, ``settings``
+    (:mod:`.columns`), KIP-81's pool row (``pool_state``) and the brokers' ``FetchSessions``;
+    fills ``throttled`` and the ``out_*`` column blocks. Returns (fetch rows, heartbeats)."""
     # the blocks' fields as locals, read by name once
     batch_size, batch_tick, batch_part = batches.size_bytes, batches.tick, batches.partition
     batch_next, batch_first = batches.next_batch, batches.first
@@ -64,6 +61,8 @@ def consumer_kernel(
     record_fetches, coordinator_bypass = settings.record_fetches, settings.coordinator_bypass
     max_in_flight, hb_interval_ticks = settings.max_in_flight, settings.hb_interval_ticks
     skip_buffered_nodes, pause_tick = settings.skip_buffered_nodes, settings.pause_tick
+    queue_empty_parts, keeps_drained = settings.queue_empty_parts, settings.keeps_drained
+    hand_over_when_idle = settings.hand_over_when_idle
     quota_bound, quota_empty = settings.quota_bound, settings.quota_empty
     fetch_sessions, forget_left_out = settings.fetch_sessions, settings.forget_left_out
     moves_on_hw = settings.moves_on_high_watermark
@@ -94,12 +93,14 @@ def consumer_kernel(
     part_slot = np.full(n_part, -1, np.int64)
     offset_at_window_start = np.zeros(n_part, np.int64)
     queue = np.zeros(n_part + 1, np.int64)
+    listed = np.zeros(n_part, np.bool_)  # in the response in flight (listed_in_response)
+    queued_part = np.zeros(n_part, np.int64)  # a completed fetch waits (bytes or none)
+    drained = 0  # bytes of the drained response still next in line (Java)
     head = tail = 0
     arrive = np.full(n_brokers, -1, np.int64)
     parked_since = np.full(n_brokers, -1, np.int64)
     in_flight = np.zeros(n_brokers, np.int64)
-    # A response's slot lives from its request until all its parts are consumed: at most one per
-    # partition with a part, plus one per broker in flight.
+    # a response's slot, from its request until all its parts are consumed: <= one a part + B
     n_slots = n_part + n_brokers
     slot_bytes = np.zeros(n_slots, np.int64)
     slot_parts = np.zeros(n_slots, np.int64)
@@ -108,10 +109,8 @@ def consumer_kernel(
     broker_slot = np.full(n_brokers, -1, np.int64)
     pending = np.zeros(n_brokers + 1, np.int64)
     muted = np.zeros(n_brokers + 1, np.bool_)
-    first = np.zeros(n_part, np.int64)
-    logb = np.zeros(n_part, np.int64)
-    lim = np.zeros(n_part, np.int64)
-    raw = np.zeros(n_part, np.int64)
+    first, logb = np.zeros(n_part, np.int64), np.zeros(n_part, np.int64)
+    lim, raw = np.zeros(n_part, np.int64), np.zeros(n_part, np.int64)
     returned = np.zeros(n_part, np.bool_)
     sent = np.zeros(n_part, np.int64)  # each broker's in-flight request, in request order
     place = np.zeros(n_part, np.int64)  # where each of those stands in the broker's order
@@ -153,8 +152,13 @@ def consumer_kernel(
                 pending[i] = key
                 n_pending += 1
         waiting = 0
+        busy = hand_over_when_idle and head != tail  # one poll hands all or none (columns.py)
+        unhanded = 0  # read from the socket, not handed over: received, held, no longer in flight
         for i in range(n_pending):
             b = pending[i] % (n_brokers + 1)
+            if busy and b < n_brokers:
+                unhanded += in_flight[b]
+                continue
             # Selector: a channel muted for memory is not read again until the pool has memory
             if muted[b] and pool_out_of_memory(pool):
                 waiting += in_flight[b] if b < n_brokers else 0
@@ -182,11 +186,11 @@ def consumer_kernel(
                 continue
             s = broker_slot[b]
             for j in range(order_start[b], order_start[b] + sent_n[b]):
-                # each part with bytes is queued for the application; a request lists only
-                # partitions with nothing buffered, so the others' slot and queue entries are
-                # free to overwrite (no branch on the random part sizes)
+                # each part with bytes is queued, and for Java each listed one (columns.py); a
+                # request lists only partitions with nothing queued (entries free to overwrite)
                 p = sent[j]
-                has = 1 if st[p, PART_RAW] > 0 else 0
+                has = 1 if st[p, PART_RAW] > 0 or (queue_empty_parts and listed[p]) else 0
+                queued_part[p] = has
                 part_slot[p] = s
                 slot_parts[s] += has
                 queued += st[p, PART_RAW]
@@ -208,9 +212,10 @@ def consumer_kernel(
             hb_sent[hb_n] = t
             hb_arrive = t + rtt_ticks
             hb_next = t + hb_interval_ticks
-        # peak of the tick, responses landed and nothing consumed yet: whole responses, each
-        # held while any of its partitions is buffered (records are slices of its buffer)
-        m_held[t] = client_held_bytes(retained, queued, whole_response, per_wire)
+        # peak of the tick, responses landed and nothing consumed yet: whole responses held
+        # while any of their partitions is buffered, read ones not handed over, the drained one
+        m_held[t] = client_held_bytes(retained, queued, whole_response, per_wire) + unhanded \
+            + drained
         b_retained[t] = retained
         b_waiting[t] = waiting
         b_dry[t] = pool_out_of_memory(pool)
@@ -221,6 +226,7 @@ def consumer_kernel(
             if not fetchable[p]:  # FetchCollector sets a paused partition's data aside, kept
                 head = head + 1 if head + 1 < queue.shape[0] else 0
                 continue
+            drained = 0  # collectFetch takes the next part: the drained one is let go
             if st[p, PART_LEFT] > credit:
                 take = int(credit)
                 st[p, PART_LEFT] -= take
@@ -230,6 +236,7 @@ def consumer_kernel(
             credit -= st[p, PART_LEFT]
             consumed += st[p, PART_LEFT]
             queued -= st[p, PART_RAW]
+            queued_part[p] = 0
             queued_parts -= 1
             broker_parts[part_broker[p]] -= 1
             st[p, PART_RAW] = 0
@@ -240,6 +247,8 @@ def consumer_kernel(
             if slot_parts[s] == 0:
                 pool_release(pool, slot_bytes[s], now)
                 retained -= slot_bytes[s]
+                if keeps_drained:
+                    drained = slot_bytes[s]
                 free_slots[n_free] = s
                 n_free += 1
         if head == tail:
@@ -256,7 +265,7 @@ def consumer_kernel(
                 if not client_may_fetch(client_gate, broker_parts[b], queued_parts, queued,
                                         per_wire, queue_gate_bytes):
                     continue  # the client's own gate (kipviz.kafka.clients.fetching)
-                n = request_partitions(orders[lo : order_start[b + 1]], st[:, PART_RAW],
+                n = request_partitions(orders[lo : order_start[b + 1]], queued_part,
                                        fetchable, skip_buffered_nodes, sent[lo:], place[lo:])
                 sent_n[b] = n
                 if n > 0:
@@ -322,6 +331,8 @@ def consumer_kernel(
                 st[p, PART_RAW] = r
                 st[p, PART_LEFT] = got
                 returned[place[lo + i]] = r > 0  # KIP-74's move-to-end (round-robin)
+                listed[p] = not emptied and listed_in_response(  # KIP-219: throttled lists none
+                    sessions, b, p, r, st[p, LOG_END], fetch_sessions)
                 if fetch_sessions and not emptied:
                     session_moves(sessions, b, p, r, st[p, LOG_END], moves_on_hw)
             served = order_start[b + 1] - lo
@@ -342,7 +353,7 @@ def consumer_kernel(
             else:  # before KIP-219 the broker held the response for the throttle time
                 arrive[b] += throttle_ticks
             fetch_id += 1
-        m_in_flight[t] = in_flight.sum()
+        m_in_flight[t] = in_flight.sum() - unhanded
         m_consumed[t] = consumed
         if (t + 1) * n_windows // ticks > window:  # last tick of this window
             for p in range(n_part):
@@ -359,24 +370,22 @@ def consumer_kernel(
 
 
 def _compile() -> dict[str, Any]:
+    from kipviz.kafka.clients import fetching
     from kipviz.kafka.fetch import request, response, session
     from kipviz.kafka.quotas import client
     from kipviz.scenarios.broker.kernel import compiled_kernel as broker_compiled
 
-    # the fetch quota over kipviz.kafka.quotas.rate's functions, compiled once for every kernel
+    # each rule over its own module: the fetch quota over kipviz.kafka.quotas.rate's functions,
+    # KIP-74's fill with its partition rule, the pool's rules as the broker kernel compiles them,
+    # KIP-227's session rules with the move-to-end they call, the other clients' gates
     quota = jit_functions(["fetch_quota_throttle_ms", "throttle_fetch"],
                           {**vars(client), **compiled_rates()})
-    # KIP-74's fill with the partition rule it calls, compiled over their own module
     fill = jit_functions((*response.FILL_FUNCTIONS, "delayed_fetch_completes"), vars(response),
                          inline=["read_partition", "delayed_fetch_completes"])
-    # kipviz.kafka.broker.pool's rules, as the broker kernel compiles them
     pool = {name: broker_compiled(name) for name in (
         "pool_try_allocate", "pool_release", "pool_out_of_memory")}
-    # KIP-227's session rules over their own module, with the move-to-end they call
     rules = jit_functions(session.SESSION_FUNCTIONS, vars(session),
                           foreign={"next_order": request.next_order})
-    from kipviz.kafka.clients import fetching
-
     clients = jit_functions(fetching.CLIENT_FUNCTIONS, vars(fetching),
                             inline=fetching.CLIENT_FUNCTIONS[:2])
     return jit_functions(["consumer_kernel"],

@@ -171,6 +171,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     c = s.client_fetch
     min_bytes, max_wait_ms = ((s.fetch_min_bytes, s.fetch_max_wait_ms) if c is None
                               else (c.fetch_min_bytes, c.fetch_max_wait_ms))
+    java = c is None
     settings = ConsumerSettings(
         response_max_bytes=int(s.response_max_bytes), version=int(s.fetch_version),
         ordering=int(order.request if c is None else c.ordering),
@@ -187,6 +188,9 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
                           or s.partitions + s.brokers),
         hb_interval_ticks=int(hb_interval), tick_ms=int(s.tick_ms),
         skip_buffered_nodes=bool(has(s.kafka_version, "buffered_nodes")),
+        # Java's fetch buffer as measured on real consumers (KIP-81's pool and cap act on it)
+        queue_empty_parts=java, keeps_drained=java,
+        hand_over_when_idle=java and bool(has(s.kafka_version, "hand_over_when_idle")),
         pause_tick=math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
         quota_bound=float(s.fetch_quota_bytes_per_s or 0.0),
         quota_empty=bool(has(s.kafka_version, "throttled_empty_response")),
