@@ -59,7 +59,8 @@ def test_run_writes_a_page_and_prints_the_risky_values(tmp_path, capsys, spark):
     assert len(warnings) == 3, out
     assert ("queued_max_request_bytes (queued.max.request.bytes) must be <= 0 (no "
             in warnings[0]) and "): 1048576." in warnings[0]
-    assert "lagging: at most 24.0 MiB (25,165,824 bytes)" in warnings[1]
+    # 12 partitions of 2 MiB and the drained 16 MiB response (sample: 16 MiB fetch.max.bytes)
+    assert "lagging: at most 32.0 MiB (33,555,212 bytes)" in warnings[1]
     memory = [line for line in out.splitlines() if line.startswith("memory: ")]
     assert memory and memory[0].startswith("memory: Kafka 4.3 consumer, ")
     assert "leader.replication.throttled.rate = 5,000,000 bytes/s" in warnings[2]

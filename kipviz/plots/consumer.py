@@ -15,7 +15,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.consumer import ConsumerCurves
-from kipviz.plots.grid import MiB, finish_grid, panel_traces, run_line, set_trace_data
+from kipviz.plots.grid import (
+    MiB,
+    explain_flat_panels,
+    finish_grid,
+    panel_traces,
+    run_line,
+    set_trace_data,
+)
 
 __all__ = [
     "compare_fairness_figure",
@@ -98,6 +105,8 @@ def consumer_figure(curves: ConsumerCurves | None = None, *, title: str = "") ->
 def update_consumer_figure(fig: go.Figure, curves: ConsumerCurves) -> None:
     """Put new curves into a figure made by :func:`consumer_figure`, in place (one redraw)."""
     set_trace_data(fig, _consumer_data(curves))
+    explain_flat_panels(fig, {(2, 2): "every partition was delivered the same bytes:<br>"
+                                      "the fetches shared the bandwidth equally"})
 
 
 def compare_fairness_figure(curves_by_label: Mapping[str, ConsumerCurves], *,

@@ -138,19 +138,24 @@ def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     """Warnings for legal but risky or surprising combinations.
 
     Held memory is measured against the one answer of :mod:`kipviz.kafka.consumer.memory` for the
-    run's Kafka version (``meta["memory_bound_bytes"]``): above KIP-74's one-round figure but
-    within it is the version's rule at work (a lagging pre-4.0 consumer, or record batches larger
-    than the limits returned whole by the first-batch exception).
+    run's Kafka version (``meta["memory_bound_bytes"]``): above KIP-74's one-round figure and the
+    one drained response still next in line (which every Java consumer keeps for a moment,
+    measured on real 4.4 and 3.9 consumers) but within it is the version's rule at work (a
+    lagging pre-4.0 consumer, or record batches larger than the limits returned whole by the
+    first-batch exception).
     """
     notes = []
     if s.max_partition_fetch_bytes > s.response_max_bytes:
         notes.append("max.partition.fetch.bytes is above the response limit "
                      f"({s.response_max_bytes:,} bytes): the response limit applies first.")
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
-    if peak > c.kip74_bound_bytes and meta.get("memory_rule"):
+    drained = int(meta.get("largest_response_bytes", 0)) if s.client == "java" else 0
+    if peak > c.kip74_bound_bytes + drained and meta.get("memory_rule"):
         notes.append(f"Held memory peaked at {_size(peak)}, above KIP-74's min(brokers x "
                      f"fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
-                     f"{_size(c.kip74_bound_bytes)}: {meta['memory_sentence']}")
+                     f"{_size(c.kip74_bound_bytes)}"
+                     + (f" and the {_size(drained)} drained response still next in line"
+                        if drained else "") + f": {meta['memory_sentence']}")
     return notes
 
 
