@@ -136,3 +136,16 @@ def test_the_cli_refuses_bad_input_in_one_line_with_status_2(capsys):
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--kafka-version" in err
+
+
+def test_a_cluster_id_is_a_kafka_uuid_that_never_reads_as_an_option(monkeypatch):
+    """22 URL-safe base64 characters, drawn again when the first is "-" (Kafka's
+    Uuid.randomUuid does the same): StorageTool's -t took one such id for an option."""
+    import uuid as uuid_module
+
+    from kipviz.reality import nodes
+
+    draws = iter([uuid_module.UUID(bytes=b"\xf8" + bytes(15)), uuid_module.UUID(int=7)])
+    monkeypatch.setattr(nodes.uuid, "uuid4", lambda: next(draws))
+    got = nodes.cluster_id()
+    assert len(got) == 22 and not got.startswith("-") and got == "AAAAAAAAAAAAAAAAAAAABw"

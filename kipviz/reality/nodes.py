@@ -74,8 +74,13 @@ class Node:
 
 
 def cluster_id() -> str:
-    """A Kafka ``Uuid`` as Kafka prints it: 16 random bytes, URL-safe base64 without padding."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A Kafka ``Uuid`` as Kafka prints it: 16 random bytes, URL-safe base64 without padding,
+    never starting with "-" (``Uuid.randomUuid`` draws again then, since a command line would
+    read it as an option: StorageTool's ``-t`` did, once in a few dozen clusters)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 def _properties(values: Mapping[str, object]) -> str:
