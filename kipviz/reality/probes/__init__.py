@@ -5,7 +5,8 @@
 * :mod:`.clients`: librdkafka (confluent-kafka) and kafka-python through :mod:`.pyclient` in a
   process of their own, franz-go through the Go program in ``go/``.
 
-Each is built on first use into ``cache_dir()/probes`` and stopped by its pid.
+Each is built on first use into ``cache_dir()/probes`` and run by :mod:`.runner` (a process of its
+own, stopped by its pid, its output in one log).
 
 May import: :mod:`kipviz.reality` (jars, processes) and the standard library; the clients
 themselves only inside the probe processes.

@@ -15,19 +15,17 @@ before every poll (and one after the last) and a ``summary`` line.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import shutil
 import subprocess
-import threading
-import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from kipviz.reality.jars import RealityError, cache_dir, find_java, kafka_jars, release
+from kipviz.reality.probes.runner import run_probe
 
 __all__ = ["MAIN_CLASS", "PROBE_SOURCE", "build_consumer_probe", "run_consumer_probe"]
 
@@ -87,78 +85,19 @@ def build_consumer_probe(kafka_version: str) -> Path:
     return out
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
-    """Stop the probe by its pid: SIGTERM, 5 s, then SIGKILL."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=5)
-
-
-def _tail(path: Path, n: int = 8) -> str:
-    try:
-        lines = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "(no stderr log)"
-    return " | ".join(lines[-n:]) or "(stderr empty)"
-
-
 def run_consumer_probe(kafka_version: str, config: dict[str, Any], *, timeout_s: float,
                        log_dir: Path) -> list[dict[str, Any]]:
     """Run the probe with ``config`` (the JSON contract in ``ConsumerProbe.java``: bootstrap
     servers, ``assign``, ``consumer_config``, ``polls`` ...) and return its parsed JSON lines:
-    ``start``, the ``sample``\\ s and ``summary``. The process is killed if it outlives
-    ``timeout_s``; stderr goes to ``log_dir/consumer-probe.stderr.log`` and stdout is kept as
-    ``log_dir/consumer-probe.jsonl``."""
+    ``start``, the ``sample``\\ s and ``summary``, through :func:`.runner.run_probe` (stopped by
+    its pid if it outlives ``timeout_s``; its output in ``log_dir/consumer-probe.log``)."""
     rel = release(kafka_version)
     classes = build_consumer_probe(rel.name)
     lib = kafka_jars(rel.name)
     log_dir.mkdir(parents=True, exist_ok=True)
     config_path = log_dir / "consumer-probe-config.json"
     config_path.write_text(json.dumps(config, indent=1) + "\n")
-    stderr_path = log_dir / "consumer-probe.stderr.log"
-    stdout_path = log_dir / "consumer-probe.jsonl"
     cmd = [find_java("java"), *JVM_OPTIONS, "-cp", f"{classes}{os.pathsep}{lib}{os.sep}*",
            MAIN_CLASS, str(config_path)]
-    lines: list[dict[str, Any]] = []
-    raw: list[str] = []
-
-    def read(stream: Any) -> None:
-        for text in stream:
-            raw.append(text)
-            text = text.strip()
-            if text.startswith("{"):
-                with contextlib.suppress(json.JSONDecodeError):
-                    lines.append(json.loads(text))
-
-    with stderr_path.open("w") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                text=True, encoding="utf-8", errors="replace")
-        reader = threading.Thread(target=read, args=(proc.stdout,), daemon=True)
-        try:
-            reader.start()
-            deadline = time.monotonic() + timeout_s
-            try:
-                code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired as e:
-                _stop(proc)
-                raise RealityError(f"the consumer probe (Kafka {rel.version}) did not finish in "
-                                   f"{timeout_s:g} s and was killed (pid {proc.pid}; stderr "
-                                   f"{stderr_path}): {_tail(stderr_path)}") from e
-            reader.join(timeout=10)
-        except BaseException:
-            _stop(proc)
-            raise
-        finally:
-            stdout_path.write_text("".join(raw))
-            if proc.stdout is not None:
-                proc.stdout.close()
-    if code != 0 or not any(line.get("type") == "summary" for line in lines):
-        why = f"exit {code}" if code != 0 else "no summary line"
-        raise RealityError(f"the consumer probe (Kafka {rel.version}) failed ({why}; pid "
-                           f"{proc.pid}; stderr {stderr_path}): {_tail(stderr_path)}")
-    return lines
+    return run_probe(f"consumer (Kafka {rel.version})", cmd, log_dir / "consumer-probe.log",
+                     timeout_s=timeout_s)
