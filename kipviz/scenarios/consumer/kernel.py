@@ -95,8 +95,7 @@ def consumer_kernel(
     queue = np.zeros(n_part + 1, np.int64)
     listed = np.zeros(n_part, np.bool_)  # in the response in flight (listed_in_response)
     queued_part = np.zeros(n_part, np.int64)  # a completed fetch waits (bytes or none)
-    drained = 0  # bytes of the drained response still next in line (Java)
-    head = tail = 0
+    head = tail = drained = 0  # drained: bytes of the drained response still next in line (Java)
     arrive = np.full(n_brokers, -1, np.int64)
     parked_since = np.full(n_brokers, -1, np.int64)
     in_flight = np.zeros(n_brokers, np.int64)
@@ -332,7 +331,8 @@ def consumer_kernel(
                 st[p, PART_LEFT] = got
                 returned[place[lo + i]] = r > 0  # KIP-74's move-to-end (round-robin)
                 listed[p] = not emptied and listed_in_response(  # KIP-219: throttled lists none
-                    sessions, b, p, r, st[p, LOG_END], fetch_sessions)
+                    sessions.full[b], sessions.high_watermark[p], r, st[p, LOG_END],
+                    fetch_sessions)
                 if fetch_sessions and not emptied:
                     session_moves(sessions, b, p, r, st[p, LOG_END], moves_on_hw)
             served = order_start[b + 1] - lo
