@@ -137,6 +137,24 @@ def test_the_request_order_follows_the_release():
         Ordering.FIXED)
 
 
+def test_an_assigned_consumer_starts_in_hash_order_and_a_group_member_in_partition_order():
+    """KafkaConsumer.assign puts the partitions in a HashSet and SubscriptionState.assignFromUser
+    in a HashMap; a classic group's assignment is a TreeSet (ConsumerCoordinator.onJoinComplete).
+    The assigned orders are the first full fetches a real 4.4.0 consumer sent to two brokers
+    (``kipviz reality``, partition_order: topic events, 16 partitions, p on broker p % 2 + 1)."""
+    from kipviz.scenarios.consumer.simulation import initial_orders
+
+    assigned = ConsumerScenario(partitions=16, brokers=2, kafka_version="4.3",
+                                assignment="assign")
+    orders, start = initial_orders(assigned)
+    assert orders[start[0]:start[1]].tolist() == [12, 14, 4, 6, 8, 10, 0, 2]
+    assert orders[start[1]:start[2]].tolist() == [11, 13, 15, 3, 5, 7, 9, 1]
+    orders, start = initial_orders(replace(assigned, assignment="group"))
+    assert orders.tolist() == [*range(0, 16, 2), *range(1, 16, 2)]
+    with pytest.raises(ValueError, match="assignment"):
+        ConsumerScenario(assignment="subscribe")
+
+
 def test_a_copied_hash_set_is_sized_for_its_collection():
     """new HashSet<>(96 partitions) has 256 buckets (96 / .75 + 1 = 129, rounded up), a HashMap
     filled one put at a time 128: the iteration orders differ."""

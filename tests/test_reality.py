@@ -80,6 +80,63 @@ def test_the_first_batch_exception_was_measured_both_ways():
     assert after.measured[1] == 0 and after.measured[0] > 0
 
 
+def test_the_partition_order_rows_are_predicted_again_from_their_batches():
+    """Each partition_order row's responses made again from the batches the brokers stored,
+    with today's rules, are what the broker logged, partition by partition and byte by byte;
+    and the measurement shows the lesson: 3.9's hash order without sessions starves the
+    partitions at the back for many responses, 4.4's move-to-end reaches all eight within the
+    first four, and with sessions both releases rotate alike."""
+    order = experiment("partition_order")
+    rows = [r for r in _snapshot() if r.experiment == "partition_order"]
+    assert len(rows) == 12
+    for r in rows:
+        if r.case.endswith("every response, partition and bytes"):
+            predicted = order.predict(r.setup, r.setup["batches"], r.extra["model_version"],
+                                      r.setup["fetch_sessions"])
+            assert [",".join(f"{p}:{b}" for p, b in x) for x in predicted] == r.measured, r.case
+    first = {(r.kafka_version, r.setup["fetch_sessions"]): r.measured for r in rows
+             if "first carried" in r.case}
+    assert max(first[("3.9.2", False)]) > 4 * max(first[("4.4.0", False)])
+    assert max(first[("4.4.0", False)]) <= 4
+    assert first[("3.9.2", True)] == first[("4.4.0", True)]
+    assert all(r.extra["forgotten_partitions"] == 0 for r in rows)
+
+
+def test_a_broker_request_log_line_reads_as_one_fetch_and_its_response(tmp_path):
+    """The shape kafka.request.logger writes (4.4.0, fetch v18, as logged in a real run);
+    other requests and other clients are left out."""
+    from kipviz.reality.request_log import fetch_exchanges
+
+    fetch = ('Completed request:{"isForwarded":false,"requestHeader":{"requestApiKey":1,'
+             '"requestApiVersion":18,"correlationId":10,"clientId":"kipviz-probe",'
+             '"requestApiKeyName":"FETCH"},"request":{"maxWaitMs":500,"minBytes":1,'
+             '"maxBytes":50000,"isolationLevel":0,"sessionId":25124113,"sessionEpoch":1,'
+             '"topics":[{"topicId":"B_CpAYKDQhGlmJ8rJuRVsA","partitions":[{"partition":12,'
+             '"fetchOffset":16,"partitionMaxBytes":20000},{"partition":14,"fetchOffset":16,'
+             '"partitionMaxBytes":20000}]}],"forgottenTopicsData":[{"topicId":'
+             '"B_CpAYKDQhGlmJ8rJuRVsA","partitions":[4]}],"rackId":""},"response":'
+             '{"throttleTimeMs":0,"errorCode":0,"sessionId":25124113,"responses":[{"topicId":'
+             '"B_CpAYKDQhGlmJ8rJuRVsA","partitions":[{"partitionIndex":12,"errorCode":0,'
+             '"highWatermark":200,"recordsSizeInBytes":20000},{"partitionIndex":14,'
+             '"errorCode":0,"highWatermark":200,"recordsSizeInBytes":0}]}]},'
+             '"totalTimeMs":21.957}')
+    other = fetch.replace('"clientId":"kipviz-probe"', '"clientId":"broker-2-fetcher-0"')
+    metadata = fetch.replace('"requestApiKey":1,', '"requestApiKey":3,')
+    log = tmp_path / "requests.log"
+    log.write_text("\n".join(["[2026-12-02] INFO not a request", fetch, other, metadata]) + "\n")
+    [x] = fetch_exchanges(log, "kipviz-probe")
+    assert (x.session_id, x.session_epoch, x.full) == (25124113, 1, False)
+    assert (x.requested, x.forgotten) == ((12, 14), (4,))
+    assert x.response == ((12, 20000), (14, 0)) and x.returned == ((12, 20000),)
+
+
+def test_a_node_config_for_a_broker_the_cluster_lacks_is_refused():
+    from kipviz.reality.cluster import KafkaCluster
+
+    with pytest.raises(ValueError, match=r"node_config's keys must be broker ids, 1 to 2: \[3\]"):
+        KafkaCluster(brokers=2, node_config={3: {"max.incremental.fetch.session.cache.slots": 0}})
+
+
 def test_verdicts_follow_the_stated_tolerance_and_never_widen_it():
     assert verdict("exact", [1, 2], [1, 2]) == "pass"
     assert verdict("exact", [1, 2], [1, 3]) == "fail"

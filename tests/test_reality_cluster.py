@@ -16,6 +16,7 @@ import pytest
 from kipviz.reality import KafkaCluster, RealityError
 from kipviz.reality.experiments import experiment
 from kipviz.reality.processes import running
+from kipviz.reality.request_log import fetch_exchanges
 
 pytestmark = pytest.mark.reality
 
@@ -28,17 +29,22 @@ def _gone(pids: list[int]) -> bool:
 def test_one_broker_runs_the_kip74_experiment_end_to_end_and_leaves_nothing_running():
     responses = experiment("kip74_responses")
     started = time.monotonic()
-    with KafkaCluster(brokers=1, kafka_version="4.4") as cluster:
+    with KafkaCluster(brokers=1, kafka_version="4.4", request_log=True) as cluster:
         pids = cluster.pids
         assert len(pids) == 2 and cluster.broker_ids == [1]
         rows = responses.run(cluster, responses.setup(cluster), quick=True)
+        # the broker's own account of each raw fetch: v4 (no session), its bytes as measured
+        logged = fetch_exchanges(cluster.node(1).request_log, "kipviz-raw-fetch")
     assert rows and [r.case for r in rows if r.verdict != "pass"] == []
+    assert logged and all(x.version == 4 and x.full for x in logged)
+    partition_rows = [r.measured for r in rows if isinstance(r.measured, list)]
+    assert [b for _, b in logged[0].response] == partition_rows[0]
     assert _gone(pids) and running() == []
     print(f"one broker, kip74 quick: {time.monotonic() - started:.1f} s")
 
 
 def test_a_stopped_broker_starts_again_on_its_port_and_data():
-    with KafkaCluster(brokers=1, kafka_version="3.9") as cluster:
+    with KafkaCluster(brokers=1, kafka_version="3.9", request_log=True) as cluster:
         cluster.create_topic("kept", partitions=2)
         old = cluster.pids
         assert cluster.stop_broker(1) in (0, 143)
@@ -46,6 +52,8 @@ def test_a_stopped_broker_starts_again_on_its_port_and_data():
         assert cluster.leaders("kept") == {0: 1, 1: 1}
         assert set(cluster.pids) != set(old)
         pids = cluster.pids
+        # reload4j's request log (3.x): CreateTopics (api key 19) was logged before the stop
+        assert '"requestApiKey":19,' in cluster.node(1).request_log.read_text()
     assert _gone(pids + old)
 
 

@@ -45,8 +45,11 @@ CONTROLLER_ID = 100
 class KafkaCluster:
     """A KRaft cluster of ``brokers`` broker-only nodes and one controller on 127.0.0.1.
 
-    ``broker_config`` is added to (and overrides) every broker's ``server.properties``; a key a
-    broker does not know is ignored by Kafka silently, as on a real cluster. ``jmx=True`` opens
+    ``broker_config`` is added to (and overrides) every broker's ``server.properties``, and
+    ``node_config[id]`` to broker ``id``'s after it (brokers of one cluster may differ, as on a
+    real one: ``{2: {"max.incremental.fetch.session.cache.slots": 0}}``); a key a broker does
+    not know is ignored by Kafka silently, as on a real cluster. ``request_log=True`` has every
+    broker log each request with its response (``Node.request_log``). ``jmx=True`` opens
     JMX on a free port per node (``.jmx_port(node_id)``), authentication and SSL off.
 
     >>> with KafkaCluster(brokers=1) as cluster:              # doctest: +SKIP
@@ -58,6 +61,8 @@ class KafkaCluster:
     def __init__(self, brokers: int = 3, kafka_version: str = "4.4",
                  broker_config: Mapping[str, object] | None = None, *,
                  controller_config: Mapping[str, object] | None = None,
+                 node_config: Mapping[int, Mapping[str, object]] | None = None,
+                 request_log: bool = False,
                  workdir: str | Path | None = None, keep: bool = False, jmx: bool = False,
                  heap: str = "512m", start_timeout_s: float = 120.0,
                  stop_timeout_s: float = 30.0) -> None:
@@ -66,6 +71,12 @@ class KafkaCluster:
         self.kafka_version = self.release.name
         self.broker_config = dict(broker_config or {})
         self.controller_config = dict(controller_config or {})
+        self.node_config = {int(k): dict(v) for k, v in (node_config or {}).items()}
+        unknown = sorted(set(self.node_config) - set(range(1, self.brokers + 1)))
+        if unknown:
+            raise ValueError(f"node_config's keys must be broker ids, 1 to {self.brokers}: "
+                             f"{unknown}")
+        self.request_log = bool(request_log)
         self.keep = keep
         self.jmx = jmx
         self.heap = heap
@@ -223,10 +234,12 @@ class KafkaCluster:
             "group.initial.rebalance.delay.ms": 0,
             "num.replica.fetchers": 1,
             **self.broker_config,
+            **self.node_config.get(node.node_id, {}),
         }
 
     def _write(self, node: Node) -> None:
-        write_node_files(node, self._config(node), self.release)
+        write_node_files(node, self._config(node), self.release,
+                         request_log=self.request_log and node.role == "broker")
 
     def _jvm(self, node: Node, cp: str) -> list[str]:
         return jvm_command(node, self.release, cp, self.heap)

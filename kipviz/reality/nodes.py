@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kipviz.reality.jars import Release, find_java
 
-__all__ = ["STARTED_LINE", "Node", "cluster_id", "jvm_command", "write_node_files"]
+__all__ = ["REQUEST_LOG", "STARTED_LINE", "Node", "cluster_id", "jvm_command", "write_node_files"]
 
 _LOG4J2 = """\
 status = warn
@@ -40,6 +40,29 @@ log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.kafka.request.logger=WARN
 """
 STARTED_LINE = "Kafka Server started"
+REQUEST_LOG = "requests.log"
+# with request_log: kafka.request.logger at DEBUG, one "Completed request:{json}" line per request
+# with its response (4.4 server/.../network/Request.java:394, 3.9 RequestChannel.scala:284;
+# a FetchResponse as JSON gives each partition's recordsSizeInBytes, not its records), to a file
+# of its own so that server.log stays readable
+_LOG4J2_REQUESTS = """\
+appender.requests.type = File
+appender.requests.name = REQUESTS
+appender.requests.fileName = {path}
+appender.requests.layout.type = PatternLayout
+appender.requests.layout.pattern = %m%n
+logger.request.level = DEBUG
+logger.request.additivity = false
+logger.request.appenderRef.requests.ref = REQUESTS
+"""
+_LOG4J1_REQUESTS = """\
+log4j.appender.requests=org.apache.log4j.FileAppender
+log4j.appender.requests.File={path}
+log4j.appender.requests.layout=org.apache.log4j.PatternLayout
+log4j.appender.requests.layout.ConversionPattern=%m%n
+log4j.logger.kafka.request.logger=DEBUG, requests
+log4j.additivity.kafka.request.logger=false
+"""
 
 
 @dataclass
@@ -57,6 +80,12 @@ class Node:
     def log(self) -> Path:
         """The node's own log (its JVM's stdout and stderr)."""
         return self.folder / "server.log"
+
+    @property
+    def request_log(self) -> Path:
+        """Where the node logs every request and its response, when asked to
+        (``KafkaCluster(request_log=True)``): :data:`REQUEST_LOG` in its folder."""
+        return self.folder / REQUEST_LOG
 
     @property
     def data_dir(self) -> Path:
@@ -87,14 +116,24 @@ def _properties(values: Mapping[str, object]) -> str:
     return "".join(f"{k}={v}\n" for k, v in values.items())
 
 
-def write_node_files(node: Node, config: Mapping[str, object], release: Release) -> None:
-    """``server.properties`` and the release's logging configuration in the node's folder."""
+def write_node_files(node: Node, config: Mapping[str, object], release: Release, *,
+                     request_log: bool = False) -> None:
+    """``server.properties`` and the release's logging configuration in the node's folder;
+    ``request_log``: every request and its response in :attr:`Node.request_log` as well."""
     node.folder.mkdir(parents=True, exist_ok=True)
     (node.folder / "server.properties").write_text(_properties(config))
     if release.logging == "log4j2":
-        (node.folder / "log4j2.properties").write_text(_LOG4J2)
+        text = _LOG4J2
+        if request_log:
+            text = text.replace("logger.request.level = WARN\n", "") \
+                + _LOG4J2_REQUESTS.format(path=node.request_log)
+        (node.folder / "log4j2.properties").write_text(text)
     else:
-        (node.folder / "log4j.properties").write_text(_LOG4J1)
+        text = _LOG4J1
+        if request_log:
+            text = text.replace("log4j.logger.kafka.request.logger=WARN\n", "") \
+                + _LOG4J1_REQUESTS.format(path=node.request_log)
+        (node.folder / "log4j.properties").write_text(text)
 
 
 def jvm_command(node: Node, release: Release, class_path: str, heap: str) -> list[str]:

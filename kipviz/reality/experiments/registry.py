@@ -8,8 +8,9 @@ from types import ModuleType
 
 __all__ = ["EXPERIMENTS", "PENDING", "experiment"]
 
-EXPERIMENTS = ("kip74_responses", "consumer_memory")
-_MODULES = {"kip74_responses": "responses", "consumer_memory": "consumer_memory",
+EXPERIMENTS = ("kip74_responses", "partition_order", "consumer_memory")
+_MODULES = {"kip74_responses": "responses", "partition_order": "partition_order",
+            "consumer_memory": "consumer_memory",
             "client_memory": "clients"}
 # measured, not yet in every run: each client's bound is exceeded on a real cluster (librdkafka's
 # per-message ops, franz-go's Record structs, kafka-python's receive buffers); run it with

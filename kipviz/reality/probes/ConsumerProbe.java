@@ -160,9 +160,17 @@ public final class ConsumerProbe {
         int maxPeakResponses = 0;
         boolean peakCoexisted = false;
 
+        // "seek_offset": seek every partition to that offset instead of seekToBeginning, so
+        // that every position is known at once (seekToBeginning waits for each leader's
+        // ListOffsets, and a fetch to the broker that answered first goes out without the others)
+        long seekOffset = cfg.path("seek_offset").asLong(-1);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.assign(assign);
-            consumer.seekToBeginning(assign);
+            if (seekOffset >= 0) {
+                for (TopicPartition tp : assign) consumer.seek(tp, seekOffset);
+            } else {
+                consumer.seekToBeginning(assign);
+            }
             Targets targets = new Targets(consumer);
             targets.discover();
             long baseline = heapAfterGc();

@@ -65,6 +65,11 @@ class ConsumerScenario:
     # KIP-227 (1.1): False makes every fetch full, as a broker with
     # max.incremental.fetch.session.cache.slots=0 or a session evicted before each fetch
     incremental_fetch_sessions: bool = flag(True)
+    # how the Java consumer got its partitions, which decides the order it starts in: "group"
+    # (a classic group's assignment, in topic-partition order: ConsumerCoordinator.onJoinComplete's
+    # TreeSet) or "assign" (KafkaConsumer.assign: a HashSet, then SubscriptionState.assignFromUser's
+    # HashMap, so Java hash order; measured on 4.4.0 and 3.9.2, kipviz reality partition_order)
+    assignment: str = choice("group", ("group", "assign"))
     # fetch request version (a Java short); None: the newest the Kafka version sends (<= 2:
     # before KIP-74)
     version: int | None = knob(None, at_least=0, optional=True, java="short",

@@ -97,15 +97,21 @@ class ConsumerTrace:
 def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
     """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``):
     the consumer's request order (:attr:`ConsumerScenario.fetch_order`), which is also the order
-    of a fetch session created by it."""
+    of a fetch session created by it, from the order its assignment starts in
+    (:attr:`ConsumerScenario.assignment`: a group's in partition order, ``assign()``'s in Java
+    hash order)."""
     p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
     everything = np.arange(p, dtype=np.int64)
     # other clients keep the assignment order (kipviz.kafka.clients.fetching)
-    hashed = scenario.client == "java" and scenario.fetch_order.request == Ordering.HASH
-    tps = [TopicPartition(TOPIC, i) for i in range(p)] if hashed else []
+    java = scenario.client == "java"
+    hashed = java and scenario.fetch_order.request == Ordering.HASH
+    assigned = java and scenario.assignment == "assign"
+    tps = [TopicPartition(TOPIC, i) for i in range(p)] if hashed or assigned else []
     if hashed and not has(scenario.kafka_version, "topic_grouped_requests"):
         copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
         everything = np.array(java_hash_order(tps, copied=copied), dtype=np.int64)
+    elif assigned:  # assign(): a HashSet, filled into assignFromUser's HashMap one put at a time
+        everything = np.array(java_hash_order(tps), dtype=np.int64)
     per_broker = [everything[everything % b == broker] for broker in range(b)]
     if hashed and has(scenario.kafka_version, "topic_grouped_requests"):  # 0.10.0
         per_broker = [order[group_data_by_topic_order([tps[i] for i in order])]
