@@ -1,4 +1,5 @@
-"""Build hook: the lessons (``notebooks/*.ipynb``) and sample data (``data/*``) ship in the wheel.
+"""Build hook: the lessons (``notebooks/*.ipynb``) and sample data (``data/``, with
+``data/reality/``) ship in the wheel.
 
 Both folders stay at the top of the repository, where a clone's ``make lab`` and the tests use
 them; setuptools' ``package-data`` cannot reach outside the package, so ``build_py`` copies them
@@ -15,7 +16,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SHIPPED = {"notebooks": "*.ipynb", "data": "*"}  # top-level folder -> files copied into kipviz/
+# top-level folder -> files copied into kipviz/ (data/reality/: the real-Kafka snapshot)
+SHIPPED = {"notebooks": "*.ipynb", "data": "**/*"}
 
 
 class BuildPyWithLessons(build_py):
@@ -30,9 +32,10 @@ class BuildPyWithLessons(build_py):
             files = sorted(p for p in (ROOT / folder).glob(pattern) if p.is_file())
             if not files:
                 raise SystemExit(f"nothing to ship in {ROOT / folder} ({pattern})")
-            self.mkpath(str(target))
             for path in files:
-                self.copy_file(str(path), str(target / path.name))
+                dest = target / path.relative_to(ROOT / folder)
+                self.mkpath(str(dest.parent))
+                self.copy_file(str(path), str(dest))
 
 
 setup(cmdclass={"build_py": BuildPyWithLessons})

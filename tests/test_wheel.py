@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ["kipviz", "notebooks", "data", "pyproject.toml", "setup.py", "MANIFEST.in",
            "README.md", "environment.yml"]
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-DATA = sorted(p.name for p in (ROOT / "data").iterdir() if p.is_file())
+DATA = sorted(p.relative_to(ROOT / "data").as_posix() for p in (ROOT / "data").rglob("*")
+              if p.is_file())
 PACKAGE_DATA = ["kipviz/py.typed", "kipviz/apps/static/sliders.js",
                 "kipviz/kafka/config/kafka_config_keys.json"]
 """Files beside the modules that the package reads at run time (pyproject's package-data)."""
@@ -102,8 +103,11 @@ def test_the_installed_wheel_finds_its_data_and_lessons_from_an_empty_folder(bui
                      "import kipviz; print(kipviz.__file__); "
                      "print(kipviz.data_file('consumer.properties')); print(kipviz.lessons_dir()); "
                      "from kipviz.kafka.config.keys import is_known; "
-                     "print(is_known('consumer', 'fetch.max.bytes'))")
-    module, data, lessons, known = out.split()
+                     "print(is_known('consumer', 'fetch.max.bytes')); "
+                     "from kipviz.reality.results import measured_rows; "
+                     "print(len(measured_rows('partition_order')))")
+    module, data, lessons, known, measured = out.split()
+    assert int(measured) > 0  # data/reality/, the snapshot the lessons show
     target = str(built["target"])
     assert module.startswith(target) and data.startswith(target) and lessons.startswith(target)
     assert sorted(p.name for p in Path(lessons).glob("*.ipynb")) == LESSONS

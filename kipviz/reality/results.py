@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Row", "machine", "read_rows", "table", "verdict", "write_rows"]
+__all__ = ["Row", "machine", "measured_rows", "read_rows", "table", "verdict", "write_rows"]
 
 TOLERANCES = ("exact", "bound", "within 20%", "within 20% of the range")
 
@@ -83,6 +83,15 @@ def machine() -> str:
     except (ValueError, OSError):
         mem = 0.0
     return f"{os.cpu_count()} cores, {mem:.0f} GiB, {platform.system()} {platform.machine()}"
+
+
+def measured_rows(experiment: str | None = None) -> list[Row]:
+    """The committed snapshot's rows (``data/reality/results.jsonl``, what ``make reality``
+    measured on a real cluster; the lessons and the README show it), of one experiment or all."""
+    from kipviz import data_file
+
+    rows = read_rows(data_file("reality/results.jsonl"))
+    return [r for r in rows if experiment is None or r.experiment == experiment]
 
 
 def write_rows(rows: Iterable[Row], path: Path) -> None:

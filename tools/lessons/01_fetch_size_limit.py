@@ -184,6 +184,37 @@ version_order_table(spark, LESSON_SCENARIO, ("3.6", "3.9", "4.1", "4.3"),
 # session stays whole, except that a paused partition is forgotten and re-added at the end when it
 # resumes.
 #
+
+# %% [markdown]
+# **Measured on a real Kafka: the order, fetch after fetch.** `kipviz reality` (experiment
+# `partition_order`) gives one Java consumer 16 partitions on two real brokers of each release:
+# broker 1 keeps fetch sessions, broker 2 runs with `max.incremental.fetch.session.cache.slots=0`,
+# so every fetch to it is full. At `fetch.max.bytes` 50,000 and `max.partition.fetch.bytes` 20,000
+# a response carries two of a broker's eight partitions. The consumer keeps up, and each broker
+# logs every fetch with its response (`kafka.request.logger` at DEBUG): which partitions, in which
+# order, how many bytes. kipviz's simulation over the batches the brokers stored predicted every
+# response of the four runs exactly, partition by partition and byte by byte (the table leaves
+# out the rows with the whole sequences; they are in `data/reality/results.md`):
+
+# %%
+from IPython.display import Markdown
+from kipviz.reality.results import measured_rows, table
+
+Markdown(table([r for r in measured_rows("partition_order") if "every response" not in r.case]))
+
+# %% [markdown]
+# Without sessions the 3.9 consumer's hash order puts partitions 11 and 13 first in every
+# request, so they come back in every response until they run dry, and partition 1 gets its
+# first records in response 30. The 4.4 consumer (KIP-74's move-to-end again since 4.2) reaches
+# all eight partitions within four responses. With sessions the two releases rotate alike. Two
+# details came from the measurement, not from reading the code. The second response repeats the
+# first one's partitions: a full fetch moves nothing, and the broker creates the session in
+# request order. And a consumer given its partitions with `assign()` does not start in the order
+# it was given: `KafkaConsumer.assign` copies them into a `HashSet`, so they start in Java hash
+# order (12, 14, 4, ... here), while a group member starts in partition order
+# (`ConsumerCoordinator.onJoinComplete` sorts them in a `TreeSet`). kipviz models both:
+# `ConsumerScenario(assignment="assign")` or `"group"`, the default.
+#
 # ## 3. Memory: the bound before and after KIP-74
 #
 # Before KIP-74 a consumer could hold `partitions x max.partition.fetch.bytes` of responses: with
@@ -298,6 +329,8 @@ FetchDashboard(spark=spark)
 #   paused partition with data adds one.
 # * Since Kafka 1.1 the fetch session, not the request, orders incremental fetches: a consumer
 #   that keeps up (and any 4.x consumer) sees the session's rotation, whatever its request order.
+#   Measured on real brokers without sessions, 3.9.2's hash order kept one partition waiting for 30
+#   responses where 4.4.0 served all eight within four.
 #
 # ## What Kafka does today
 #
@@ -310,7 +343,8 @@ FetchDashboard(spark=spark)
 #   4.1 copy the list into a `HashSet` in `AbstractFetch.fetchablePartitions` (KAFKA-14274,
 #   apache/kafka#14359), so requests go in Java's hash order: static, like *hash* above. Kafka 4.2
 #   went back to the list (KAFKA-19820, apache/kafka#20745). `ConsumerCoordinator` assigns in sorted
-#   order. (0.10.0, before KIP-74, wrote requests grouped by topic in `HashMap`s,
+#   order; `KafkaConsumer.assign` starts in Java hash order (`new HashSet<>(partitions)`,
+#   measured). (0.10.0, before KIP-74, wrote requests grouped by topic in `HashMap`s,
 #   `CollectionUtils.groupDataByTopic`: topics in `String` hash order, partitions in `Integer` hash
 #   order.)
 # * **Fetch sessions** (KIP-227, Kafka 1.1, fetch request v7): the broker reads an incremental
