@@ -198,6 +198,7 @@ version_order_table(spark, LESSON_SCENARIO, ("3.6", "3.9", "4.1", "4.3"),
 
 # %%
 from IPython.display import Markdown
+
 from kipviz.reality.results import measured_rows, table
 
 Markdown(table([r for r in measured_rows("partition_order") if "every response" not in r.case]))
