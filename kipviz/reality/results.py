@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Row", "machine", "measured_rows", "read_rows", "table", "verdict", "write_rows"]
+__all__ = ["Row", "machine", "measured_rows", "measured_table", "read_rows", "table", "verdict",
+           "write_rows"]
 
 TOLERANCES = ("exact", "bound", "within 20%", "within 20% of the range")
 
@@ -92,6 +93,12 @@ def measured_rows(experiment: str | None = None) -> list[Row]:
 
     rows = read_rows(data_file("reality/results.jsonl"))
     return [r for r in rows if experiment is None or r.experiment == experiment]
+
+
+def measured_table(experiment: str, *, leave_out: str = "") -> str:
+    """:func:`table` of the snapshot's rows of ``experiment``, without the cases whose name
+    contains ``leave_out`` (a lesson leaves out the long ones; results.md has them all)."""
+    return table([r for r in measured_rows(experiment) if not leave_out or leave_out not in r.case])
 
 
 def write_rows(rows: Iterable[Row], path: Path) -> None:

@@ -199,9 +199,9 @@ version_order_table(spark, LESSON_SCENARIO, ("3.6", "3.9", "4.1", "4.3"),
 # %%
 from IPython.display import Markdown
 
-from kipviz.reality.results import measured_rows, table
+from kipviz.reality.results import measured_table
 
-Markdown(table([r for r in measured_rows("partition_order") if "every response" not in r.case]))
+Markdown(measured_table("partition_order", leave_out="every response"))
 
 # %% [markdown]
 # Without sessions the 3.9 consumer's hash order puts partitions 11 and 13 first in every

@@ -62,6 +62,7 @@ class OrderSetup:
 
 
 def setup(cluster: KafkaCluster) -> OrderSetup:
+    """Nothing to produce on the main cluster: :func:`run` starts the experiment's own."""
     return OrderSetup(cluster.kafka_version)
 
 
