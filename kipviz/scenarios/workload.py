@@ -10,6 +10,7 @@ record batch header (``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, NamedTuple
@@ -89,6 +90,14 @@ class Batches:
     start: np.ndarray  # int64, partitions + 1
     size_bytes: np.ndarray  # int64
     tick: np.ndarray  # int32
+
+    @classmethod
+    def backlog(cls, sizes: Sequence[Sequence[int]]) -> Batches:
+        """A backlog already on the log: ``sizes[p]`` are partition p's batch sizes, oldest
+        first, all at tick 0 (what a real broker stored, :mod:`kipviz.reality`)."""
+        flat = np.array([b for part in sizes for b in part], dtype=np.int64)
+        start = np.cumsum([0, *[len(part) for part in sizes]]).astype(np.int64)
+        return cls(start=start, size_bytes=flat, tick=np.zeros(flat.size, dtype=np.int32))
 
     @property
     def partitions(self) -> int:

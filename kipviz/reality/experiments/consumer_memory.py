@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.jars import RealityError
@@ -128,11 +126,7 @@ def simulated_peak_bytes(scenario: Any, batches: list[list[int]]) -> int:
     from kipviz.scenarios.consumer.simulation import simulate
     from kipviz.scenarios.workload import Batches
 
-    sizes = np.array([b for part in batches for b in part], dtype=np.int64)
-    start = np.cumsum([0, *[len(part) for part in batches]]).astype(np.int64)
-    trace = simulate(scenario, record_fetches=False,
-                     batches=Batches(start=start, size_bytes=sizes,
-                                     tick=np.zeros(sizes.size, dtype=np.int32)))
+    trace = simulate(scenario, record_fetches=False, batches=Batches.backlog(batches))
     return int(trace.memory["held_bytes"].max())
 
 

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.jars import RealityError
 from kipviz.reality.probes.java_probe import run_consumer_probe
@@ -89,11 +87,7 @@ def predict(setup_: dict[str, Any], batches: list[list[int]], model_version: str
         ticks=4 * total // int(setup_["max.partition.fetch.bytes"]) + 100, windows=1,
         heartbeat_interval_ms=0,
         workload=Workload(produce_bytes_per_s=0, record_bytes=1000, initial_lag_bytes=1))
-    sizes = np.array([b for part in batches for b in part], dtype=np.int64)
-    start = np.cumsum([0, *[len(part) for part in batches]]).astype(np.int64)
-    trace = simulate(scenario, batches=Batches(start=start, size_bytes=sizes,
-                                               tick=np.zeros(sizes.size, dtype=np.int32)))
-    f = trace.fetches
+    f = simulate(scenario, batches=Batches.backlog(batches)).fetches
     f = f[(f.broker == BROKERS[sessions] - 1) & (f.raw_bytes > 0)]
     out = []
     for _, g in f.sort_values(["fetch_id", "position"]).groupby("fetch_id", sort=True):
@@ -106,7 +100,7 @@ def _measured(path: Path) -> tuple[list[list[list[int]]], dict[str, Any]]:
     responses = [[[p, b] for p, b in x.returned] for x in exchanges]
     while responses and not responses[-1]:
         responses.pop()  # the fetches that waited at the end of the backlog
-    sessions = sorted({x.response_session_id for x in exchanges} - {0})
+    sessions = {x.response_session_id for x in exchanges} - {0}
     return responses, {"fetches": len(exchanges), "full_fetches": sum(x.full for x in exchanges),
                        "sessions_created": len(sessions),
                        "forgotten_partitions": sum(len(x.forgotten) for x in exchanges),
