@@ -172,6 +172,7 @@ class ConsumerModel:
         self.queue_empty_parts = self.keeps_drained = java
         self.hand_over_when_idle = java and has(s.kafka_version, "hand_over_when_idle")
         self.drained = 0  # bytes of the drained response still next in line
+        self.aside = 0  # paused partitions' completed fetches set aside (back at every poll)
         self.unhanded = 0  # bytes read from the sockets, not handed over, at the last poll
         self.in_flight = [0] * b
         self.orders = first_orders(s)
@@ -588,6 +589,7 @@ class ConsumerModel:
                 p = queue[0]
                 if not self.fetchable[p]:  # paused: FetchCollector sets its data aside, kept
                     queue.popleft()
+                    self.aside += 1
                     continue
                 self.drained = 0  # the next part is taken: the drained response is let go
                 if pending_left[p] > credit:
@@ -613,6 +615,8 @@ class ConsumerModel:
                         self.drained = response.n_bytes
                     self.free_slot()
                 self.wake(self.freed, p % self.brokers)
+            if self.aside:  # it passes through nextInLineFetch at every poll and leaves it null
+                self.drained = 0  # (FetchCollector.java:125-130, 4.4): the drained one goes
             if not queue:
                 credit = 0.0
             consumed_col[t] = consumed

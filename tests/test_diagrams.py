@@ -96,11 +96,16 @@ def test_lesson_8_reads_one_remote_partition_before_4_2_and_charges_them_from_4_
 
 
 def test_lesson_9_adds_up_each_clients_bound_from_its_terms():
-    """1,000 partitions on 3 brokers, 4:1: librdkafka's gate is 65,536,000 bytes (62.5 MiB) and
-    franz-go holds three 50 MiB fetches four times over, beside their wire buffers."""
+    """1,000 partitions on 3 brokers, 4:1, records of 1,024 bytes: librdkafka's three responses
+    in flight (3 x (50 MiB + 14,301 bytes of fields + 640 of buffer)), and franz-go's three 50 MiB
+    fetches decompressed (x 4, rounded up by Go by a quarter, 153,600 records of 220 bytes each)
+    twice, buffered and polled, beside their wire buffers."""
     t = example("09")
-    assert t[t.term == "queue gate"].mib.tolist() == [62.5]
-    assert t[t.client == "franz-go"].mib.sum() == 750
+    assert t[t.term == "responses in flight"].mib.tolist() \
+        == [3 * (52428800 + 14301 + 640) / 2**20]
+    fetch = 1.25 * 4 * 52428800 + 204800 * 220
+    assert t[t.client == "franz-go"].mib.sum() == pytest.approx(
+        (3 * (52428800 + 14301 + 8192) + 6 * fetch) / 2**20)
 
 
 @pytest.mark.parametrize("lesson", [0, "10", "tour"])

@@ -105,25 +105,71 @@ def test_a_go_build_failure_names_the_probe_its_log_and_the_first_error(tmp_path
     assert message.endswith("./main.go:12:2: undefined: kgo.Nope")
 
 
-def test_the_cases_are_each_client_by_two_settings_by_two_codecs():
-    assert len(experiment.CASES) == 12
-    assert {(c, t) for c, _, _, t in experiment.CASES} == {
+def test_the_cases_are_each_client_by_two_settings_by_two_codecs_and_franz_go_polling_all():
+    assert len(experiment.CASES) == 13
+    assert {(c, t) for c, _, _, t, _ in experiment.CASES} == {
         (c, t) for c in ("librdkafka", "franz-go", "kafka-python")
         for t in (experiment.PLAIN, experiment.LZ4)}
+    assert [per for *_, per in experiment.CASES] == [experiment.RECORDS_PER_POLL] * 12 + [0]
 
 
 def test_the_prediction_is_the_clients_own_bound():
-    facts = experiment.TopicFacts("t", 36, 150_000_000, 40_000_000, 17_000, 3.75)
+    """For the case's records, largest batch, compression ratio, codec and fewest records a
+    batch."""
+    from kipviz.kafka.clients import franz_go_memory_bound, librdkafka_memory_bound
+
+    facts = experiment.TopicFacts("t", 36, 150_000_000, 40_000_000, 17_000, 3.75, "lz4", 2)
     got = experiment.predict("librdkafka", 36, 3, {"queued.max.messages.kbytes": 10000}, facts)
-    from kipviz.kafka.clients import librdkafka_memory_bound
     assert got == librdkafka_memory_bound(36, 3, {"queued.max.messages.kbytes": 10000},
-                                          max_batch_bytes=17_000, compression_ratio=3.75)
+                                          max_batch_bytes=17_000, compression_ratio=3.75,
+                                          record_bytes=1000, codec="lz4", batch_records=2)
+    assert experiment.predict("franz-go", 36, 3, {}, facts) == franz_go_memory_bound(
+        36, 3, max_batch_bytes=17_000, compression_ratio=3.75, record_bytes=1000)
+
+
+def test_the_compression_ratio_is_what_a_batchs_records_decompress_to(tmp_path):
+    """Read from the segment file as the broker stored it: each lz4 batch's records
+    decompressed, over its compressed records (12 + batchLength - 61); an uncompressed batch is
+    skipped."""
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    def batch(codec: int, value: bytes, records: int) -> bytes:
+        b = DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=False,
+                                      producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                      batch_size=1 << 20)
+        for i in range(records):
+            b.append(i, timestamp=1000, key=None, value=value, headers=[])
+        return bytes(b.build())
+
+    runs, text = batch(3, b"r" * 1000, 50), batch(3, bytes(range(256)) * 4, 10)
+    (tmp_path / "00000000000000000000.log").write_bytes(runs + batch(0, b"x", 3) + text)
+    ratios = experiment.lz4_batch_ratios(tmp_path)
+    assert len(ratios) == 2 and ratios[0] > 50 > ratios[1] > 1
+    assert ratios[0] == (50 * (1000 + 9)) / (len(runs) - 61)  # 9 bytes of framing a record
+
+
+def test_todays_bounds_are_the_snapshots_predictions_and_no_measure_passed_one():
+    """The committed snapshot (``data/reality/``): each client_memory row's bound, computed
+    again from its setup, is what it printed, and the real client stayed under it on both
+    releases."""
+    from kipviz.reality.results import measured_rows
+
+    rows = measured_rows("client_memory")
+    assert {r.kafka_version for r in rows} == {"4.4.0", "3.9.2"}
+    assert len(rows) == 2 * len(experiment.CASES)
+    for r in rows:
+        s = r.setup
+        facts = experiment.TopicFacts(
+            s["topic"], s["partitions"], s["value_bytes"], s["log_bytes"], s["max_batch_bytes"],
+            s["compression_ratio"], "lz4" if s["compression"] == "lz4" else None,
+            s["batch_records"])
+        bound = experiment.predict(r.client.split()[0], s["partitions"], s["brokers"],
+                                   s["settings"], facts)
+        assert bound.bound_bytes == r.predicted, r.case
+        assert 0 < r.measured <= r.predicted and r.verdict == "pass", r.case
 
 
 @pytest.mark.reality
-@pytest.mark.skip(reason="client_memory is pending: each client's bound is exceeded on a real "
-                         "cluster until its rule counts what the probes found (make reality "
-                         "runs it with --only client_memory)")
 def test_one_quick_run_gives_a_row_per_client_with_a_measure(tmp_path):
     from kipviz.reality import KafkaCluster
 
@@ -131,3 +177,4 @@ def test_one_quick_run_gives_a_row_per_client_with_a_measure(tmp_path):
         rows = experiment.run(cluster, experiment.setup(cluster), quick=True)
     assert [r.client.split()[0] for r in rows] == ["librdkafka", "franz-go", "kafka-python"]
     assert all(r.measured > 0 and r.tolerance == "bound" for r in rows)
+    assert [r.verdict for r in rows] == ["pass"] * 3

@@ -90,5 +90,5 @@ def test_lesson_9_reads_the_clients_own_config_and_fits_a_container():
     it within half of a 256 MiB container."""
     advice = your_cluster("09", {"queued.max.messages.kbytes": 65536}, client="librdkafka",
                           partitions=1000, brokers=3, memory_limit_bytes=256 * MiB)
-    assert "librdkafka holds at most 275,251,200 bytes" in advice.formula
-    assert advice.knob.startswith("queued.max.messages.kbytes = 26,337 keeps the bound")
+    assert "librdkafka holds at most 350,681,867 bytes" in advice.formula
+    assert advice.knob.startswith("queued.max.messages.kbytes = 20,775 keeps the bound")

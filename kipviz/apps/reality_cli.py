@@ -24,8 +24,9 @@ def add_parser(commands: Any) -> None:
                     "scenarios with the same settings, and write predicted beside measured "
                     "with a verdict per row (results.jsonl and results.md in --out).")
     p.add_argument("--only", action="append", choices=(*EXPERIMENTS, *PENDING), metavar="NAME",
-                   help=f"run only this experiment (repeatable): {', '.join(EXPERIMENTS)}; "
-                        f"also {', '.join(PENDING)} (measured, its rules not yet fixed)")
+                   help=f"run only this experiment (repeatable): {', '.join(EXPERIMENTS)}"
+                        + (f"; also {', '.join(PENDING)} (measured, its rules not yet fixed)"
+                           if PENDING else ""))
     p.add_argument("--kafka-version", action="append", choices=list(RELEASES), metavar="V",
                    help=f"run only on this release (repeatable): {', '.join(RELEASES)}")
     p.add_argument("--out", type=Path, default=Path("reality-results"), metavar="DIR",

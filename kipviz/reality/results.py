@@ -95,10 +95,13 @@ def measured_rows(experiment: str | None = None) -> list[Row]:
     return [r for r in rows if experiment is None or r.experiment == experiment]
 
 
-def measured_table(experiment: str, *, leave_out: str = "") -> str:
+def measured_table(experiment: str, *, leave_out: str = "", kafka_version: str = "") -> str:
     """:func:`table` of the snapshot's rows of ``experiment``, without the cases whose name
-    contains ``leave_out`` (a lesson leaves out the long ones; results.md has them all)."""
-    return table([r for r in measured_rows(experiment) if not leave_out or leave_out not in r.case])
+    contains ``leave_out`` (a lesson leaves out the long ones; results.md has them all), and only
+    those of the brokers' ``kafka_version`` (for example ``"4.4.0"``) when it is given."""
+    return table([r for r in measured_rows(experiment)
+                  if (not leave_out or leave_out not in r.case)
+                  and (not kafka_version or r.kafka_version == kafka_version)])
 
 
 def write_rows(rows: Iterable[Row], path: Path) -> None:

@@ -191,7 +191,12 @@ print(poll_heap_sentence("4.3", record_bytes=1000, compression_ratio=4.0))
 # %% [markdown]
 # The simulated consumer holds 64 MiB, above the old answer "one response per broker plus paused x
 # `max.partition.fetch.bytes`" (40 + 6 = 46 MiB) and within the one answer, 40 + 4 (the drained
-# response still next in line) + 6 x 4 = 68 MiB.
+# response still next in line) + 6 x 4 = 68 MiB. It stays 4 MiB under it because a paused
+# partition's completed fetch passes through `nextInLineFetch` at every poll and leaves it empty
+# (`FetchCollector.java:125-130`), so the drained response is let go before that poll reads the
+# network; only a response read between two polls by the heartbeat thread can land beside it. A
+# real 4.4.0 consumer with one of 6 partitions paused showed exactly that (`kipviz reality`:
+# 2,097,608 bytes at most, two 1 MiB responses, under a 3 MiB bound).
 #
 # ## 4. Why capping in-flight requests was rejected
 #

@@ -26,8 +26,11 @@
 # decompressed batch, a copy), and what stops it from fetching more.
 #
 # The rules were read in each client's source (librdkafka v2.15.0, franz-go v1.21.5, kafka-python
-# 3.0.11), cited file and line in `kipviz.kafka.clients`. The simulation is lesson 1's consumer
-# scenario with `client=...`: the same brokers, workload and KIP-74 fill.
+# 3.0.11), cited file and line in `kipviz.kafka.clients`, and held against the real clients
+# (librdkafka 2.16.0, franz-go v1.21.5, kafka-python 3.0.12) on a real 3-broker Kafka 4.4 and 3.9
+# cluster (`kipviz reality`, experiment `client_memory`): no measured peak passed its bound. The
+# simulation is lesson 1's consumer scenario with `client=...`: the same brokers, workload and
+# KIP-74 fill.
 
 # %% [markdown]
 # **Course:** ← [8 · tiered storage](08_tiered_storage.ipynb) · [cheat sheet](cheatsheet.ipynb) · [glossary](glossary.ipynb)
@@ -49,9 +52,11 @@ MiB = 1024 * 1024
 
 # %% [markdown]
 # What each client's bound adds up for 1,000 partitions on 3 brokers at defaults, data compressed
-# 4:1: librdkafka's queue gate and each broker's response (with its decompressed batches),
-# franz-go's buffered fetches with their wire buffers, kafka-python's responses held twice while
-# decoded (compressed).
+# 4:1, records of 1,024 bytes: librdkafka's queue, each broker's response with its decompressed
+# batches, and an op for each message and a buffer for each batch (at worst: every record a batch
+# of its own, in the codec whose guess allocates most); franz-go's buffered fetches
+# and the ones the application holds from its last poll, with their wire buffers; kafka-python's
+# responses held about three times while read (compressed).
 
 # %%
 from kipviz.plots.diagrams import diagram
@@ -84,9 +89,13 @@ plain.drop(columns=["client", "peak_held_bytes", "bound_bytes", "max_batch_bytes
 
 # %% [markdown]
 # Uncompressed, all four hold 150 MiB: three responses of 50 MiB, one per broker. Their bounds
-# differ: librdkafka's 262.5 MiB adds its queue gate (65,536,000 bytes) and a response pinned at
-# the queue's head, kafka-python's 301 MiB counts each response twice while it is decoded (the
-# frame beside its per-partition copies). Fairness differs more than memory: franz-go and Java use
+# differ, each counting what its client keeps beside the responses: librdkafka's 334.4 MiB adds
+# the messages below its queue's gates (65,536,000 value bytes), a response pinned at the queue's
+# head and a 320-byte op for every message; franz-go's 364.6 MiB counts the three fetches the
+# application still holds from its last poll beside three new ones, and a 220-byte `kgo.Record`
+# for every record; kafka-python's 403.8 MiB counts each response about three times (its read
+# buffer or its per-partition copies, the connection's last read kept until the next, and a
+# read's 4 KiB chunks beside their join). Fairness differs more than memory: franz-go and Java use
 # KIP-227 fetch sessions, so the broker moves partitions that returned data to the end (Jain
 # 0.804, no partition starved); librdkafka has no sessions and starts each request only one
 # partition later, so the partitions at the front of its list keep winning (Jain 0.160, 824 of
@@ -105,16 +114,27 @@ clients_figure(packed, title="1,000 partitions on 3 brokers, catching up, compre
 packed[["label", "peak_held_mib", "bound_mib", "jain_index", "sentence"]]
 
 # %% [markdown]
-# librdkafka and franz-go now hold 600 MiB, four times Java's 150 MiB, under bounds of 813.5 and
-# 750 MiB; Java and kafka-python still hold 150 MiB.
+# librdkafka and franz-go now hold 600 MiB, four times Java's 150 MiB, under bounds of 4,523.2
+# and 1,907.9 MiB; Java and kafka-python still hold 150 MiB. librdkafka's bound holds whatever
+# the codec and however few records a batch holds: each decompressed batch is a buffer of its own
+# (640 bytes beside the data), sized by the codec's guess (zstd without a content size guesses
+# twice the input and grows three times, by 4,000 bytes at least), and every message is an op.
+# Told the codec and the batches, it shrinks: for lz4 batches of 256 records or more (batches of
+# up to the topic's 1 MiB), 1,528.1 MiB.
+
+# %%
+print(round(client_memory_bounds("librdkafka", 1000, 3, compression_ratio=4.0, codec="lz4",
+                                 batch_records=256).bound_bytes / MiB, 1))
 
 # %% [markdown]
 # ## The questions, answered with numbers
 #
 # **franz-go #532: how do `MaxConcurrentFetches`, brokers and partitions drive RAM?** Only a broker
 # that leads one of your partitions gets a fetch, one buffered or in flight at a time
-# (`MaxConcurrentFetches` -1 means one per such broker). Three consumers each given one partition
-# of a 3-broker topic hold one fetch of about 1 MiB each:
+# (`MaxConcurrentFetches` -1 means one per such broker), and a poll frees that broker for the
+# next fetch while the records it returned still hold theirs. Three consumers each given one
+# partition of a 3-broker topic hold one fetch of about 1 MiB each, two while the application is
+# still busy with the one it polled:
 
 # %%
 print(client_memory_bounds("franz-go", 1, 3).sentence)
@@ -123,8 +143,8 @@ print(client_memory_bounds("franz-go", 1, 3).sentence)
 # **franz-go #701: "raising `FetchMaxPartitionBytes` to 10 MB took the app from 231 MB to 1.91
 # GB"** (snappy data). A fetch holds up to `min(FetchMaxBytes, partitions on the broker x
 # FetchMaxPartitionBytes)`, decompressed. With 5 partitions per broker (15 on 3 brokers) and data
-# that decompresses 4 times the bound goes from 75 to 750 MiB, ten times, close to the thread's
-# 8.3; with 1,000 partitions the 50 MiB `FetchMaxBytes` already binds and the setting changes
+# that decompresses 4 times the bound goes from 190.8 to 1,907.8 MiB, ten times, close to the
+# thread's 8.3; with 1,000 partitions the 50 MiB `FetchMaxBytes` already binds and the setting changes
 # nothing (the simulation below holds 600 MiB either way).
 
 # %%
@@ -135,7 +155,8 @@ print(client_memory_bounds("franz-go", 15, 3, compression_ratio=4.0).bound_bytes
 # %% [markdown]
 # **librdkafka #4137: is `queued.max.messages.kbytes` per partition or per queue?** Per queue: the
 # high-level consumer forwards every partition's fetch queue to its one consumer queue, and the
-# gate is checked there. At 10,000 kbytes the bound is the same for 100 and for 1,000 partitions:
+# gate is checked there. At 10,000 kbytes the bound is nearly the same for 100 and for 1,000
+# partitions (only the responses' own fields grow with the partitions they list):
 
 # %%
 gate = {"queued.max.messages.kbytes": 10000}
@@ -150,9 +171,9 @@ print(client_memory_bounds("librdkafka", 100, 3, gate).bound_bytes,
 # partition's messages at the head of the queue; the rest stay counted until the next poll.
 #
 # **kafka-python #2437: "a 128 MB consumer dies when it lags".** One broker, 50 or more lagging
-# partitions: one response of up to `fetch_max_bytes` (50 MiB) is held twice while it is decoded,
-# about 104 MiB before any Python object. The maintainer's advice, lower `fetch_max_bytes`, is the
-# knob; for 64 MiB of fetched data it is about 30 MiB:
+# partitions: one response of up to `fetch_max_bytes` (50 MiB) is held about three times while it
+# is read and decoded, about 206 MiB. The maintainer's advice, lower `fetch_max_bytes`, is the
+# knob; for 64 MiB of fetched data it is about 14.5 MiB:
 
 # %%
 print(client_memory_bounds("kafka-python", 50, 1).sentence)
@@ -181,10 +202,11 @@ threads[["label", "peak_held_mib", "bound_mib", "jain_index"]]
 # uncompressed and compressed 4:1. On franz-go also set `GOMEMLIMIT` below the limit: Go's garbage
 # collector lets the heap reach about twice what is live at `GOGC=100`.
 #
-# Java's consumer keeps its defaults (150 MiB: it holds compressed batches). librdkafka needs
-# `queued.max.messages.kbytes` 58,720 uncompressed and 16,151 compressed 4:1; franz-go keeps its
-# defaults uncompressed and needs `FetchMaxBytes` 17,895,697 compressed; kafka-python needs
-# `fetch_max_bytes` 44,040,184 and 42,991,596 (each response held twice while decoded).
+# Java's consumer keeps its defaults (a bound of 200.0 MiB: it holds compressed batches).
+# librdkafka needs `queued.max.messages.kbytes` 41,567 uncompressed and 2,876 compressed 4:1 (its
+# bound for any codec and batches of one record); franz-go needs `FetchMaxBytes` 36,808,703
+# uncompressed and 7,033,402 compressed (the fetches a poll handed over count twice); kafka-python
+# needs `fetch_max_bytes` 32,692,113 and 31,906,204 (each response held about three times).
 
 # %%
 settings_for_memory_table(512 * MiB, 1000, 3)
@@ -203,14 +225,35 @@ from kipviz.widgets import ClientDashboard
 ClientDashboard()
 
 # %% [markdown]
+# ## Measured on a real cluster
+#
+# Each bound against the real client (`kipviz reality`, experiment `client_memory`, the committed
+# snapshot in `data/reality/`): 36 partitions led by 3 brokers of a Kafka 4.4 cluster on this
+# 2-core machine, 4 MiB a partition behind, an application that takes 100 records a poll and
+# sleeps 100 ms, records of 1,000 bytes, uncompressed and lz4 (batches that decompress about 4
+# times). The measure is what fetching adds to the client's memory (librdkafka's resident set,
+# franz-go's live heap, kafka-python's traced allocations). No peak passed its bound; franz-go
+# polling every buffered fetch at once came closest, 85.6 MiB of 87.9 MiB: the three fetches it
+# held beside the three it fetched next.
+
+# %%
+from IPython.display import Markdown
+
+from kipviz.reality.results import measured_table
+
+Markdown(measured_table("client_memory", kafka_version="4.4.0"))
+
+# %% [markdown]
 # ## What Kafka does today (and the clients, since which version)
 #
 # * **Java** (lessons 1 and 3), Kafka 4.3 as modelled: one response per broker however far it
 #   lags, since 4.0 (KAFKA-17182), and the drained one still next in line; before, a bound of one
 #   completed fetch per partition that a real consumer stays far below (it hands responses over
 #   only when nothing is buffered, KAFKA-8677). Measured on real 4.4.0 and 3.9.2 consumers
-#   (`kipviz reality`); the other clients' probes found more than their bounds below count (their
-#   per-record structures), which the next release of these rules takes in.
+#   (`kipviz reality`), as the other clients below are: their probes found more than the
+#   responses (librdkafka's op per message, franz-go's `kgo.Record` per record and the fetches a
+#   poll handed over, kafka-python's last read per connection and its chunks), which their bounds
+#   now count.
 # * **librdkafka**: the gate is on the one consumer queue since at least 0.11; v1.5.0 reworded it
 #   ("applies to the single consumer queue"), cut the default of `queued.max.messages.kbytes` from
 #   1 GB to 64 MB and clamps `fetch.max.bytes` to it unless set; v2.2.0 added
@@ -225,8 +268,10 @@ ClientDashboard()
 #
 # **What the model leaves out.** Every client here lists only partitions with nothing buffered in
 # a request (Java's rule); librdkafka can fetch a partition again while its messages are queued,
-# which the one queue's gate bounds either way. `queued.min.messages` (a message count) is not
-# simulated, nor Go's GC headroom, per-message objects or Python object overhead.
+# which the one queue's gate bounds either way. The simulation leaves out `queued.min.messages` (a
+# message count), Go's GC headroom, per-message objects and Python object overhead; the bounds
+# count the per-message and per-record objects, for records of `record_bytes` (1,024 unless
+# given), and leave out GC headroom and each client's fixed state (connections, metadata).
 #
 # ## Exercises
 #

@@ -304,16 +304,22 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
     ("09", 1): Exercise(
         "librdkafka at its defaults, 60 partitions on 3 brokers, uncompressed: what is its memory "
         "bound, in MiB?", lambda: _client_bound_mib("librdkafka", 60, 3), "MiB",
-        "the queue gate 65,536 x 1000 bytes plus four responses (one in flight per broker and one "
-        "pinned at the queue's head) of min(fetch.max.bytes, 20 partitions x 1 MiB) = 20 MiB",
-        "(65536000 + 4 * 20 * 1048576) / 1048576"),
+        "the 64,000 messages of 1,024 bytes below the queue's gate (65,536,000 value bytes, each "
+        "with up to 89 bytes of framing), four responses (one in flight per broker and one "
+        "pinned at the queue's head) of 20 partitions x one batch of 1,048,588 bytes, 1,113 "
+        "bytes of fields and 640 of buffer, and a 320-byte op for each of 64,000 + 3 x 20,480 "
+        "messages",
+        "(65536000 + 64000 * 89 + 5 * 1113 + 4 * (20 * 1048588 + 1113 + 640)"
+        " + (64000 + 3 * 20480) * 320) / 1048576"),
     ("09", 2): Exercise(
         "franz-go with kgo.MaxConcurrentFetches(1), 1,000 partitions on 3 brokers, data that "
         "decompresses 3 times: what is its memory bound, in MiB?",
         lambda: _client_bound_mib("franz-go", 1000, 3, {"MaxConcurrentFetches": 1}, 3.0), "MiB",
-        "one fetch at a time, of up to FetchMaxBytes (50 MiB) on the wire, held decompressed "
-        "(3 x 50 MiB) beside its wire buffer while it is decoded",
-        "50 + 3 * 50"),
+        "one fetch at a time, of up to FetchMaxBytes (50 MiB and 14,301 bytes of fields) on the "
+        "wire in whole 8 KiB pages while decoded, and twice (buffered, and polled while the "
+        "application holds it) decompressed, 3 x 50 MiB rounded up by Go by a quarter, with "
+        "153,600 records of 1,024 bytes at 220 bytes each",
+        "(52428800 + 14301 + 8192 + 2 * (1.25 * 3 * 52428800 + 153600 * 220)) / 1048576"),
 }
 """Every exercise, by (lesson, number)."""
 

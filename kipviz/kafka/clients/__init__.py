@@ -15,7 +15,8 @@ v1.21.5, kafka-python 3.0.11), and readers for a user's own config written the c
   (``client_fetch``, and the rules the kernel compiles: the client's fetch gate, bytes held,
   the request's rotation).
 * :mod:`kipviz.kafka.clients.bounds`: ``client_memory_bounds(client, ...)``; ``"java"`` is
-  :func:`kipviz.kafka.consumer.memory.consumer_memory_bounds` unchanged.
+  :func:`kipviz.kafka.consumer.memory.consumer_memory_bounds` unchanged, which answers a
+  scenario on another client with ``scenario_client_bounds``.
 
 May import: the standard library, numpy, ``javaproperties``, :mod:`kipviz.kafka.config`,
 :mod:`kipviz.kafka.fetch` (the orderings) and :mod:`kipviz.kafka.consumer` (the Java answer).
@@ -26,13 +27,14 @@ from __future__ import annotations
 from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "_bound": ["ClientMemoryBound"],
-    "bounds": ["CLIENT_NAMES", "client_memory_bounds"],
+    "_bound": ["ClientMemoryBound", "DEFAULT_RECORD_BYTES"],
+    "bounds": ["CLIENT_NAMES", "client_memory_bounds", "scenario_client_bounds"],
     "fetching": ["ClientFetch", "client_fetch"],
     "franz_go": ["franz_go_concurrent_fetches", "franz_go_memory_bound",
                  "franz_go_partition_max_bytes"],
     "kafka_python": ["kafka_python_memory_bound", "kafka_python_receive_max_bytes"],
-    "librdkafka": ["librdkafka_fetch_max_bytes", "librdkafka_memory_bound",
+    "librdkafka": ["librdkafka_decompression_bytes", "librdkafka_fetch_max_bytes",
+                   "librdkafka_memory_bound",
                    "librdkafka_queue_gate_bytes", "librdkafka_receive_max_bytes"],
     "settings": ["CLIENTS", "FRANZ_GO", "KAFKA_PYTHON", "LIBRDKAFKA", "NOT_MEMORY",
                  "parse_kgo_options", "read_client_config"],

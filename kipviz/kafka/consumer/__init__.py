@@ -5,7 +5,8 @@
 * :mod:`~kipviz.kafka.consumer.buffer_memory`: KIP-81's ``buffer.memory`` pool, as proposed
   (never merged).
 
-May import: :mod:`kipviz.kafka.config`, :mod:`kipviz.kafka.fetch`, :mod:`kipviz.kafka.broker`.
+May import: :mod:`kipviz.kafka.config`, :mod:`kipviz.kafka.fetch`, :mod:`kipviz.kafka.broker`,
+and (lazily, for a scenario on another client) :mod:`kipviz.kafka.clients`.
 """
 
 from __future__ import annotations

@@ -307,16 +307,22 @@ def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_ma
 
 
 def consumer_memory_bounds(scenario: Any, *, lagging: bool | None = None,
-                           max_batch_bytes: int = 0) -> ConsumerMemoryBounds:
+                           max_batch_bytes: int = 0) -> Any:
     """The bound that holds for a :class:`~kipviz.scenarios.consumer.scenario.ConsumerScenario`.
 
     ``lagging=None`` decides from the scenario: the application lags when it consumes more
     slowly than the producers write (``workload.produce_bytes_per_s``), or, with a backlog to
     catch up on (``initial_lag_bytes``), more slowly than the brokers can send
     (``brokers x network_bytes_per_s``): then fetched data waits for it. Pass ``lagging=True``
-    where no consume rate is known.
+    where no consume rate is known. A :class:`ConsumerMemoryBounds`; for a scenario on another
+    ``client``, that client's own (lagging) bound,
+    :func:`kipviz.kafka.clients.bounds.scenario_client_bounds`, which reads as this one does
+    (``bound_bytes``, ``rule``, ``lagging``, ``lagging_bytes``, ``sentence()``).
     """
     s = scenario
+    if getattr(s, "client", "java") != "java":
+        from kipviz.kafka.clients.bounds import scenario_client_bounds
+        return scenario_client_bounds(s, max_batch_bytes=max_batch_bytes)
     if lagging is None:
         lagging = (s.consume_bytes_per_s < s.workload.produce_bytes_per_s
                    or (s.workload.initial_lag_bytes > 0

@@ -9,19 +9,25 @@ Two topics of :data:`PARTITIONS` partitions led round-robin by the three brokers
 :data:`LZ4_BYTES` of values a partition; each value a seeded quarter of random bytes then a run,
 so batches compress about 4:1 as text does, where Kafka's all-``r`` test values compress some
 60:1). The real side is the client's probe (:mod:`kipviz.reality.probes.clients`): every
-partition assigned from its start, an application that takes :data:`RECORDS_PER_POLL` records a
-poll and sleeps :data:`SLEEP_MS`, the peak over the run. The predicted side is the client's
-``*_memory_bound`` (:mod:`kipviz.kafka.clients`) with the same partitions, brokers and settings,
-the largest batch the broker stored and the compression ratio measured on the log (value bytes
-written / the sum of :func:`~kipviz.reality.wire.log_batches` sizes); tolerance "bound": a
-bound kipviz prints is never exceeded. ``extra`` has the consumer scenario's simulated peak for
-the same workload (the model's typical figure) and the probe's other measures.
+partition assigned at its end (the baseline: connected, nothing to fetch), then moved to its
+start, an application that takes :data:`RECORDS_PER_POLL` records a poll (or, once, every
+buffered fetch) and sleeps :data:`SLEEP_MS`, the peak over the run: what fetching adds. The
+predicted side is the client's ``*_memory_bound`` (:mod:`kipviz.kafka.clients`) with the same
+partitions, brokers and settings, the records' value size (:data:`RECORD_BYTES`), and what the
+broker stored: the largest batch, the fewest records a batch, the codec and the most any batch
+decompresses (each lz4 batch's records decompressed, over their compressed bytes);
+tolerance "bound": a bound kipviz prints is never exceeded. ``extra`` has the consumer
+scenario's simulated peak for the same workload (the model's typical figure) and the probe's
+other measures.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import random
+import re
+import struct
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -47,6 +53,7 @@ PLAIN_BYTES = 4 * 1024 * 1024        # per partition: 144 MiB, more than every c
 LZ4_BYTES = 6 * 1024 * 1024          # values per partition: 216 MiB, about 54 MiB on the log
 RECORD_BYTES = 1000
 POLLS, SLEEP_MS, RECORDS_PER_POLL, TIMEOUT_S = 30, 100, 100, 60.0
+WHOLE_POLLS = 6                      # polls of whole fetches: 144 MiB drains in about four
 MiB = 1024 * 1024
 
 MODEL_READ_AT = {"librdkafka": "v2.15.0", "franz-go": "v1.21.5", "kafka-python": "3.0.11"}
@@ -58,25 +65,32 @@ THREADS = {
 }
 """Each client's public-thread setting, as lesson 9 quotes it: label, settings."""
 
-CASES = [(client, label, settings, topic)
-         for client in ("librdkafka", "franz-go", "kafka-python")
-         for label, settings in (("defaults", {}), THREADS[client])
-         for topic in (PLAIN, LZ4)]
-"""(client, settings label, settings, topic) of every case, in the order they run."""
+CASES = [*[(client, label, settings, topic, RECORDS_PER_POLL)
+           for client in ("librdkafka", "franz-go", "kafka-python")
+           for label, settings in (("defaults", {}), THREADS[client])
+           for topic in (PLAIN, LZ4)],
+         ("franz-go", "defaults, PollFetches", {}, PLAIN, 0)]
+"""(client, settings label, settings, topic, records a poll) of every case, in the order they
+run. The last polls every buffered fetch at once (``PollRecords(ctx, 0)``, as ``PollFetches``)
+and holds them while the next ones are fetched: franz-go's ``2 x fetches``, seen whole; 100
+records a poll never drain a 12 MiB fetch in :data:`POLLS` polls."""
 
 NOTES = {
-    "librdkafka": "resident set over a baseline read after Consumer() and before assign(): it "
-                  "includes glibc's arenas and the free memory they retain, librdkafka's "
-                  "per-message ops and the Python binding; extra.peak_fetchq_size is the one "
-                  "consumer queue's value bytes (a partition's fetchq_size is the shared "
-                  "queue's, never summed)",
-    "franz-go": "Go's HeapInuse after runtime.GC() over a baseline read before the client was "
-                "created: the live heap with its span rounding, no GC headroom (extra has "
-                "HeapInuse without a forced GC, which includes garbage and headroom, and RSS)",
-    "kafka-python": "tracemalloc's peak over its start after KafkaConsumer(): every Python "
-                    "allocation (frames, per-partition copies, decompressed batches, record "
-                    "objects), Python's object overhead included; memory a C extension mallocs "
-                    "itself (lz4's internal buffers) is not traced",
+    "librdkafka": "resident set over the baseline (the consumer connected, its partitions "
+                  "assigned at their end): it includes glibc's arenas and the free memory they "
+                  "retain, librdkafka's per-message ops and the Python binding's copies; "
+                  "extra.peak_fetchq_size is the one consumer queue's value bytes (a "
+                  "partition's fetchq_size is the shared queue's, never summed)",
+    "franz-go": "Go's HeapInuse after runtime.GC() over the baseline (the client connected, its "
+                "partitions assigned at their end), the application holding its last poll's "
+                "records while it sleeps: the live heap with its span rounding, no GC headroom "
+                "(extra has HeapInuse without a forced GC, which includes garbage and headroom, "
+                "and RSS)",
+    "kafka-python": "tracemalloc's peak over its start (the consumer connected, its partitions "
+                    "assigned at their end): every Python allocation (reads, frames, "
+                    "per-partition copies, decompressed batches, record objects), Python's "
+                    "object overhead included; memory a C extension mallocs itself (lz4's "
+                    "internal buffers) is not traced",
 }
 
 
@@ -89,7 +103,9 @@ class TopicFacts:
     value_bytes: int
     log_bytes: int
     max_batch_bytes: int
-    compression_ratio: float   # 1.0 uncompressed; value bytes / log bytes compressed
+    compression_ratio: float   # 1.0 uncompressed; the most a batch's records decompress
+    codec: str | None = None
+    batch_records: int = 1     # the fewest records a batch holds
 
 
 @dataclass(frozen=True)
@@ -134,12 +150,43 @@ def _produce_lz4(bootstrap: str, topic: str, partitions: int, bytes_per_partitio
     return written
 
 
+def lz4_batch_ratios(partition_dir: Path) -> list[float]:
+    """Each lz4 batch's decompressed records over its compressed records (the codec's input: the
+    batch's ``12 + batchLength`` bytes but its 61-byte header), read from a partition's segment
+    files (a v2 batch: the header, attributes at byte 21, then the compressed records). At least
+    the bytes held per wire byte, and what librdkafka's lz4 guess is measured against."""
+    import lz4.frame
+
+    out = []
+    for segment in sorted(partition_dir.glob("*.log")):
+        data = segment.read_bytes()
+        pos = 0
+        while pos + 61 <= len(data):
+            length = struct.unpack_from(">i", data, pos + 8)[0]
+            if length <= 0 or pos + 12 + length > len(data):
+                break
+            if struct.unpack_from(">h", data, pos + 21)[0] & 7 == 3:
+                records = lz4.frame.decompress(data[pos + 61:pos + 12 + length])
+                out.append(len(records) / (12 + length - 61))
+            pos += 12 + length
+    return out
+
+
 def _facts(cluster: KafkaCluster, topic: str, value_bytes: int, compressed: bool) -> TopicFacts:
-    sizes = [b.size_bytes for p in range(PARTITIONS)
-             for b in log_batches(cluster.partition_dir(topic, p))]
-    log = sum(sizes)
-    ratio = round(max(1.0, value_bytes / log), 4) if compressed else 1.0
-    return TopicFacts(topic, PARTITIONS, value_bytes, log, max(sizes), ratio)
+    batches = [b for p in range(PARTITIONS) for b in log_batches(cluster.partition_dir(topic, p))]
+    sizes = [b.size_bytes for b in batches]
+    fewest = min(b.last_offset - b.base_offset + 1 for b in batches)
+    if not compressed:
+        return TopicFacts(topic, PARTITIONS, value_bytes, sum(sizes), max(sizes), 1.0, None,
+                          fewest)
+    ratios = [r for p in range(PARTITIONS)
+              for r in lz4_batch_ratios(cluster.partition_dir(topic, p))]
+    if len(ratios) != len(sizes):
+        raise RealityError(f"experiment {NAME}: {len(sizes) - len(ratios)} batches of {topic} "
+                           f"are not lz4")
+    ratio = math.ceil(max(ratios) * 10000) / 10000  # rounded up: the bound's input
+    return TopicFacts(topic, PARTITIONS, value_bytes, sum(sizes), max(sizes), ratio, "lz4",
+                      fewest)
 
 
 def setup(cluster: KafkaCluster) -> ClientsSetup:
@@ -164,15 +211,18 @@ def setup(cluster: KafkaCluster) -> ClientsSetup:
 
 def predict(client: str, partitions: int, brokers: int, settings: dict[str, int],
             facts: TopicFacts) -> Any:
-    """The client's own bound for the case (a ``ClientMemoryBound``)."""
+    """The client's own bound for the case (a ``ClientMemoryBound``): records of
+    :data:`RECORD_BYTES`, the topic's largest batch, compression ratio and (librdkafka) codec and
+    fewest records a batch."""
     common: dict[str, Any] = {"max_batch_bytes": facts.max_batch_bytes,
-                              "compression_ratio": facts.compression_ratio}
+                              "compression_ratio": facts.compression_ratio,
+                              "record_bytes": RECORD_BYTES}
     if client == "librdkafka":
-        return librdkafka_memory_bound(partitions, brokers, settings, **common)
+        return librdkafka_memory_bound(partitions, brokers, settings, codec=facts.codec,
+                                       batch_records=facts.batch_records, **common)
     if client == "franz-go":
         return franz_go_memory_bound(partitions, brokers, settings, **common)
-    return kafka_python_memory_bound(partitions, brokers, settings, record_bytes=RECORD_BYTES,
-                                     **common)
+    return kafka_python_memory_bound(partitions, brokers, settings, **common)
 
 
 def simulated_peak(client: str, partitions: int, brokers: int, settings: dict[str, int],
@@ -201,14 +251,14 @@ RUNNERS = {"librdkafka": probes.run_librdkafka_probe, "franz-go": probes.run_fra
 
 def _case(cluster: KafkaCluster, s: ClientsSetup, client: str, label: str,
           settings: dict[str, int], topic: str, partitions: int, polls: int,
-          log_root: Path) -> Row:
+          log_root: Path, records_per_poll: int = RECORDS_PER_POLL) -> Row:
     facts = s.topics[topic]
     assignment = [(topic, p) for p in range(partitions)]
     brokers = len(set(s.assignment[:partitions]))
     bound = predict(client, partitions, brokers, settings, facts)
-    slug = f"{client}-{label.split('=')[0].split(' ')[0]}-{topic}".replace(".", "_")
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{client} {label.split('(')[0]} {topic}").strip("_")
     lines = RUNNERS[client](cluster.bootstrap_servers, assignment, dict(settings), polls=polls,
-                            sleep_ms=SLEEP_MS, records_per_poll=RECORDS_PER_POLL,
+                            sleep_ms=SLEEP_MS, records_per_poll=records_per_poll,
                             timeout_s=TIMEOUT_S, log_dir=log_root / slug)
     summary = probes.summary(lines)
     if not summary.get("records"):
@@ -226,20 +276,23 @@ def _case(cluster: KafkaCluster, s: ClientsSetup, client: str, label: str,
         setup={"partitions": partitions, "brokers": brokers, "settings": dict(settings),
                "topic": topic, "compression": codec,
                "compression_ratio": facts.compression_ratio,
-               "max_batch_bytes": facts.max_batch_bytes, "log_bytes": facts.log_bytes,
+               "max_batch_bytes": facts.max_batch_bytes, "batch_records": facts.batch_records,
+               "log_bytes": facts.log_bytes,
                "value_bytes": facts.value_bytes, "record_bytes": RECORD_BYTES, "polls": polls,
-               "sleep_ms": SLEEP_MS, "records_per_poll": RECORDS_PER_POLL},
+               "sleep_ms": SLEEP_MS, "records_per_poll": records_per_poll},
         predicted=bound.bound_bytes, measured=int(summary["peak_bytes"]), unit="bytes",
         tolerance="bound", note=NOTES[client], extra=extra)
 
 
 def run(cluster: KafkaCluster, s: ClientsSetup, *, quick: bool = False) -> list[Row]:
     """Every client x {defaults, its public-thread setting} x {uncompressed, lz4} over all
-    partitions; ``quick``: each client at its defaults on 6 uncompressed partitions, 10 polls."""
+    partitions, and franz-go polling whole fetches; ``quick``: each client at its defaults on 6
+    uncompressed partitions, 10 polls."""
     root = Path(cluster.folder) if cluster.folder is not None else Path(tempfile.mkdtemp())
     log_root = root / NAME
     if quick:
         return [_case(cluster, s, client, "defaults", {}, PLAIN, 6, 10, log_root)
                 for client in ("librdkafka", "franz-go", "kafka-python")]
-    return [_case(cluster, s, client, label, dict(settings), topic, PARTITIONS, POLLS, log_root)
-            for client, label, settings, topic in CASES]
+    return [_case(cluster, s, client, label, dict(settings), topic, PARTITIONS,
+                  POLLS if per_poll else WHOLE_POLLS, log_root, per_poll)
+            for client, label, settings, topic, per_poll in CASES]

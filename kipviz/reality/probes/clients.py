@@ -6,11 +6,13 @@ in ``go/`` beside this module.
 Each ``run_<client>_probe(bootstrap, assignment, settings, *, polls, sleep_ms,
 records_per_poll, timeout_s, log_dir)`` consumes ``assignment`` ((topic, partition) pairs) from
 the start with a lagging application and returns the probe's parsed JSON lines (``start``,
-``sample``\\ s, ``summary``; the summary's ``peak_bytes`` is the measure). The process boundary
-keeps the measure clean: the resident set, ``tracemalloc`` and Go's heap see the probe alone.
-Its output (stdout and stderr) goes to ``log_dir/<client>-probe.log``; a probe that exits with
-an error, prints no summary or outlives ``timeout_s`` is stopped by its pid (SIGTERM, a wait,
-SIGKILL) and is one :class:`~kipviz.reality.jars.RealityError` naming its log.
+``sample``\\ s, ``summary``; the summary's ``peak_bytes`` is the measure, over a baseline read
+with the client connected and its partitions assigned at their end, before each is moved to its
+start: what fetching the backlog adds). The process boundary keeps the measure clean: the
+resident set, ``tracemalloc`` and Go's heap see the probe alone. Its output (stdout and
+stderr) goes to ``log_dir/<client>-probe.log``; a probe that exits with an error, prints no
+summary or outlives ``timeout_s`` is stopped by its pid (SIGTERM, a wait, SIGKILL) and is one
+:class:`~kipviz.reality.jars.RealityError` naming its log.
 
 The Go probe is built once per franz-go version (the one ``go/go.mod`` requires, v1.21.5: the
 release kipviz's franz-go model was read at) with ``go build`` into

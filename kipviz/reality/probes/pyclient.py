@@ -7,17 +7,20 @@ from its first offset by manual assignment, no group), ``settings`` (the client'
 names), ``polls``, ``sleep_ms``, ``records_per_poll`` (the lagging application: a few records a
 poll, then a sleep) and ``sample_ms``.
 
-It prints one JSON object a line on stdout: ``start`` (the baseline), a ``sample`` before every
-poll and after the last, and a ``summary`` whose ``peak_bytes`` is the measure:
+The measure is what fetching the backlog adds: the baseline is read with the client connected
+to every leader, its partitions assigned at their end (nothing to fetch: a warm-up of
+:data:`WARM_UP_S` makes the connections, the topic's metadata, each partition's state and the
+decoders), then every partition is moved to its start. It prints one JSON object a line on
+stdout: ``start`` (the baseline), a ``sample`` before every poll and after the last, and a
+``summary`` whose ``peak_bytes`` is the measure:
 
 * librdkafka: the process's resident set (``/proc/self/statm``, sampled every ``sample_ms`` by a
-  thread, and the kernel's high-water mark ``VmHWM``) over the baseline read after the consumer
-  was created and before ``assign`` (librdkafka fetches once partitions are assigned). Also
-  librdkafka's statistics (``stats_cb``): a partition's ``fetchq_size`` reports the one consumer
-  queue every partition queue is forwarded to (rdkafka_queue.h:654-667), so the samples carry
-  the largest partition's value, never a sum.
-* kafka-python: ``tracemalloc``'s current and peak traced memory, tracing started after the
-  consumer was created (its bootstrap connection done) and before ``assign``.
+  thread, and the kernel's high-water mark ``VmHWM``) over that baseline. Also librdkafka's
+  statistics (``stats_cb``): a partition's ``fetchq_size`` reports the one consumer queue every
+  partition queue is forwarded to (rdkafka_queue.h:654-667), so the samples carry the largest
+  partition's value, never a sum.
+* kafka-python: ``tracemalloc``'s current and peak traced memory, tracing started at that
+  baseline.
 
 An exception is an ``error`` line (its traceback on stderr) and exit code 1.
 """
@@ -37,6 +40,7 @@ from typing import Any
 __all__ = ["main", "rss_bytes"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+WARM_UP_S = 1.5
 
 
 def emit(line: dict[str, Any]) -> None:
@@ -75,7 +79,7 @@ class _RssSampler(threading.Thread):
 
 def _librdkafka(c: dict[str, Any]) -> None:
     import confluent_kafka
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, TopicPartition
 
     stats: dict[str, int] = {"fetchq_size": 0, "fetchq_cnt": 0, "stats": 0}
     peak_q = {"fetchq_size": 0, "fetchq_cnt": 0}
@@ -98,13 +102,17 @@ def _librdkafka(c: dict[str, Any]) -> None:
         "statistics.interval.ms": int(c.get("stats_interval_ms", 200)), "stats_cb": on_stats,
         "log.connection.close": False, **c.get("settings", {})}
     consumer = Consumer(conf)
-    time.sleep(0.5)  # the bootstrap connection and its buffers, before the baseline
+    consumer.assign([TopicPartition(t, int(p), OFFSET_END) for t, p in c["assign"]])
+    warmed = time.monotonic() + WARM_UP_S
+    while time.monotonic() < warmed:  # connected, the partitions' state made, nothing fetched
+        consumer.consume(num_messages=1, timeout=0.25)
     base, base_hwm = rss_bytes(), hwm_bytes()
     emit({"type": "start", "client": "librdkafka", "version": confluent_kafka.libversion()[0],
           "binding": confluent_kafka.version()[0], "baseline_rss_bytes": base})
     sampler = _RssSampler(int(c.get("sample_ms", 50)))
     sampler.start()
-    consumer.assign([TopicPartition(t, int(p), OFFSET_BEGINNING) for t, p in c["assign"]])
+    for t, p in c["assign"]:
+        consumer.seek(TopicPartition(t, int(p), OFFSET_BEGINNING))
     records = value_bytes = 0
 
     def sample(i: int, t0: float) -> None:
@@ -146,14 +154,18 @@ def _kafka_python(c: dict[str, Any]) -> None:
     consumer = KafkaConsumer(bootstrap_servers=c["bootstrap"].split(","), group_id=None,
                              enable_auto_commit=False, auto_offset_reset="earliest",
                              client_id="kipviz-kafka-python-probe", **c.get("settings", {}))
+    parts = [TopicPartition(t, int(p)) for t, p in c["assign"]]
+    consumer.assign(parts)
+    consumer.seek_to_end(*parts)
+    warmed = time.monotonic() + WARM_UP_S
+    while time.monotonic() < warmed:  # connected, the partitions' state made, nothing fetched
+        consumer.poll(timeout_ms=250)
     tracemalloc.start()
     tracemalloc.reset_peak()
     emit({"type": "start", "client": "kafka-python", "version": kafka.__version__,
           "baseline_traced_bytes": tracemalloc.get_traced_memory()[0],
           "baseline_rss_bytes": rss_bytes()})
     base = tracemalloc.get_traced_memory()[0]
-    parts = [TopicPartition(t, int(p)) for t, p in c["assign"]]
-    consumer.assign(parts)
     consumer.seek_to_beginning(*parts)
     records = value_bytes = 0
     peak_current = 0

@@ -62,13 +62,12 @@ def consumer_kernel(
     max_in_flight, hb_interval_ticks = settings.max_in_flight, settings.hb_interval_ticks
     skip_buffered_nodes, pause_tick = settings.skip_buffered_nodes, settings.pause_tick
     queue_empty_parts, keeps_drained = settings.queue_empty_parts, settings.keeps_drained
-    hand_over_when_idle = settings.hand_over_when_idle
-    quota_bound, quota_empty = settings.quota_bound, settings.quota_empty
+    hand_over_when_idle, quota_bound = settings.hand_over_when_idle, settings.quota_bound
     fetch_sessions, forget_left_out = settings.fetch_sessions, settings.forget_left_out
-    moves_on_hw = settings.moves_on_high_watermark
-    client_gate, queue_gate_bytes = settings.client_gate, settings.queue_gate_bytes
-    rotates, whole_response = settings.rotates, settings.whole_response
-    per_wire = settings.held_per_wire_byte
+    moves_on_hw, client_gate = settings.moves_on_high_watermark, settings.client_gate
+    queue_gate_bytes, quota_empty = settings.queue_gate_bytes, settings.quota_empty
+    rotates, whole_response, per_wire = (settings.rotates, settings.whole_response,
+                                         settings.held_per_wire_byte)
     f_id, f_time, f_broker = out_fetches.fetch_id, out_fetches.time_ms, out_fetches.broker
     f_part, f_pos, f_lag = out_fetches.partition, out_fetches.position, out_fetches.lag_bytes
     f_raw, f_batches = out_fetches.raw_bytes, out_fetches.complete_batches
@@ -76,14 +75,11 @@ def consumer_kernel(
     w_demand, w_delivered = out_windows.demand_bytes, out_windows.delivered_bytes
     w_lag_end, w_fetches = out_windows.lag_end_bytes, out_windows.fetches
     w_starved, w_streak = out_windows.starved_fetches, out_windows.max_starvation_streak
-    m_held, m_in_flight = out_memory.held_bytes, out_memory.in_flight_bytes
-    m_consumed = out_memory.consumed_bytes
-    b_retained, b_waiting, b_dry = out_buffer.retained_bytes, out_buffer.waiting_bytes, \
-        out_buffer.pool_dry
-    hb_sent, hb_arrived, hb_read = out_heartbeats.sent, out_heartbeats.arrived, \
-        out_heartbeats.read
-    n_part = batch_first.shape[0]
-    n_batches = batch_size.shape[0]
+    m_held, m_in_flight, m_consumed = (out_memory.held_bytes, out_memory.in_flight_bytes,
+                                       out_memory.consumed_bytes)
+    b_retained, b_waiting = out_buffer.retained_bytes, out_buffer.waiting_bytes
+    b_dry, hb_sent, hb_arrived = out_buffer.pool_dry, out_heartbeats.sent, out_heartbeats.arrived
+    hb_read, n_part, n_batches = out_heartbeats.read, batch_first.shape[0], batch_size.shape[0]
     n_brokers = order_start.shape[0] - 1
     produced = 0  # batches are in append order: those before this index are in the logs
     # one 64-byte row per partition: the fields a fetch touches share a cache line
@@ -95,7 +91,8 @@ def consumer_kernel(
     queue = np.zeros(n_part + 1, np.int64)
     listed = np.zeros(n_part, np.bool_)  # in the response in flight (listed_in_response)
     queued_part = np.zeros(n_part, np.int64)  # a completed fetch waits (bytes or none)
-    head = tail = drained = 0  # drained: bytes of the drained response still next in line (Java)
+    # drained: bytes of the drained response still next in line (Java); aside: paused parts
+    head = tail = drained = aside = 0
     arrive = np.full(n_brokers, -1, np.int64)
     parked_since = np.full(n_brokers, -1, np.int64)
     in_flight = np.zeros(n_brokers, np.int64)
@@ -224,6 +221,7 @@ def consumer_kernel(
             p = queue[head]
             if not fetchable[p]:  # FetchCollector sets a paused partition's data aside, kept
                 head = head + 1 if head + 1 < queue.shape[0] else 0
+                aside += 1
                 continue
             drained = 0  # collectFetch takes the next part: the drained one is let go
             if st[p, PART_LEFT] > credit:
@@ -250,6 +248,8 @@ def consumer_kernel(
                     drained = slot_bytes[s]
                 free_slots[n_free] = s
                 n_free += 1
+        if aside > 0:  # a paused part passes through nextInLineFetch at every poll and leaves
+            drained = 0  # it null (FetchCollector.java:125-130, 4.4): the drained one goes
         if head == tail:
             credit = 0.0  # an idle application banks no time
         start = first_broker  # this tick's turn order; a send moves the next tick's start

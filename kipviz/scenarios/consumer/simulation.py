@@ -42,11 +42,10 @@ import numpy as np
 import pandas as pd
 
 from kipviz.kafka.broker.pool import DEPLETED, pool_state
-from kipviz.kafka.clients.bounds import client_memory_bounds
 from kipviz.kafka.clients.fetching import GATE_NONE, ClientFetch
 from kipviz.kafka.config.versions import has, version_key
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
-from kipviz.kafka.consumer.memory import ConsumerMemoryBounds, consumer_memory_bounds
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.kafka.fetch.request import (
     Ordering,
     TopicPartition,
@@ -254,15 +253,9 @@ def _client_settings(c: ClientFetch | None) -> dict[str, Any]:
 
 
 def _memory_meta(s: ConsumerScenario, max_batch: int) -> dict[str, Any]:
-    """The one memory answer in the trace's meta: Java's (:mod:`kipviz.kafka.consumer.memory`)
-    or the client's (:func:`kipviz.kafka.clients.bounds.client_memory_bounds`)."""
-    if s.client != "java":
-        c = client_memory_bounds(s.client, s.partitions, s.brokers, dict(s.client_settings),
-                                 max_batch_bytes=max_batch, compression_ratio=s.compression_ratio)
-        return {"memory_bound_bytes": c.bound_bytes, "memory_rule": s.client,
-                "memory_lagging": True, "memory_lagging_bytes": c.bound_bytes,
-                "memory_sentence": c.sentence}
-    b: ConsumerMemoryBounds = consumer_memory_bounds(s, max_batch_bytes=max_batch)
+    """The one memory answer in the trace's meta, :func:`kipviz.kafka.consumer.memory.
+    consumer_memory_bounds`: Java's, or the scenario's client's own bound."""
+    b = consumer_memory_bounds(s, max_batch_bytes=max_batch)
     return {"memory_bound_bytes": b.bound_bytes, "memory_rule": b.rule,
             "memory_lagging": b.lagging, "memory_lagging_bytes": b.lagging_bytes,
             "memory_sentence": b.sentence()}

@@ -1,17 +1,21 @@
 // The franz-go consumer memory probe: a kgo.Client consuming assigned partitions from their start
-// with a lagging application (PollRecords(ctx, n), then a sleep), reporting Go's heap.
+// (once its baseline is read at their end) with a lagging application (PollRecords(ctx, n), then
+// a sleep while it still holds the records it got, as an application busy with them does),
+// reporting Go's heap.
 //
 // One argument: a JSON config (the text, or the path of a file holding it) with "bootstrap"
 // (comma-separated host:port), "assign" ([[topic, partition], ...]), "settings" (kgo option names
 // to integers: FetchMaxBytes, FetchMaxPartitionBytes, MaxConcurrentFetches, BrokerMaxReadBytes,
-// FetchMinBytes), "polls", "sleep_ms", "records_per_poll", "sample_ms" and "force_gc".
+// FetchMinBytes), "polls", "sleep_ms", "records_per_poll" (0: every buffered fetch, as
+// PollFetches), "sample_ms" and "force_gc".
 //
-// It prints one JSON object a line on stdout: "start" (the baseline, read after runtime.GC()
-// just before the client is created), a "sample" per poll, and a "summary" with the peaks over every
-// sample (a goroutine also samples every sample_ms). Each sample reads runtime.MemStats twice:
-// without a collection (HeapInuse/HeapAlloc as the program runs, garbage and GC headroom
-// included) and, when force_gc, after runtime.GC() (what is live). An error is an "error" line
-// and exit code 1.
+// It prints one JSON object a line on stdout: "start" (the baseline, read after runtime.GC() with
+// the client connected and its partitions assigned at their end, nothing to fetch, after a
+// warm-up poll; then every partition is set to its start), a "sample" per poll, and a "summary"
+// with the peaks over every sample (a goroutine also samples every sample_ms). Each sample reads
+// runtime.MemStats twice: without a collection (HeapInuse/HeapAlloc as the program runs, garbage
+// and GC headroom included) and, when force_gc, after runtime.GC() (what is live). An error is an
+// "error" line and exit code 1.
 package main
 
 import (
@@ -125,7 +129,7 @@ func options(c config) ([]kgo.Opt, error) {
 		if parts[topic] == nil {
 			parts[topic] = map[int32]kgo.Offset{}
 		}
-		parts[topic][int32(partition)] = kgo.NewOffset().AtStart()
+		parts[topic][int32(partition)] = kgo.NewOffset().AtEnd()
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(c.Bootstrap, ",")...),
 		kgo.ConsumePartitions(parts), kgo.ClientID("kipviz-franz-go-probe"),
@@ -147,6 +151,20 @@ func options(c config) ([]kgo.Opt, error) {
 		}
 	}
 	return opts, nil
+}
+
+// startOffsets is every assigned partition at offset 0, its start (no retention ran).
+func startOffsets(c config) map[string]map[int32]kgo.EpochOffset {
+	out := map[string]map[int32]kgo.EpochOffset{}
+	for _, tp := range c.Assign {
+		topic, _ := tp[0].(string)
+		partition, _ := tp[1].(float64)
+		if out[topic] == nil {
+			out[topic] = map[int32]kgo.EpochOffset{}
+		}
+		out[topic][int32(partition)] = kgo.EpochOffset{Epoch: -1, Offset: 0}
+	}
+	return out
 }
 
 func main() {
@@ -171,15 +189,19 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	// the baseline before the client exists: it fetches as soon as it has metadata, so its own
-	// small state counts as measured
-	runtime.GC()
-	p := &peaks{base: read(), baseRSS: rss()}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		fail(err)
 	}
 	defer cl.Close()
+	// the baseline: connected, the partitions' state made at their end (nothing to fetch); the
+	// measure is what fetching the backlog adds
+	warm, cancelWarm := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	cl.PollRecords(warm, 1)
+	cancelWarm()
+	runtime.GC()
+	p := &peaks{base: read(), baseRSS: rss()}
+	cl.SetOffsets(startOffsets(c))
 	version := "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range info.Deps {
@@ -229,6 +251,9 @@ func main() {
 			valueBytes += int64(len(r.Value))
 		})
 		time.Sleep(time.Duration(c.SleepMs) * time.Millisecond)
+		// the application works on its records while it sleeps: they stay reachable until then
+		// (a kgo.Record's Value is a slice of its response, or of its decompressed batch)
+		runtime.KeepAlive(fetches)
 	}
 	close(done)
 	wg.Wait()
