@@ -233,7 +233,7 @@ ClientDashboard()
 # sleeps 100 ms, records of 1,000 bytes, uncompressed and lz4 (batches that decompress about 4
 # times). The measure is what fetching adds to the client's memory (librdkafka's resident set,
 # franz-go's live heap, kafka-python's traced allocations). No peak passed its bound; franz-go
-# polling every buffered fetch at once came closest, 85.6 MiB of 87.9 MiB: the three fetches it
+# polling every buffered fetch at once came closest, 86.2 MiB of 87.9 MiB: the three fetches it
 # held beside the three it fetched next.
 
 # %%
