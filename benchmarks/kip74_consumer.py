@@ -27,8 +27,7 @@ from typing import Any
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Batches, Workload, produce
 
 NAME = "kip74_consumer"

@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
 from benchmarks.simpy_consumer import simulate_simpy_trace
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import simulate
 from kipviz.scenarios.workload import produce
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
 

@@ -62,9 +62,9 @@ from kipviz.kafka.config.versions import has
 from kipviz.kafka.consumer.buffer_memory import ConsumerBuffer, consumer_pool
 from kipviz.kafka.fetch.request import Ordering, next_order, request_partitions
 from kipviz.kafka.quotas.client import new_quota_rates, throttle_fetch
+from kipviz.kafka.quotas.rate import UNLIMITED, bound_or_inf
 from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import initial_orders, random_order_keys
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, initial_orders, random_order_keys
 from kipviz.scenarios.workload import Batches, produce
 
 __all__ = ["SimpyTrace", "simulate_simpy", "simulate_simpy_trace"]
@@ -123,7 +123,7 @@ class Response:
 
 
 class SimpyTrace(NamedTuple):
-    """The tables of :class:`kipviz.scenarios.consumer.simulation.ConsumerTrace` the reference
+    """The tables of :class:`kipviz.scenarios.consumer.scenario.ConsumerTrace` the reference
     produces, and its pool's ``MemoryPoolDepletedTimeTotal``."""
 
     windows: pd.DataFrame
@@ -189,7 +189,7 @@ class ConsumerModel:
         self.skip_buffered_nodes = has(s.kafka_version, "buffered_nodes")
         self.fetchable = np.ones(n, np.bool_)  # False once paused (Consumer.pause)
         # consumer_byte_rate: each broker's quota sensor; KIP-219 answers a throttled fetch empty
-        self.quota_bound = float(s.fetch_quota_bytes_per_s or 0.0)
+        self.quota_bound = bound_or_inf(s.fetch_quota_bytes_per_s)
         self.quota_empty = has(s.kafka_version, "throttled_empty_response")
         self.q_slots, self.q_pos = new_quota_rates(b)
         self.blocked_until = [0] * b  # no request before this tick: the client's throttle
@@ -345,7 +345,7 @@ class ConsumerModel:
                 yield self.turn(b)
             throttle_ticks = 0
             emptied = False
-            if self.quota_bound > 0:  # the broker's quota step, as the kernel calls it
+            if self.quota_bound != UNLIMITED:  # the broker's quota step, as the kernel calls it
                 parts_raw = np.array(raw, np.int64)
                 throttle_ticks = throttle_fetch(self.q_slots[b], self.q_pos[b], self.quota_bound,
                                                 parts_raw, total, t * s.tick_ms,
@@ -738,7 +738,7 @@ class ConsumerModel:
 def simulate_simpy_trace(scenario: ConsumerScenario, *, seed: int = 0,
                          batches: Batches | None = None) -> SimpyTrace:
     """Run the consumer scenario in SimPy: the ``windows``, ``memory``, ``buffer`` and
-    ``heartbeats`` tables of :func:`kipviz.scenarios.consumer.simulation.simulate` (docs/traces.md),
+    ``heartbeats`` tables of :func:`kipviz.scenarios.consumer.scenario.simulate` (docs/traces.md),
     value for value, and the pool's ``depleted_time_total_ms``."""
     s = scenario
     if batches is None:
@@ -751,6 +751,6 @@ def simulate_simpy_trace(scenario: ConsumerScenario, *, seed: int = 0,
 def simulate_simpy(scenario: ConsumerScenario, *, seed: int = 0,
                    batches: Batches | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run the consumer scenario in SimPy: the ``windows`` and ``memory`` tables of
-    :func:`kipviz.scenarios.consumer.simulation.simulate` (docs/traces.md), value for value."""
+    :func:`kipviz.scenarios.consumer.scenario.simulate` (docs/traces.md), value for value."""
     trace = simulate_simpy_trace(scenario, seed=seed, batches=batches)
     return trace.windows, trace.memory

@@ -51,8 +51,7 @@ from kipviz.curves.consumer import consumer_curves
 from kipviz.curves.spark import get_spark
 from kipviz.curves.summary import summarise
 from kipviz.curves.sweep import grid, sweep
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 from kipviz.widgets import GridDashboard
 

@@ -51,8 +51,7 @@ def compiled_kernels() -> None:
     20 s in a fresh clone on a busy machine)."""
     from kipviz.scenarios.broker.scenario import BrokerScenario
     from kipviz.scenarios.broker.scenario import simulate as broker_simulate
-    from kipviz.scenarios.consumer.scenario import ConsumerScenario
-    from kipviz.scenarios.consumer.simulation import simulate
+    from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 
     simulate(ConsumerScenario(partitions=2, ticks=5, windows=1), record_fetches=False)
     broker_simulate(BrokerScenario(connections=2, ticks=5))

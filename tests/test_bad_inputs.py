@@ -26,8 +26,7 @@ from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.kafka.streams.memory import StreamsInstance
 from kipviz.scenarios.broker.scenario import BrokerScenario
 from kipviz.scenarios.broker.scenario import simulate as broker_simulate
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.limits import max_trace_bytes
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario

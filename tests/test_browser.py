@@ -33,10 +33,9 @@ START_S = 300
 # three slider moves, the first warming Spark up: about 10 s idle; 90 s ran out on a 2-core
 # machine running another make test beside this one
 MOVE_S = 240
-# anywidget gives a model 2 s to load plotly's module and on a busy machine can give up on it (the
-# page logs this); the dashboard notices its figure no longer answers and makes it anew
-# (kipviz.widgets._figure), so the move must still show: that is what this test checks.
-ANYWIDGET_GAVE_UP = "[anywidget] Failed to initialize model."
+# anywidget gives a model 2 s to load its module and otherwise gives up on it (the page logs this);
+# kipviz.widgets._figure loads plotly's bundle so that no model waits for it: the page must not
+# log it, and the move must show.
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 NOTEBOOK_CELLS = [
     "from kipviz.widgets import FetchDashboard",
@@ -213,5 +212,5 @@ def test_moving_a_slider_in_a_browser_redraws_the_figure_without_an_error(voila,
         assert not empty, f"traces without data in the browser: {empty}"
     for marker in ("Traceback", "Not applied", "Error"):
         assert marker not in text, f"{marker!r} in the page:\n{text[:2000]}"
-    assert not [e for e in errors if ANYWIDGET_GAVE_UP not in e], errors
+    assert not errors, errors
 

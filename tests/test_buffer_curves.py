@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kipviz.curves.consumer import fairness
-from kipviz.curves.consumer_buffer import BUFFER_MEMORY, BUFFER_SUMMARY, buffer_curves
+from kipviz.curves.consumer.buffer import BUFFER_MEMORY, BUFFER_SUMMARY, buffer_curves
 from kipviz.curves.sql import to_spark
 from kipviz.plots.consumer_buffer import BUFFER_TRACES, buffer_figure, heap_figure
 from kipviz.scenarios.consumer.buffer_memory import (

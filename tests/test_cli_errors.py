@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import kipviz.scenarios.consumer.simulation
+import kipviz.scenarios.consumer.scenario
 from kipviz.apps.cli import main
 
 

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from kipviz.kafka.config.versions import has
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 from tests.strategies import buffered_consumer_scenarios, examples, seeds
 

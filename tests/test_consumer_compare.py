@@ -1,10 +1,9 @@
-"""The tables lessons 1 and 3 print come from kipviz.curves.consumer_compare, with KIP numbers."""
+"""The tables lessons 1 and 3 print come from kipviz.curves.consumer.compare, with KIP numbers."""
 
 from __future__ import annotations
 
-from kipviz.curves.consumer_compare import bounds_table, fill_cases_table, response_sizes
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.curves.consumer.compare import bounds_table, fill_cases_table, response_sizes
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 
 MiB = 1024 * 1024

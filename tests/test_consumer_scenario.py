@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 from tests.strategies import consumer_scenarios, examples, seeds
 

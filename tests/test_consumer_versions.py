@@ -23,8 +23,7 @@ from kipviz.kafka.consumer.memory import (
     one_round,
 )
 from kipviz.kafka.fetch.request import Ordering, TopicPartition, java_hash_order, request_partitions
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 from tests.strategies import consumer_scenarios, examples, seeds
 
@@ -142,7 +141,7 @@ def test_an_assigned_consumer_starts_in_hash_order_and_a_group_member_in_partiti
     in a HashMap; a classic group's assignment is a TreeSet (ConsumerCoordinator.onJoinComplete).
     The assigned orders are the first full fetches a real 4.4.0 consumer sent to two brokers
     (``kipviz reality``, partition_order: topic events, 16 partitions, p on broker p % 2 + 1)."""
-    from kipviz.scenarios.consumer.simulation import initial_orders
+    from kipviz.scenarios.consumer.scenario import initial_orders
 
     assigned = ConsumerScenario(partitions=16, brokers=2, kafka_version="4.3",
                                 assignment="assign")

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from kipviz.scenarios.cluster.scenario import ClusterScenario
+from kipviz.scenarios.tour.scenario import ClusterScenario
 from kipviz.widgets import BrokerDashboard, BufferDashboard, FetchDashboard, TourDashboard
 from kipviz.widgets._figure import FigureWidget
 

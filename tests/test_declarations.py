@@ -14,12 +14,12 @@ from kipviz.kafka.config.fields import check_setting, field_setting, values_from
 from kipviz.kafka.config.keys import is_known
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.scenarios.broker.scenario import BrokerScenario
-from kipviz.scenarios.cluster.scenario import ClusterScenario
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 from kipviz.scenarios.streams.scenario import StreamsScenario
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
+from kipviz.scenarios.tour.scenario import ClusterScenario
 from tests.strategies import declared_setting_values, draws
 
 SCENARIOS = (ConsumerScenario, BrokerScenario, ReassignmentScenario, StreamsScenario,

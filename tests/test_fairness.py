@@ -97,7 +97,7 @@ def test_share_consumers_are_rated_per_window_and_an_idle_window_has_no_index():
 @settings(max_examples=examples(0.16))  # each example is one Spark job over a batch of windows
 @given(window_batches())
 def test_the_consumers_sql_water_filling_and_jain_are_the_numpy_ones(spark, rows):
-    """Per-partition shares and per-window Jain indexes from Spark (kipviz.curves.consumer_sql)
+    """Per-partition shares and per-window Jain indexes from Spark (kipviz.curves.consumer.sql)
     equal kipviz.scenarios.fairness's on a batch of random windows."""
     table = windows_table(rows)
     df = to_spark(spark, table)

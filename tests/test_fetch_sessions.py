@@ -16,8 +16,7 @@ from kipviz.kafka.fetch.session import (
     open_request,
     session_moves,
 )
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
 
 MiB = 2**20

@@ -76,8 +76,7 @@ def reordered(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
 
 
 def _simulate(kind: str) -> Callable[..., Any]:
-    module = "simulation" if kind == "consumer" else "scenario"
-    return importlib.import_module(f"kipviz.scenarios.{kind}.{module}").simulate
+    return importlib.import_module(f"kipviz.scenarios.{kind}.scenario").simulate
 
 
 # Small runs that reach every block's fields: a pool, a quota, paused partitions, heartbeats,

@@ -1,4 +1,4 @@
-"""The comparison tables lessons 2 and 5 print (kipviz.curves.broker_compare, streams_compare):
+"""The comparison tables lessons 2 and 5 print (kipviz.curves.broker.compare, streams_compare):
 worked numbers, the same figures as the curves they reduce, bad input."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from kipviz.curves.broker_compare import (
+from kipviz.curves.broker.compare import (
     allocation_table,
     overshoot_table,
     pool_curves,
     pools_table,
     waits_table,
 )
-from kipviz.curves.streams_compare import (
+from kipviz.curves.streams.compare import (
     policies_table,
     policy_curves,
     record_size_sweep,

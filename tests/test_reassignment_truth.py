@@ -235,7 +235,7 @@ def test_the_advice_counts_the_followers_against_the_leader_rate_only():
 
 @pytest.mark.parametrize("name", ["kipviz.kafka.replication.planning",
                                   "kipviz.kafka.replication.reassignment",
-                                  "kipviz.curves.reassignment_compare",
+                                  "kipviz.curves.reassignment.compare",
                                   "kipviz.scenarios.reassignment.meta"])
 def test_the_new_modules_list_sorted_public_names_and_their_doctests_run(name):
     """As tests/test_package.py checks for the older modules: a sorted ``__all__`` whose names

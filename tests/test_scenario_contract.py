@@ -128,11 +128,11 @@ def test_the_trace_schema_docs_name_every_kind_its_trace_and_each_meta_key(name)
 def _curves() -> dict[str, list[Any]]:
     from kipviz.curves.broker import broker_curves
     from kipviz.curves.consumer import consumer_curves
-    from kipviz.curves.consumer_buffer import buffer_curves
+    from kipviz.curves.consumer.buffer import buffer_curves
     from kipviz.curves.reassignment import reassignment_curves
     from kipviz.curves.share_group import share_group_curves
     from kipviz.curves.streams import streams_curves
-    from kipviz.curves.tiered import tiered_curves
+    from kipviz.curves.tiered_fetch import tiered_curves
 
     return {"consumer": [consumer_curves, buffer_curves], "broker": [broker_curves],
             "reassignment": [reassignment_curves], "streams": [streams_curves],
@@ -153,21 +153,21 @@ def test_a_consumers_windows_are_the_simulations_and_a_tiered_run_takes_windows_
     """A consumer trace is windowed by its scenario (``windows`` must match it, or be None);
     tiered curves take ``windows`` or ``window_ms``, not both. Refused before any Spark job."""
     from kipviz.curves.consumer import consumer_curves
-    from kipviz.curves.tiered import tiered_curves
+    from kipviz.curves.tiered_fetch import tiered_curves
 
     trace = SCENARIOS["consumer"].simulate(SMALL["consumer"], record_fetches=False)
-    with pytest.raises(ValueError, match="'windows' must be None or the 5 windows"):
+    with pytest.raises(ValueError, match=r"^windows must be None or the 5 windows"):
         consumer_curves(None, trace, windows=20)
     tiered = {"4.3": SCENARIOS["tiered_fetch"].simulate(SMALL["tiered_fetch"])}
     with pytest.raises(ValueError, match="'windows' or 'window_ms', not both"):
         tiered_curves(None, tiered, windows=4, window_ms=500)
-    with pytest.raises(ValueError, match="'windows' must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^windows must be an integer >= 1: 0"):
         tiered_curves(None, tiered, windows=0)
 
 
 def test_tiered_curves_cut_the_run_into_the_windows_asked_for(spark):
     """``windows=4`` over a 2 s run: 500 ms windows, as ``window_ms=500`` gives."""
-    from kipviz.curves.tiered import tiered_curves
+    from kipviz.curves.tiered_fetch import tiered_curves
 
     tiered = {"4.3": SCENARIOS["tiered_fetch"].simulate(SMALL["tiered_fetch"])}
     by_count = tiered_curves(spark, tiered, windows=4)

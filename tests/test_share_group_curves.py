@@ -147,7 +147,7 @@ def test_bad_windows_and_traces_are_rejected():
     """Windows must be a positive integer; a trace without tick_ms cannot be cut in windows."""
     assert window_ms_of({"tick_ms": 10, "ticks": 500}, 20) == 250
     assert window_ms_of({"tick_ms": 10, "ticks": 5}, 20) == 10
-    with pytest.raises(ValueError, match="'windows' must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^windows must be an integer >= 1"):
         window_ms_of({"tick_ms": 10, "ticks": 5}, 0)
     with pytest.raises(ValueError, match="missing 'tick_ms'"):
         window_ms_of({"ticks": 5}, 2)

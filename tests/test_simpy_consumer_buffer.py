@@ -22,8 +22,7 @@ from benchmarks.simpy_consumer import (
     simulate_simpy_trace,
 )
 from kipviz.kafka.fetch.request import Ordering
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.scenarios.workload import Workload, produce
 from tests.strategies import buffered_consumer_scenarios, examples, seeds
 

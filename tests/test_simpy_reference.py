@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from benchmarks.simpy_consumer import fill, simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.kafka.fetch.response import fill_raw_bytes
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload, produce
 from tests.strategies import (
     byte_limits,

@@ -1,26 +1,27 @@
-"""The session helper's settings from the environment (no JVM started here)."""
+"""The Spark plumbing's settings from the environment and its Java wrapper (no JVM started
+here)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kipviz.curves import spark
+from kipviz.curves.spark import config, java
 
 
 def test_kipviz_spark_conf_adds_key_value_settings(monkeypatch):
     """``KIPVIZ_SPARK_CONF`` entries are ``key=value``, separated by ``;``; values keep their '='
     and spaces."""
     monkeypatch.setenv("KIPVIZ_SPARK_CONF", "spark.a=1; spark.b=-Dx=y -Dz ;")
-    assert spark._env_conf() == {"spark.a": "1", "spark.b": "-Dx=y -Dz"}
+    assert config.env_conf() == {"spark.a": "1", "spark.b": "-Dx=y -Dz"}
     monkeypatch.delenv("KIPVIZ_SPARK_CONF")
-    assert spark._env_conf() == {}
+    assert config.env_conf() == {}
 
 
 def test_a_malformed_kipviz_spark_conf_names_the_entry(monkeypatch):
     """An entry without '=' is an error naming it, not a silently ignored setting."""
     monkeypatch.setenv("KIPVIZ_SPARK_CONF", "spark.a=1;oops")
     with pytest.raises(ValueError, match=r"KIPVIZ_SPARK_CONF entries must be key=value.*'oops'"):
-        spark._env_conf()
+        config.env_conf()
 
 
 def test_the_java_spark_runs_drops_the_incubating_vector_module(tmp_path, monkeypatch):
@@ -33,10 +34,10 @@ def test_the_java_spark_runs_drops_the_incubating_vector_module(tmp_path, monkey
     fake = tmp_path / "java"
     fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
     fake.chmod(0o755)
-    home = spark._wrapped_home(str(fake))
+    home = java.wrapped_home(str(fake))
     args = ["-Xmx1g", "--add-modules=jdk.incubator.vector", "--add-modules",
             "jdk.incubator.vector", "--add-modules", "java.se", "-cp", "a b", "Main"]
     out = subprocess.run([str(home / "bin" / "java"), *args], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out == ["-Xmx1g", "--add-modules", "java.se", "-cp", "a b", "Main"]
-    assert spark._wrapped_home(str(home / "bin" / "java")) == home
+    assert java.wrapped_home(str(home / "bin" / "java")) == home

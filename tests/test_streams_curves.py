@@ -198,7 +198,7 @@ def test_bad_arguments_are_named(spark, lesson_trace):
     from types import SimpleNamespace
 
     t = lesson_trace
-    with pytest.raises(ValueError, match="'windows' must be > 0: 0"):
+    with pytest.raises(ValueError, match=r"^windows must be an integer >= 1: 0"):
         streams_curves(spark, t, windows=0)
     with pytest.raises(ValueError, match=r"trace\.meta is missing 'policy'"):
         streams_curves(spark, SimpleNamespace(threads=t.threads, partitions=t.partitions,

@@ -173,8 +173,8 @@ def test_the_modules_examples_run_and_its_names_are_documented():
 
 
 @pytest.mark.parametrize("name", ["kipviz.kafka.streams.input_buffer",
-                                  "kipviz.curves.broker_compare",
-                                  "kipviz.curves.streams_compare"])
+                                  "kipviz.curves.broker.compare",
+                                  "kipviz.curves.streams.compare"])
 def test_the_new_modules_list_their_public_names_sorted_and_document_them(name):
     """As tests/test_package.py asks of every module (isort-style ``__all__``, docstrings)."""
     import importlib

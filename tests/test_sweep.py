@@ -18,8 +18,7 @@ from kipviz.curves.summary import SUMMARY, summarise
 from kipviz.curves.sweep import grid, pareto_front, sample, sweep
 from kipviz.curves.sweep_cache import config_key
 from kipviz.plots.sweep import pareto_figure, safe_region_figure
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.fairness import jain_by_window
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
 from kipviz.scenarios.reassignment.scenario import simulate as reassignment_simulate

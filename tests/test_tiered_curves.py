@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kipviz.curves.tiered import CLASSES, tiered_curves
-from kipviz.plots.tiered import TIERED_TRACES, tiered_figure
+from kipviz.curves.tiered_fetch import CLASSES, tiered_curves
+from kipviz.plots.tiered_fetch import TIERED_TRACES, tiered_figure
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate_versions
 
 pytestmark = pytest.mark.spark

@@ -9,9 +9,9 @@ import pytest
 from kipviz import data_file
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.plots.tour import TOUR_TRACES, tour_figure
-from kipviz.scenarios.cluster.scenario import TOUR_SETTINGS, ClusterScenario
-from kipviz.widgets.reassignment import UNLIMITED
-from kipviz.widgets.tour import NO_BUFFER_MEMORY, TourDashboard
+from kipviz.scenarios.tour.scenario import TOUR_SETTINGS, ClusterScenario
+from kipviz.widgets._base import NOT_SET
+from kipviz.widgets.tour import TourDashboard
 
 MiB = 2**20
 BASE = ClusterScenario()
@@ -84,11 +84,11 @@ def test_the_tour_redraws_and_recomputes_only_the_part_that_changed(tour):
 
 def test_unset_buffer_memory_and_unlimited_throttles_are_slider_positions(tour):
     """buffer.memory "unset" is today's consumer; "unlimited" throttles are Kafka's default."""
-    tour.update(buffer_memory_bytes=NO_BUFFER_MEMORY, leader_throttle_bytes_per_s=UNLIMITED)
+    tour.update(buffer_memory_bytes=NOT_SET, leader_throttle_bytes_per_s=None)
     assert tour.scenario.consumer.buffer_memory_bytes is None
     assert tour.scenario.reassignment.leader_throttle_bytes_per_s is None
     assert tour.curves.consumer.labels == ("today",)
-    assert tour.controls["buffer_memory_bytes"].value == NO_BUFFER_MEMORY
+    assert tour.controls["buffer_memory_bytes"].value is NOT_SET
     assert "buffer.memory unset" in tour.summary.value
 
 

@@ -23,11 +23,11 @@ from kipviz.kafka.config.fields import FieldRule, field_rule
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.kafka.streams.memory import StreamsInstance
 from kipviz.scenarios import SCENARIOS
-from kipviz.scenarios.cluster.scenario import ClusterScenario
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario
 from kipviz.scenarios.streams.scenario import StreamsScenario
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario
+from kipviz.scenarios.tour.scenario import ClusterScenario
 from kipviz.scenarios.workload import Workload
 
 CLASSES: dict[str, type] = {

@@ -22,7 +22,7 @@ import kipviz.widgets
 from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS, fetch_request_version, has
 from kipviz.plots.checks import figure_problems
 from kipviz.scenarios import SCENARIOS, kind_of
-from kipviz.scenarios.cluster.scenario import ClusterScenario
+from kipviz.scenarios.tour.scenario import ClusterScenario
 from kipviz.widgets import Dashboard
 
 pytestmark = pytest.mark.spark
@@ -252,7 +252,7 @@ def test_every_dashboards_figure_teaches(cls, fresh):
 def test_the_figure_a_browser_first_sees_already_holds_the_curves(fresh):
     """A FigureWidget syncs only the data it was made with (later changes are messages a page
     opened afterwards never gets): the dashboard's figure must carry its first curves."""
-    d = fresh(kipviz.widgets.fetch.FetchDashboard)
+    d = fresh(kipviz.widgets.consumer.FetchDashboard)
     assert d.scenario.partitions == KNOWN_SMALL["FetchDashboard"]["partitions"]
     synced = d.figure._widget_data  # the state a new view is built from (plotly's trait)
     assert all("y" in trace and len(trace["y"]) for trace in synced)
@@ -262,7 +262,7 @@ def test_the_figure_a_browser_first_sees_already_holds_the_curves(fresh):
 def test_a_peak_above_kip74_from_oversized_batches_is_blamed_on_the_first_batch_exception(spark):
     """16 KiB responses and 4 KiB partitions against 16 KiB batches: each fetch returns a whole
     batch (KIP-74's first-batch exception), not a lagging application; small sizes in KiB."""
-    d = kipviz.widgets.fetch.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"],
+    d = kipviz.widgets.consumer.FetchDashboard(spark=spark, **KNOWN_SMALL["FetchDashboard"],
                                       fetch_max_bytes=16384, max_partition_fetch_bytes=4096)
     assert "first-batch exception" in d.warning.value
     assert "application lagged" not in d.warning.value and "0.0 MiB" not in d.warning.value
@@ -282,7 +282,7 @@ def test_a_reader_thread_count_that_cannot_matter_says_so(spark):
     """Lesson 8's dashboard at its defaults: one catch-up consumer starts at most four remote
     reads at once (4.3), below 10 reader threads, so moving remote.log.reader.threads from 10 to
     13 changes nothing on the figure: the dashboard says why instead of staying silent."""
-    d = kipviz.widgets.tiered.TieredStorageDashboard(spark=spark, duration_ms=3_000)
+    d = kipviz.widgets.tiered_fetch.TieredStorageDashboard(spark=spark, duration_ms=3_000)
     d.update(remote_log_reader_threads=13)
     assert "the readers are not the bottleneck here" in d.warning.value
     assert "remote.log.reader.threads = 13" in d.warning.value

@@ -8,8 +8,8 @@ import pytest
 
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.widgets import BrokerDashboard, ClientDashboard, FetchDashboard, ReassignmentDashboard
+from kipviz.widgets._base import NOT_SET
 from kipviz.widgets.clients import LIMIT_NAMES
-from kipviz.widgets.reassignment import UNLIMITED
 from tests.frames import assert_refused_and_kept
 
 MiB = 1024 * 1024
@@ -31,50 +31,6 @@ def test_moving_a_slider_redraws_the_figure(dashboard):
     after = np.array(dashboard.figure.data[0].y, dtype=float)
     assert not np.array_equal(before, after, equal_nan=True)
     assert dashboard.warning.value == ""
-
-
-def _view_answers(figure, edit_id):
-    """What plotly's view sends back once it has applied an update (``_sendTraceDeltas``)."""
-    figure._js2py_traceDeltas = {"trace_deltas": [{"uid": t.uid} for t in figure.data],
-                                 "trace_edit_id": edit_id}
-
-
-def test_a_figure_is_deaf_only_when_a_drawn_view_leaves_an_update_unanswered(dashboard):
-    """A figure nobody has drawn is never deaf (a script, nbconvert); a view that drew it and
-    answered every update is listening; one that drew it and did not answer the last is not."""
-    figure = type(dashboard.figure)(dashboard.figure)  # kipviz's FigureWidget
-    assert not figure.deaf
-    figure.data[0].y = [0.5] * len(figure.data[0].y)  # an update, sent to no view
-    assert not figure.deaf
-    _view_answers(figure, figure._last_trace_edit_id)  # a view draws it and answers
-    assert not figure.deaf
-    figure.data[0].y = [0.25] * len(figure.data[0].y)
-    assert figure.deaf  # a view that has spoken did not answer this one (yet)
-    _view_answers(figure, figure._last_trace_edit_id)
-    assert not figure.deaf
-    figure.close()
-
-
-def test_a_deaf_figure_is_made_anew_from_the_current_data_in_the_same_place(dashboard):
-    """When the browser's view stopped listening (anywidget's two-second limit on a busy
-    machine), the dashboard puts a new figure with the curves now shown where the old one was,
-    closes the old one, and leaves a figure that is listening alone."""
-    old = dashboard.figure
-    _view_answers(old, old._last_trace_edit_id)
-    dashboard._renew_figure_if_deaf(old)
-    assert dashboard.figure is old  # listening: kept
-    dashboard.update(fetch_max_bytes=512 * 1024)  # the view does not answer this redraw
-    assert old.deaf
-    dashboard._renew_figure_if_deaf(old)
-    new = dashboard.figure
-    assert new is not old and dashboard.widget.children[-1] is new
-    assert old.comm is None  # closed: the page drops its view
-    for before, after in zip(old.data, new.data, strict=True):
-        np.testing.assert_array_equal(np.asarray(after.y, dtype=float),
-                                      np.asarray(before.y, dtype=float))
-    assert not new.deaf
-    dashboard._renew_figure_if_deaf(old)  # a late check of the old figure changes nothing
-    assert dashboard.figure is new
 
 
 def test_update_moves_the_sliders_to_the_new_settings(dashboard):
@@ -190,10 +146,11 @@ def test_the_reassignment_dashboard_warns_that_a_throttle_at_r_times_in_never_fi
 def test_an_unlimited_throttle_is_a_slider_position(reassignment_dashboard):
     """"unlimited" on the slider is the scenario's None (Kafka's default: no throttle)."""
     d = reassignment_dashboard
-    d.controls["leader_throttle_bytes_per_s"].value = UNLIMITED  # as a user would
+    d.controls["leader_throttle_bytes_per_s"].value = NOT_SET  # as a user would
     assert d.scenario.leader_throttle_bytes_per_s is None
     d.update(follower_throttle_bytes_per_s=None)
-    assert d.controls["follower_throttle_bytes_per_s"].value == UNLIMITED
+    assert d.controls["follower_throttle_bytes_per_s"].value is NOT_SET
+    assert d.controls["follower_throttle_bytes_per_s"].label == "unlimited"
     assert "no throttle" in d.summary.value
     d.update(leader_throttle_bytes_per_s=12_345_678)  # off the slider's grid
     assert d.controls["leader_throttle_bytes_per_s"].value == 12_345_678

@@ -330,7 +330,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from kipviz.curves.consumer import consumer_curves
     from kipviz.curves.spark import get_spark
-    from kipviz.scenarios.consumer.simulation import simulate
+    from kipviz.scenarios.consumer.scenario import simulate
 
     trace = simulate(scenario, seed=args.seed, record_fetches=False)
     curves = consumer_curves(get_spark(), trace)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from kipviz.kafka.config.checks import check_choice, check_int, check_number
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
@@ -32,7 +34,7 @@ _SPARK_TYPES = {
 JAIN_INDEX = "pow(sum(x), 2) / NULLIF(count(x) * sum(x * x), 0) AS jain_index"
 """Jain's index of the column ``x`` over a group's rows, J = (sum x)^2 / (n * sum x^2), NULL with
 nothing to rate: :func:`kipviz.scenarios.fairness.jain_index` in SQL (the share-group and broker
-fairness; the consumer's water-filled one is ``kipviz.curves.consumer_sql.JAIN``)."""
+fairness; the consumer's water-filled one is ``kipviz.curves.consumer.sql.JAIN``)."""
 
 
 def require_windows(windows_table: Any, windows: int | None) -> int:
@@ -40,19 +42,20 @@ def require_windows(windows_table: Any, windows: int | None) -> int:
     them: ``ConsumerScenario.windows``); ``windows``, every curve function's argument, must be
     None or that number."""
     have = int(windows_table["window"].max()) + 1 if len(windows_table) else 1
-    if windows is not None and windows != have:
-        raise ValueError(f"'windows' must be None or the {have} windows the trace was simulated "
-                         f"with (ConsumerScenario.windows): {windows!r}")
+    if windows is not None:
+        check_choice("windows", windows, (have,), f"None or the {have} windows the trace was "
+                     f"simulated with (ConsumerScenario.windows)")
     return have
 
 
 def require_meta(meta: dict[str, Any], keys: Iterable[str], windows: int | None = None) -> None:
-    """ValueError unless ``trace.meta`` has ``keys`` (and ``windows``, if given, is > 0)."""
+    """ValueError unless ``trace.meta`` has ``keys`` (and ``windows``, if given, is an integer
+    >= 1)."""
     for key in keys:
         if key not in meta:
             raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")
-    if windows is not None and windows <= 0:
-        raise ValueError(f"'windows' must be > 0: {windows}")
+    if windows is not None:
+        check_int("windows", windows, 1)
 
 
 def require_columns(columns: Iterable[str], needed: Iterable[str], table: str) -> None:
@@ -113,10 +116,9 @@ def _arrow_rdd(spark: SparkSession) -> Iterator[None]:
 def window_args(window_ms: int, tick_ms: int | None) -> dict[str, Any]:
     """``window_ms`` and the ``span_ms`` a per-second rate divides by, for windowed tick queries:
     ``ticks * tick_ms`` when ``tick_ms`` is given (exact for a partial last window)."""
-    if window_ms <= 0:
-        raise ValueError(f"'window_ms' must be > 0: {window_ms}")
-    if tick_ms is not None and tick_ms <= 0:
-        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
+    check_number("window_ms", window_ms, 0, strict=True)
+    if tick_ms is not None:
+        check_number("tick_ms", tick_ms, 0, strict=True)
     return {"window_ms": int(window_ms),
             "span_ms": f"count(1) * {int(tick_ms)}" if tick_ms else int(window_ms)}
 

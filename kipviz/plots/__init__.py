@@ -6,7 +6,7 @@
   :mod:`~kipviz.plots.broker` (KIP-72), :mod:`~kipviz.plots.consumer_buffer` (KIP-81),
   :mod:`~kipviz.plots.reassignment` and ``reassignment_plan`` (KIP-73),
   :mod:`~kipviz.plots.streams` (KIP-770),
-  :mod:`~kipviz.plots.share_group` (KIP-932), :mod:`~kipviz.plots.tiered` (KIP-405),
+  :mod:`~kipviz.plots.share_group` (KIP-932), :mod:`~kipviz.plots.tiered_fetch` (KIP-405),
   :mod:`~kipviz.plots.tour` (the tour), :mod:`~kipviz.plots.clients` (issue 31's clients) and
   :mod:`~kipviz.plots.sweep` (sweeps and grids).
 * :mod:`~kipviz.plots.diagrams`: each lesson's static diagram, drawn from a worked example.

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from kipviz.curves.consumer_buffer import BufferCurves
+from kipviz.curves.consumer.buffer import BufferCurves
 from kipviz.plots.grid import explain_flat_panels, grid_figure, set_trace_data
 
 __all__ = ["BUFFER_TRACES", "MODE_NAMES", "buffer_figure", "heap_figure",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kipviz.curves.reassignment_plan import PlanCurves
+from kipviz.curves.reassignment.plan import PlanCurves
 from kipviz.plots.grid import explain_flat_panels
 
 __all__ = ["plan_figure", "update_plan_figure"]

@@ -2,7 +2,7 @@
 
 ``tour_figure`` has the fixed traces of ``TOUR_TRACES`` so a ``FigureWidget`` is redrawn in place
 by ``update_tour_figure``, from the curves each lesson computes: the consumer's
-(:class:`~kipviz.curves.consumer_buffer.BufferCurves`, KIP-74 fairness and KIP-81 memory), the
+(:class:`~kipviz.curves.consumer.buffer.BufferCurves`, KIP-74 fairness and KIP-81 memory), the
 broker's (:class:`~kipviz.curves.broker.BrokerCurves`, KIP-72) and the reassignment's
 (:class:`~kipviz.curves.reassignment.ReassignmentCurves`, KIP-73).
 """
@@ -15,7 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kipviz.curves.broker import BrokerCurves
-from kipviz.curves.consumer_buffer import BufferCurves
+from kipviz.curves.consumer.buffer import BufferCurves
 from kipviz.curves.reassignment import ReassignmentCurves
 from kipviz.plots.grid import grid_figure, panel_traces, set_trace_data
 

@@ -6,7 +6,7 @@ column blocks, and its traces' typed ``meta`` (``meta.py``): :mod:`~kipviz.scena
 (KIP-74, KIP-81), :mod:`~kipviz.scenarios.broker` (KIP-72), :mod:`~kipviz.scenarios.reassignment`
 (KIP-73), :mod:`~kipviz.scenarios.streams` (KIP-770), :mod:`~kipviz.scenarios.share_group`
 (KIP-932), :mod:`~kipviz.scenarios.tiered_fetch` (KIP-405), and the tour's
-:mod:`~kipviz.scenarios.cluster`. What they share:
+:mod:`~kipviz.scenarios.tour`. What they share:
 
 * :mod:`~kipviz.scenarios.contract`: the shape every kind has (``ScenarioKind``, ``Reduction``,
   seeds) and :mod:`~kipviz.scenarios.registry`'s ``SCENARIOS``, the one table the sweeps,
@@ -19,7 +19,7 @@ column blocks, and its traces' typed ``meta`` (``meta.py``): :mod:`~kipviz.scena
   rate, compiled once for every kernel that measures one).
 
 May import: numpy, pandas, numba and :mod:`kipviz.kafka`; a kind's folder also the shared parts
-here (contract, limits, workload, jit), and the cluster kind the kinds it combines. Nothing here
+here (contract, limits, workload, jit), and the tour kind the kinds it combines. Nothing here
 imports Spark, plotly, ipywidgets or SimPy (the SimPy references the kernels are checked against
 live in ``benchmarks/``).
 """

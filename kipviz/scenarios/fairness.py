@@ -16,7 +16,7 @@
   shares are equal (KIP-932).
 
 The sweeps' tasks call these; :mod:`kipviz.curves` computes the same curves in Spark SQL
-(``kipviz.curves.consumer_sql``'s water-filling for consumers and Streams threads, the
+(``kipviz.curves.consumer.sql``'s water-filling for consumers and Streams threads, the
 share-group and broker fairness queries), which ``tests/test_fairness.py`` checks against
 these functions on random inputs.
 
@@ -42,6 +42,12 @@ Values = Sequence[float] | np.ndarray
 
 def jain_index(x: Values) -> float:
     """Jain's index of ``x``: (sum x)^2 / (n * sum x^2); NaN when there is no value or all are 0.
+
+    The one definition (the consumer clients' table calls it too). All-zero input is "no
+    allocation", not "an equal one": the formula is 0/0 there, and calling it 1.0 would rate a
+    client that delivered nothing as perfectly fair. NaN is also what Spark SQL's
+    ``NULLIF(n * sum x^2, 0)`` gives (:data:`kipviz.curves.sql.JAIN_INDEX`), so the numpy and SQL
+    curves agree, and pandas' ``min``/``mean`` skip it.
 
     >>> jain_index([4, 4]), jain_index([6, 2]), jain_index([3, 0]), jain_index([])
     (1.0, 0.8, 0.5, nan)

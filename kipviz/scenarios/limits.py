@@ -128,7 +128,7 @@ def check_workload(workload: Any, partitions: int, ticks: int, tick_ms: int) -> 
 
 
 def consumer_trace_bytes(scenario: Any, *, record_fetches: bool) -> float:
-    """Estimated peak bytes of :func:`kipviz.scenarios.consumer.simulation.simulate` for
+    """Estimated peak bytes of :func:`kipviz.scenarios.consumer.scenario.simulate` for
     ``scenario``."""
     s = scenario
     rtt_ticks = max(1, -(-s.rtt_ms // s.tick_ms))

@@ -69,7 +69,7 @@ def kind_of(scenario: Any) -> ScenarioKind | None:
 
 
 def _consumer(scenario: Any, seed: int) -> Reduction:
-    from kipviz.scenarios.consumer.simulation import simulate
+    from kipviz.scenarios.consumer.scenario import simulate
 
     t = simulate(scenario, seed=seed, record_fetches=False)
     return Reduction(
@@ -135,7 +135,7 @@ def _builtin_kinds() -> list[ScenarioKind]:
     """The built-in kinds, one line each (their modules import this package: loaded lazily)."""
     from kipviz.scenarios.broker import scenario as broker
     from kipviz.scenarios.broker.meta import BrokerMeta
-    from kipviz.scenarios.consumer import simulation as consumer
+    from kipviz.scenarios.consumer import scenario as consumer
     from kipviz.scenarios.consumer.meta import ConsumerMeta
     from kipviz.scenarios.reassignment import scenario as reassignment
     from kipviz.scenarios.reassignment.meta import ReassignmentMeta

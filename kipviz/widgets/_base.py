@@ -3,14 +3,18 @@
 A dashboard is thin wiring: sliders -> ``dataclasses.replace`` on a frozen scenario (whose
 ``__post_init__`` validates it, naming the Kafka setting and the rule) -> simulate -> Spark
 curves -> a plotly ``FigureWidget`` redrawn in place. Subclasses say which scenario, which
-controls, how to compute and draw, and what to say about the result.
+controls (a table of :class:`~kipviz.widgets.controls.Control`, ``CONTROLS``), how to compute and
+draw, and what to say about the result; the base builds the widgets, reads the values by
+attribute path and applies a move with one nested ``replace``.
 """
 
 from __future__ import annotations
 
+import enum
 import html
 import os
-from dataclasses import fields, replace
+from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any, ClassVar
 
 import ipywidgets as w
@@ -21,17 +25,14 @@ from kipviz.plots.sweep import byte_label, setting_label
 from kipviz.scenarios.workload import Batches, produce
 from kipviz.widgets._figure import FigureWidget
 from kipviz.widgets._labels import TEXT_BOX_PX, control_width_px, fit_label, label_width_px
+from kipviz.widgets.controls import Control, read_path, replace_paths
 
-__all__ = ["MAX_RENEWALS", "NOT_SET", "RENEW_AFTER_S", "STATIC_ENV", "Dashboard", "byte_options",
-           "notice", "notice_list", "selectable", "with_option"]
+__all__ = ["NOT_SET", "STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list",
+           "selectable", "with_option"]
 
 KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
-RENEW_AFTER_S = 10.0
-"""How long a view in a browser may take to apply a redraw before the figure is made anew."""
-MAX_RENEWALS = 3
-"""How many times a dashboard makes its figure anew (each new one loads plotly's 4.9 MB module)."""
 
 
 class _NotSet:
@@ -41,8 +42,8 @@ class _NotSet:
 
 NOT_SET: Any = _NotSet()
 """What a selection control holds for a setting left at None ("as this Kafka version does",
-"R - 1", "no quota"): ipywidgets shows a None value as no selection at all. ``update`` reads it
-back as None."""
+"R - 1", "no quota", "unlimited": a control's ``unset`` choice): ipywidgets shows a None value as
+no selection at all. ``update`` reads it back as None, the scenario's one encoding of "unset"."""
 
 
 def selectable(value: Any) -> Any:
@@ -63,10 +64,19 @@ def with_option(options: list[tuple[str, Any]], value: Any, label: str | None = 
     if any(v == value for _, v in options):
         return options
     new = (label if label is not None else byte_label(value), value)
-    try:
-        at = sum(1 for _, v in options if v < value)
-    except TypeError:  # values without an order (None, mixed kinds): at the end
-        at = len(options)
+    at, after = None, 0  # before the first larger value, else after the last smaller one
+    for i, (_, v) in enumerate(options):
+        if v is NOT_SET:  # the unset choice keeps its place (first or last)
+            continue
+        try:
+            if v > value:
+                at = i
+                break
+        except TypeError:  # values without an order (mixed kinds): at the end
+            at = len(options)
+            break
+        after = i + 1
+    at = after if at is None else at
     return [*options[:at], new, *options[at:]]
 
 
@@ -86,14 +96,18 @@ def notice_list(notes: list[str]) -> str:
 class Dashboard:
     """Base of the lesson dashboards; see the subclasses for what each one shows.
 
-    ``update(**params)`` applies settings by scenario field name, re-simulates, recomputes the
-    Spark curves and redraws; it returns the curves, or None when the settings were rejected
-    (the reason then shows in ``self.warning`` and the figure keeps its last good curves).
+    ``update(**params)`` applies settings by scenario field name, control name (``CONTROLS``) or
+    alias (``ALIASES``), re-simulates, recomputes the Spark curves and redraws; it returns the
+    curves, or None when the settings were rejected (the reason then shows in ``self.warning``
+    and the figure keeps its last good curves).
     Display a dashboard as the last expression of a cell (or ``display(d.widget)``).
     """
 
-    #: extra parameter names ``update`` accepts beside the scenario's fields
-    ALIASES: ClassVar[tuple[str, ...]] = ()
+    #: the controls, one line each (:class:`~kipviz.widgets.controls.Control`), in screen order
+    CONTROLS: ClassVar[tuple[Control, ...]] = ()
+    #: extra names ``update`` accepts beside the scenario's fields and the controls' names: name ->
+    #: the attribute path it sets (None: the subclass's ``_apply`` reads it)
+    ALIASES: ClassVar[Mapping[str, str | None]] = {}
 
     def __init__(self, scenario: Any, *, seed: int = 0, spark: Any = None,
                  **overrides: Any) -> None:
@@ -111,7 +125,6 @@ class Dashboard:
         # made with, and restyle messages sent before a browser shows it are lost (the page
         # showed empty axes: Voila, plotly 7). The widget is made once, from the first curves.
         self.figure: Any = self._figure()
-        self._renewals = 0
         self.warning = w.HTML()
         self.summary = w.HTML()
         self.controls: dict[str, w.ValueWidget] = self._controls(self.scenario)
@@ -134,12 +147,6 @@ class Dashboard:
     def _figure(self) -> go.Figure:
         raise NotImplementedError
 
-    def _controls(self, scenario: Any) -> dict[str, w.ValueWidget]:
-        raise NotImplementedError
-
-    def _control_values(self, scenario: Any) -> dict[str, Any]:
-        raise NotImplementedError
-
     def _compute(self, scenario: Any) -> Any:
         """Simulate ``scenario`` (setting ``self.trace``) and return its Spark curves."""
         raise NotImplementedError
@@ -154,9 +161,25 @@ class Dashboard:
     def _summary(self, curves: Any) -> str:
         return ""
 
+    # --- the controls, from the table -------------------------------------------------------
+    def _table(self) -> dict[str, Control]:
+        return {c.key: c for c in self.CONTROLS}
+
+    def _controls(self, scenario: Any) -> dict[str, w.ValueWidget]:
+        """The widgets of :attr:`CONTROLS`, at ``scenario``'s values."""
+        values = self._control_values(scenario)
+        return {name: _widget(c, scenario, values[name]) for name, c in self._table().items()}
+
+    def _control_values(self, scenario: Any) -> dict[str, Any]:
+        """Each control's value in ``scenario`` (read by path; None as :data:`NOT_SET`)."""
+        return {name: selectable(read_path(scenario, c.path))
+                for name, c in self._table().items()}
+
     def _option_label(self, name: str, value: Any) -> str:
-        """How a selection control labels a value set from code (by the unit of ``name``)."""
-        return setting_label(name, value)
+        """How a selection control labels a value set from code (its table's ``fmt``, else by
+        the unit of ``name``)."""
+        control = self._table().get(name)
+        return control.option_label(value) if control is not None else setting_label(name, value)
 
     def batches(self, scenario: Any) -> Batches:
         """The record batches the producers of a consumer ``scenario`` write, made once per
@@ -249,15 +272,24 @@ class Dashboard:
         return handler
 
     def _apply(self, scenario: Any, params: dict[str, Any]) -> Any:
-        """``scenario`` with ``params`` (:data:`NOT_SET` read as None); unknown names and
+        """``scenario`` with ``params`` (by field, control or alias name; :data:`NOT_SET` read as
+        None, a control's option by its label), in one nested ``replace``; unknown names and
         invalid values raise ValueError."""
-        params = {k: None if v is NOT_SET else v for k, v in params.items()}
-        known = {f.name for f in fields(scenario)} | set(self.ALIASES)
-        unknown = sorted(set(params) - known)
+        table = self._table()
+        paths: dict[str, tuple[str, ...]] = {f.name: (f.name,) for f in fields(scenario)}
+        paths.update({k: (p,) for k, p in self.ALIASES.items() if p is not None})
+        paths.update({name: c.paths for name, c in table.items()})
+        unknown = sorted(set(params) - set(paths))
         if unknown:
             raise ValueError(f"unknown setting {unknown[0]!r}; the dashboard knows "
-                             f"{', '.join(sorted(known))}")
-        return replace(scenario, **params)
+                             f"{', '.join(sorted(paths))}")
+        values: dict[str, Any] = {}
+        for name, value in params.items():
+            if name in table:
+                value = _by_label(name, table[name].choices(scenario), value)
+            for path in paths[name]:
+                values[path] = None if value is NOT_SET else value
+        return replace_paths(scenario, values)
 
     def update(self, **params: Any) -> Any:
         """Apply settings, re-simulate, recompute the Spark curves, redraw; see the class."""
@@ -273,7 +305,6 @@ class Dashboard:
             self.scenario, self.curves = scenario, curves
             self._sync_controls()
             self._redraw(self.curves)
-            self._renew_figure_if_deaf_later()
             notes = self._advice(scenario, self.curves)
             self.warning.value = notice_list(notes)
             self.summary.value = self._summary(self.curves)
@@ -281,29 +312,6 @@ class Dashboard:
             self._refuse(err, "Applied, but the figure could not be redrawn")
             return None
         return self.curves
-
-    def _renew_figure_if_deaf_later(self) -> None:
-        """In :data:`RENEW_AFTER_S` seconds, replace the figure by a new one made from its current
-        data if the browser's view of it has not applied this redraw (:attr:`FigureWidget.deaf`:
-        anywidget gave up on the model while the page loaded on a busy machine), at most
-        :data:`MAX_RENEWALS` times. Only on a running event loop (a kernel), as
-        :meth:`FigureWidget.fit_width_soon`."""
-        import asyncio
-
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # a script or a test: no browser to wait for
-            return
-        loop.call_later(RENEW_AFTER_S, self._renew_figure_if_deaf, self.figure)
-
-    def _renew_figure_if_deaf(self, figure: FigureWidget) -> None:
-        if figure is not self.figure or not figure.deaf or self._renewals >= MAX_RENEWALS:
-            return
-        self._renewals += 1
-        self.figure = FigureWidget(figure)
-        self.widget.children = (*self.widget.children[:-1], self.figure)
-        figure.close()
-        self.figure.fit_width_soon()
 
     def _refuse(self, err: BaseException, what: str = "Not applied") -> None:
         """Show ``err`` as the red warning and put the controls back to the settings in use."""
@@ -319,8 +327,11 @@ class Dashboard:
         """Show settings applied from code on the controls, without triggering updates."""
         self._syncing = True
         try:
+            table = self._table()
             for name, value in self._control_values(self.scenario).items():
                 control = self.controls[name]
+                if name in table and callable(table[name].label):
+                    control.description = table[name].label_for(self.scenario)
                 if isinstance(control, w.SelectionSlider | w.Dropdown | w.ToggleButtons) \
                         and value is not NOT_SET:  # NOT_SET is one of its options already
                     control.options = with_option(list(control.options), value,
@@ -340,3 +351,39 @@ def _shown(control: w.ValueWidget) -> str:
         return str(label)
     value = control.value
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _widget(c: Control, scenario: Any, value: Any) -> w.ValueWidget:
+    """The ipywidgets control of ``c``, showing ``value``."""
+    label = c.label_for(scenario)
+    if c.range is not None:
+        low, high = c.range
+        number = w.FloatSlider if any(isinstance(v, float) for v in (low, high, c.step)) \
+            else w.IntSlider
+        extra = {"readout_format": c.readout_format} if c.readout_format else {}
+        return number(value=value, min=min(low, value), max=max(high, value),
+                      step=c.step if c.step is not None else 1, description=label, **extra)
+    options = [(text, selectable(v)) for text, v in c.choices(scenario)]
+    if value is not NOT_SET:
+        options = with_option(options, value, c.option_label(value))
+    if c.kind == "toggle":
+        return w.ToggleButtons(options=options, value=value, description=label,
+                               tooltips=list(c.tooltips))
+    kind = w.Dropdown if c.kind == "dropdown" else w.SelectionSlider
+    return kind(options=options, value=value, description=label)
+
+
+def _by_label(name: str, options: list[tuple[str, Any]], value: Any) -> Any:
+    """``value``, or the option a text ``value`` names (its label, any case, ``-`` or ``_``) when
+    the options are enum members (``ordering="round-robin"``); a name that is none of them raises
+    ValueError. Other text goes to the scenario, whose check names the rule."""
+    if not isinstance(value, str) or not any(isinstance(v, enum.Enum) for _, v in options):
+        return value
+    def norm(text: str) -> str:
+        return text.lower().replace("_", "-")
+
+    for text, v in options:
+        if norm(text) == norm(value):
+            return NOT_SET if v is None else v
+    raise ValueError(f"{name} must be one of {', '.join(text for text, _ in options)}: "
+                     f"{value!r}")

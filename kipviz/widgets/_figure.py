@@ -1,38 +1,32 @@
-"""The dashboards' ``FigureWidget``: data travels to the browser as plain lists, never typed arrays.
+"""The dashboards' ``FigureWidget``: plotly's widget with the fixes kipviz needs, each tied to where
+it applies (plotly 6.x-7.1 with anywidget 0.9-0.11; checked on plotly 7.1.0, anywidget 0.11.0).
 
-plotly's widget sends a 1-D numeric numpy array as a binary typed array (``serializers._py_to_js``).
-After every redraw the browser sends back what plotly.js filled in (``_sendTraceDeltas``): its
-delta builder treats a typed array as an object and walks it key by key, so the delta for an
-array property is a dict, and ``BaseFigureWidget._remove_overlapping_props`` then meets the
-numpy array on the Python side with ``not array``: ``ValueError: The truth value of an array
-with more than one element is ambiguous``, in JupyterLab's log console on each slider move.
-Sent as lists, arrays come back (if at all) as lists, which plotly's Python side handles; and
-should a dict delta meet an array all the same, :meth:`FigureWidget._remove_overlapping_props`
-keeps the array (the data the dashboard set) instead of raising.
-
-It also knows whether a browser has stopped listening (:attr:`FigureWidget.deaf`). anywidget
-(0.10, 0.11) gives a model two seconds to load its front-end module (plotly's is 4.9 MB of
-JavaScript) and, when that runs late on a busy machine, rejects the model's ``ready`` promise
-for good: the view still draws the data it was made with, but every later message from the
-kernel waits on that promise and is dropped (``AnyModel._handle_comm_msg``; the page logs
-"[anywidget] Failed to initialize model."). A slider moved there redraws nothing. A view that
-applies a data update answers with its trace deltas (``_sendTraceDeltas``); a view that has
-spoken once and does not answer is deaf, and :meth:`kipviz.widgets._base.Dashboard.update`
-then replaces the figure with a new one made from the current data.
-
-So that models initialize in time, plotly's bundle crosses the wire once per kernel and is imported
-once per page, and no model waits for it. The bundle travels in one plain ipywidgets model
-(:class:`PlotlyBundle`, ``source``), made with the kernel's first figure; every figure's state
-holds a reference to it (``_plotly_bundle``, ipywidgets' ``IPY_MODEL_`` form) and, as its front-end
-module, a few lines (:data:`LOADER_ESM`) that on the page's first figure fetch that model from the
-widget manager and start importing its source, keep the import on ``globalThis`` under plotly's
-version, and return at once; the kernel's updates that arrive meanwhile are applied when the bundle
-is there, and views are drawn after. In the side-by-side ``make test`` of 2026-11-27 three and four
-of the JupyterLab test's twelve figures, each importing its own 4.9 MB copy at once, missed
-anywidget's two seconds; one and two did when the figures shared one import but still waited for
-it; and in a later pair one of the two JupyterLab tests still failed so, while each figure's state
-still carried its own copy of the bundle (about 60 MB of JSON for the page to take in while the
-models' two-second timers ran).
+* Arrays travel as plain lists (:func:`to_plain`). plotly's widget sends a 1-D numeric numpy array
+  as a binary typed array (``serializers._py_to_js``); after every redraw the browser sends back
+  what plotly.js filled in (``_sendTraceDeltas``), its delta builder walks a typed array key by
+  key, and ``BaseFigureWidget._remove_overlapping_props`` then meets the numpy array with
+  ``not array``: ``ValueError: The truth value of an array with more than one element is
+  ambiguous`` in JupyterLab's log console on each slider move (plotly/plotly.py#4160, the same
+  line of ``basewidget.py``; still so in 7.1). :meth:`FigureWidget._remove_overlapping_props`
+  keeps the array (the data the dashboard set) should a dict delta meet one all the same.
+* The comm opens once the figure is whole (:meth:`FigureWidget.open`): plotly sets the data and
+  layout traits at the end of its ``__init__``, after ipywidgets opened the comm, so they reach
+  the browser as an update after the model's creation, which a model anywidget has given up on
+  drops (below).
+* plotly's 4.9 MB bundle crosses the wire once per kernel and is imported once per page, and no
+  model waits for it (:class:`PlotlyBundle`, :data:`LOADER_ESM`). anywidget (0.10, 0.11:
+  ``AnyModel`` in its ``widget.js``) gives a model two seconds to load its front-end module and
+  otherwise rejects the model's ``ready`` promise for good ("[anywidget] Failed to initialize
+  model."): the view still draws the data it was made with, every later message is dropped. No
+  upstream issue tracks it that we know of. The bundle travels in one plain ipywidgets model
+  (``source``), made with the kernel's first figure; every figure's state holds a reference to it
+  (``_plotly_bundle``, ipywidgets' ``IPY_MODEL_`` form) and, as its front-end module, a few lines
+  that on the page's first figure fetch that model from the widget manager and start importing
+  its source, keep the import on ``globalThis`` under plotly's version, and return at once; the
+  kernel's updates that arrive meanwhile are applied when the bundle is there, and views are
+  drawn after.
+* :meth:`FigureWidget.fit_width_soon`: under anywidget no resize message reaches plotly's view,
+  which drew before its output was in the page and fell back to 700 px.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ import plotly.graph_objects as go
 from ipywidgets import Widget, widget_serialization
 from plotly.basewidget import BaseFigureWidget
 from plotly.serializers import custom_serializers
-from traitlets import Dict, Instance, List, Unicode, default, observe
+from traitlets import Dict, Instance, List, Unicode, default
 
 __all__ = ["LOADER_ESM", "FigureWidget", "PlotlyBundle", "plotly_bundle", "to_plain"]
 
@@ -168,35 +162,17 @@ class FigureWidget(go.FigureWidget):
         # plotly sets the figure's data and layout traits at the end of its __init__, after
         # ipywidgets opened the comm: they reached the browser as an update after the model's
         # creation, and a model anywidget gave up on drops every update (module docstring): its
-        # view drew empty axes (JupyterLab, two make test side by side). Held until the figure is
-        # whole, the comm opens once, carrying the data and layout in the model's first state.
+        # view drew empty axes. Held until the figure is whole, the comm opens once, carrying the
+        # data and layout in the model's first state (plotly 6.x-7.1, anywidget 0.10-0.11).
         self._hold_comm = True
         super().__init__(*args, **kwargs)
         self._hold_comm = False
         self.open()
-        self._view_spoke = False  # a view in a browser has drawn this figure and said so
-        self._answered_trace_edit_id = -1  # the newest data update a view has applied
 
     def open(self) -> None:
         """Open the comm to the browser (ipywidgets'), once the figure is whole."""
         if not getattr(self, "_hold_comm", False):
             super().open()
-
-    @observe("_js2py_traceDeltas")
-    def _heard_from_view(self, change: dict[str, Any]) -> None:
-        """Note what a view answered (plotly's own handler, on the same trait, applies it)."""
-        message = change["new"]
-        if message:
-            self._view_spoke = True
-            edit_id = message.get("trace_edit_id")
-            if isinstance(edit_id, int):
-                self._answered_trace_edit_id = max(self._answered_trace_edit_id, edit_id)
-
-    @property
-    def deaf(self) -> bool:
-        """True when a view has drawn this figure in a browser but has not applied the last data
-        update sent to it (see the module docstring): its page shows old data for good."""
-        return self._view_spoke and self._answered_trace_edit_id < self._last_trace_edit_id
 
     def fit_width_soon(self, delays_s: tuple[float, ...] = (1.0, 4.0)) -> None:
         """Send ``relayout(autosize=True)`` ``delays_s`` seconds from now, on the kernel's event

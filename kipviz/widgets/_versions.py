@@ -10,17 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as w
-
 from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS, NEWEST_KAFKA_VERSION
-from kipviz.widgets._base import NOT_SET
+from kipviz.widgets.controls import Control
 
-__all__ = ["memory_answer_html", "ordering_options", "version_dropdown"]
+__all__ = ["memory_answer_html", "ordering_options", "version_control", "version_options"]
 
-def version_dropdown(value: str, area: str = "consumer", oldest: str | None = None) -> w.Dropdown:
-    """A dropdown of every release the model knows (from ``oldest`` on), newest first; those that
-    changed a rule of ``area`` (a :data:`~kipviz.kafka.config.versions.BEHAVIOURS` area:
-    "consumer", "share", "broker") are labelled with the change."""
+def version_options(area: str = "consumer", oldest: str | None = None) -> list[tuple[str, str]]:
+    """Every release the model knows (from ``oldest`` on), newest first; those that changed a rule
+    of ``area`` (a :data:`~kipviz.kafka.config.versions.BEHAVIOURS` area: "consumer", "share",
+    "broker") are labelled with the change."""
     rows = [b for b in BEHAVIOURS if b.area == area]  # not another area's rules
     marked = {b.since for b in rows} | {b.until for b in rows if b.until}
     changes = {b.since: b.change.split(" (")[0] for b in rows}
@@ -31,14 +29,20 @@ def version_dropdown(value: str, area: str = "consumer", oldest: str | None = No
         if v in marked and v in changes:
             label += f" · {changes[v]}"
         options.append((label, v))
-    return w.Dropdown(options=options, value=value, description="Kafka version",
-                      style={"description_width": "initial"})
+    return options
 
 
-def ordering_options(orderings: Any) -> list[tuple[str, Any]]:
-    """The request-order choices: ``None`` (as the chosen release does) first, then each policy."""
-    return [("as this Kafka version does", NOT_SET),
-            *((o.name.lower().replace("_", "-"), o) for o in orderings)]
+def version_control(area: str = "consumer", oldest: str | None = None,
+                    path: str = "kafka_version") -> Control:
+    """The Kafka-version dropdown of a dashboard's table (:func:`version_options`)."""
+    return Control(path, "dropdown", options=tuple(version_options(area, oldest)),
+                   label="Kafka version")
+
+
+def ordering_options(orderings: Any) -> tuple[tuple[str, Any], ...]:
+    """The request-order choices, each policy by name (a control's ``unset`` choice, "as this
+    Kafka version does", goes first)."""
+    return tuple((o.name.lower().replace("_", "-"), o) for o in orderings)
 
 
 def memory_answer_html(meta: dict[str, Any]) -> str:

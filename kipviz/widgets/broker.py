@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.broker import broker_curves
 from kipviz.plots.broker import broker_figure, update_broker_figure
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
-from kipviz.widgets._versions import version_dropdown
+from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._versions import version_control
+from kipviz.widgets.controls import Control
 
 __all__ = ["BROKER_LESSON_SCENARIO", "BrokerDashboard"]
 
@@ -27,10 +27,6 @@ BROKER_LESSON_SCENARIO = BrokerScenario(
     num_io_threads=8, handler_bytes_per_s=100e6, tick_ms=10, ticks=2000,
 )
 
-_POOL_SIZES = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (
-    5, 10, 20, 40, 60, 100, 200, 500)))]
-_SOCKET_MAX = byte_options(*(k * MiB for k in (1, 4, 10, 20, 50, 100)), 104857600)
-_LARGE = byte_options(*(k * MiB for k in (1, 2, 4, 8, 10, 20, 50, 100)), 512 * 1024)
 
 
 class BrokerDashboard(Dashboard):
@@ -47,42 +43,30 @@ class BrokerDashboard(Dashboard):
     never strict and always shuffles ready keys under memory pressure.
     """
 
+    CONTROLS = (
+        Control("queued_max_request_bytes", options=(("-1 (no pool)", -1), *(
+            k * MiB for k in (5, 10, 20, 40, 60, 100, 200, 500)))),
+        Control("socket_request_max_bytes", options=tuple(
+            k * MiB for k in (1, 4, 10, 20, 50, 100))),
+        Control("connections", range=(1, 1000)),
+        Control("large_share", range=(0.0, 1.0), step=0.01, label="large share (in the spike)"),
+        Control("large_request_bytes", options=(512 * 1024, *(
+            k * MiB for k in (1, 2, 4, 8, 10, 20, 50, 100))), label="large request size"),
+        Control("strict", "toggle", options=(("non-strict (Kafka)", False),
+                                             ("strict (what-if)", True)), label="pool"),
+        Control("shuffle", "toggle", options=(("on (Kafka)", True), ("off (what-if)", False)),
+                label="shuffle under pressure"),
+        Control("invalid_share", range=(0.0, 0.1), step=0.005, readout_format=".3f",
+                label="invalid requests (share)"),
+        version_control("broker"),
+    )
+
     def __init__(self, scenario: BrokerScenario = BROKER_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
     def _figure(self) -> go.Figure:
         return broker_figure()
-
-    def _controls(self, s: BrokerScenario) -> dict[str, w.ValueWidget]:
-        return {
-            "queued_max_request_bytes": w.SelectionSlider(
-                options=with_option(_POOL_SIZES, s.queued_max_request_bytes),
-                value=s.queued_max_request_bytes, description="queued.max.request.bytes"),
-            "socket_request_max_bytes": w.SelectionSlider(
-                options=with_option(_SOCKET_MAX, s.socket_request_max_bytes),
-                value=s.socket_request_max_bytes, description="socket.request.max.bytes"),
-            "connections": w.IntSlider(value=s.connections, min=1,
-                                       max=max(1000, s.connections), description="connections"),
-            "large_share": w.FloatSlider(value=s.large_share, min=0.0, max=1.0, step=0.01,
-                                         description="large share (in the spike)"),
-            "large_request_bytes": w.SelectionSlider(
-                options=with_option(_LARGE, s.large_request_bytes),
-                value=s.large_request_bytes, description="large request size"),
-            "strict": w.ToggleButtons(options=[("non-strict (Kafka)", False),
-                                               ("strict (what-if)", True)],
-                                      value=s.strict, description="pool"),
-            "shuffle": w.ToggleButtons(options=[("on (Kafka)", True), ("off (what-if)", False)],
-                                       value=s.shuffle, description="shuffle under pressure"),
-            "invalid_share": w.FloatSlider(value=s.invalid_share, min=0.0,
-                                           max=max(0.1, s.invalid_share), step=0.005,
-                                           readout_format=".3f",
-                                           description="invalid requests (share)"),
-            "kafka_version": version_dropdown(s.kafka_version, "broker"),
-        }
-
-    def _control_values(self, s: BrokerScenario) -> dict[str, Any]:
-        return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: BrokerScenario) -> Any:
         self.trace = simulate(scenario, seed=self.seed)

@@ -1,6 +1,6 @@
 """The clients dashboard (lesson 9): one catching-up consumer on the client you run.
 
-The same brokers, workload and Spark curves as :class:`kipviz.widgets.fetch.FetchDashboard`; a
+The same brokers, workload and Spark curves as :class:`kipviz.widgets.consumer.FetchDashboard`; a
 dropdown picks whose consumer fetches and holds the data (Java's, librdkafka, franz-go or
 kafka-python: :mod:`kipviz.kafka.clients`), and the two fetch limits are set by that client's own
 names. The summary gives the client's memory bound and names its binding term.
@@ -8,18 +8,18 @@ names. The summary gives the client's memory bound and names its binding term.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
-
-import ipywidgets as w
+from typing import Any, ClassVar
 
 from kipviz.kafka.clients.bounds import CLIENT_NAMES
 from kipviz.plots.consumer import consumer_figure
 from kipviz.scenarios.consumer.clients import catching_up
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
+from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets._versions import memory_answer_html
-from kipviz.widgets.fetch import FetchDashboard, run_summary_html
+from kipviz.widgets.consumer import FetchDashboard, run_summary_html
+from kipviz.widgets.controls import Control
 
 __all__ = ["CLIENTS_LESSON_SCENARIO", "LIMIT_NAMES", "ClientDashboard"]
 
@@ -45,8 +45,6 @@ def _bound_traces() -> tuple[int, int]:
     return own, other
 
 
-_RESPONSE_MAX = byte_options(*(2**k * MiB for k in range(0, 7)), 52428800)
-_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
 
 
 class ClientDashboard(FetchDashboard):
@@ -61,46 +59,33 @@ class ClientDashboard(FetchDashboard):
     or None with the reason in ``warning``.
     """
 
-    ALIASES = ("response_max_bytes", "partition_max_bytes")
+    CONTROLS = (
+        Control("client", "dropdown", options=tuple((c, c) for c in CLIENT_NAMES)),
+        Control("fetch_max_bytes", name="response_max_bytes",
+                options=tuple(sorted({52428800, *(2**k * MiB for k in range(0, 7))})),
+                label=lambda s: LIMIT_NAMES[s.client][0]),
+        Control("max_partition_fetch_bytes", name="partition_max_bytes",
+                options=tuple(2**k * KiB for k in range(6, 15)),
+                label=lambda s: LIMIT_NAMES[s.client][1]),
+        Control("partitions", range=(1, 2000)),
+        Control("brokers", range=(1, 12)),
+        Control("compression_ratio", range=(1.0, 8.0), step=0.5,
+                label="compression ratio (decompressed / wire)"),
+    )
+    ALIASES: ClassVar[Mapping[str, str | None]] = {}  # not the workload names of FetchDashboard
 
     def __init__(self, scenario: ConsumerScenario = CLIENTS_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
-    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
-        response, partition = _limits(s)
-        response_name, partition_name = LIMIT_NAMES[s.client]
-        return {
-            "client": w.Dropdown(options=[(c, c) for c in CLIENT_NAMES], value=s.client,
-                                 description="client"),
-            "response_max_bytes": w.SelectionSlider(
-                options=with_option(_RESPONSE_MAX, response), value=response,
-                description=response_name),
-            "partition_max_bytes": w.SelectionSlider(
-                options=with_option(_PARTITION_MAX, partition), value=partition,
-                description=partition_name),
-            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(2000, s.partitions),
-                                      description="partitions"),
-            "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
-            "compression_ratio": w.FloatSlider(
-                value=s.compression_ratio, min=1.0, max=max(8.0, s.compression_ratio), step=0.5,
-                description="compression ratio (decompressed / wire)"),
-        }
-
     def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
+        # not in the table: the two limits are Java's fields or the client's own settings
         response, partition = _limits(s)
-        return {"client": s.client, "response_max_bytes": response,
-                "partition_max_bytes": partition, "partitions": s.partitions,
-                "brokers": s.brokers, "compression_ratio": s.compression_ratio}
-
-    def _sync_controls(self) -> None:
-        super()._sync_controls()
-        names = LIMIT_NAMES[self.scenario.client]
-        for control, name in zip((self.controls["response_max_bytes"],
-                                  self.controls["partition_max_bytes"]), names, strict=True):
-            control.description = name
+        return {**super()._control_values(s), "response_max_bytes": response,
+                "partition_max_bytes": partition}
 
     def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
+        # not in the table: the two limits go to Java's fields or to the client's own settings
         params = dict(params)
         response, partition = _limits(scenario)
         response = params.pop("response_max_bytes", response)

@@ -5,18 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.curves.consumer.buffer import buffer_curves
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
 from kipviz.scenarios.consumer.buffer_memory import MODES, buffer_modes
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
-from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, with_option
-from kipviz.widgets._versions import memory_answer_html, version_dropdown
+from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._versions import memory_answer_html, version_control
+from kipviz.widgets.controls import Control
 
 __all__ = ["BUFFER_LESSON_SCENARIO", "BufferDashboard"]
 
@@ -35,11 +34,7 @@ BUFFER_LESSON_SCENARIO = ConsumerScenario(
     workload=Workload(produce_bytes_per_s=20e6, initial_lag_bytes=64 * MiB), kafka_version="2.3",
 )
 
-_MEMORY = byte_options(*(k * MiB for k in (5, 10, 16, 20, 32, 50, 64, 100, 200)), 30_000_000,
-                       104857600)
-_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 5, 10, 20, 32, 50)), 52428800)
-_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(6, 15)))
-_RATES = [(f"{r:g} MB/s", r * 1e6) for r in (5, 10, 25, 50, 100, 200, 300, 500, 1000)]
+_MEMORY = (5, 10, 16, 20, 32, 50, 64, 100, 200)  # MiB, and 30 MB (lesson 3's)
 
 
 class BufferDashboard(Dashboard):
@@ -51,9 +46,24 @@ class BufferDashboard(Dashboard):
     in-flight fetches sized to the same memory, and redraws their Spark curves.
     ``BufferDashboard(partitions=500)`` overrides fields of :data:`BUFFER_LESSON_SCENARIO`;
     ``update(...)`` takes :class:`~kipviz.scenarios.consumer.scenario.ConsumerScenario` field names
-    and returns :class:`kipviz.curves.consumer_buffer.BufferCurves`, or None when the settings were
+    and returns :class:`kipviz.curves.consumer.buffer.BufferCurves`, or None when the settings were
     rejected (``buffer.memory`` below ``fetch.max.bytes``: the reason shows in ``warning``).
     """
+
+    CONTROLS = (
+        Control("buffer_memory_bytes", options=tuple(sorted(
+            {30_000_000, *(k * MiB for k in _MEMORY)}))),
+        Control("fetch_max_bytes", options=tuple(k * MiB for k in (1, 2, 5, 10, 20, 32, 50))),
+        Control("max_partition_fetch_bytes", options=tuple(2**k * KiB for k in range(6, 15))),
+        Control("brokers", range=(1, 30)),
+        Control("partitions", range=(1, 1000)),
+        Control("consume_bytes_per_s", options=tuple(
+            r * 1e6 for r in (5, 10, 25, 50, 100, 200, 300, 500, 1000)), label="processing rate"),
+        Control("coordinator_bypass", "toggle", options=(("on (KIP-81)", True),
+                                                         ("off (what-if)", False)),
+                label="heartbeats bypass the pool"),
+        version_control(),
+    )
 
     def __init__(self, scenario: ConsumerScenario = BUFFER_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
@@ -63,33 +73,6 @@ class BufferDashboard(Dashboard):
 
     def _figure(self) -> go.Figure:
         return buffer_figure()
-
-    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
-        def bytes_slider(name: str, options: list[tuple[str, int]], label: str) -> Any:
-            value = getattr(s, name)
-            return w.SelectionSlider(options=with_option(options, value), value=value,
-                                     description=label)
-
-        return {
-            "buffer_memory_bytes": bytes_slider("buffer_memory_bytes", _MEMORY, "buffer.memory"),
-            "fetch_max_bytes": bytes_slider("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
-            "max_partition_fetch_bytes": bytes_slider(
-                "max_partition_fetch_bytes", _PARTITION_MAX, "max.partition.fetch.bytes"),
-            "brokers": w.IntSlider(value=s.brokers, min=1, max=max(30, s.brokers),
-                                   description="brokers"),
-            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(1000, s.partitions),
-                                      description="partitions"),
-            "consume_bytes_per_s": w.SelectionSlider(
-                options=_with_rate(s.consume_bytes_per_s), value=s.consume_bytes_per_s,
-                description="processing rate"),
-            "coordinator_bypass": w.ToggleButtons(
-                options=[("on (KIP-81)", True), ("off (what-if)", False)],
-                value=s.coordinator_bypass, description="heartbeats bypass the pool"),
-            "kafka_version": version_dropdown(s.kafka_version),
-        }
-
-    def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
-        return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: ConsumerScenario) -> Any:
         # simulate_modes, on the batches kept while the workload stays (only partitions moves
@@ -144,9 +127,3 @@ class BufferDashboard(Dashboard):
         today = self.traces.get("today")
         return " &middot; ".join(cells) + memory_answer_html(today.meta if today else {})
 
-
-def _with_rate(rate: float) -> list[tuple[str, float]]:
-    """The processing-rate options, with ``rate`` among them."""
-    if any(v == rate for _, v in _RATES):
-        return _RATES
-    return sorted([*_RATES, (f"{rate / 1e6:g} MB/s", rate)], key=lambda o: o[1])

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.instant import GridPoint, SweepGrid
@@ -27,6 +26,7 @@ from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_poi
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.widgets._base import Dashboard, KiB, MiB
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
+from kipviz.widgets.controls import Control
 
 __all__ = ["GRID_AXES", "GRID_LESSON_SCENARIO", "GridDashboard"]
 
@@ -82,24 +82,20 @@ class GridDashboard(Dashboard):
         self.answer_s = math.nan
         axis_names = list(self.grid.axes)
         self._x, self._y = axis_names[0], (axis_names[1] if len(axis_names) > 1 else None)
+        # the table is the grid's: one selection slider per axis, over its values
+        self.CONTROLS = tuple(  # type: ignore[misc]
+            Control(name, options=tuple(values), label=name.replace("_", "."),
+                    fmt=lambda v, name=name: self._option_label(name, v))
+            for name, values in self._slider_values.items())
         super().__init__(base, seed=seed, spark=spark)
 
     def _figure(self) -> go.Figure:
         return grid_point_figure(self._x, self._y)
 
-    def _controls(self, s: Any) -> dict[str, w.ValueWidget]:
-        return {name: w.SelectionSlider(
-                    options=[(self._option_label(name, v), v) for v in values],
-                    value=getattr(s, name) if getattr(s, name) in values else values[0],
-                    description=name.replace("_", "."))
-                for name, values in self._slider_values.items()}
-
     def _option_label(self, name: str, value: Any) -> str:
+        # not in a table: a position off the grid says so
         on_grid = name not in self.grid.axes or value in self.grid.axes[name]
         return setting_label(name, value) + ("" if on_grid else " (off grid)")
-
-    def _control_values(self, s: Any) -> dict[str, Any]:
-        return {name: getattr(s, name) for name in self.grid.axes}
 
     def _compute(self, scenario: Any) -> GridPoint:
         start = time.perf_counter()

@@ -11,15 +11,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.plots.reassignment import reassignment_figure, update_reassignment_figure
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
-from kipviz.widgets._base import NOT_SET, Dashboard, selectable, with_option
+from kipviz.widgets._base import Dashboard
+from kipviz.widgets.controls import Control
 
-__all__ = ["METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "UNLIMITED", "ReassignmentDashboard"]
+__all__ = ["METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "ReassignmentDashboard"]
 
 MB = 1_000_000
 
@@ -43,18 +43,16 @@ METRICS_TEXT = (
     "type=FetcherLagMetrics,name=ConsumerLag per partition. KIP-73's SumReplicaLag was never "
     "shipped: the lag drawn here is what it would have shown.")
 """The JMX metrics that show a reassignment's progress, as Kafka names them."""
-_THROTTLES = ("leader_throttle_bytes_per_s", "follower_throttle_bytes_per_s")
-UNLIMITED = math.inf  # a throttle slider's "unlimited" (the scenario's None, Kafka's default)
+_RATES = tuple(r * MB for r in (0, 1, 2, 5, 8, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100, 120))
+_IN = tuple(r * MB for r in (0, 1, 2, 5, 8, 10, 15, 20, 30, 40, 60))
+_SCHEDULES: tuple[tuple[str, Any], ...] = (("no change", ()), *(
+    (f"{r:g} MB/s from 30 s", ((30.0, r * MB),)) for r in (0, 20, 30, 40, 80)),
+    ("0 (paused) from 30 s, 80 MB/s from 60 s", ((30.0, 0.0), (60.0, 80 * MB))))
+_FOLLOWERS = tuple((f"{f} (KIP-73's idealisation)" if f == 0 else str(f), f) for f in range(4))
 
-_RATES = [("unlimited", UNLIMITED), *((f"{r:g} MB/s", r * MB) for r in (
-    0, 1, 2, 5, 8, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100, 120))]
-_IN = [(f"{r:g} MB/s", r * MB) for r in (0, 1, 2, 5, 8, 10, 15, 20, 30, 40, 60)]
-_SCHEDULES: list[tuple[str, Any]] = [("no change", ())] + [
-    (f"{r:g} MB/s from 30 s", ((30.0, r * MB),)) for r in (0, 20, 30, 40, 80)] + [
-    ("0 (paused) from 30 s, 80 MB/s from 60 s", ((30.0, 0.0), (60.0, 80 * MB)))]
-_FOLLOWERS: list[tuple[str, Any]] = [("R - 1 (as --throttle)", NOT_SET),
-                                     *((f"{f} (KIP-73's idealisation)" if f == 0 else str(f), f)
-                                       for f in range(4))]
+
+def _rate(value: float) -> str:
+    return f"{value / MB:g} MB/s"
 
 
 def _schedule_label(schedule: Any) -> str:
@@ -63,18 +61,6 @@ def _schedule_label(schedule: Any) -> str:
         return "no change"
     return ", ".join(f"{'unlimited' if r is None else f'{r / MB:g} MB/s'} from {at:g} s"
                      for at, r in schedule)
-
-
-def _rate_options(options: list[tuple[str, Any]], value: float) -> list[tuple[str, Any]]:
-    """Rate slider options that include ``value`` (a value set from code)."""
-    if any(v == value for _, v in options):
-        return options
-    return sorted([*options, (f"{value / MB:g} MB/s", value)], key=lambda o: o[1])
-
-
-def _slider(value: Any) -> Any:
-    """A scenario value as its slider shows it: an unlimited (None) throttle is UNLIMITED."""
-    return UNLIMITED if value is None else value
 
 
 class ReassignmentDashboard(Dashboard):
@@ -86,81 +72,31 @@ class ReassignmentDashboard(Dashboard):
     ``ReassignmentDashboard(partitions=20)`` overrides fields of
     :data:`REASSIGNMENT_LESSON_SCENARIO`; ``update(**params)`` takes
     :class:`~kipviz.scenarios.reassignment.scenario.ReassignmentScenario` field names (rates in
-    bytes/s, None or ``math.inf`` = unlimited) and returns
+    bytes/s, None = unlimited, the slider's "unlimited") and returns
     :class:`kipviz.curves.reassignment.ReassignmentCurves`, or None when the settings were
     rejected (the reason shows in ``warning``). A throttle at or below IN is legal in Kafka and
     runs, with a warning that the move never finishes.
     """
 
-    def _option_label(self, name: str, value: Any) -> str:
-        if name == "throttle_schedule":
-            return _schedule_label(value)
-        if name == "in_sync_followers":
-            return "R - 1 (as --throttle)" if value is None else str(value)
-        return super()._option_label(name, value)
+    CONTROLS = (
+        Control("leader_throttle_bytes_per_s", options=_RATES, unset="unlimited"),
+        Control("follower_throttle_bytes_per_s", options=_RATES, unset="unlimited"),
+        Control("throttle_schedule", "dropdown", options=_SCHEDULES, fmt=_schedule_label,
+                label="throttle schedule"),
+        Control("in_sync_followers", "dropdown", options=_FOLLOWERS, unset="R - 1 (as --throttle)",
+                fmt=str, label="in-sync followers counted"),
+        Control("bytes_in_per_s", options=_IN, fmt=_rate, label="IN (bytes in per s)"),
+        Control("brokers", range=(1, 50)),
+        Control("replication_quota_window_num", range=(1, 30)),
+        Control("replication_quota_window_size_seconds", range=(1, 10)),
+    )
 
     def __init__(self, scenario: ReassignmentScenario = REASSIGNMENT_LESSON_SCENARIO, *,
                  seed: int = 0, spark: Any = None, **overrides: Any) -> None:
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
-    def _apply(self, scenario: ReassignmentScenario,
-               params: dict[str, Any]) -> ReassignmentScenario:
-        params = {k: None if k in _THROTTLES and v == UNLIMITED else v
-                  for k, v in params.items()}
-        return super()._apply(scenario, params)
-
     def _figure(self) -> go.Figure:
         return reassignment_figure()
-
-    def _controls(self, s: ReassignmentScenario) -> dict[str, w.ValueWidget]:
-        return {
-            "leader_throttle_bytes_per_s": w.SelectionSlider(
-                options=_rate_options(_RATES, _slider(s.leader_throttle_bytes_per_s)),
-                value=_slider(s.leader_throttle_bytes_per_s),
-                description="leader.replication.throttled.rate"),
-            "follower_throttle_bytes_per_s": w.SelectionSlider(
-                options=_rate_options(_RATES, _slider(s.follower_throttle_bytes_per_s)),
-                value=_slider(s.follower_throttle_bytes_per_s),
-                description="follower.replication.throttled.rate"),
-            "throttle_schedule": w.Dropdown(
-                options=with_option(_SCHEDULES, s.throttle_schedule,
-                                    _schedule_label(s.throttle_schedule)),
-                value=s.throttle_schedule, description="throttle schedule"),
-            "in_sync_followers": w.Dropdown(
-                options=with_option(_FOLLOWERS, selectable(s.in_sync_followers),
-                                    str(s.in_sync_followers)),
-                value=selectable(s.in_sync_followers), description="in-sync followers counted"),
-            "bytes_in_per_s": w.SelectionSlider(
-                options=_rate_options(_IN, s.bytes_in_per_s), value=s.bytes_in_per_s,
-                description="IN (bytes in per s)"),
-            "brokers": w.IntSlider(value=s.brokers, min=1, max=max(50, s.brokers),
-                                   description="brokers"),
-            "replication_quota_window_num": w.IntSlider(
-                value=s.replication_quota_window_num, min=1,
-                max=max(30, s.replication_quota_window_num),
-                description="replication.quota.window.num"),
-            "replication_quota_window_size_seconds": w.IntSlider(
-                value=s.replication_quota_window_size_seconds, min=1,
-                max=max(10, s.replication_quota_window_size_seconds),
-                description="replication.quota.window.size.seconds"),
-        }
-
-    def _control_values(self, s: ReassignmentScenario) -> dict[str, Any]:
-        return {name: _slider(getattr(s, name)) if name in _THROTTLES
-                else selectable(getattr(s, name)) for name in self.controls}
-
-    def _sync_controls(self) -> None:
-        values = self._control_values(self.scenario)
-        for name in (*_THROTTLES, "bytes_in_per_s"):
-            control = self.controls[name]
-            options = _rate_options(list(control.options), values[name])
-            if options != list(control.options):
-                self._syncing = True
-                try:
-                    control.options = options
-                finally:
-                    self._syncing = False
-        super()._sync_controls()
 
     def _compute(self, scenario: ReassignmentScenario) -> Any:
         self.trace = simulate(scenario, seed=self.seed)

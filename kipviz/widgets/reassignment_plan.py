@@ -5,7 +5,7 @@ partitions --execute --throttle`` sets as both rates on every broker of the plan
 the plan's hottest topic (split over its partitions by size). Each move runs the cluster
 simulation (:func:`kipviz.scenarios.reassignment.cluster.simulate_cluster`, compiled once per
 process, with the flow schedule's plan in its ``meta``) and one Spark job for the lanes
-(:func:`kipviz.curves.reassignment_plan.plan_curves`), then redraws the figure: when each broker's
+(:func:`kipviz.curves.reassignment.plan.plan_curves`), then redraws the figure: when each broker's
 last move finishes, simulated beside planned, and one lane per broker (lag, quotas against T).
 """
 
@@ -14,29 +14,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.curves.reassignment_plan import PlanCurves, plan_curves
+from kipviz.curves.reassignment.plan import PlanCurves, plan_curves
 from kipviz.plots.reassignment_plan import plan_figure, update_plan_figure
 from kipviz.scenarios.reassignment.cluster import simulate_cluster
 from kipviz.scenarios.reassignment.plan import ReassignmentPlanScenario, sample_plan
 from kipviz.widgets._base import Dashboard
+from kipviz.widgets.controls import Control
 
 __all__ = ["ReassignmentPlanDashboard"]
 
 MB = 1_000_000
-UNLIMITED = math.inf  # the throttle slider's "unlimited" (the scenario's None)
-_THROTTLES = [(f"{r:g} MB/s", r * MB) for r in (5, 10, 15, 20, 25, 30, 35, 45, 55, 80, 100)] + [
-    ("unlimited", UNLIMITED)]
-_IN = [(f"{r:g} MB/s", r * MB) for r in (0, 2, 5, 10, 13.2, 20, 30, 40)]
 
 
-def _with(options: list[tuple[str, Any]], value: float) -> list[tuple[str, Any]]:
-    """Slider options that include ``value`` (set from code), in order."""
-    if any(v == value for _, v in options):
-        return options
-    return sorted([*options, (f"{value / MB:g} MB/s", value)], key=lambda o: o[1])
+def _rate(value: float) -> str:
+    return f"{value / MB:g} MB/s"
 
 
 def _hours(seconds: float | None) -> str:
@@ -52,10 +45,19 @@ class ReassignmentPlanDashboard(Dashboard):
 
     ``update(throttle_bytes_per_s=..., hottest_in_bytes_per_s=...)`` takes
     :class:`~kipviz.scenarios.reassignment.plan.ReassignmentPlanScenario` field names (rates in
-    bytes/s; None or ``math.inf`` = unlimited) and returns
-    :class:`~kipviz.curves.reassignment_plan.PlanCurves`, or None when rejected (the reason
+    bytes/s; None = unlimited, the slider's "unlimited") and returns
+    :class:`~kipviz.curves.reassignment.plan.PlanCurves`, or None when rejected (the reason
     shows in ``warning``). A T that never finishes runs, with the plan's reason as a warning.
     """
+
+    CONTROLS = (
+        Control("throttle_bytes_per_s", options=tuple(r * MB for r in (
+            5, 10, 15, 20, 25, 30, 35, 45, 55, 80, 100)), unset="unlimited", unset_last=True,
+            fmt=_rate, label="throttle T (--throttle: both rates, every broker)"),
+        Control("hottest_in_bytes_per_s", options=tuple(r * MB for r in (
+            0, 2, 5, 10, 13.2, 20, 30, 40)), fmt=_rate,
+            label=lambda s: f"IN of topic {s.hottest_topic} (the hottest), split by size"),
+    )
 
     def __init__(self, scenario: ReassignmentPlanScenario | None = None, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
@@ -64,35 +66,8 @@ class ReassignmentPlanDashboard(Dashboard):
                                 for b in (m.leader, *m.added)})
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
-    def _apply(self, scenario: ReassignmentPlanScenario,
-               params: dict[str, Any]) -> ReassignmentPlanScenario:
-        params = {k: None if k == "throttle_bytes_per_s" and v == UNLIMITED else v
-                  for k, v in params.items()}
-        return super()._apply(scenario, params)
-
     def _figure(self) -> go.Figure:
         return plan_figure(self._brokers)
-
-    def _controls(self, s: ReassignmentPlanScenario) -> dict[str, w.ValueWidget]:
-        values = self._control_values(s)
-        return {
-            "throttle_bytes_per_s": w.SelectionSlider(
-                options=_with(_THROTTLES, values["throttle_bytes_per_s"]),
-                value=values["throttle_bytes_per_s"],
-                description="throttle T (--throttle: both rates, every broker)"),
-            "hottest_in_bytes_per_s": w.SelectionSlider(
-                options=_with(_IN, values["hottest_in_bytes_per_s"]),
-                value=values["hottest_in_bytes_per_s"],
-                description=f"IN of topic {s.hottest_topic} (the hottest), split by size"),
-        }
-
-    def _control_values(self, s: ReassignmentPlanScenario) -> dict[str, Any]:
-        t = s.throttle_bytes_per_s
-        return {"throttle_bytes_per_s": UNLIMITED if t is None else t,
-                "hottest_in_bytes_per_s": s.hottest_in_bytes_per_s}
-
-    def _option_label(self, name: str, value: Any) -> str:
-        return "unlimited" if value == UNLIMITED else f"{value / MB:g} MB/s"
 
     def _compute(self, scenario: ReassignmentPlanScenario) -> PlanCurves:
         self.trace = simulate_cluster(scenario.cluster(), seed=self.seed)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.share_group import share_group_curves
 from kipviz.plots.share_group import share_group_figure, update_share_group_figure
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario, simulate
-from kipviz.widgets._base import NOT_SET, Dashboard, MiB, byte_options, selectable, with_option
-from kipviz.widgets._versions import version_dropdown
+from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._versions import version_control
+from kipviz.widgets.controls import Control
 
 __all__ = ["SHARE_LESSON_SCENARIO", "ShareGroupDashboard"]
 
@@ -27,11 +27,8 @@ SHARE_LESSON_SCENARIO = ShareGroupScenario(
     delivery_count_limit=3, process_records_per_s=500.0, tick_ms=10, ticks=500,
 )
 
-_FETCH_MAX = byte_options(*(k * 1024 for k in (1, 4, 16, 64, 256)), MiB, 16 * MiB, 52428800)
-_MAX_POLL = [10, 50, 100, 200, 500, 1000]
-_LOCKS = [("this version's default", NOT_SET), *((f"{v:g}", v) for v in
-                                                  (20, 50, 100, 200, 500, 1000, 2000))]
-_MODES = [("batch_optimized", "batch_optimized"), ("record_limit", "record_limit")]
+_FETCH_MAX = (*(k * 1024 for k in (1, 4, 16, 64, 256)), MiB, 16 * MiB, 52428800)
+_MODES = (("batch_optimized", "batch_optimized"), ("record_limit", "record_limit"))
 
 
 class ShareGroupDashboard(Dashboard):
@@ -46,57 +43,25 @@ class ShareGroupDashboard(Dashboard):
     (fewer consumers than stalled ones: the reason shows in ``warning``).
     """
 
-    ALIASES = ("consumers",)
+    CONTROLS = (
+        Control("share_consumers", name="consumers", also=("classic_consumers",), range=(1, 32),
+                label="consumers (each group)"),
+        Control("partitions", range=(1, 16)),
+        Control("fetch_max_bytes", options=_FETCH_MAX),
+        Control("max_poll_records", options=(10, 50, 100, 200, 500, 1000)),
+        Control("max_record_locks", options=(20, 50, 100, 200, 500, 1000, 2000),
+                unset="this version's default"),
+        Control("acquire_mode", "toggle", options=_MODES, label="share.acquire.mode"),
+        version_control("share", oldest="4.0"),
+    )
 
     def __init__(self, scenario: ShareGroupScenario = SHARE_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, windows: int = 20, **overrides: Any) -> None:
         self.windows = windows
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
-    def _apply(self, scenario: Any, params: dict[str, Any]) -> Any:
-        params = dict(params)
-        if "consumers" in params:
-            n = params.pop("consumers")
-            params.update(share_consumers=n, classic_consumers=n)
-        return super()._apply(scenario, params)
-
     def _figure(self) -> go.Figure:
         return share_group_figure()
-
-    def _controls(self, s: ShareGroupScenario) -> dict[str, w.ValueWidget]:
-        def choice(name: str, options: list[Any], label: str) -> w.SelectionSlider:
-            value = selectable(getattr(s, name))
-            opts = options if isinstance(options[0], tuple) else [(f"{v:g}", v) for v in options]
-            if value is not NOT_SET:
-                opts = with_option(opts, value, f"{value:g}")
-            return w.SelectionSlider(options=opts, value=value, description=label)
-
-        return {
-            "consumers": w.IntSlider(value=s.share_consumers, min=1,
-                                     max=max(32, s.share_consumers),
-                                     description="consumers (each group)"),
-            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(16, s.partitions),
-                                      description="partitions"),
-            "fetch_max_bytes": w.SelectionSlider(
-                options=with_option(_FETCH_MAX, s.fetch_max_bytes), value=s.fetch_max_bytes,
-                description="fetch.max.bytes"),
-            "max_poll_records": choice("max_poll_records", _MAX_POLL, "max.poll.records"),
-            "max_record_locks": choice("max_record_locks", _LOCKS,
-                                       "group.share.partition.max.record.locks"),
-            "acquire_mode": w.ToggleButtons(options=_MODES, value=s.acquire_mode,
-                                            description="share.acquire.mode"),
-            "kafka_version": version_dropdown(s.kafka_version, "share", oldest="4.0"),
-        }
-
-    def _control_values(self, s: ShareGroupScenario) -> dict[str, Any]:
-        values = {name: selectable(getattr(s, name)) for name in self.controls
-                  if name != "consumers"}
-        return {"consumers": s.share_consumers, **values}
-
-    def _option_label(self, name: str, value: Any) -> str:
-        if name in ("max_poll_records", "max_record_locks"):
-            return f"{value:g}"
-        return super()._option_label(name, value)
 
     def _compute(self, scenario: ShareGroupScenario) -> Any:
         self.trace = simulate(scenario, seed=self.seed)

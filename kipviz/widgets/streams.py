@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.streams import streams_curves
 from kipviz.kafka.streams.input_buffer import POLICY_NAMES
 from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
 from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
+from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets.controls import Control
 
 __all__ = ["STREAMS_LESSON_SCENARIO", "StreamsDashboard"]
 
@@ -25,7 +25,6 @@ STREAMS_LESSON_SCENARIO = StreamsScenario(
     initial_lag_records=20000, process_records_per_s=20000.0, tick_ms=10, ticks=600,
 )
 
-_BUFFER = byte_options(*(k * MiB for k in (1, 4, 8, 16, 32, 64, 128, 256)), 536870912)
 
 
 class StreamsDashboard(Dashboard):
@@ -40,34 +39,24 @@ class StreamsDashboard(Dashboard):
     its text says, ``thread_bytes`` with apache/kafka#13283's task-level resume rule on top.
     """
 
+    CONTROLS = (
+        Control("input_buffer_max_bytes", options=tuple(k * MiB for k in (
+            1, 4, 8, 16, 32, 64, 128, 256, 512))),
+        Control("threads", range=(1, MAX_THREADS)),
+        Control("record_size_spread", range=(1.0, 100.0), step=0.5,
+                label="record size spread (x)"),
+        Control("process_records_per_s", range=(1000.0, 100000.0), step=1000.0,
+                label="records/s per thread"),
+        Control("policy", "dropdown", options=tuple((label, name)
+                                                    for name, label in POLICY_NAMES.items())),
+    )
+
     def __init__(self, scenario: StreamsScenario = STREAMS_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
         super().__init__(scenario, seed=seed, spark=spark, **overrides)
 
     def _figure(self) -> go.Figure:
         return streams_figure()
-
-    def _controls(self, s: StreamsScenario) -> dict[str, w.ValueWidget]:
-        return {
-            "input_buffer_max_bytes": w.SelectionSlider(
-                options=with_option(_BUFFER, s.input_buffer_max_bytes),
-                value=s.input_buffer_max_bytes, description="input.buffer.max.bytes"),
-            "threads": w.IntSlider(value=s.threads, min=1, max=max(MAX_THREADS, s.threads),
-                                   description="num.stream.threads"),
-            "record_size_spread": w.FloatSlider(
-                value=s.record_size_spread, min=1.0, max=max(100.0, s.record_size_spread),
-                step=0.5, description="record size spread (x)"),
-            "process_records_per_s": w.FloatSlider(
-                value=s.process_records_per_s, min=1000.0,
-                max=max(100000.0, s.process_records_per_s), step=1000.0,
-                description="records/s per thread"),
-            "policy": w.Dropdown(options=[(label, name) for name, label in
-                                          POLICY_NAMES.items()],
-                                 value=s.policy, description="policy"),
-        }
-
-    def _control_values(self, s: StreamsScenario) -> dict[str, Any]:
-        return {name: getattr(s, name) for name in self.controls}
 
     def _compute(self, scenario: StreamsScenario) -> Any:
         self.trace = simulate(scenario, seed=self.seed)

@@ -1,6 +1,6 @@
 """The tour dashboard: every knob of the five lessons' cluster on one screen, and your own config.
 
-Thin wiring over :class:`~kipviz.scenarios.cluster.scenario.ClusterScenario`: a move of a consumer
+Thin wiring over :class:`~kipviz.scenarios.tour.scenario.ClusterScenario`: a move of a consumer
 knob re-runs the consumer (today's and, with ``buffer.memory``, KIP-81's pool, as proposed), a move
 of a broker knob the request pool, a move of a throttle the reassignment; each part's Spark curves
 are recomputed only when its scenario changed. Pasting a ``consumer.properties`` or
@@ -10,41 +10,33 @@ lists the risky values (:func:`kipviz.kafka.config.advice.config_warnings`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.broker import broker_curves
-from kipviz.curves.consumer_buffer import buffer_curves
+from kipviz.curves.consumer.buffer import buffer_curves
 from kipviz.curves.reassignment import reassignment_curves
 from kipviz.kafka.config.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
 from kipviz.kafka.config.properties import parse_properties
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.plots.tour import tour_figure, update_tour_figure
 from kipviz.scenarios.broker import scenario as broker_scenario
-from kipviz.scenarios.cluster.scenario import ClusterScenario
-from kipviz.scenarios.consumer import simulation as consumer_scenario
+from kipviz.scenarios.consumer import scenario as consumer_scenario
 from kipviz.scenarios.consumer.buffer_memory import buffer_modes
 from kipviz.scenarios.reassignment import scenario as reassignment_scenario
-from kipviz.widgets._base import Dashboard, MiB, byte_options, with_option
-from kipviz.widgets._versions import memory_answer_html, version_dropdown
-from kipviz.widgets.reassignment import UNLIMITED
+from kipviz.scenarios.tour.scenario import TOUR_SETTINGS, ClusterScenario
+from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._versions import memory_answer_html, version_control
+from kipviz.widgets.controls import Control
 
 __all__ = ["TourCurves", "TourDashboard"]
 
 MB = 1_000_000
-NO_BUFFER_MEMORY = 0  # the buffer.memory slider's "unset" (Kafka today): the scenario's None
-_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32, 50)), 52428800)
-_PARTITION_MAX = byte_options(*(k * 1024 for k in (64, 256, 512, 1024, 2048, 4096, 8192)))
-_BUFFER = [("unset (Kafka today)", NO_BUFFER_MEMORY),
-           *byte_options(*(k * MiB for k in (8, 16, 32, 50, 64, 100, 200)), 104857600)]
-_QUEUED = [("-1 (no pool)", -1), *byte_options(*(k * MiB for k in (10, 20, 40, 100, 200)))]
-_THROTTLES = [("unlimited", UNLIMITED), *((f"{r:g} MB/s", r * MB) for r in (
-    5, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100))]
-_SENTINELS = {"buffer_memory_bytes": NO_BUFFER_MEMORY, "leader_throttle_bytes_per_s": UNLIMITED,
-              "follower_throttle_bytes_per_s": UNLIMITED}
+_THROTTLES = tuple(r * MB for r in (5, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100))
 
 
 @dataclass(frozen=True)
@@ -63,11 +55,29 @@ class TourDashboard(Dashboard):
     ``queued.max.request.bytes`` and the leader / follower replication throttles, with a
     reassignment running; plus boxes to paste your own ``consumer.properties`` /
     ``server.properties``. ``update(**settings)`` takes the names of
-    :data:`kipviz.scenarios.cluster.scenario.TOUR_SETTINGS` and returns :class:`TourCurves`, or None
+    :data:`kipviz.scenarios.tour.scenario.TOUR_SETTINGS` and returns :class:`TourCurves`, or None
     when a setting was rejected (the reason shows in ``warning``).
     """
 
-    ALIASES = ("cluster",)  # update(cluster=...) replaces the whole ClusterScenario
+    CONTROLS = (
+        version_control(path="consumer.kafka_version"),
+        Control("consumer.fetch_max_bytes", options=tuple(
+            k * MiB for k in (1, 2, 4, 8, 16, 32, 50))),
+        Control("consumer.max_partition_fetch_bytes", options=tuple(k * 1024 for k in (
+            64, 256, 512, 1024, 2048, 4096, 8192))),
+        Control("consumer.buffer_memory_bytes", options=tuple(k * MiB for k in (
+            8, 16, 32, 50, 64, 100, 200)), unset="unset (Kafka today)",
+            label="buffer.memory (KIP-81)"),
+        Control("broker.queued_max_request_bytes", options=(("-1 (no pool)", -1), *(
+            k * MiB for k in (10, 20, 40, 100, 200)))),
+        Control("reassignment.leader_throttle_bytes_per_s", options=_THROTTLES,
+                unset="unlimited"),
+        Control("reassignment.follower_throttle_bytes_per_s", options=_THROTTLES,
+                unset="unlimited"),
+    )
+    #: every knob of TOUR_SETTINGS by name; update(cluster=...) replaces the whole ClusterScenario
+    ALIASES: ClassVar[Mapping[str, str | None]] = {
+        "cluster": None, **{name: f"{part}.{name}" for name, (part, _) in TOUR_SETTINGS.items()}}
 
     def __init__(self, cluster: ClusterScenario | None = None, *, seed: int = 0,
                  spark: Any = None, heap_bytes: int = 1024 * MiB) -> None:
@@ -119,43 +129,15 @@ class TourDashboard(Dashboard):
         return self.update(cluster=cluster)
 
     def _apply(self, scenario: ClusterScenario, params: dict[str, Any]) -> ClusterScenario:
-        params = {k: None if k in _SENTINELS and v == _SENTINELS[k] else v
-                  for k, v in params.items()}
+        # not in the table: update(cluster=...) replaces the whole ClusterScenario first
+        params = dict(params)
         base = params.pop("cluster", scenario)
         if not isinstance(base, ClusterScenario):
             raise ValueError(f"cluster must be a ClusterScenario: {base!r}")
-        return base.with_settings(**params)
+        return super()._apply(base, params)
 
     def _figure(self) -> go.Figure:
         return tour_figure()
-
-    def _controls(self, s: ClusterScenario) -> dict[str, w.ValueWidget]:
-        values = self._control_values(s)
-
-        def slider(name: str, options: list[tuple[str, Any]], label: str) -> Any:
-            return w.SelectionSlider(options=with_option(options, values[name]),
-                                     value=values[name], description=label)
-
-        return {
-            "kafka_version": version_dropdown(values["kafka_version"]),
-            "fetch_max_bytes": slider("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
-            "max_partition_fetch_bytes": slider("max_partition_fetch_bytes", _PARTITION_MAX,
-                                                "max.partition.fetch.bytes"),
-            "buffer_memory_bytes": slider("buffer_memory_bytes", _BUFFER,
-                                          "buffer.memory (KIP-81)"),
-            "queued_max_request_bytes": slider("queued_max_request_bytes", _QUEUED,
-                                               "queued.max.request.bytes"),
-            "leader_throttle_bytes_per_s": slider("leader_throttle_bytes_per_s", _THROTTLES,
-                                                  "leader.replication.throttled.rate"),
-            "follower_throttle_bytes_per_s": slider("follower_throttle_bytes_per_s", _THROTTLES,
-                                                    "follower.replication.throttled.rate"),
-        }
-
-    def _control_values(self, s: ClusterScenario) -> dict[str, Any]:
-        settings = s.settings()
-        names = self.controls if hasattr(self, "controls") else settings
-        return {k: _SENTINELS[k] if k in _SENTINELS and settings[k] is None else settings[k]
-                for k in names if k in settings}
 
     def _compute(self, cluster: ClusterScenario) -> TourCurves:
         return TourCurves(consumer=self._part("consumer", cluster.consumer, self._consumer),

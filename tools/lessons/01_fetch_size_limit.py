@@ -34,7 +34,7 @@
 from dataclasses import replace
 
 from kipviz import curves, plots
-from kipviz.curves.consumer_compare import (
+from kipviz.curves.consumer.compare import (
     bounds_table,
     fill_cases_table,
     order_fairness_table,

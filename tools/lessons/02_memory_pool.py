@@ -40,7 +40,7 @@
 # %%
 from dataclasses import replace
 
-from kipviz.curves.broker_compare import (
+from kipviz.curves.broker.compare import (
     allocation_table,
     overshoot_table,
     pool_curves,

@@ -37,8 +37,8 @@
 # %%
 from dataclasses import replace
 
-from kipviz.curves.consumer_buffer import buffer_curves
-from kipviz.curves.consumer_compare import bounds_table, heap_table
+from kipviz.curves.consumer.buffer import buffer_curves
+from kipviz.curves.consumer.compare import bounds_table, heap_table
 from kipviz.curves.sweep import grid, pareto_front, sweep
 from kipviz.kafka.consumer import consumer_memory_bounds, poll_heap_sentence
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, heap_figure

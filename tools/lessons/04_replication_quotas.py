@@ -46,7 +46,7 @@
 from kipviz import data_file
 from kipviz.apps import planner
 from kipviz.curves.reassignment import reassignment_curves
-from kipviz.curves.reassignment_compare import (
+from kipviz.curves.reassignment.compare import (
     followers_table,
     response_size_table,
     throttle_runs,

@@ -33,7 +33,7 @@
 # %%
 from dataclasses import replace
 
-from kipviz.curves.streams_compare import policies_table, policy_curves, record_size_sweep
+from kipviz.curves.streams.compare import policies_table, policy_curves, record_size_sweep
 from kipviz.kafka.streams import record_size_bytes
 from kipviz.kafka.streams.memory import StreamsInstance, streams_memory, streams_memory_table
 from kipviz.plots.streams import bound_sweep_figure, compare_policies_figure

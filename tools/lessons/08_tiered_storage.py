@@ -37,9 +37,9 @@
 # %%
 from dataclasses import replace
 
-from kipviz.curves.tiered import tiered_curves
+from kipviz.curves.tiered_fetch import tiered_curves
 from kipviz.kafka.quotas import TokenBucket
-from kipviz.plots.tiered import copy_quota_figure, three_rates_figure, tiered_figure
+from kipviz.plots.tiered_fetch import copy_quota_figure, three_rates_figure, tiered_figure
 from kipviz.scenarios.tiered_fetch.quotas import (
     bursty_load,
     copy_under_quota,

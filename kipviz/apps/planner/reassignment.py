@@ -27,6 +27,7 @@ from typing import Any
 from kipviz.apps.planner.files import Source, load_partition_sizes, load_reassignment, read_json
 from kipviz.apps.planner.metrics import bytes_in_from_scrapes, looks_like_scrape
 from kipviz.apps.planner.throttle import throttle_commands
+from kipviz.kafka.config.checks import check_not_both
 from kipviz.kafka.config.checks import check_number as _check_number
 from kipviz.kafka.replication.cluster import (
     BrokerLoad,
@@ -259,8 +260,8 @@ def plan_reassignment(reassignment: Source, *, current: Source, partition_sizes:
                              f"{brokers}: {b}")
         overrides[b] = math.floor(_check_number(
             f"broker_throttle_bytes_per_s[{b}] ({THROTTLED_RATE})", r, 0, finite=True))
-    if throttle_bytes_per_s is not None and target_completion_s is not None:
-        raise ValueError("give throttle_bytes_per_s or target_completion_s, not both")
+    check_not_both("target_completion_s", target_completion_s,
+                   "throttle_bytes_per_s", throttle_bytes_per_s)
     rate: int | None = None
     if throttle_bytes_per_s is not None:
         rate = math.floor(_check_number(f"throttle_bytes_per_s ({THROTTLED_RATE})",

@@ -23,11 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kipviz.kafka.config.checks import check_int as _check_int
+from kipviz.kafka.config.checks import check_not_both, check_topic_name
 from kipviz.kafka.config.checks import check_number as _check_number
-from kipviz.kafka.config.checks import check_topic_name
 from kipviz.kafka.config.settings import BrokerConfig
 from kipviz.kafka.replication.planning import (
     THROTTLED_RATE,
+    clients_keep_bytes_per_s,
     max_replica_fetch_response_bytes,
     move_time_s,
     resolve_in_sync_followers,
@@ -226,8 +227,8 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
     f = resolve_in_sync_followers(in_sync_followers, replication_factor)
     moved = _check_number("bytes_to_move", bytes_to_move, 0)
     inbound = _check_number("bytes_in_per_s", bytes_in_per_s, 0)
-    if target_completion_s is not None and throttle_bytes_per_s is not None:
-        raise ValueError("give target_completion_s or throttle_bytes_per_s, not both")
+    check_not_both("target_completion_s", target_completion_s,
+                   "throttle_bytes_per_s", throttle_bytes_per_s)
     if target_completion_s is not None:
         _check_number("target_completion_s", target_completion_s, 0, strict=True)
     _check_number("window_total_s", window_total_s, 0, strict=True)
@@ -264,7 +265,7 @@ def plan_throttle(*, brokers: int, network_bytes_per_s: float, bytes_in_per_s: f
     if t is not None:
         time_s = move_time_s(1.0, moved, 1, t, inbound, in_sync_followers=f)
         kip = move_time_s(1.0, moved, 1, t, inbound)
-        client = network_bytes_per_s - inbound / replication_factor - t
+        client = clients_keep_bytes_per_s(network_bytes_per_s, inbound, replication_factor, t)
         response = max_replica_fetch_response_bytes(t, window_total_s, network_bytes_per_s, brokers)
         reason = throttle_verdict(t, inbound, network_bytes_per_s, replication_factor,
                                   in_sync_followers=f)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import functools
 import html
 import itertools
 import json
@@ -81,6 +82,7 @@ def grid_payload(spec: SliderGrid, grid: SweepGrid) -> dict[str, Any]:
     names = list(spec.axes)
     x, y = names[0], names[1] if len(names) > 1 else None
     figure = grid_point_figure(x, y, labels=spec.labels)
+    label = _labeller(spec)
     points: dict[str, Any] = {}
     rejected: dict[str, str] = {}
     for index in itertools.product(*(range(len(spec.axes[n])) for n in names)):
@@ -103,27 +105,53 @@ def grid_payload(spec: SliderGrid, grid: SweepGrid) -> dict[str, Any]:
             traces.append(data)
         # the grid's cells and this point's marker labelled as the sliders are (a None value,
         # "no pool" or "unlimited", would read NaN in the slice's pandas index)
-        traces[0]["x"] = [_label(x, v) for v in spec.axes[x]]
-        traces[0]["y"] = [_label(y, v) for v in spec.axes[y]] if y is not None else ["-"]
-        traces[1]["x"] = [_label(x, change[x])]
-        traces[1]["y"] = [_label(y, change[y]) if y is not None else "-"]
+        traces[0]["x"] = [label(x, v) for v in spec.axes[x]]
+        traces[0]["y"] = [label(y, v) for v in spec.axes[y]] if y is not None else ["-"]
+        traces[1]["x"] = [label(x, change[x])]
+        traces[1]["y"] = [label(y, change[y]) if y is not None else "-"]
         points[key] = {"traces": traces, "summary": _summary(point)}
     axes = [{"name": n, "label": spec.labels.get(n, n.replace("_", ".")),
-             "values": [_label(n, v) for v in spec.axes[n]],
+             "values": [label(n, v) for v in spec.axes[n]],
              "start": _start(spec.axes[n], _base_value(spec.base, n))} for n in names]
     return {"axes": axes, "points": points, "rejected": rejected}
 
 
+def _labeller(spec: SliderGrid) -> Any:
+    """How ``spec``'s sliders read a value: enums by name, booleans yes/no, None as the
+    dashboard's control offers it (its unset choice, ``spec.unset``: "unlimited"), the rest by
+    the unit of the axis (:func:`kipviz.plots.sweep.setting_label`)."""
+    def label(name: str, value: Any) -> str:
+        if isinstance(value, enum.Enum):
+            return value.name.lower().replace("_", "-")
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if value is None and name in spec.unset:
+            return spec.unset[name]
+        return setting_label(name, value)
+
+    return label
+
+
 def _label(name: str, value: Any) -> str:
-    """A slider value as a person reads it: enums by name, booleans yes/no, no throttle
-    "unlimited", the rest by the unit of ``name`` (:func:`kipviz.plots.sweep.setting_label`)."""
-    if isinstance(value, enum.Enum):
-        return value.name.lower().replace("_", "-")
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None and name.endswith("_bytes_per_s"):
-        return "unlimited"
-    return setting_label(name, value)
+    """A value as the sliders of a grid of no particular dashboard read it: None as the unset
+    choice of a dashboard's control of that field (:func:`unset_labels`), else as
+    :func:`_labeller` does."""
+    unset = unset_labels()
+    return _labeller(SliderGrid("", "", None, {}, {}, "", unset=unset))(name, value)
+
+
+@functools.cache
+def unset_labels() -> dict[str, str]:
+    """Field name -> the unset choice of the dashboards' controls of that field (the first
+    dashboard, in ``kipviz.widgets``' order, that has one)."""
+    import kipviz.widgets as dashboards
+
+    out: dict[str, str] = {}
+    for name in dashboards.__all__:
+        for c in getattr(getattr(dashboards, name), "CONTROLS", ()):
+            if c.unset is not None:
+                out.setdefault(c.path.rsplit(".", 1)[-1], c.unset)
+    return out
 
 
 def _base_value(base: Any, name: str) -> Any:
@@ -180,7 +208,7 @@ def _move_time_section(spec: SliderGrid, div_id: str) -> str:
     from kipviz.apps.static.move_grid import move_grid_payload
     from kipviz.plots.reassignment import move_grid_figure
 
-    payload = move_grid_payload(spec, _label)
+    payload = move_grid_payload(spec, _labeller(spec))
     x, y = (spec.labels.get(n, n) for n in spec.axes)
     about = _precomputed(spec, (
         f"<code>kipviz.plan_reassignment</code> planned lesson 4's sample plan (orders-0 and "

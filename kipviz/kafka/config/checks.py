@@ -31,7 +31,7 @@ from typing import Any, cast
 import numpy as np
 
 __all__ = ["JAVA_RANGES", "bounds_text", "check_bool", "check_choice", "check_int",
-           "check_number", "check_text", "check_topic_name"]
+           "check_not_both", "check_number", "check_text", "check_topic_name"]
 
 JAVA_RANGES: dict[str, tuple[int, int, str]] = {
     "short": (-(2**15), 2**15 - 1, "a Java short"),
@@ -122,6 +122,13 @@ def check_choice(name: str, value: Any, options: Sequence[Any], rule: str = "") 
         listed = rule or f"one of {', '.join(repr(option) for option in options)}"
         raise ValueError(f"{name} must be {listed}: {value!r}")
     return value
+
+
+def check_not_both(first: str, first_value: object, second: str, second_value: object) -> None:
+    """ValueError ``give <first> or <second>, not both`` when neither value is None: two
+    arguments that each decide the same thing (the one "not both" verdict)."""
+    if first_value is not None and second_value is not None:
+        raise ValueError(f"give {first} or {second}, not both")
 
 
 def check_text(name: str, value: object) -> str:

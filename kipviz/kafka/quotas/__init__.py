@@ -17,9 +17,9 @@ from kipviz import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "rate": [
-        "Quota", "Rate", "Sample", "SimpleRate", "java_round", "max_value_in_quota_window",
-        "new_rate", "quota_exceeded", "quota_throttle_time_ms", "rate_measure", "rate_record",
-        "rate_window_size_ms", "throttle_time", "throttle_time_ms",
+        "Quota", "Rate", "Sample", "SimpleRate", "bound_or_inf", "java_round",
+        "max_value_in_quota_window", "new_rate", "quota_exceeded", "quota_throttle_time_ms",
+        "rate_measure", "rate_record", "rate_window_size_ms", "throttle_time", "throttle_time_ms",
     ],
     "client": ["fetch_quota_throttle_ms", "new_quota_rates", "throttle_fetch"],
     "token_bucket": ["ControllerMutationQuota", "TokenBucket"],

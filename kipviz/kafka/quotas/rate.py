@@ -70,6 +70,7 @@ __all__ = [
     "Rate",
     "Sample",
     "SimpleRate",
+    "bound_or_inf",
     "java_round",
     "max_value_in_quota_window",
     "new_rate",
@@ -89,7 +90,7 @@ __all__ = [
 START, LAST, VALUE = 0, 1, 2  # fields of a slot
 FIELDS = 3  # values per slot in the flat slots
 USED, CURRENT, SAMPLES, PURGE_BY = 0, 1, 2, 3  # entries of pos
-UNLIMITED = -1.0  # the bound of no quota (never exceeded, never measured)
+UNLIMITED = math.inf  # the bound of no quota (never exceeded, never measured): the one encoding
 LONG_MAX = 2**63 - 1  # Java's Long.MAX_VALUE
 METRICS_NUM_SAMPLES = BROKER.default_of("metrics.num.samples")  # MetricConfig: 2
 METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 30000
@@ -97,6 +98,18 @@ METRICS_SAMPLE_WINDOW_MS = BROKER.default_of("metrics.sample.window.ms")  # 3000
 RATE_FUNCTIONS = ("java_round", "throttle_time", "new_rate", "rate_reset_slot", "rate_record",
                   "rate_purge", "rate_purged_window_size_ms", "rate_window_size_ms",
                   "rate_measure", "quota_exceeded", "quota_allowance", "quota_throttle_time_ms")
+
+
+def bound_or_inf(rate_bytes_per_s: float | None) -> float:
+    """A quota setting as the kernels' bound: ``None`` (unset: no quota, Kafka's
+    ``Long.MAX_VALUE`` default for ``*.throttled.rate`` and ``consumer_byte_rate``) is
+    :data:`UNLIMITED` (``math.inf``), anything else a float. Numeric code never uses another
+    sentinel (no -1.0, no 0): ``inf`` compares as "never exceeded" in Python and numba alike.
+
+    >>> bound_or_inf(None), bound_or_inf(10_000_000)
+    (inf, 10000000.0)
+    """
+    return UNLIMITED if rate_bytes_per_s is None else float(rate_bytes_per_s)
 
 
 def java_round(x):

@@ -22,13 +22,13 @@ from kipviz import lazy_exports
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "quota": ["ReplicationQuotaManager", "parse_throttled_replicas"],
     "planning": [
-        "catch_up_bytes_per_s", "clients_lose_reason", "in_sync_follower_bytes",
-        "max_replica_fetch_response_bytes", "move_time_s", "never_finishes_reason",
-        "resolve_in_sync_followers", "scheduled_move_time_s", "throttle_bounds",
-        "throttle_verdict",
+        "catch_up_bytes_per_s", "clients_keep_bytes_per_s", "clients_lose_reason",
+        "in_sync_follower_bytes", "max_replica_fetch_response_bytes", "move_time_s",
+        "never_finishes_reason", "resolve_in_sync_followers", "scheduled_move_time_s",
+        "throttle_bounds", "throttle_verdict",
     ],
     "reassignment": ["PartitionAssignment", "ReassignmentPlan", "parse_assignment",
-                     "partition_sizes"],
+                     "partition_size", "partition_sizes"],
     "cluster": ["BrokerLoad", "PartitionMove", "broker_loads", "leader_after_move", "make_move",
                 "partition_moves", "split_bytes_in"],
     "flow": ["FlowSchedule", "flow_schedule", "max_min_fair"],

@@ -42,7 +42,7 @@ from functools import cached_property
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.checks import check_number as _check_number
 from kipviz.kafka.fetch.request import TopicPartition
-from kipviz.kafka.replication.reassignment import ReassignmentPlan
+from kipviz.kafka.replication.reassignment import ReassignmentPlan, partition_size
 
 __all__ = ["BrokerLoad", "PartitionMove", "broker_loads", "leader_after_move", "make_move",
            "partition_moves", "split_bytes_in"]
@@ -181,10 +181,8 @@ def partition_moves(plan: ReassignmentPlan, partition_sizes: Mapping[str, int],
     moves = []
     for cur, new in plan.pairs():
         key = str(new.tp)
-        if key not in partition_sizes:
-            raise ValueError(f"partition_sizes has no size for {key!r}")
         moves.append(make_move(new.topic, new.partition, cur.replicas, new.replicas,
-                               size_bytes=partition_sizes[key],
+                               size_bytes=partition_size(partition_sizes, key),
                                bytes_in_per_s=bytes_in_per_s.get(key, 0.0),
                                leader=leaders.get(key)))
     return tuple(moves)

@@ -30,6 +30,7 @@ from kipviz.kafka.config.checks import check_number as _check_number
 __all__ = [
     "THROTTLED_RATE",
     "catch_up_bytes_per_s",
+    "clients_keep_bytes_per_s",
     "clients_lose_reason",
     "in_sync_follower_bytes",
     "max_replica_fetch_response_bytes",
@@ -52,6 +53,22 @@ def catch_up_bytes_per_s(throttle_bytes_per_s, bytes_in_per_s, in_sync_followers
     10000000.0
     """
     return throttle_bytes_per_s - (in_sync_followers + 1) * bytes_in_per_s
+
+
+def clients_keep_bytes_per_s(network_bytes_per_s, bytes_in_per_s, replication_factor,
+                             throttle_bytes_per_s=0.0):
+    """The bandwidth a broker leaves its clients, ``N - IN/R - T`` (KIP-73 Q&A 4: "the throttle
+    must be low enough to allow inbound user traffic (which will not be throttled) assuming all
+    leaders have rebalanced ... Here IN/R is the proportion of inbound traffic for these
+    leaders"; Kafka has no class for it, it is the admin's sizing rule behind
+    ``IN < T < N - IN/R``). ``throttle_bytes_per_s=0`` gives the workable range's upper end
+    ``N - IN/R``; T may be a planned throttle or the bytes/s really sent (a number or a numpy
+    array). Plain arithmetic, evaluated left to right as every caller did, numba-ready.
+
+    >>> clients_keep_bytes_per_s(125e6, 30e6, 3, 40e6)
+    75000000.0
+    """
+    return network_bytes_per_s - bytes_in_per_s / replication_factor - throttle_bytes_per_s
 
 
 def in_sync_follower_bytes(in_sync_followers, produced_bytes):
@@ -134,12 +151,12 @@ def throttle_bounds(bytes_in_per_s: float, network_bytes_per_s: float,
     empty = _no_workable_throttle(inbound, network, r, f)
     if empty:
         raise ValueError(empty)
-    return (f + 1) * inbound, network - inbound / r
+    return (f + 1) * inbound, clients_keep_bytes_per_s(network, inbound, r)
 
 
 def _no_workable_throttle(inbound: float, network: float, r: int, f: int) -> str:
     """Why ``(F + 1) x IN < T < N - IN/R`` holds for no T (empty when some T is workable)."""
-    lower, upper = (f + 1) * inbound, network - inbound / r
+    lower, upper = (f + 1) * inbound, clients_keep_bytes_per_s(network, inbound, r)
     if lower < upper:
         return ""
     low = "IN" if f == 0 else "(F + 1) x IN"
@@ -177,7 +194,7 @@ def clients_lose_reason(rate_bytes_per_s: float, bytes_in_per_s: float,
     end (a broker leading every moving partition has no room left for the produce traffic).
     Empty when it is below."""
     t = math.floor(rate_bytes_per_s)
-    upper = network_bytes_per_s - bytes_in_per_s / replication_factor
+    upper = clients_keep_bytes_per_s(network_bytes_per_s, bytes_in_per_s, replication_factor)
     if t < upper:
         return ""
     return f"{THROTTLED_RATE} = {t} B/s is not below N - IN/R = {upper:g}: clients lose bandwidth"

@@ -19,7 +19,8 @@ from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.config.checks import check_topic_name
 from kipviz.kafka.fetch.request import TopicPartition
 
-__all__ = ["PartitionAssignment", "ReassignmentPlan", "parse_assignment", "partition_sizes"]
+__all__ = ["PartitionAssignment", "ReassignmentPlan", "parse_assignment", "partition_size",
+           "partition_sizes"]
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,8 @@ class ReassignmentPlan:
 
     def bytes_per_broker(self, partition_sizes: Mapping[str, int]) -> dict[int, int]:
         """Bytes each destination broker must copy; sizes are keyed ``"topic-partition"``."""
-        def size(key: str) -> int:
-            if key not in partition_sizes:
-                raise ValueError(f"partition_sizes has no size for {key!r}")
-            return _check_int(f"partition_sizes[{key!r}]", partition_sizes[key], 0)
-
-        return {b: sum(size(str(tp)) for tp in tps) for b, tps in self.moves().items()}
+        return {b: sum(partition_size(partition_sizes, str(tp)) for tp in tps)
+                for b, tps in self.moves().items()}
 
     def bytes_to_move(self, partition_sizes: Mapping[str, int]) -> int:
         """Bytes copied over the whole cluster: the numerator of the KIP's move time."""
@@ -163,6 +160,14 @@ class ReassignmentPlan:
             follower.update(f"{tp.partition}:{b}" for b in added)
         return {t: (",".join(sorted(lead)), ",".join(sorted(follow)))
                 for t, (lead, follow) in lists.items()}
+
+
+def partition_size(partition_sizes: Mapping[str, int], key: str) -> int:
+    """The size of partition ``key`` (``"topic-partition"``) in ``partition_sizes``, checked (a
+    whole number of bytes >= 0); the one "has no size" verdict, for the plan and its moves."""
+    if key not in partition_sizes:
+        raise ValueError(f"partition_sizes has no size for {key!r}")
+    return _check_int(f"partition_sizes[{key!r}]", partition_sizes[key], 0)
 
 
 def partition_sizes(data: object) -> dict[str, int]:

@@ -123,7 +123,7 @@ def predict_bound(setup: dict[str, Any], model_version: str) -> int:
 def simulated_peak_bytes(scenario: Any, batches: list[list[int]]) -> int:
     """kipviz's simulation of the scenario over the real batches: the peak of ``held_bytes``
     (responses received, handed over or not, the drained one still next in line)."""
-    from kipviz.scenarios.consumer.simulation import simulate
+    from kipviz.scenarios.consumer.scenario import simulate
     from kipviz.scenarios.workload import Batches
 
     trace = simulate(scenario, record_fetches=False, batches=Batches.backlog(batches))

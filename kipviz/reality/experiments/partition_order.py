@@ -73,8 +73,7 @@ def predict(setup_: dict[str, Any], batches: list[list[int]], model_version: str
             sessions: bool) -> list[list[list[int]]]:
     """kipviz's responses from the sessions broker (``sessions``) or the other, in order: per
     response the ``[partition, bytes]`` of every partition that returned records."""
-    from kipviz.scenarios.consumer.scenario import ConsumerScenario
-    from kipviz.scenarios.consumer.simulation import simulate
+    from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
     from kipviz.scenarios.workload import Batches, Workload
 
     total = sum(sum(b) for b in batches)

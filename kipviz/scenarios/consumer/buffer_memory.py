@@ -18,8 +18,7 @@ from dataclasses import replace
 
 from kipviz.kafka.config.checks import check_int as _check_int
 from kipviz.kafka.consumer.buffer_memory import consumer_pool
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.scenarios.workload import produce
 
 __all__ = ["MODES", "buffer_modes", "equivalent_in_flight_cap", "heap_estimate_bytes",

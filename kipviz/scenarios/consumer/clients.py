@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
+from kipviz.scenarios.fairness import jain_index  # re-exported: the one definition
 from kipviz.scenarios.workload import produce
 
 __all__ = ["DEFAULT_CLIENTS", "KNOBS", "catching_up", "jain_index", "memory_by_client",
@@ -57,14 +56,6 @@ def simulate_clients(scenario: ConsumerScenario,
             for label, (client, settings) in named.items()}
 
 
-def jain_index(values: np.ndarray) -> float:
-    """Jain's fairness index, ``(sum x)^2 / (n x sum x^2)``: 1 when every share is equal, 1/n
-    when one takes everything (1 when nothing was shared)."""
-    x = np.asarray(values, dtype=float)
-    square = float((x * x).sum())
-    return 1.0 if square == 0 else float(x.sum() ** 2 / (x.size * square))
-
-
 def memory_by_client(scenario: ConsumerScenario,
                      clients: Mapping[str, tuple[str, Mapping[str, int]]] | None = None, *,
                      seed: int = 0) -> pd.DataFrame:
@@ -72,7 +63,8 @@ def memory_by_client(scenario: ConsumerScenario,
     client holds once read: whole responses or parts, decompressed where it decompresses),
     ``peak_in_flight_mib``, ``bound_bytes`` / ``_mib`` and ``sentence`` (the client's bound, for
     the workload's largest batch ``max_batch_bytes``), ``delivered_mib``, ``jain_index`` (of
-    the bytes each partition got) and ``starved_partitions`` (partitions that got nothing)."""
+    the bytes each partition got; NaN when none got any) and ``starved_partitions`` (partitions
+    that got nothing)."""
     rows = []
     for label, trace in simulate_clients(scenario, clients, seed=seed).items():
         per_partition = trace.windows.groupby("partition").delivered_bytes.sum().to_numpy()

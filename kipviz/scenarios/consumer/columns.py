@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["BufferColumns", "ConsumerInputs", "ConsumerSettings", "FetchColumns",
+__all__ = ["BufferColumns", "ConsumerInputs", "ConsumerSettings", "ConsumerState", "FetchColumns",
            "HeartbeatColumns", "MemoryColumns", "WindowColumns"]
 
 
@@ -68,7 +68,7 @@ class ConsumerSettings(NamedTuple):
     # until the next collectFetch takes another part (4.4 FetchCollector.java:98-104, 108, 121)
     keeps_drained: bool
     pause_tick: int  # -1: no pause
-    quota_bound: float  # consumer_byte_rate (0: none)
+    quota_bound: float  # consumer_byte_rate (UNLIMITED, math.inf: none)
     quota_empty: bool  # KIP-219: a throttled response is empty
     # the client's own rules (kipviz.kafka.clients.fetching; Java: 0, 0, False, True, 1.0)
     client_gate: int  # GATE_*: which buffered data holds back a new request
@@ -126,3 +126,43 @@ class HeartbeatColumns(NamedTuple):
     sent: np.ndarray
     arrived: np.ndarray
     read: np.ndarray
+
+
+class ConsumerState(NamedTuple):
+    """The run's state, shared by the kernel's phases (:mod:`kipviz.scenarios.consumer.kernel`):
+    per partition ``rows`` (its ``LOG_END``, ``OFFSET``, ... columns, one 64-byte row a
+    partition), per broker and per response slot arrays, ``scalars`` (the kernel's ``SC_*``
+    slots: queue ends, bytes buffered, counters) and ``credit`` (the application's banked bytes,
+    one float)."""
+
+    rows: np.ndarray
+    end_ptr: np.ndarray  # each partition's first batch not yet appended
+    part_slot: np.ndarray  # the response slot of each partition's buffered part
+    offset_at_window_start: np.ndarray
+    queue: np.ndarray  # completed fetches in order (a ring of P + 1)
+    listed: np.ndarray  # in the response in flight (listed_in_response)
+    queued_part: np.ndarray  # a completed fetch waits (bytes or none)
+    arrive: np.ndarray  # per broker: the tick its response arrives (-1: none in flight)
+    parked_since: np.ndarray  # per broker: the tick its DelayedFetch began (-1: none)
+    in_flight: np.ndarray  # per broker: bytes of its response in flight
+    slot_bytes: np.ndarray  # per response slot: its bytes
+    slot_parts: np.ndarray  # per response slot: its parts not yet handed over
+    free_slots: np.ndarray  # a stack of free response slots
+    broker_slot: np.ndarray  # per broker: the slot of its request (-1: none)
+    pending: np.ndarray  # this tick's readable responses, earliest first
+    muted: np.ndarray  # per channel (brokers, then the coordinator): muted for memory
+    first: np.ndarray  # scratch of a response: each listed partition's first batch
+    logb: np.ndarray  # scratch: each listed partition's bytes to the log end
+    lim: np.ndarray  # scratch: each listed partition's limit
+    raw: np.ndarray  # scratch: each listed partition's raw bytes returned
+    returned: np.ndarray  # scratch: returned data, by place in the broker's order
+    sent: np.ndarray  # each broker's in-flight request, in request order
+    place: np.ndarray  # where each of those stands in the broker's order
+    sent_n: np.ndarray  # per broker: partitions in its request
+    scratch: np.ndarray  # next_order's working space
+    part_broker: np.ndarray  # the broker leading each partition
+    broker_parts: np.ndarray  # each broker's parts buffered
+    fetchable: np.ndarray  # assigned, not paused (Consumer.pause)
+    blocked_until: np.ndarray  # KIP-219: no request while throttled
+    scalars: np.ndarray
+    credit: np.ndarray

@@ -48,7 +48,7 @@ class _ConsumerRun(TypedDict):
 
 
 class ConsumerMeta(_ConsumerRun, total=False):
-    """``kipviz.scenarios.consumer.simulation.simulate`` (KIP-74, KIP-81); the last two keys only
+    """``kipviz.scenarios.consumer.scenario.simulate`` (KIP-74, KIP-81); the last two keys only
     with a KIP-81 ``buffer.memory`` pool."""
 
     buffer_memory_bytes: int

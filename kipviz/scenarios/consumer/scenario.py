@@ -1,266 +1,300 @@
-"""The consumer scenario's settings: one consumer, its Kafka settings (by Kafka version) and the
-cluster around it, validated at construction (:class:`ConsumerScenario`). The simulation is
-:mod:`kipviz.scenarios.consumer`.
+"""A consumer fetching from P partitions on B brokers under KIP-74's limits, tick by tick.
+
+What it models (Kafka's ``AbstractFetch`` / ``Fetcher`` and ``ReplicaManager.readFromLog``):
+
+* Partition p is led by broker ``p % brokers``. A broker gets a new fetch request only when the
+  consumer has none in flight to it, and the request lists only *fetchable* partitions: those with
+  no buffered completed fetch and none in flight (``fetchablePartitions``).
+* The broker fills the response with :func:`kipviz.kafka.fetch.response.fill_raw_bytes` under
+  ``min(consumer fetch.max.bytes, broker fetch.max.bytes)``; if it holds fewer than
+  ``fetch.min.bytes`` it parks the request (``DelayedFetch``) until enough data arrives or
+  ``fetch.max.wait.ms`` passes. The response reaches the consumer a round trip plus its transfer
+  time over the broker's link (``network_bytes_per_s``) later.
+* The fetch offset moves past the whole batches returned; a partial tail is fetched again.
+* Each partition's part of a response is buffered as a completed fetch until the application has
+  consumed it (first in, first out, at ``consume_bytes_per_s``); its raw bytes are held until then.
+* After each response the broker's partition order changes by the ordering policy
+  (:class:`kipviz.kafka.fetch.request.Ordering`).
+
+``ConsumerScenario(client=...)`` runs another client's fetching on the same brokers and workload
+(:mod:`kipviz.kafka.clients.fetching`: its request limits, its gate on new requests, its partition
+order, what a buffered part keeps alive and at what size once decompressed); ``"java"`` is the
+model above, unchanged.
+
+So in-flight bytes never exceed ``brokers * max(fetch.max.bytes, largest batch)`` (KIP-74's
+``N * max_bytes``) and buffered bytes never exceed ``partitions * max(max.partition.fetch.bytes,
+largest batch)``. When the application is slower than the network, completed fetches of
+*other* partitions keep arriving, so held memory can pass KIP-74's ``min(...)`` figure: the gap
+KIP-81 set out to close.
+
+The kernel below is written as plain loops over numpy arrays: numba compiles it for the
+dashboards, and run as it is, it is the plain-Python reference the benchmark compares against.
 """
+
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import math
+from dataclasses import dataclass, field
+from typing import Any, cast
 
-from kipviz.kafka.clients.bounds import CLIENT_NAMES
-from kipviz.kafka.clients.fetching import ClientFetch, client_fetch
-from kipviz.kafka.clients.settings import CLIENTS, read_client_config
-from kipviz.kafka.config.checks import bounds_text
-from kipviz.kafka.config.declarations import BROKER, CONSUMER
-from kipviz.kafka.config.fields import (
-    FieldRule,
-    check_declared,
-    choice,
-    flag,
-    items,
-    kafka_field,
-    knob,
-    nested,
-    values_from,
+import numpy as np
+import pandas as pd
+
+from kipviz.kafka.broker.pool import DEPLETED, pool_state
+from kipviz.kafka.clients.fetching import GATE_NONE, ClientFetch
+from kipviz.kafka.config.versions import has, version_key
+from kipviz.kafka.consumer.buffer_memory import consumer_pool
+from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.fetch.request import (
+    Ordering,
+    TopicPartition,
+    group_data_by_topic_order,
+    java_hash_order,
 )
-from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig, check_buffer_memory
-from kipviz.kafka.config.versions import (
-    fetch_request_version,
-    has,
-    kafka_version_field,
-    request_ordering,
-    version_key,
+from kipviz.kafka.fetch.session import new_fetch_sessions
+from kipviz.kafka.quotas.client import new_quota_rates
+from kipviz.kafka.quotas.rate import bound_or_inf
+from kipviz.scenarios import limits
+from kipviz.scenarios.consumer.columns import (
+    BufferColumns,
+    ConsumerInputs,
+    ConsumerSettings,
+    FetchColumns,
+    HeartbeatColumns,
+    MemoryColumns,
+    WindowColumns,
 )
-from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
-from kipviz.kafka.consumer.memory import one_round
-from kipviz.kafka.fetch.request import Ordering
-from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
-from kipviz.kafka.fetch.session import FetchOrder, java_fetch_order
-from kipviz.scenarios.consumer.kernel import HEARTBEAT_RESPONSE_BYTES
-from kipviz.scenarios.workload import Workload
+from kipviz.scenarios.consumer.definition import TOPIC, ConsumerScenario
+from kipviz.scenarios.consumer.kernel import compiled_kernel, consumer_kernel
+from kipviz.scenarios.consumer.meta import ConsumerMeta
+from kipviz.scenarios.workload import Batches, produce
 
-__all__ = ["TOPIC", "ConsumerScenario"]
-
-TOPIC = "events"
-_ORDERINGS = f"an Ordering ({', '.join(f'{o.name} = {o.value}' for o in Ordering)})"
-
+__all__ = ["TOPIC", "ConsumerScenario", "ConsumerTrace", "initial_orders", "random_order_keys",
+           "simulate"]
 
 @dataclass(frozen=True)
-class ConsumerScenario:
-    """One consumer, its Kafka settings and the cluster around it; vary it with ``replace``."""
+class ConsumerTrace:
+    """Columnar output: ``fetches``, ``windows``, ``memory``, ``buffer`` and ``heartbeats``.
 
-    partitions: int = knob(100, at_least=1)
-    brokers: int = knob(3, at_least=1)
-    fetch_max_bytes: int = kafka_field(CONSUMER["fetch.max.bytes"])
-    max_partition_fetch_bytes: int = kafka_field(CONSUMER["max.partition.fetch.bytes"])
-    broker_fetch_max_bytes: int = kafka_field(BROKER["fetch.max.bytes"],
-                                              label="broker fetch.max.bytes")
-    fetch_min_bytes: int = kafka_field(CONSUMER["fetch.min.bytes"])
-    fetch_max_wait_ms: int = kafka_field(CONSUMER["fetch.max.wait.ms"])
-    # None: as this Kafka version does (kipviz.kafka.fetch.session.java_fetch_order): its request
-    # order for full fetches and re-added partitions, the fetch session's for incremental ones
-    ordering: Ordering | None = choice(None, Ordering, optional=True, rule=_ORDERINGS)
-    # KIP-227 (1.1): False makes every fetch full, as a broker with
-    # max.incremental.fetch.session.cache.slots=0 or a session evicted before each fetch
-    incremental_fetch_sessions: bool = flag(True)
-    # how the Java consumer got its partitions, which decides the order it starts in: "group"
-    # (a classic group's assignment, in topic-partition order: ConsumerCoordinator.onJoinComplete's
-    # TreeSet) or "assign" (KafkaConsumer.assign: a HashSet, then SubscriptionState.assignFromUser's
-    # HashMap, so Java hash order; measured on 4.4.0 and 3.9.2, kipviz reality partition_order)
-    assignment: str = choice("group", ("group", "assign"))
-    # fetch request version (a Java short); None: the newest the Kafka version sends (<= 2:
-    # before KIP-74)
-    version: int | None = knob(None, at_least=0, optional=True, java="short",
-                               label="fetch request version")
-    # "MAJOR.MINOR": the rules of that release
-    kafka_version: str = kafka_version_field()
-    # the client's consumer_byte_rate quota (None: Long.MAX_VALUE, no quota)
-    fetch_quota_bytes_per_s: float | None = kafka_field(
-        CONSUMER["consumer_byte_rate"], above=0, number=True, label="consumer_byte_rate")
-    # Consumer.pause(...) at pause_at_ms
-    paused_partitions: tuple[int, ...] = items(of=FieldRule(at_least=0),
-                                               rule="a tuple of partitions")
-    pause_at_ms: int = knob(0, at_least=0)
-    consume_bytes_per_s: float = knob(100e6, above=0, number=True)
-    rtt_ms: int = knob(10, at_least=1)
-    # each broker's link to the consumer (1 Gbit/s)
-    network_bytes_per_s: float = knob(125e6, above=0, number=True)
-    tick_ms: int = knob(10, at_least=1)
-    ticks: int = knob(1000, at_least=1)
-    windows: int = knob(20, at_least=1)
-    workload: Workload = nested(Workload, Workload)
-    # KIP-81 (as proposed, never shipped): None is today's consumer, without a pool; a pool
-    # of 0 bytes could hold nothing, so the model asks for >= 1 (and >= fetch.max.bytes)
-    buffer_memory_bytes: int | None = kafka_field(CONSUMER["buffer.memory"], at_least=1)
-    # a what-if: Kafka's SimpleMemoryPool is non-strict in KIP-72/81
-    strict_pool: bool = flag(False)
-    coordinator_bypass: bool = flag(True)  # KIP-81 step 3.b: heartbeats are read even when dry
-    # KIP-81's rejected alternative: at most N fetch responses in flight or not yet consumed
-    max_in_flight_fetches: int | None = knob(None, at_least=1, optional=True)
-    heartbeat_interval_ms: int = kafka_field(CONSUMER["heartbeat.interval.ms"])  # 0: none
-    # Kafka puts no bound on session.timeout.ms; a session of 0 ms would expire at once
-    session_timeout_ms: int = kafka_field(CONSUMER["session.timeout.ms"], at_least=1)
-    # issue 31: whose consumer fetches (kipviz.kafka.clients.fetching); "java" is the fields above
-    client: str = choice("java", CLIENT_NAMES)
-    # the client's own settings by its own names ({"queued.max.messages.kbytes": 10000}, or
-    # (name, value) pairs); Java's are the fields above
-    client_settings: tuple[tuple[str, int], ...] | Mapping[str, int] = items(
-        of=(("name", FieldRule(kind="text")), ("value", FieldRule())),
-        rule="(name, value) pairs of the client's settings")
-    # decompressed bytes per wire byte: librdkafka and franz-go hold decompressed records
-    compression_ratio: float = knob(1.0, at_least=1.0, number=True)
+    ``buffer`` (per tick) has ``retained_bytes``: bytes of responses read and not yet released,
+    i.e. not all of their records handed to the application (a KIP-81 pool's used bytes, and what
+    today's consumer keeps reachable on its heap); ``waiting_bytes``: responses that reached the
+    consumer but stay in its sockets because the pool is dry; ``pool_dry``: the pool is out of
+    memory (available <= 0). ``heartbeats`` has one row per heartbeat sent: ``sent_ms``,
+    ``arrived_ms`` (its response reached the consumer), ``read_ms`` (-1: still unread at the end)
+    and ``delay_ms`` (arrival to read, or to the end of the run while unread).
+    """
 
-    def __post_init__(self) -> None:
-        if isinstance(self.client_settings, Mapping):
-            object.__setattr__(self, "client_settings", tuple(sorted(self.client_settings.items())))
-        check_declared(self)  # each field's rule, from its declaration (kipviz.kafka.config.fields)
-        self._check_client()
-        if self.windows > self.ticks:
-            raise ValueError(f"windows must be <= ticks ({self.ticks}): {self.windows}")
-        self._check_version()
-        if self.ordering == Ordering.SESSION and not has(self.kafka_version, "fetch_sessions"):
-            raise ValueError(f"ordering must not be SESSION before fetch sessions (KIP-227, "
-                             f"Kafka 1.1; kafka_version {self.kafka_version!r}): "
-                             f"{self.ordering!r}")
-        if self.ordering == Ordering.SESSION and not self.incremental_fetch_sessions:
-            raise ValueError(f"ordering must not be SESSION without incremental fetch sessions "
-                             f"(incremental_fetch_sessions=False): {self.ordering!r}")
-        for i, p in enumerate(self.paused_partitions):
-            if p >= self.partitions:
-                raise ValueError(f"paused_partitions[{i}] must be a partition, 0.."
-                                 f"{self.partitions - 1}: {p}")
-        check_buffer_memory(self.buffer_memory_bytes, self.fetch_max_bytes)  # KIP-81's rule
-        if (self.buffer_memory_bytes is not None and not self.coordinator_bypass
-                and self.heartbeat_interval_ms > 0
-                and self.buffer_memory_bytes < HEARTBEAT_RESPONSE_BYTES):
-            raise ValueError(f"buffer_memory_bytes (buffer.memory) must be >= "
-                             f"{HEARTBEAT_RESPONSE_BYTES} (a heartbeat response) when heartbeats "
-                             f"do not bypass the pool: {self.buffer_memory_bytes}")
-
-    def _check_client(self) -> None:
-        """Client settings by the client's own names, and none of Java's what-ifs on another
-        client (the pause, KIP-81's pool and in-flight cap are modelled on Java's consumer)."""
-        if self.client == "java":
-            if self.client_settings:
-                raise ValueError(f"client_settings must be empty for client 'java' (its settings "
-                                 f"are the scenario's own fields): {dict(self.client_settings)}")
-            return
-        table = CLIENTS[self.client]
-        pairs = dict(self.client_settings)
-        for key, value in pairs.items():
-            if key not in table and not (self.client == "librdkafka"
-                                         and key == "max.partition.fetch.bytes"):
-                raise ValueError(f"client_settings ({key}) must be a {self.client} setting "
-                                 f"({', '.join(sorted(table))}): {value}")
-        read_client_config(self.client, pairs)  # ranges, one error shape
-        self.client_fetch  # noqa: B018 - the combinations each client refuses, at construction
-        for name, default in (("paused_partitions", ()), ("buffer_memory_bytes", None),
-                              ("ordering", None), ("incremental_fetch_sessions", True),
-                              ("max_in_flight_fetches", None)):
-            if getattr(self, name) != default:
-                raise ValueError(f"{name} must be {default!r} for client {self.client!r} (a "
-                                 f"what-if on Java's consumer): {getattr(self, name)!r}")
-
-    @property
-    def client_fetch(self) -> ClientFetch | None:
-        """How a client other than Java's fetches and holds (None for ``"java"``:
-        :func:`kipviz.kafka.clients.fetching.client_fetch`)."""
-        if self.client == "java":
-            return None
-        return client_fetch(self.client, dict(self.client_settings),
-                            compression_ratio=self.compression_ratio)
-
-    @property
-    def request_max_bytes(self) -> int:
-        """The request's MaxBytes: ``fetch_max_bytes``, or the client's (its own rules)."""
-        c = self.client_fetch
-        return self.fetch_max_bytes if c is None else c.fetch_max_bytes
-
-    @property
-    def partition_max_bytes(self) -> int:
-        """Each partition's MaxBytes: ``max_partition_fetch_bytes``, or the client's."""
-        c = self.client_fetch
-        return self.max_partition_fetch_bytes if c is None else c.partition_max_bytes
-
-    def _check_version(self) -> None:
-        """A fetch request version the chosen Kafka release can send (4.0 dropped v0 to v3)."""
-        if self.version is None:
-            return
-        newest = fetch_request_version(self.kafka_version)
-        oldest = 4 if version_key(self.kafka_version) >= (4, 0) else 0
-        if not oldest <= self.version <= newest:
-            raise ValueError(f"version (fetch request version) must be "
-                             f"{bounds_text(oldest, newest)} for kafka_version "
-                             f"{self.kafka_version!r}: {self.version}")
-
-    @property
-    def fetch_version(self) -> int:
-        """The fetch request version sent: ``version``, or the newest the release sends."""
-        return (fetch_request_version(self.kafka_version) if self.version is None
-                else self.version)
-
-    @property
-    def request_ordering(self) -> Ordering:
-        """``ordering``, or the order the release's consumer uses
-        (:mod:`kipviz.kafka.config.versions`)."""
-        return (request_ordering(self.kafka_version) if self.ordering is None
-                else Ordering(self.ordering))
-
-    @property
-    def fetch_order(self) -> FetchOrder:
-        """How partitions are ordered: the consumer's request order and, with incremental fetch
-        sessions, the session's (:func:`kipviz.kafka.fetch.session.java_fetch_order`)."""
-        return java_fetch_order(self.kafka_version, self.ordering,
-                                incremental_fetch_sessions=self.incremental_fetch_sessions,
-                                fetch_version=self.fetch_version)
-
-    @property
-    def mode(self) -> str:
-        """``"today"`` (no pool), ``"kip81_pool"`` or ``"in_flight_cap"`` (the rejected one)."""
-        if self.buffer_memory_bytes is not None:
-            return "kip81_pool"
-        return "today" if self.max_in_flight_fetches is None else "in_flight_cap"
-
-    def largest_response_bytes(self, max_batch_bytes: int = 0) -> int:
-        """The largest fetch response a broker can send this consumer
-        (:func:`kipviz.kafka.fetch.response.largest_response_bytes`)."""
-        return largest_response_bytes(self.partitions, self.brokers, self.response_max_bytes,
-                                      self.partition_max_bytes,
-                                      max_batch_bytes=max_batch_bytes, version=self.fetch_version)
-
-    @classmethod
-    def from_configs(cls, consumer: ConsumerConfig, broker: BrokerConfig | None = None,
-                     **scenario: Any) -> ConsumerScenario:
-        """A scenario with the settings of a consumer's (and broker's) Kafka config that it
-        models (those its fields declare: :func:`kipviz.kafka.config.fields.values_from`);
-        ``scenario`` sets the rest."""
-        return cls(**{**values_from(cls, consumer, broker or BrokerConfig()), **scenario})
-
-    @property
-    def response_max_bytes(self) -> int:
-        """The broker's response limit for this consumer, as the Kafka version applies it: the
-        broker's fetch.max.bytes (KIP-541) and the quota window (KAFKA-9677), both from 2.5."""
-        return response_limit_bytes(self.kafka_version, self.request_max_bytes,
-                                    self.broker_fetch_max_bytes, self.fetch_quota_bytes_per_s)
-
-    def bounds(self, max_batch_bytes: int = 0) -> dict[str, int]:
-        """The analytic memory bounds drawn beside the simulated memory."""
-        p, b, mpfb = self.partitions, self.brokers, self.partition_max_bytes
-        kip = one_round(b, self.request_max_bytes, mpfb, p)  # the KIP's arithmetic
-        held = one_round(b, self.response_max_bytes, mpfb, p, max_batch_bytes)  # what holds
-        return {
-            "pre_kip74_bound_bytes": kip.buffered_bytes,
-            "kip74_bound_bytes": kip.bound_bytes,
-            "in_flight_bound_bytes": held.in_flight_bytes,
-            "buffered_bound_bytes": held.buffered_bytes,
-            "largest_response_bytes": self.largest_response_bytes(max_batch_bytes),
-            **({} if self.buffer_memory_bytes is None else {
-                "buffer_memory_bytes": self.buffer_memory_bytes,
-                "pooled_bound_bytes": pooled_bytes_bound(
-                    self.buffer_memory_bytes, self.largest_response_bytes(max_batch_bytes),
-                    strict=self.strict_pool)}),
-        }
+    fetches: pd.DataFrame
+    windows: pd.DataFrame
+    memory: pd.DataFrame
+    meta: ConsumerMeta
+    buffer: pd.DataFrame = field(default_factory=pd.DataFrame)
+    heartbeats: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
+def initial_orders(scenario: ConsumerScenario) -> tuple[np.ndarray, np.ndarray]:
+    """Each broker's partitions in the first request's order (CSR: ``orders``, ``order_start``):
+    the consumer's request order (:attr:`ConsumerScenario.fetch_order`), which is also the order
+    of a fetch session created by it, from the order its assignment starts in
+    (:attr:`ConsumerScenario.assignment`: a group's in partition order, ``assign()``'s in Java
+    hash order)."""
+    p, b = scenario.partitions, limits.leading_brokers(scenario.partitions, scenario.brokers)
+    everything = np.arange(p, dtype=np.int64)
+    # other clients keep the assignment order (kipviz.kafka.clients.fetching)
+    java = scenario.client == "java"
+    hashed = java and scenario.fetch_order.request == Ordering.HASH
+    assigned = java and scenario.assignment == "assign"
+    tps = [TopicPartition(TOPIC, i) for i in range(p)] if hashed or assigned else []
+    if hashed and not has(scenario.kafka_version, "topic_grouped_requests"):
+        copied = version_key(scenario.kafka_version) >= (3, 7)  # new HashSet<>(list)
+        everything = np.array(java_hash_order(tps, copied=copied), dtype=np.int64)
+    elif assigned:  # assign(): a HashSet, filled into assignFromUser's HashMap one put at a time
+        everything = np.array(java_hash_order(tps), dtype=np.int64)
+    per_broker = [everything[everything % b == broker] for broker in range(b)]
+    if hashed and has(scenario.kafka_version, "topic_grouped_requests"):  # 0.10.0
+        per_broker = [order[group_data_by_topic_order([tps[i] for i in order])]
+                      for order in per_broker]
+    order_start = np.zeros(b + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in per_broker], out=order_start[1:])
+    return np.concatenate(per_broker), order_start
+
+
+def random_order_keys(scenario: ConsumerScenario, seed: int) -> np.ndarray:
+    """The random order's keys (:attr:`Ordering.RANDOM`; empty for the other orders): one per
+    partition of every response the run can get, read in turn by the kernel and the SimPy
+    reference. Drawn from the first child of the run's ``SeedSequence``, a stream independent of
+    the workload's ``default_rng(seed)``."""
+    if scenario.request_ordering != Ordering.RANDOM:
+        return np.zeros(0)
+    rtt_ticks = max(1, math.ceil(scenario.rtt_ms / scenario.tick_ms))
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    return rng.random(scenario.partitions * (math.ceil(scenario.ticks / rtt_ticks) + 1))
+
+
+def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool = True,
+             compiled: bool = True, batches: Batches | None = None) -> ConsumerTrace:
+    """Run the scenario; the same scenario and seed give the same trace.
+
+    ``record_fetches=False`` skips the full-resolution ``fetches`` table (the dashboards read the
+    windowed one). ``compiled=False`` runs the kernel as plain Python (slow; a reference).
+    """
+    s = scenario
+    limits.check_consumer(s, record_fetches=record_fetches, seed=seed)  # memory, seed
+    if batches is None:
+        batches = produce(s.workload, s.partitions, s.ticks, s.tick_ms, seed=seed)
+    elif batches.partitions != s.partitions:
+        raise ValueError(f"batches cover {batches.partitions} partitions, not {s.partitions}")
+    max_batch = int(batches.size_bytes.max()) if batches.size_bytes.size else 0
+    pool = consumer_pool(s.buffer_memory_bytes, s.fetch_max_bytes, strict=s.strict_pool)
+    if s.largest_response_bytes(max_batch) > pool.size_bytes:
+        raise ValueError(f"buffer.memory must hold the largest fetch response, its largest single "
+                         f"allocation: {s.largest_response_bytes(max_batch)} > {pool.size_bytes} "
+                         f"(a record batch above buffer.memory can never be read)")
+    orders, order_start = initial_orders(s)
+    order = s.fetch_order
+    n_windows = s.windows
+    rtt_ticks = max(1, math.ceil(s.rtt_ms / s.tick_ms))
+    cap = s.partitions * (math.ceil(s.ticks / rtt_ticks) + 1) if record_fetches else 0
+    f = FetchColumns(**{name: np.zeros(cap, t) for name, t in _FETCH_COLUMNS.items()})
+    w = WindowColumns(**{name: np.zeros((n_windows, s.partitions), t)
+                         for name, t in _WINDOW_COLUMNS.items()})
+    m = MemoryColumns(**{name: np.zeros(s.ticks, t) for name, t in _MEMORY_COLUMNS.items()})
+    buf = BufferColumns(**{name: np.zeros(s.ticks, t) for name, t in _BUFFER_COLUMNS.items()})
+    hb_interval = math.ceil(s.heartbeat_interval_ms / s.tick_ms)
+    n_hb = s.ticks // max(1, hb_interval) + 2 if hb_interval else 0
+    hb = HeartbeatColumns(**{name: np.full(n_hb, -1, np.int64)
+                             for name in HeartbeatColumns._fields})
+    state = pool_state(pool)
+    q_slots, q_pos = new_quota_rates(order_start.shape[0] - 1)  # the brokers leading partitions
+    throttled = np.zeros(2, np.int64)  # throttled fetches, their throttle time (ms)
+    inputs = ConsumerInputs(
+        orders=orders, order_start=order_start,
+        limits=np.full(s.partitions, s.partition_max_bytes, np.int64),
+        paused=np.array(sorted(set(s.paused_partitions)), np.int64),
+        random_keys=random_order_keys(s, seed), quota_slots=q_slots, quota_pos=q_pos)
+    c = s.client_fetch
+    min_bytes, max_wait_ms = ((s.fetch_min_bytes, s.fetch_max_wait_ms) if c is None
+                              else (c.fetch_min_bytes, c.fetch_max_wait_ms))
+    java = c is None
+    settings = ConsumerSettings(
+        response_max_bytes=int(s.response_max_bytes), version=int(s.fetch_version),
+        ordering=int(order.request if c is None else c.ordering),
+        fetch_sessions=bool(order.sessions if c is None else c.sessions),
+        forget_left_out=bool(order.forget_left_out),
+        moves_on_high_watermark=bool(order.moves_on_high_watermark),
+        fetch_min_bytes=int(min_bytes),
+        max_wait_ticks=math.ceil(max_wait_ms / s.tick_ms), rtt_ticks=rtt_ticks,
+        network_per_tick=float(s.network_bytes_per_s * s.tick_ms / 1000.0),
+        consume_per_tick=float(s.consume_bytes_per_s * s.tick_ms / 1000.0),
+        ticks=int(s.ticks), n_windows=int(n_windows), record_fetches=bool(record_fetches),
+        coordinator_bypass=bool(s.coordinator_bypass),
+        max_in_flight=int(s.max_in_flight_fetches or (c and c.max_fetches)
+                          or s.partitions + s.brokers),
+        hb_interval_ticks=int(hb_interval), tick_ms=int(s.tick_ms),
+        skip_buffered_nodes=bool(has(s.kafka_version, "buffered_nodes")),
+        # Java's fetch buffer as measured on real consumers (KIP-81's pool and cap act on it)
+        queue_empty_parts=java, keeps_drained=java,
+        hand_over_when_idle=java and bool(has(s.kafka_version, "hand_over_when_idle")),
+        pause_tick=math.ceil(s.pause_at_ms / s.tick_ms) if s.paused_partitions else -1,
+        quota_bound=bound_or_inf(s.fetch_quota_bytes_per_s),
+        quota_empty=bool(has(s.kafka_version, "throttled_empty_response")),
+        **_client_settings(c))
+    kernel = compiled_kernel() if compiled else consumer_kernel
+    sessions = new_fetch_sessions(order_start, s.partitions)
+    rows, _heartbeats_read = kernel(batches.by_time, inputs, settings, state, sessions,
+                                    throttled, f, w, m, buf, hb)
+    fetches = pd.DataFrame({name: getattr(f, name)[:rows] for name in _FETCH_COLUMNS})
+    fetches["time_ms"] *= s.tick_ms
+    bounds = -(-np.arange(n_windows + 1, dtype=np.int64) * s.ticks // n_windows) * s.tick_ms
+    windows = pd.DataFrame({
+        "window": np.repeat(np.arange(n_windows, dtype=np.int32), s.partitions),
+        "window_start_ms": np.repeat(bounds[:-1], s.partitions),
+        "window_end_ms": np.repeat(bounds[1:], s.partitions),
+        "partition": np.tile(np.arange(s.partitions, dtype=np.int32), n_windows),
+        **{name: getattr(w, name).ravel() for name in _WINDOW_COLUMNS},
+    })
+    time_ms = np.arange(s.ticks, dtype=np.int64) * s.tick_ms
+    memory = pd.DataFrame({"time_ms": time_ms, **{name: getattr(m, name)
+                                                  for name in _MEMORY_COLUMNS}})
+    buffer = pd.DataFrame({"time_ms": time_ms, **{name: getattr(buf, name)
+                                                  for name in _BUFFER_COLUMNS}})
+    heartbeats = _heartbeats(hb, s)
+    meta = cast(ConsumerMeta, {  # its keys are checked by tests/test_scenario_contract.py
+            "partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
+            "window_ms": math.ceil(s.ticks / n_windows) * s.tick_ms, "ticks": s.ticks, "seed": seed,
+            "max_batch_bytes": max_batch, **s.bounds(max_batch), "mode": s.mode,
+            "coordinator_bypass": s.coordinator_bypass,
+            "max_in_flight_fetches": s.max_in_flight_fetches,
+            "kafka_version": s.kafka_version, "fetch_version": s.fetch_version,
+            **_memory_meta(s, max_batch), "client": s.client,
+            "compression_ratio": s.compression_ratio,
+            "ordering": s.request_ordering.name if c is None else (
+                "ROTATING" if c.rotates else c.ordering.name),
+            "fetch_sessions": settings.fetch_sessions,
+            "throttled_fetches": int(throttled[0]), "throttle_time_total_ms": int(throttled[1]),
+            # MemoryPoolDepletedTimeTotal counts closed dry spells only; dry_ms every dry tick
+            "depleted_time_total_ms": float(state[DEPLETED]),
+            "dry_ms": int(buffer.pool_dry.sum()) * s.tick_ms,
+            **_heartbeat_summary(heartbeats, s)})
+    return ConsumerTrace(fetches=fetches, windows=windows, memory=memory, meta=meta,
+                         buffer=buffer, heartbeats=heartbeats)
+
+
+def _client_settings(c: ClientFetch | None) -> dict[str, Any]:
+    """The kernel's client settings: Java's (no gate, whole responses held as they came) or the
+    client's own (:mod:`kipviz.kafka.clients.fetching`)."""
+    if c is None:
+        return {"client_gate": GATE_NONE, "queue_gate_bytes": 0, "rotates": False,
+                "whole_response": True, "held_per_wire_byte": 1.0}
+    return {"client_gate": c.gate, "queue_gate_bytes": c.queue_gate_bytes,
+            "rotates": c.rotates, "whole_response": c.whole_response,
+            "held_per_wire_byte": c.held_per_wire_byte}
+
+
+def _memory_meta(s: ConsumerScenario, max_batch: int) -> dict[str, Any]:
+    """The one memory answer in the trace's meta, :func:`kipviz.kafka.consumer.memory.
+    consumer_memory_bounds`: Java's, or the scenario's client's own bound."""
+    b = consumer_memory_bounds(s, max_batch_bytes=max_batch)
+    return {"memory_bound_bytes": b.bound_bytes, "memory_rule": b.rule,
+            "memory_lagging": b.lagging, "memory_lagging_bytes": b.lagging_bytes,
+            "memory_sentence": b.sentence()}
+
+
+def _heartbeats(hb: HeartbeatColumns, s: ConsumerScenario) -> pd.DataFrame:
+    n = int((hb.sent >= 0).sum())
+    end = s.ticks
+    read = hb.read[:n]
+    arrived = hb.arrived[:n]
+    sent = hb.sent[:n]
+    arrived = np.where(arrived >= 0, arrived, sent + max(1, math.ceil(s.rtt_ms / s.tick_ms)))
+    delay = np.where(read >= 0, read - arrived, np.maximum(end - arrived, 0))
+    return pd.DataFrame({
+        "sent_ms": sent * s.tick_ms,
+        "arrived_ms": arrived * s.tick_ms,
+        "read_ms": np.where(read >= 0, read * s.tick_ms, -1),
+        "delay_ms": delay * s.tick_ms,
+    })
+
+
+def _heartbeat_summary(heartbeats: pd.DataFrame, s: ConsumerScenario) -> dict[str, Any]:
+    """The longest heartbeat delay and the coordinator's longest wait between heartbeats."""
+    if s.heartbeat_interval_ms == 0 or heartbeats.empty:
+        return {"max_heartbeat_delay_ms": 0, "max_heartbeat_gap_ms": 0, "session_expired": False}
+    sent = np.append(heartbeats.sent_ms.to_numpy(), s.ticks * s.tick_ms)
+    gap = int(np.diff(sent).max()) if len(sent) > 1 else 0
+    return {"max_heartbeat_delay_ms": int(heartbeats.delay_ms.max()),
+            "max_heartbeat_gap_ms": gap, "session_expired": gap > s.session_timeout_ms}
+
+
+_FETCH_COLUMNS = {"fetch_id": np.int64, "time_ms": np.int64, "broker": np.int32,
+                  "partition": np.int32, "position": np.int32, "lag_bytes": np.int64,
+                  "raw_bytes": np.int64, "complete_batches": np.int32,
+                  "complete_bytes": np.int64}
+_WINDOW_COLUMNS = {"demand_bytes": np.int64, "delivered_bytes": np.int64,
+                   "lag_end_bytes": np.int64, "fetches": np.int32, "starved_fetches": np.int32,
+                   "max_starvation_streak": np.int32}
+_MEMORY_COLUMNS = {"held_bytes": np.int64, "in_flight_bytes": np.int64,
+                   "consumed_bytes": np.int64}
+_BUFFER_COLUMNS = {"retained_bytes": np.int64, "waiting_bytes": np.int64, "pool_dry": np.bool_}

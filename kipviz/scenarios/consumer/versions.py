@@ -17,8 +17,7 @@ import pandas as pd
 
 from kipviz.kafka.config.versions import check_kafka_version
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.scenarios.workload import produce
 
 __all__ = ["memory_by_version", "simulate_versions"]

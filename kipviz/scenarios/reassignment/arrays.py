@@ -135,9 +135,10 @@ def _state(inp: ClusterInputs, samples: int) -> ClusterState:
 
 
 def run_kernel(cfg: ClusterSettings, inp: ClusterInputs, *, compiled: bool, what: str
-               ) -> tuple[int, BrokerColumns, ClusterResults]:
-    """One run: (status, the broker columns of the rows run, the results). ``what`` names the
-    run in a trace-size error."""
+               ) -> tuple[BrokerColumns, ClusterResults]:
+    """One run: (the broker columns of the rows run, the results). ``what`` names the run in a
+    trace-size error. ValueError (the one ``mode='delay'`` verdict) when a delay would divide by
+    a zero quota."""
     rows = -(-cfg.ticks // cfg.sample_ticks)
     nb, nr = inp.leader_bounds.shape[0], inp.replica_partition.shape[0]
     check_trace_bytes(trace_bytes(rows, nb, inp.sizes.shape[0], nr),
@@ -150,6 +151,10 @@ def run_kernel(cfg: ClusterSettings, inp: ClusterInputs, *, compiled: bool, what
                          ticks_run=np.zeros(1, np.int64))
     run: Any = _kernel.compiled_kernel() if compiled else _kernel.run
     status = run(cfg, inp, _state(inp, cfg.samples), cols, res)
+    if status != _kernel.OK:
+        side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
+        raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
+                         f"be > 0 in mode='delay' once bytes are sent (the delay divides by "
+                         f"it): 0")
     used = -(-int(res.ticks_run[0]) // cfg.sample_ticks)
-    return status, BrokerColumns(**{n: getattr(cols, n)[:used] for n in BrokerColumns._fields}), \
-        res
+    return BrokerColumns(**{n: getattr(cols, n)[:used] for n in BrokerColumns._fields}), res

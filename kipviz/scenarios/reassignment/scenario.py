@@ -65,11 +65,11 @@ from kipviz.kafka.config.fields import (
     knob,
     setting_rule,
 )
-from kipviz.kafka.quotas.rate import UNLIMITED
+from kipviz.kafka.quotas.rate import UNLIMITED, bound_or_inf
+from kipviz.kafka.replication.planning import clients_keep_bytes_per_s
 from kipviz.kafka.replication.planning import resolve_in_sync_followers as _followers
 from kipviz.kafka.replication.quota import ReplicationQuotaManager
 from kipviz.scenarios.limits import check_seed
-from kipviz.scenarios.reassignment import kernel as _kernel
 from kipviz.scenarios.reassignment.arrays import run_kernel
 from kipviz.scenarios.reassignment.columns import ClusterInputs, ClusterSettings
 from kipviz.scenarios.reassignment.meta import (
@@ -188,8 +188,8 @@ def _one_pair(s: ReassignmentScenario) -> tuple[ClusterSettings, ClusterInputs]:
     arrays (what :func:`kipviz.scenarios.reassignment.arrays.plan_inputs` gives for these moves,
     without a Python object per partition)."""
     n = len(s.partition_sizes)
-    rates = [UNLIMITED if r is None else float(r) for r in (s.leader_throttle_bytes_per_s,
-                                                           s.follower_throttle_bytes_per_s)]
+    rates = [bound_or_inf(r) for r in (s.leader_throttle_bytes_per_s,
+                                       s.follower_throttle_bytes_per_s)]
     each = np.arange(n, dtype=np.int64)
     zeros, ones = np.zeros(n, np.int64), np.ones(n, np.int64)
     followers = np.full(n, s.followers, np.int64)
@@ -197,8 +197,7 @@ def _one_pair(s: ReassignmentScenario) -> tuple[ClusterSettings, ClusterInputs]:
         leader_bounds=np.array([rates[0], UNLIMITED]),
         follower_bounds=np.array([UNLIMITED, rates[1]]),
         sched_ms=np.array([round(at * 1000) for at, _ in s.throttle_schedule], np.float64),
-        sched_bounds=np.array([UNLIMITED if r is None else float(r)
-                               for _, r in s.throttle_schedule], np.float64),
+        sched_bounds=np.array([bound_or_inf(r) for _, r in s.throttle_schedule], np.float64),
         sizes=np.array(s.partition_sizes, np.int64),
         in_per_ms=np.full(n, s.bytes_in_per_s / n / 1000.0), leader=zeros, leader_after=zeros,
         followers=followers, followers_after=followers,
@@ -228,12 +227,8 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
     seed = check_seed(seed)
     cfg, inp = _one_pair(s)
     n = inp.sizes.shape[0]
-    status, cols, res = run_kernel(cfg, inp, compiled=compiled,
-                                   what=f"A reassignment of {n} partitions x {s.ticks} ticks")
-    if status != _kernel.OK:
-        side = "leader" if status == _kernel.LEADER_QUOTA_ZERO else "follower"
-        raise ValueError(f"{side}_throttle_bytes_per_s ({side}.replication.throttled.rate) must "
-                         f"be > 0 in mode='delay' once bytes are sent: the delay divides by it")
+    cols, res = run_kernel(cfg, inp, compiled=compiled,
+                           what=f"A reassignment of {n} partitions x {s.ticks} ticks")
     sent = cols.throttled_bytes[:, 0] + cols.unthrottled_bytes[:, 0]
     ticks = pd.DataFrame({
         "time_ms": np.arange(s.ticks, dtype=np.int64) * s.tick_ms,
@@ -242,9 +237,9 @@ def simulate(scenario: ReassignmentScenario, *, seed: int = 0,
         "throttled_bytes": cols.throttled_bytes[:, 0],
         "unthrottled_bytes": cols.unthrottled_bytes[:, 0],
         "replica_lag_bytes": cols.lag_bytes[:, 1], "moved_bytes": cols.moved_bytes[:, 1],
-        "client_bandwidth_left_bytes_per_s": (
-            s.network_bytes_per_s - s.bytes_in_per_s / s.replication_factor
-            - sent * 1000.0 / s.tick_ms)})
+        "client_bandwidth_left_bytes_per_s": clients_keep_bytes_per_s(
+            s.network_bytes_per_s, s.bytes_in_per_s, s.replication_factor,
+            sent * 1000.0 / s.tick_ms)})
     caught_up = res.caught_up_ms
     partitions = pd.DataFrame({"partition": np.arange(n, dtype=np.int32), "size_bytes": inp.sizes,
                                "caught_up_ms": caught_up})

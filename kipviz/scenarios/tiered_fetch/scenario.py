@@ -33,6 +33,7 @@ import pandas as pd
 from kipviz.kafka.config.declarations import BROKER, CONSUMER
 from kipviz.kafka.config.fields import check_declared, kafka_field, knob
 from kipviz.kafka.config.versions import has, kafka_version_field
+from kipviz.kafka.quotas.rate import bound_or_inf
 from kipviz.kafka.tiered.fetch import (
     charges_remote_fetch_up_front,
     reads_several_remote_partitions,
@@ -195,8 +196,7 @@ def simulate(scenario: TieredFetchScenario, *, seed: int = 0,
     seed = check_seed(seed)
     order, n_parts, parts = layout(s)
     behind = np.where(parts["remote_at_start"].to_numpy(), s.backlog_bytes, 0).astype(np.int64)
-    bound = _k.UNLIMITED if s.remote_fetch_max_bytes_per_s is None \
-        else float(s.remote_fetch_max_bytes_per_s)
+    bound = bound_or_inf(s.remote_fetch_max_bytes_per_s)
     kernel: Any = _k.compiled_kernel() if compiled else _k.tiered_kernel
     cfg = _k.TieredSettings(
         produce_bytes_per_ms=s.produce_bytes_per_s / 1000.0, batch_bytes=s.batch_bytes,

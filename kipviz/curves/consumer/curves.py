@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kipviz.curves.consumer_sql import (
+from kipviz.curves.consumer.sql import (
     FAIR_SHARES,
     FAIRNESS,
     LAG_BY_PARTITION_SQL,

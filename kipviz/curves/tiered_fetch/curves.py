@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from kipviz.curves.sql import collect_parts, to_spark
+from kipviz.kafka.config.checks import check_int
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -98,16 +99,14 @@ def tiered_curves(spark: SparkSession, traces: Mapping[str, Any], *,
     if not traces:
         raise ValueError("traces must name at least one tiered-fetch trace")
     if windows is not None:
-        if isinstance(windows, bool) or not isinstance(windows, int) or windows < 1:
-            raise ValueError(f"'windows' must be an integer >= 1: {windows!r}")
+        check_int("windows", windows, 1)
         if window_ms is not None:
             raise ValueError("give 'windows' or 'window_ms', not both")
         span = max(int(t.meta["duration_ms"]) for t in traces.values())
         window_ms = max(1, -(-span // windows))
     elif window_ms is None:
         window_ms = 1000
-    if isinstance(window_ms, bool) or not isinstance(window_ms, int) or window_ms <= 0:
-        raise ValueError(f"'window_ms' must be an integer > 0: {window_ms!r}")
+    check_int("window_ms", window_ms, 1)
     labels = tuple(traces)
     deliveries, fetches = [], []
     for mode, trace in enumerate(traces.values()):

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kipviz.curves.tiered import CLASSES, TieredCurves
+from kipviz.curves.tiered_fetch import CLASSES, TieredCurves
 from kipviz.plots.grid import add_fixed_traces, explain_flat_panels, finish_grid, set_trace_data
 
 __all__ = ["RUNS", "TIERED_TRACES", "copy_quota_figure", "three_rates_figure", "tiered_figure",

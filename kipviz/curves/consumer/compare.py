@@ -21,8 +21,7 @@ from kipviz.kafka.fetch.response import (
     MAX_PARTITION_FETCH_BYTES,
     fill_response,
 )
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import ConsumerTrace, simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 
 __all__ = ["ResponseSizes", "bounds_table", "fill_cases_table", "heap_table",
            "order_fairness_table", "response_sizes", "starvation_table", "version_order_table"]
@@ -47,7 +46,7 @@ def starvation_table(spark: Any, runs: Mapping[str, ConsumerTrace],
     """Per partition (rows, optionally renamed ``names``) and run (column groups): fetches,
     starved fetches and the longest starvation streak
     (:func:`kipviz.curves.consumer.starvation_streaks` on the full-resolution fetches)."""
-    from kipviz.curves.consumer import starvation_streaks
+    from kipviz.curves.consumer.curves import starvation_streaks
     from kipviz.curves.sql import to_spark
 
     parts = {}
@@ -65,7 +64,7 @@ def order_fairness_table(spark: Any, scenario: ConsumerScenario,
                          orderings: Iterable[Ordering] = tuple(Ordering)) -> pd.DataFrame:
     """The scenario under each partition order: min and mean Jain index and the longest
     starvation streak (fetches), one row per order."""
-    from kipviz.curves.consumer import consumer_curves
+    from kipviz.curves.consumer.curves import consumer_curves
 
     rows = {}
     for order in orderings:
@@ -85,7 +84,7 @@ def version_order_table(spark: Any, scenario: ConsumerScenario, versions: Iterab
     (and per application rate in ``consume_bytes_per_s``, for a lagging application: a 1.1-3.9
     consumer leaves partitions with buffered data out of its requests, so they are forgotten
     and re-added at the end of the session, in request order)."""
-    from kipviz.curves.consumer import consumer_curves
+    from kipviz.curves.consumer.curves import consumer_curves
 
     runs = [(v, None) for v in versions] + [
         (v, rate) for rate in consume_bytes_per_s for v in versions]

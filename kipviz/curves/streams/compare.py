@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kipviz.curves.streams import StreamsCurves, bound_sweep, streams_curves
+from kipviz.curves.streams.curves import StreamsCurves, bound_sweep, streams_curves
 from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 
 if TYPE_CHECKING:

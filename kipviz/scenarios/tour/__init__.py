@@ -1,6 +1,6 @@
 """The tour's scenario: one cluster seen through a consumer, a broker and a reassignment.
 
-* :mod:`~kipviz.scenarios.cluster.scenario`: ``ClusterScenario`` and the tour's settings.
+* :mod:`~kipviz.scenarios.tour.scenario`: ``ClusterScenario`` and the tour's settings.
 
 May import: :mod:`kipviz.kafka` and the shared parts of :mod:`kipviz.scenarios` (contract,
 limits, workload, jit), and the consumer, broker and reassignment kinds. Nothing here imports Spark,

@@ -3,7 +3,7 @@
 ``share_group_curves`` is the slider path: a
 :class:`~kipviz.scenarios.share_group.tables.ShareGroupTrace` in, small sorted pandas tables out.
 Every curve is one Spark SQL text; their union is collected once (as
-:mod:`kipviz.curves.consumer_buffer` does).
+:mod:`kipviz.curves.consumer.buffer` does).
 
 * **fairness** per group (``share``, ``classic``) and window: Jain's index over the group's
   consumers, x_i = records consumer i processed in the window. Every consumer processes at the
@@ -41,6 +41,7 @@ from kipviz.curves.sql import (
     to_spark,
     trace_tables,
 )
+from kipviz.kafka.config.checks import check_int
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -127,8 +128,7 @@ GROUP BY `group`, group_size"""
 
 def window_ms_of(meta: Mapping[str, Any], windows: int) -> int:
     """The window length that cuts the run (``ticks x tick_ms``) into ``windows`` windows."""
-    if isinstance(windows, bool) or not isinstance(windows, int) or windows < 1:
-        raise ValueError(f"'windows' must be an integer >= 1: {windows!r}")
+    check_int("windows", windows, 1)
     for key in ("tick_ms", "ticks"):
         if key not in meta:
             raise ValueError(f"trace.meta is missing {key!r}; it has {sorted(meta)}")

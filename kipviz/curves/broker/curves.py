@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves import sql
+from kipviz.kafka.config.checks import check_number
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -170,8 +171,7 @@ def wait_fairness(requests_df: DataFrame, *, tick_ms: int = 1,
     per-connection p99 of :func:`request_waits`.
     """
     sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
-    if tick_ms <= 0:
-        raise ValueError(f"'tick_ms' must be > 0: {tick_ms}")
+    check_number("tick_ms", tick_ms, 0, strict=True)
     return sql.run_sql(requests_df, _fairness_query(tick_ms, end_ms), requests=requests_df)
 
 
@@ -184,8 +184,7 @@ def large_request_starvation(requests_df: DataFrame, large_bytes: int) -> DataFr
     as anything is available. Columns: see LARGE_STARVATION.
     """
     sql.require_columns(requests_df.columns, REQUESTS_INPUT, "requests")
-    if large_bytes <= 0:
-        raise ValueError(f"'large_bytes' must be > 0: {large_bytes}")
+    check_number("large_bytes", large_bytes, 0, strict=True)
     query = _LARGE.format(requests="{requests}", large_bytes=int(large_bytes))
     return sql.run_sql(requests_df, query, requests=requests_df)
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves import sql
-from kipviz.curves.reassignment_sql import (
+from kipviz.curves.reassignment.sql import (
     CATCH_UP,
     META_KEYS,
     MOVE,
@@ -52,7 +52,7 @@ from kipviz.curves.reassignment_sql import (
     quota_window_to_ms,
     ticks_summary_query,
 )
-from kipviz.kafka.replication.planning import scheduled_move_time_s
+from kipviz.kafka.replication.planning import clients_keep_bytes_per_s, scheduled_move_time_s
 from kipviz.kafka.replication.quota import REPLICATION_QUOTA_WINDOW_SIZE_SECONDS
 
 if TYPE_CHECKING:
@@ -250,7 +250,8 @@ def reassignment_curves(spark: SparkSession, trace: Any, *, windows: int = 200,
         follower_quota_bytes_per_s=rate("follower_throttle_bytes_per_s"),
         throttle_bytes_per_s=t,
         bytes_in_per_s=inbound,
-        planned_client_bytes_per_s=None if t == math.inf else network - inbound / r - t,
+        planned_client_bytes_per_s=None if t == math.inf
+        else clients_keep_bytes_per_s(network, inbound, r, t),
         in_sync_followers=int(meta.get("in_sync_followers", 0)),
         planned_move_time_s=float(meta.get("planned_move_time_s", math.nan)),
         move_status=str(meta.get("move_status", "")),

@@ -1,4 +1,4 @@
-"""A real cluster, not a toy: sweeps on a Spark standalone master with two workers.
+"""A real Spark cluster, not a toy: sweeps on a Spark standalone master with two workers.
 
 The module starts a standalone master and two workers (one core, 1 GiB each) on 127.0.0.1 with
 the ``spark-class`` script PySpark ships, and waits until the master's web UI reports both
@@ -58,7 +58,7 @@ SLOW = grid(replace(BASE, partitions=1000, ticks=5000),
 # Short-lived JVMs on 2 cores: the client compiler only (-XX:TieredStopAtLevel=1) and one GC
 # thread start them in less CPU time than the defaults; each of the cluster's JVMs (master,
 # workers, executors, drivers, the Connect server) also maps the class-data archive make built
-# (kipviz.curves.jvm_archive), as a local session's driver does: the cluster keeps Spark's
+# (kipviz.curves.spark.archive), as a local session's driver does: the cluster keeps Spark's
 # default configuration folder, so their class path is the one the archive was written for.
 JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 CLUSTER_CONF = {"spark.executor.memory": "512m", "spark.cores.max": "2",
@@ -145,7 +145,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @dataclass
 class Cluster:
-    """A standalone master and its workers on 127.0.0.1, with what is needed to reach them."""
+    """A Spark cluster (a standalone master and its workers) on 127.0.0.1, with what is needed
+    to reach them."""
 
     root: Path
     env: dict[str, str]
@@ -158,7 +159,7 @@ class Cluster:
 
     @property
     def conf(self) -> dict[str, str]:
-        """:data:`CLUSTER_CONF` with this cluster's JVM options for executors and drivers."""
+        """:data:`CLUSTER_CONF` with this Spark cluster's JVM options for executors and drivers."""
         return {**CLUSTER_CONF, "spark.executor.extraJavaOptions": self.java_opts,
                 "spark.driver.extraJavaOptions": self.java_opts}
 
@@ -214,15 +215,16 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A standalone master and two one-core workers on 127.0.0.1, stopped by pid after."""
-    from kipviz.curves.jvm_archive import java_options
-    from kipviz.curves.spark import _wrapped_home, ensure_java
+    """A Spark cluster: a standalone master and two one-core workers on 127.0.0.1, stopped by
+    pid after."""
+    from kipviz.curves.spark.archive import java_options
+    from kipviz.curves.spark.java import ensure_java, wrapped_home
 
     try:
         java = ensure_java()
     except RuntimeError as err:
         pytest.skip(str(err))
-    java_opts = f"{JAVA_OPTS} {java_options(_wrapped_home(java))}".strip()
+    java_opts = f"{JAVA_OPTS} {java_options(wrapped_home(java))}".strip()
     root = tmp_path_factory.mktemp("cluster")
     for sub in ("local", "logs"):
         (root / sub).mkdir()
@@ -342,7 +344,7 @@ def _connect_unavailable() -> str | None:
 
 
 def test_the_same_sweep_through_spark_connect_equals_local_mode(cluster, spark, tmp_path):
-    """A Spark Connect server, a driver of the standalone cluster, runs the six configurations
+    """A Spark Connect server, a driver of the standalone Spark cluster, runs the six configurations
     for a client that has no JVM; the table is the local one, value for value."""
     reason = _connect_unavailable()
     if reason:

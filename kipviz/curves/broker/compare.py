@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from kipviz.curves.broker import BrokerCurves, broker_curves
+from kipviz.curves.broker.curves import BrokerCurves, broker_curves
 from kipviz.kafka.broker.pool import SimpleMemoryPool
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 

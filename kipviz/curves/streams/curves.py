@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from kipviz.curves import sql
-from kipviz.curves.consumer_sql import FAIRNESS_AGGS, JAIN, RANKED
+from kipviz.curves.consumer.sql import FAIRNESS_AGGS, JAIN, RANKED
 from kipviz.curves.sql import to_spark
 
 if TYPE_CHECKING:

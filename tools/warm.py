@@ -1,14 +1,13 @@
-"""Compile every kind's simulation kernel into numba's on-disk cache before it is needed.
+"""Compile every kind's simulation kernel into numba's on-disk cache before the test workers
+need it: ``make test``'s first step.
 
 numba compiles a kernel the first time a process calls it and keeps the machine code in its
 cache, under a digest of the sources (:mod:`kipviz.scenarios.jit`). On a fresh checkout nothing
-is cached: measured on a 2-core machine, the kernels take about 150 s to compile one after the
-other (the reassignment kernel about 50 s, the share-group one 40 s, the consumer's 30 s), and
-``make test``'s pytest-xdist workers, each meeting a kernel first in a test of its own, compiled
-the same code in both workers at once. ``make test`` runs this module first:
-``python -m kipviz.scenarios.warm --processes N`` simulates each registered kind's default
-scenario once, the kinds spread over ``N`` processes, the longest to compile first; every later
-process loads the kernels from the cache (about 3 s in all when nothing changed).
+is cached, and ``make test``'s pytest-xdist workers, each meeting a kernel first in a test of its
+own, would compile the same code in both workers at once. ``python tools/warm.py --processes N``
+simulates each registered kind's default scenario once, the kinds spread over ``N`` processes,
+the slowest to compile first (:data:`LONGEST_FIRST`); every later process loads the kernels from
+the cache.
 """
 
 from __future__ import annotations
@@ -18,12 +17,11 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["warm"]
+__all__ = ["LONGEST_FIRST", "main", "warm"]
 
-# Longest to compile first (measured, seconds on 2 cores), so N processes end close together;
-# a kind not listed (one registered later) goes last.
-COMPILE_S = {"reassignment": 51, "share_group": 42, "consumer": 29, "streams": 11,
-             "tiered_fetch": 11, "broker": 7}
+LONGEST_FIRST = ("reassignment", "share_group", "consumer", "streams", "tiered_fetch", "broker")
+"""The built-in kinds, slowest kernel to compile first, so N processes end close together; a
+kind not listed (one registered later) goes last."""
 
 
 def _simulate(name: str) -> tuple[str, float]:
@@ -36,6 +34,10 @@ def _simulate(name: str) -> tuple[str, float]:
     return name, time.perf_counter() - start
 
 
+def _rank(name: str) -> int:
+    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def warm(processes: int = 2) -> dict[str, float]:
     """Simulate every registered kind's default scenario over ``processes`` processes (see the
     module); seconds per kind, by name."""
@@ -43,7 +45,7 @@ def warm(processes: int = 2) -> dict[str, float]:
 
     if processes < 1:
         raise ValueError(f"processes must be at least 1: {processes}")
-    names = sorted(SCENARIOS, key=lambda n: -COMPILE_S.get(n, 0))
+    names = sorted(SCENARIOS, key=_rank)
     if processes == 1:
         return dict(_simulate(name) for name in names)
     with ProcessPoolExecutor(max_workers=processes) as pool:
@@ -51,7 +53,7 @@ def warm(processes: int = 2) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kipviz.scenarios.warm",
+    parser = argparse.ArgumentParser(prog="python tools/warm.py",
                                      description="compile the simulation kernels into numba's "
                                                  "cache")
     parser.add_argument("--processes", type=int, default=2, help="processes (default 2)")

@@ -6,22 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
-from kipviz.curves.tiered import tiered_curves
+from kipviz.curves.tiered_fetch import tiered_curves
 from kipviz.kafka.config.versions import KAFKA_VERSIONS, has
-from kipviz.plots.tiered import tiered_figure, update_tiered_figure
+from kipviz.plots.tiered_fetch import tiered_figure, update_tiered_figure
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate
-from kipviz.widgets._base import (
-    NOT_SET,
-    Dashboard,
-    KiB,
-    MiB,
-    byte_options,
-    selectable,
-    with_option,
-)
+from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets.controls import Control
 
 __all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
 
@@ -30,10 +22,11 @@ __all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
 # partitions; 256 KiB/s produced to each partition; 10 s of Kafka 4.3.
 TIERED_LESSON_SCENARIO = TieredFetchScenario(duration_ms=10_000)
 
-_FETCH_MAX = byte_options(*(k * MiB for k in (1, 2, 4, 8, 16, 32)), 52428800)
-_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(8, 14)))
-_QUOTA = [("none (Long.MAX_VALUE)", NOT_SET),
-          *((f"{k:g} MiB/s", float(k * MiB)) for k in (1, 2, 5, 10, 20, 50, 100))]
+_VERSIONS = tuple((v, v) for v in reversed(KAFKA_VERSIONS) if has(v, "tiered_storage"))
+
+
+def _mib_per_s(value: float) -> str:
+    return f"{value / MiB:g} MiB/s"
 
 
 class TieredStorageDashboard(Dashboard):
@@ -43,10 +36,24 @@ class TieredStorageDashboard(Dashboard):
 
     Every move runs the scenario twice, on the chosen release and on 4.1 (one remote partition
     per request, none charged to the response limit) — or on 4.2 when 4.1 or older is chosen —
-    and redraws their Spark curves (:class:`kipviz.curves.tiered.TieredCurves`).
+    and redraws their Spark curves (:class:`kipviz.curves.tiered_fetch.TieredCurves`).
     ``update(...)`` takes :class:`~kipviz.scenarios.tiered_fetch.scenario.TieredFetchScenario` field
     names; a rejected value shows in ``warning`` and returns None.
     """
+
+    CONTROLS = (
+        Control("kafka_version", "dropdown", options=_VERSIONS, label="Kafka version (broker)"),
+        Control("remote_log_reader_threads", range=(1, 20)),
+        Control("remote_read_latency_ms", range=(0, 1000.0), step=10,
+                label="remote read latency (ms, set by the store)"),
+        Control("remote_fetch_max_wait_ms", range=(1, 2000), step=50),
+        Control("remote_fetch_max_bytes_per_s", "dropdown", options=tuple(
+            float(k * MiB) for k in (1, 2, 5, 10, 20, 50, 100)), fmt=_mib_per_s,
+            unset="none (Long.MAX_VALUE)"),
+        Control("fetch_max_bytes", options=tuple(k * MiB for k in (1, 2, 4, 8, 16, 32, 50))),
+        Control("max_partition_fetch_bytes", options=tuple(2**k * KiB for k in range(8, 14))),
+        Control("remote_partitions", range=(0, 32), label="remote partitions (catch-up consumer)"),
+    )
 
     def __init__(self, scenario: TieredFetchScenario = TIERED_LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
@@ -56,45 +63,6 @@ class TieredStorageDashboard(Dashboard):
 
     def _figure(self) -> go.Figure:
         return tiered_figure()
-
-    def _controls(self, s: TieredFetchScenario) -> dict[str, w.ValueWidget]:
-        def select(name: str, options: list[tuple[str, Any]], label: str) -> Any:
-            value = getattr(s, name)
-            return w.SelectionSlider(options=with_option(options, value), value=value,
-                                     description=label)
-
-        versions = [(v, v) for v in reversed(KAFKA_VERSIONS) if has(v, "tiered_storage")]
-        return {
-            "kafka_version": w.Dropdown(options=versions, value=s.kafka_version,
-                                        description="Kafka version (broker)"),
-            "remote_log_reader_threads": w.IntSlider(
-                value=s.remote_log_reader_threads, min=1, max=max(20, s.remote_log_reader_threads),
-                description="remote.log.reader.threads"),
-            "remote_read_latency_ms": w.FloatSlider(
-                value=s.remote_read_latency_ms, min=0, max=max(1000.0, s.remote_read_latency_ms),
-                step=10, description="remote read latency (ms, set by the store)"),
-            "remote_fetch_max_wait_ms": w.IntSlider(
-                value=s.remote_fetch_max_wait_ms, min=1, max=max(2000, s.remote_fetch_max_wait_ms),
-                step=50, description="remote.fetch.max.wait.ms"),
-            "remote_fetch_max_bytes_per_s": w.Dropdown(
-                options=with_option(_QUOTA, selectable(s.remote_fetch_max_bytes_per_s)),
-                value=selectable(s.remote_fetch_max_bytes_per_s),
-                description="remote.log.manager.fetch.max.bytes.per.second"),
-            "fetch_max_bytes": select("fetch_max_bytes", _FETCH_MAX, "fetch.max.bytes"),
-            "max_partition_fetch_bytes": select("max_partition_fetch_bytes", _PARTITION_MAX,
-                                                "max.partition.fetch.bytes"),
-            "remote_partitions": w.IntSlider(
-                value=s.remote_partitions, min=0, max=max(32, s.remote_partitions),
-                description="remote partitions (catch-up consumer)"),
-        }
-
-    def _control_values(self, s: TieredFetchScenario) -> dict[str, Any]:
-        return {name: selectable(getattr(s, name)) for name in self.controls}
-
-    def _option_label(self, name: str, value: Any) -> str:
-        if name == "remote_fetch_max_bytes_per_s":
-            return "none (Long.MAX_VALUE)" if value is None else f"{value / MiB:g} MiB/s"
-        return super()._option_label(name, value)
 
     def runs(self, s: TieredFetchScenario) -> dict[str, TieredFetchScenario]:
         """The two runs drawn: the chosen release, and 4.1 beside it (4.2 if 4.1 or older)."""

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from kipviz.curves.consumer import FAIRNESS_INPUT
-from kipviz.curves.consumer_sql import FAIRNESS, per_window_query
+from kipviz.curves.consumer.curves import FAIRNESS_INPUT
+from kipviz.curves.consumer.sql import FAIRNESS, per_window_query
 from kipviz.curves.sql import collect_parts, require_columns, require_windows, to_spark, window_args
 
 if TYPE_CHECKING:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import math
 
+from kipviz.kafka.config.checks import check_number
+from kipviz.kafka.config.declarations import BROKER
+from kipviz.kafka.config.fields import check_setting
+
 __all__ = ["CATCH_UP", "META_KEYS", "MOVE", "MOVE_SQL", "PARTITIONS_INPUT", "PARTITIONS_MOVE",
            "THROTTLE", "THROTTLE_SQL", "TICKS_INPUT", "TICKS_MOVE", "catch_up_query",
            "check_rates", "partitions_summary_query", "quota_window_to_ms",
@@ -114,19 +118,15 @@ def _kip_time(cum: str, throttle_bytes_per_s: float, bytes_in_per_s: float) -> s
 
 def check_rates(throttle_bytes_per_s: float, bytes_in_per_s: float) -> None:
     """ValueError unless the throttle is >= 0 (``math.inf``: unlimited) and IN finite, >= 0."""
-    if not throttle_bytes_per_s >= 0:
-        raise ValueError(f"'throttle_bytes_per_s' must be >= 0 (math.inf if unlimited): "
-                         f"{throttle_bytes_per_s}")
-    if not 0 <= bytes_in_per_s < math.inf:
-        raise ValueError(f"'bytes_in_per_s' must be >= 0 and finite: {bytes_in_per_s}")
+    check_number("throttle_bytes_per_s", throttle_bytes_per_s, 0)
+    check_number("bytes_in_per_s", bytes_in_per_s, 0, finite=True)
 
 
 def quota_window_to_ms(quota_window_s: float) -> int:
     """``replication.quota.window.size.seconds`` in whole ms (at least 1); ValueError unless
-    it is finite and > 0."""
-    if not 0 < quota_window_s < math.inf:
-        raise ValueError(f"'quota_window_s' (replication.quota.window.size.seconds) must be > 0: "
-                         f"{quota_window_s}")
+    it is a finite number > 0 (the curves take fractions of Kafka's whole seconds)."""
+    check_setting("quota_window_s", quota_window_s,
+                  BROKER["replication.quota.window.size.seconds"], above=0, number=True)
     return max(1, round(quota_window_s * 1000))
 
 

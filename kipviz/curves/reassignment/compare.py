@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from kipviz.curves.reassignment import ReassignmentCurves, reassignment_curves
+from kipviz.curves.reassignment.curves import ReassignmentCurves, reassignment_curves
 from kipviz.scenarios.reassignment.meta import ReassignmentMeta
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves import sql
+from kipviz.kafka.config.checks import check_number
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -75,8 +76,7 @@ def plan_curves(spark: SparkSession, trace: Any, *, sample_ms: int,
     meta = trace.meta
     sql.require_meta(meta, ("broker_move_time_s", "planned_broker_move_time_s", "run_s"),
                      windows)
-    if sample_ms <= 0:
-        raise ValueError(f"'sample_ms' must be > 0: {sample_ms}")
+    check_number("sample_ms", sample_ms, 0, strict=True)
     frames = sql.trace_tables(spark, trace, {"brokers": BROKERS_INPUT})
     run_ms = float(meta["run_s"]) * 1000.0
     window_ms = sample_ms * max(1, math.ceil(run_ms / (windows * sample_ms)))

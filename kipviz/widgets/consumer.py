@@ -1,21 +1,22 @@
-"""The KIP-74 dashboard: fetch limits, partitions, brokers, skew and order -> Spark curves."""
+"""The ``consumer`` kind's dashboard (KIP-74): fetch limits, partitions, brokers, skew and order
+-> Spark curves."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-import ipywidgets as w
 import plotly.graph_objects as go
 
 from kipviz.curves.consumer import consumer_curves
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.plots import consumer as plots
-from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.scenarios.consumer.simulation import simulate
+from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
-from kipviz.widgets._base import Dashboard, KiB, MiB, byte_options, selectable, with_option
-from kipviz.widgets._versions import memory_answer_html, ordering_options, version_dropdown
+from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._versions import memory_answer_html, ordering_options, version_control
+from kipviz.widgets.controls import Control
 
 __all__ = ["LESSON_SCENARIO", "FetchDashboard", "run_summary_html"]
 
@@ -30,10 +31,8 @@ LESSON_SCENARIO = ConsumerScenario(
                       initial_lag_bytes=8 * MiB),
 )
 
-_FETCH_MAX = byte_options(*(2**k * KiB for k in range(4, 17)), 52428800)
-_PARTITION_MAX = byte_options(*(2**k * KiB for k in range(2, 15)))
-_WORKLOAD_PARAMS = {"skew": "zipf_s", "produce_bytes_per_s": "produce_bytes_per_s",
-                    "initial_lag_bytes": "initial_lag_bytes", "record_bytes": "record_bytes"}
+_SESSIONS = (("on: incremental fetches (Kafka)", True),
+             ("off: every fetch full (cache.slots=0)", False))
 
 
 class FetchDashboard(Dashboard):
@@ -49,7 +48,22 @@ class FetchDashboard(Dashboard):
     when the settings were rejected (the reason shows in ``warning``).
     """
 
-    ALIASES = tuple(_WORKLOAD_PARAMS)
+    CONTROLS = (
+        Control("fetch_max_bytes", options=(*(2**k * KiB for k in range(4, 17)), 52428800)),
+        Control("max_partition_fetch_bytes", options=tuple(2**k * KiB for k in range(2, 15))),
+        Control("partitions", range=(1, 2000)),
+        Control("brokers", range=(1, 12)),
+        Control("workload.zipf_s", name="skew", range=(0.0, 2.0), step=0.1, label="skew (Zipf s)"),
+        Control("ordering", "dropdown", options=ordering_options(Ordering),
+                unset="as this Kafka version does", label="order"),
+        Control("incremental_fetch_sessions", "toggle", options=_SESSIONS, label="fetch sessions",
+                tooltips=("KIP-227: the broker keeps a fetch session per consumer",
+                          "max.incremental.fetch.session.cache.slots=0 on the broker")),
+        version_control(),
+    )
+    ALIASES: ClassVar[Mapping[str, str | None]] = {
+        name: f"workload.{name}"
+        for name in ("produce_bytes_per_s", "initial_lag_bytes", "record_bytes")}
 
     def __init__(self, scenario: ConsumerScenario = LESSON_SCENARIO, *, seed: int = 0,
                  spark: Any = None, **overrides: Any) -> None:
@@ -58,58 +72,15 @@ class FetchDashboard(Dashboard):
     def _figure(self) -> go.Figure:
         return plots.consumer_figure()
 
-    def _controls(self, s: ConsumerScenario) -> dict[str, w.ValueWidget]:
-        return {
-            "fetch_max_bytes": w.SelectionSlider(
-                options=with_option(_FETCH_MAX, s.fetch_max_bytes), value=s.fetch_max_bytes,
-                description="fetch.max.bytes"),
-            "max_partition_fetch_bytes": w.SelectionSlider(
-                options=with_option(_PARTITION_MAX, s.max_partition_fetch_bytes),
-                value=s.max_partition_fetch_bytes, description="max.partition.fetch.bytes"),
-            "partitions": w.IntSlider(value=s.partitions, min=1, max=max(2000, s.partitions),
-                                      description="partitions"),
-            "brokers": w.IntSlider(value=s.brokers, min=1, max=12, description="brokers"),
-            "skew": w.FloatSlider(value=s.workload.zipf_s, min=0.0, max=2.0, step=0.1,
-                                  description="skew (Zipf s)"),
-            "ordering": w.Dropdown(options=ordering_options(Ordering), value=selectable(s.ordering),
-                                   description="order"),
-            "incremental_fetch_sessions": w.ToggleButtons(
-                options=[("on: incremental fetches (Kafka)", True),
-                         ("off: every fetch full (cache.slots=0)", False)],
-                value=s.incremental_fetch_sessions, description="fetch sessions",
-                tooltips=["KIP-227: the broker keeps a fetch session per consumer",
-                          "max.incremental.fetch.session.cache.slots=0 on the broker"]),
-            "kafka_version": version_dropdown(s.kafka_version),
-        }
-
-    def _control_values(self, s: ConsumerScenario) -> dict[str, Any]:
-        return {"fetch_max_bytes": s.fetch_max_bytes,
-                "max_partition_fetch_bytes": s.max_partition_fetch_bytes,
-                "partitions": s.partitions, "brokers": s.brokers, "skew": s.workload.zipf_s,
-                "ordering": selectable(s.ordering),
-                "incremental_fetch_sessions": s.incremental_fetch_sessions,
-                "kafka_version": s.kafka_version}
-
     def _apply(self, scenario: ConsumerScenario, params: dict[str, Any]) -> ConsumerScenario:
-        params = dict(params)
+        # not in the table: skew also sets the workload's profile (zipf above 0, else uniform)
         if "workload" in params:
             raise ValueError("unknown setting 'workload'; set skew, produce_bytes_per_s, "
                              "initial_lag_bytes or record_bytes instead")
-        if isinstance(params.get("ordering"), str):
-            name = params["ordering"].upper().replace("-", "_")
-            if name not in Ordering.__members__:
-                raise ValueError(f"ordering must be one of "
-                                 f"{', '.join(o.name.lower() for o in Ordering)} (or None: as "
-                                 f"the Kafka version does): {params['ordering']!r}")
-            params["ordering"] = Ordering[name]
-        workload = {_WORKLOAD_PARAMS[k]: params.pop(k) for k in list(params)
-                    if k in _WORKLOAD_PARAMS}
         scenario = super()._apply(scenario, params)
-        if workload:
-            wl = scenario.workload
-            if "zipf_s" in workload:
-                wl = replace(wl, profile="zipf" if workload["zipf_s"] > 0 else "uniform")
-            scenario = replace(scenario, workload=replace(wl, **workload))
+        if "skew" in params:
+            profile = "zipf" if scenario.workload.zipf_s > 0 else "uniform"
+            scenario = replace(scenario, workload=replace(scenario.workload, profile=profile))
         return scenario
 
     def _compute(self, scenario: ConsumerScenario) -> Any:
