@@ -73,10 +73,10 @@ TEST_SPARK_CONF ?= spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+Us
 # 2 s, which a page beside two busy workers (and another make test) can miss. (Run beside the
 # rest under `nice` instead, the whole took as long: 609 s against 589-612 s.) The other browser
 # tests (one Voila page, pages from disk) run with the rest, last. The real-Kafka smoke test
-# (tests/test_reality_cluster.py: KRaft JVMs on loopback) runs alone too: a broker's start is
+# (tests/reality/test_reality_cluster.py: KRaft JVMs on loopback) runs alone too: a broker's start is
 # CPU-bound on two cores.
 TEST_WORKERS ?= 2
-ALONE_TESTS = tests/test_jupyterlab.py tests/test_reality_cluster.py
+ALONE_TESTS = tests/widgets/test_jupyterlab.py tests/reality/test_reality_cluster.py
 PYTEST_ENV = HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} KIPVIZ_SPARK_CONF="$(TEST_SPARK_CONF)"
 NBVAL = --nbval --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg
 

@@ -17,7 +17,7 @@ def pytest_collectstart(collector):
 
 # Test files whose tests are independent of each other (each builds what it moves; module
 # fixtures are only read) and long together: make test spreads their tests over the workers.
-SPREAD_FILES = ("tests/test_widget_coverage.py",)
+SPREAD_FILES = ("tests/widgets/test_widget_coverage.py",)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist (the dev extra), if installed

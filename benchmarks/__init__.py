@@ -5,10 +5,9 @@ Each benchmark is a module with a ``run()`` that prints one JSON line per figure
 its name and the module that holds its ``run``. Modules are imported only when run, so one
 benchmark's heavy or missing imports never stop the others.
 
-The package is also the one home of the reference implementations that the benchmarks time and
-the tests check the compiled kernels against, value for value: the SimPy programs
-(``simpy_*.py``) and the plain-Python KIP-73 loop (``reassignment_reference.py``). They are not
-benchmarks (not in :data:`BENCHMARKS`).
+The reference implementations that the benchmarks time and the tests check the compiled kernels
+against, value for value, are the oracles of :mod:`tools.oracles`: the SimPy programs
+(``simpy_*.py``) and the plain-Python KIP-73 loop (``reassignment_reference.py``).
 
 How every kernel benchmark (``kip*``) is timed: the compiled kernel, its SimPy program and the
 same kernel run as plain Python (``compiled=False``) on one setting; whole ``simulate`` calls

@@ -9,9 +9,9 @@ consumers, on Kafka's default 10 reader threads and ``remote.fetch.max.wait.ms``
 their remote partitions emptied), on Kafka 4.3, for 120 s: about 7,700 fetches and 9,500
 remote reads.
 
-The references: :mod:`benchmarks.simpy_tiered_fetch` (processes, a ``Resource`` of reader
-threads and :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked
-table for table by ``tests/test_tiered_fetch.py``) and the plain-Python kernel, timed as the
+The references: :mod:`tools.oracles.simpy_tiered_fetch` (processes, a ``Resource`` of reader threads
+and :class:`kipviz.kafka.tiered.quota.RemoteLogQuota` over ``SimpleRate``, checked table for table
+by ``tests/scenarios/tiered_fetch/test_tiered_fetch.py``) and the plain-Python kernel, timed as the
 package says.
 
 The dashboard figure is the latency of one slider move on ``TieredStorageDashboard()`` (the
@@ -26,10 +26,10 @@ from dataclasses import replace
 import numpy as np
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_tiered_fetch import simulate_simpy
 from kipviz.scenarios.tiered_fetch.columns import FETCH_COLUMNS
 from kipviz.scenarios.tiered_fetch.scenario import simulate
 from kipviz.widgets.tiered_fetch import TIERED_LESSON_SCENARIO
+from tools.oracles.simpy_tiered_fetch import simulate_simpy
 
 NAME = "kip405_tiered"
 MiB = 1024 * 1024

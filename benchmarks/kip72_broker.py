@@ -9,8 +9,9 @@ each, and from 4 s to 8 s one request in ten a 4 MiB batch; a non-strict pool
 (20 s, about 80,000 requests). The spike needs more memory than the pool holds: channels are
 muted for memory, ready keys are shuffled, the pool overdraws, and a backlog drains after it.
 
-The references: :mod:`benchmarks.simpy_broker` (checked value for value by
-``tests/test_simpy_broker.py``) and the plain-Python kernel, timed as the package says.
+The references: :mod:`tools.oracles.simpy_broker` (checked value for value by
+``tests/scenarios/broker/test_simpy_broker.py``) and the plain-Python kernel, timed as the package
+says.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_broker import simulate_simpy
 from kipviz.scenarios.broker.scenario import BrokerScenario, generate_requests, simulate
+from tools.oracles.simpy_broker import simulate_simpy
 
 NAME = "kip72_broker"
 CONNECTIONS = 200

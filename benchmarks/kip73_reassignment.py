@@ -9,12 +9,12 @@ Kafka's default fetch sizes and quota windows (11 x 1 s), a fetch every 10 ms ti
 partitions join the ISR early and then fetch their share of IN every tick unthrottled; the rest
 move at the throttle. The SimPy program counts the followers the same way.
 
-The speedups compare the three implementations on the *same* run, the first 500 ticks (5 s) of
-that setting: the compiled kernel, the SimPy program (:mod:`benchmarks.simpy_reassignment`, the
-same model, checked value for value by ``tests/test_simpy_reassignment.py``) and the kernel run as
-plain Python (``compiled=False``). Whole ``simulate`` calls are timed (tables and ``meta``
-included), each the median of several runs after a warm-up. The compiled kernel is also timed on
-the whole setting (100,000 ticks, 1,000 s of reassignment) for scale.
+The speedups compare the three implementations on the *same* run, the first 500 ticks (5 s) of that
+setting: the compiled kernel, the SimPy program (:mod:`tools.oracles.simpy_reassignment`, the same
+model, checked value for value by ``tests/scenarios/reassignment/test_simpy_reassignment.py``) and
+the kernel run as plain Python (``compiled=False``). Whole ``simulate`` calls are timed (tables and
+``meta`` included), each the median of several runs after a warm-up. The compiled kernel is also
+timed on the whole setting (100,000 ticks, 1,000 s of reassignment) for scale.
 
 Much of the speedup over SimPy is the kernel measuring each quota once per fetch where the SimPy
 program, like Kafka, asks ``should_throttle`` (a windowed-rate measurement) per partition; the
@@ -22,14 +22,14 @@ answers are the same because measuring twice at one instant changes nothing. The
 figure isolates what numba adds to the same algorithm.
 
 The cluster figures (issue 26) run a 50-broker plan of 2,000 partitions (R = 3, each moving one
-replica to another broker, 0 to 1 GB each, IN 50 MB/s split by size, T = 50 MB/s on every
-broker) through :func:`kipviz.scenarios.reassignment.cluster.simulate_cluster` and the SimPy
-program of the same model (:mod:`benchmarks.simpy_cluster_reassignment`, checked table for table
-by ``tests/test_simpy_cluster_reassignment.py``) on the same first ``CLUSTER_REFERENCE_TICKS``
-ticks: ``cluster_speedup_vs_simpy`` (the tables only: the flow schedule that plans ``meta``
-is left out of both, ``plan=False``); the compiled kernel also on the whole move, and the flow
-schedule that plans it (``cluster_flow_schedule_median_s``: an event-driven schedule, its max-min
-fair rates recomputed only when a replica catches up, compiled by numba).
+replica to another broker, 0 to 1 GB each, IN 50 MB/s split by size, T = 50 MB/s on every broker)
+through :func:`kipviz.scenarios.reassignment.cluster.simulate_cluster` and the SimPy program of the
+same model (:mod:`tools.oracles.simpy_cluster_reassignment`, checked table for table by
+``tests/scenarios/reassignment/test_simpy_cluster_reassignment.py``) on the same first
+``CLUSTER_REFERENCE_TICKS`` ticks: ``cluster_speedup_vs_simpy`` (the tables only: the flow schedule
+that plans ``meta`` is left out of both, ``plan=False``); the compiled kernel also on the whole
+move, and the flow schedule that plans it (``cluster_flow_schedule_median_s``: an event-driven
+schedule, its max-min fair rates recomputed only when a replica catches up, compiled by numba).
 
 The dashboard figure is the latency of one slider move on ``ReassignmentDashboard()`` (the
 single pair of lesson 4's sections 3 to 7): re-simulate, recompute the Spark curves, redraw.
@@ -48,12 +48,12 @@ from benchmarks.harness import (
     time_call,
     timed_rate,
 )
-from benchmarks.simpy_cluster_reassignment import simulate_cluster_simpy
-from benchmarks.simpy_reassignment import simulate_simpy
 from kipviz.kafka.replication.cluster import make_move
 from kipviz.kafka.replication.flow import flow_schedule
 from kipviz.scenarios.reassignment.cluster import ClusterReassignmentScenario, simulate_cluster
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
+from tools.oracles.simpy_cluster_reassignment import simulate_cluster_simpy
+from tools.oracles.simpy_reassignment import simulate_simpy
 
 NAME = "kip73_reassignment"
 PARTITIONS = 1000

@@ -5,10 +5,11 @@ Throughput is counted in *partition-fetches* (partition entries in fetch request
 every tick: 1,000 partitions on 3 brokers, producers writing 100 MB/s spread evenly, a round trip
 of one 10 ms tick, every response smaller than what a 1 Gbit/s link carries in a tick, and an
 application (1 GB/s) that drains each response before the next one lands. The compiled kernel runs
-10,000 ticks; the SimPy program (:mod:`benchmarks.simpy_consumer`, the same model, checked value
-for value by ``tests/test_simpy_reference.py``) and the plain-Python kernel are far slower, so they
-run fewer ticks of the same setting, and the figures compare *rates* measured in the same run.
-Workloads are generated before timing; each timing is the median of several runs after a warm-up.
+10,000 ticks; the SimPy program (:mod:`tools.oracles.simpy_consumer`, the same model, checked value
+for value by ``tests/scenarios/consumer/test_simpy_reference.py``) and the plain-Python kernel are
+far slower, so they run fewer ticks of the same setting, and the figures compare *rates* measured in
+the same run. Workloads are generated before timing; each timing is the median of several runs after
+a warm-up.
 
 The same kernel runs each other client (``client=``, issue 31) at its defaults on the same setting;
 ``speedup_vs_simpy_<client>`` is its rate against the SimPy program's (Java's model: the one
@@ -25,10 +26,10 @@ from dataclasses import replace
 from typing import Any
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_consumer import simulate_simpy
 from kipviz.kafka.fetch.request import Ordering
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Batches, Workload, produce
+from tools.oracles.simpy_consumer import simulate_simpy
 
 NAME = "kip74_consumer"
 PARTITIONS = 1000

@@ -9,9 +9,9 @@ backlog per partition and 4,000 more a second, each thread processing 100,000 re
 ``input.buffer.max.bytes`` 64 MiB under KIP-770's per-thread shares (with the #13283 fix), a
 fifth thread added at 5 s (shares recomputed, tasks moved), a 10 ms tick and 2,000 ticks (20 s).
 
-The references: :mod:`benchmarks.simpy_streams` (checked table for table by
-``tests/test_simpy_streams.py``) and the plain-Python kernel, timed as the package says (record
-costs included; the partitions' value sizes drawn before timing).
+The references: :mod:`tools.oracles.simpy_streams` (checked table for table by
+``tests/scenarios/streams/test_simpy_streams.py``) and the plain-Python kernel, timed as the package
+says (record costs included; the partitions' value sizes drawn before timing).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_streams import simulate_simpy
 from kipviz.scenarios.streams.scenario import StreamsScenario, partition_value_bytes, simulate
+from tools.oracles.simpy_streams import simulate_simpy
 
 NAME = "kip770_streams"
 SEED = 0

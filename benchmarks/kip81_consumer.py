@@ -12,9 +12,10 @@ non-strict 30 MB pool, heartbeats every 3 s bypassing it; 10,000 ticks of 10 ms.
 almost all the time: responses wait in their sockets, channels are muted for memory, and each
 release lets the earliest waiting response in.
 
-The references: :mod:`benchmarks.simpy_consumer` over kipviz's own ``ConsumerBuffer`` and
-``SimpleMemoryPool`` (checked table for table by ``tests/test_simpy_consumer_buffer.py``) and
-the plain-Python kernel, timed as the package says.
+The references: :mod:`tools.oracles.simpy_consumer` over kipviz's own ``ConsumerBuffer`` and
+``SimpleMemoryPool`` (checked table for table by
+``tests/scenarios/consumer/test_simpy_consumer_buffer.py``) and the plain-Python kernel, timed as
+the package says.
 
 The dashboard figure is the latency of one slider move on ``BufferDashboard()`` (the lesson's
 setting): three consumers re-simulated on one workload, their Spark curves, a redraw.
@@ -26,10 +27,10 @@ from dataclasses import replace
 from typing import Any
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_consumer import simulate_simpy_trace
 from kipviz.scenarios.consumer.scenario import simulate
 from kipviz.scenarios.workload import produce
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
+from tools.oracles.simpy_consumer import simulate_simpy_trace
 
 NAME = "kip81_consumer"
 TICKS = 10_000

@@ -8,8 +8,9 @@ simulated ticks per second. The setting is the lesson's
 consumers, one share consumer stalled, 1 s locks, 3 deliveries) with 16 consumers per group on
 4 partitions of 2 brokers, run for 2,000 ticks of 10 ms.
 
-The references: :mod:`benchmarks.simpy_share_group` (the same mechanisms, checked table for
-table by ``tests/test_share_group.py``) and the plain-Python kernel, timed as the package says.
+The references: :mod:`tools.oracles.simpy_share_group` (the same mechanisms, checked table for table
+by ``tests/scenarios/share_group/test_share_group.py``) and the plain-Python kernel, timed as the
+package says.
 
 The dashboard figure is the latency of one slider move on ``ShareGroupDashboard()`` (the
 lesson's setting): both groups re-simulated, their Spark curves in one job, a redraw.
@@ -21,9 +22,9 @@ from dataclasses import replace
 from typing import Any
 
 from benchmarks.harness import SliderMoves, compare_kernel, emit, note
-from benchmarks.simpy_share_group import simulate_simpy
 from kipviz.scenarios.share_group.scenario import simulate
 from kipviz.widgets.share_group import SHARE_LESSON_SCENARIO
+from tools.oracles.simpy_share_group import simulate_simpy
 
 NAME = "kip932_share_groups"
 TICKS = 2000

@@ -14,7 +14,7 @@ from tests.strategies import examples
 
 TESTS = Path(__file__).parent
 MAKEFILE = TESTS.parent / "Makefile"
-TEST_MODULES = sorted(TESTS.glob("test_*.py"))
+TEST_MODULES = sorted(TESTS.rglob("test_*.py"))  # tests/<layer>/<area>/ mirror the package
 
 
 def _tree(path: Path) -> ast.Module:
@@ -116,12 +116,15 @@ def test_examples_scales_the_loaded_profiles_count_and_keeps_at_least_one():
         examples(0)
 
 
-def test_the_reference_implementations_live_under_benchmarks_only():
+def test_the_reference_implementations_live_under_tools_oracles_only():
     """The oracles the kernels are checked against (SimPy programs and the plain-Python loops)
-    are in ``benchmarks/``: ``tests/`` holds test modules and shared test helpers, and no test
-    module runs SimPy itself."""
+    are in ``tools/oracles/``: ``tests/`` holds test modules and shared test helpers (its
+    subfolders, test modules only), and no test module runs SimPy itself."""
     helpers = {p.name for p in TESTS.glob("*.py") if not p.name.startswith("test_")}
     assert helpers == {"__init__.py", "cases.py", "conftest.py", "frames.py", "strategies.py"}
+    nested = {p.relative_to(TESTS).as_posix() for p in TESTS.glob("*/**/*.py")
+              if not p.name.startswith("test_") and p.name != "__init__.py"}
+    assert not nested, nested
     for path in TEST_MODULES:
         for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):

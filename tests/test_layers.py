@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ RANKS = {"kafka": 0, "scenarios": 1, "reality": 1.5, "curves": 2, "plots": 3, "w
 
 NOT_BELOW_CURVES = ("pyspark", "plotly", "ipywidgets", "simpy", "anywidget")
 MAX_LINES = 400
+"""Past this a module is named in a warning (300 lines is the hint): one concept a module."""
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -233,11 +235,16 @@ def test_the_import_graph_has_no_cycle_not_even_for_type_checking():
     assert cycles(import_graph()) == []
 
 
-def test_no_module_is_longer_than_the_ceiling():
-    """One concept a module: 300 lines is a hint, 400 the ceiling."""
-    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+def test_a_module_longer_than_the_limit_is_named_in_a_warning():
+    """One concept a module: 300 lines is a hint, 400 a warning (issue 43), not a failure: a
+    module is split only where a concept ends, never to get under a number. The long modules
+    are listed in a ``UserWarning`` (pytest's summary shows it) and the test passes."""
+    long = {str(p.relative_to(PACKAGE)): n for p in sorted(PACKAGE.rglob("*.py"))
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
-    assert long == {}
+    if long:
+        listed = ", ".join(f"{name} ({n})" for name, n in long.items())
+        warnings.warn(f"modules longer than {MAX_LINES} lines (split one only where a concept "
+                      f"ends): {listed}", UserWarning, stacklevel=1)
 
 
 @pytest.mark.parametrize("package", sorted(m for m in MODULES if m != "kipviz"

@@ -26,7 +26,7 @@ def _files(package: str) -> list[str]:
     root = Path(importlib.import_module(package).__file__).parent
     names = []
     for path in root.rglob("*.py"):
-        parts = path.relative_to(root.parent).with_suffix("").parts
+        parts = path.relative_to(root.parents[package.count(".")]).with_suffix("").parts
         if parts[-1] != "__main__":
             names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return sorted(names)
@@ -34,7 +34,7 @@ def _files(package: str) -> list[str]:
 
 ALL_MODULES = _walk("kipviz")
 MODULES = [n for n in ALL_MODULES if not any(part.startswith("_") for part in n.split("."))]
-BENCHMARK_MODULES = _walk("benchmarks")
+BENCHMARK_MODULES = _walk("benchmarks") + _walk("tools.oracles")
 
 
 def _isort_key(name: str) -> tuple[int, str]:
@@ -65,7 +65,7 @@ def test_importing_kipviz_and_its_mechanisms_needs_neither_spark_nor_numba():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("package", ["kipviz", "benchmarks"])
+@pytest.mark.parametrize("package", ["kipviz", "benchmarks", "tools.oracles"])
 def test_discovery_finds_every_python_file(package):
     """The walk that the tests here parametrize over sees every ``.py`` file: a folder added
     without an ``__init__.py`` (which the walk would skip) fails here, not silently."""
@@ -74,8 +74,8 @@ def test_discovery_finds_every_python_file(package):
 
 @pytest.mark.parametrize("name", ALL_MODULES + BENCHMARK_MODULES)
 def test_docstring_examples_run(name):
-    """The examples in every module's docstrings (the package's and the benchmarks') are true
-    (modules without any pass)."""
+    """The examples in every module's docstrings (the package's, the benchmarks' and the oracles')
+    are true (modules without any pass)."""
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0
 

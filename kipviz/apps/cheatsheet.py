@@ -21,11 +21,11 @@ import pandas as pd
 from kipviz.kafka.config.declarations import Setting
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.kafka.config.versions import BEHAVIOURS, KAFKA_VERSIONS
+from kipviz.kafka.units import MiB
 
 __all__ = ["GLOSSARY", "client_table", "defaults_table", "formulas", "glossary_table",
            "version_table"]
 
-_MiB = 1024 * 1024
 
 _FORMULAS = (
     ("How many bytes can one fetch response hold?",
@@ -129,7 +129,7 @@ def client_table(partitions: int = 1000, brokers: int = 3) -> pd.DataFrame:
                                 max_batch_bytes=1048588)
     rows = [{"client": "java", "read at": f"Kafka {ConsumerScenario().kafka_version}",
              "rule": _FORMULAS[2][1], "settings": "fetch.max.bytes, max.partition.fetch.bytes",
-             "bound at defaults (MiB)": round(java.lagging_bytes / _MiB, 1),
+             "bound at defaults (MiB)": round(java.lagging_bytes / MiB, 1),
              "why": java.sentence()}]
     for name, module in (("librdkafka", librdkafka), ("franz-go", franz_go),
                          ("kafka-python", kafka_python)):
@@ -139,7 +139,7 @@ def client_table(partitions: int = 1000, brokers: int = 3) -> pd.DataFrame:
         rows.append({"client": name, "read at": " ".join(source.split()[:2]),
                      "rule": _rule_of(module),
                      "settings": ", ".join(table), "bound at defaults (MiB)":
-                     round(bound.bound_bytes / _MiB, 1), "why": bound.sentence})
+                     round(bound.bound_bytes / MiB, 1), "why": bound.sentence})
     return pd.DataFrame(rows)
 
 
@@ -157,8 +157,8 @@ def version_table() -> pd.DataFrame:
 def _default_text(value: object) -> str:
     if value is None:
         return "unset"
-    if isinstance(value, int) and value >= _MiB and value % (_MiB // 16) == 0:
-        return f"{value} ({value / _MiB:g} MiB)"
+    if isinstance(value, int) and value >= MiB and value % (MiB // 16) == 0:
+        return f"{value} ({value / MiB:g} MiB)"
     return str(value)
 
 

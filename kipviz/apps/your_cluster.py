@@ -20,10 +20,10 @@ from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
 from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION, check_kafka_version
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
 from kipviz.kafka.replication.planning import move_time_s
+from kipviz.kafka.units import S_PER_HOUR, MiB, bytes_and_mib
 
 __all__ = ["LESSONS", "Advice", "your_cluster"]
 
-_MiB = 1024 * 1024
 LESSONS = ("01", "02", "03", "04", "05", "06", "08", "09")
 """The lessons that end with a "your cluster" cell."""
 
@@ -44,10 +44,6 @@ class Advice:
         return "\n".join(lines + [f"- note: {n}" for n in self.notes])
 
 
-def _mib(n: float) -> str:
-    return f"{n:,.0f} bytes ({n / _MiB:,.1f} MiB)"
-
-
 def _consumer_memory(c: ConsumerConfig, b: BrokerConfig, brokers: int, partitions: int,
                      kafka_version: str, lesson: str, notes: tuple[str, ...]) -> Advice:
     from kipviz.scenarios.consumer.scenario import ConsumerScenario
@@ -56,9 +52,11 @@ def _consumer_memory(c: ConsumerConfig, b: BrokerConfig, brokers: int, partition
                                       kafka_version=kafka_version)
     if lesson == "01":
         formula = (f"response limit = min(fetch.max.bytes {c.fetch_max_bytes:,}, broker "
-                   f"fetch.max.bytes {b.fetch_max_bytes:,}) = {_mib(s.response_max_bytes)}, each "
+                   f"fetch.max.bytes {b.fetch_max_bytes:,}) = "
+                   f"{bytes_and_mib(s.response_max_bytes)}, each "
                    f"partition at most max.partition.fetch.bytes = "
-                   f"{_mib(c.max_partition_fetch_bytes)}, the first record batch always whole")
+                   f"{bytes_and_mib(c.max_partition_fetch_bytes)}, "
+                   f"the first record batch always whole")
         return Advice(lesson, formula, "the consumer's fetch-size-avg and fetch-size-max "
                       "(consumer-fetch-manager-metrics) against the response limit; "
                       "records-lag-max per partition for starvation",
@@ -80,10 +78,10 @@ def _pool(b: BrokerConfig, notes: tuple[str, ...]) -> Advice:
     if q <= 0:
         formula = (f"queued.max.request.bytes = {q}: no pool, requests read from sockets are "
                    f"bounded only by queued.max.requests = {b.queued_max_requests} x up to "
-                   f"socket.request.max.bytes = {_mib(s)}")
+                   f"socket.request.max.bytes = {bytes_and_mib(s)}")
     else:
         formula = (f"queued.max.request.bytes + socket.request.max.bytes - 1 = {q:,} + {s:,} - 1"
-                   f" = {_mib(max_outstanding_bytes(q, s))} (the pool is non-strict)")
+                   f" = {bytes_and_mib(max_outstanding_bytes(q, s))} (the pool is non-strict)")
     return Advice("02", formula, "MemoryPoolAvgDepletedPercent and MemoryPoolDepletedTimeTotal "
                   "(SocketServer metrics): time the pool was dry", "queued.max.request.bytes "
                   "(>= socket.request.max.bytes when set)", notes)
@@ -99,8 +97,8 @@ def _throttle(b: BrokerConfig, cluster: dict[str, Any], notes: tuple[str, ...]) 
                    "speed and competes with clients")
     else:
         time_s = move_time_s(1.0, moved, 1, t, inbound, in_sync_followers=r - 1)
-        when = ("never" if time_s == float("inf") else f"{time_s:,.0f} s" if time_s < 3600
-                else f"{time_s / 3600:,.1f} h")
+        when = ("never" if time_s == float("inf") else f"{time_s:,.0f} s" if time_s < S_PER_HOUR
+                else f"{time_s / S_PER_HOUR:,.1f} h")
         formula = (f"move time = bytes to move / (T - R x IN) = {moved:,.0f} / ({t:,} - {r} x "
                    f"{inbound:,.0f}) = {when} (--throttle counts the {r - 1} in-sync followers "
                    f"against the leader's quota)")
@@ -196,14 +194,14 @@ def _client(consumer: Any, cluster: dict[str, Any]) -> Advice:
     settings = read_client_config(client, {} if consumer is None else consumer)
     brokers, partitions = int(cluster.get("brokers", 3)), int(cluster.get("partitions", 100))
     ratio = float(cluster.get("compression_ratio", 1.0))
-    limit = int(cluster.get("memory_limit_bytes", 512 * _MiB))
+    limit = int(cluster.get("memory_limit_bytes", 512 * MiB))
     bound = client_memory_bounds(client, partitions, brokers, settings, compression_ratio=ratio)
     name, value, fitted = setting_for_memory(client, limit // 2, partitions, brokers,
                                              compression_ratio=ratio, settings=settings)
     return Advice("09", bound.sentence, _CLIENT_WATCH[client],
-                  f"{name} = {value:,} keeps the bound at {_mib(fitted)}, half of a "
-                  f"{_mib(limit)} container limit (the other half for the application, the "
-                  f"runtime and, on franz-go, Go's GC headroom)")
+                  f"{name} = {value:,} keeps the bound at {bytes_and_mib(fitted)}, half of a "
+                  f"{bytes_and_mib(limit)} container limit (the other half for the application, "
+                  f"the runtime and, on franz-go, Go's GC headroom)")
 
 
 def your_cluster(lesson: str, consumer: ConfigSource | None = None,

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kipviz.kafka.units import MiB
 from kipviz.scenarios import SCENARIOS, ScenarioKind, kind_of
 
 __all__ = ["CURVES", "SUMMARY", "check_sweepable", "metric_parts", "metric_table", "select_rows",
@@ -121,12 +122,11 @@ def metric_table(table: pd.DataFrame, values: str, index: str, columns: str, *,
     return pivot if digits is None else pivot.round(digits)
 
 
-_MiB = 1024 * 1024
 # how a summary metric reads, in the order the grid dashboard and the static pages show it
-_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
-          ("bound", "bound_bytes", lambda v: f"{v / _MiB:,.1f} MiB"),
+_SHOWN = (("peak memory", "peak_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("p99 memory", "p99_memory_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("KIP-74 bound", "kip74_bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
+          ("bound", "bound_bytes", lambda v: f"{v / MiB:,.1f} MiB"),
           ("min Jain", "min_jain_index", lambda v: f"{v:.2f}"),
           ("mean Jain", "mean_jain_index", lambda v: f"{v:.2f}"),
           ("longest starvation", "longest_starvation_fetches",

@@ -15,12 +15,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.broker import BrokerCurves
+from kipviz.kafka.units import MiB
 from kipviz.plots.grid import grid_figure, panel_traces, run_line, set_trace_data
 
 __all__ = ["BROKER_TRACES", "broker_figure", "compare_pools_figure", "compare_waits_figure",
            "update_broker_figure"]
 
-_MiB = 1024 * 1024
 _COLORS = {"used": "#2ca02c", "pool": "#1f77b4", "true": "#d62728", "depleted": "#9467bd",
            "p50": "#7f7f7f", "p99": "#ff7f0e", "muted": "#8c564b"}
 
@@ -51,10 +51,10 @@ def _broker_data(c: BrokerCurves) -> list[dict[str, Any]]:
     span = [0.0, float(t[-1]) if len(t) else 1.0]
 
     def level(bytes_: int | None) -> dict[str, Any]:
-        return {"x": [], "y": []} if bytes_ is None else {"x": span, "y": [bytes_ / _MiB] * 2}
+        return {"x": [], "y": []} if bytes_ is None else {"x": span, "y": [bytes_ / MiB] * 2}
 
     return [
-        {"x": t, "y": m["pool_used_max_bytes"].to_numpy() / _MiB},
+        {"x": t, "y": m["pool_used_max_bytes"].to_numpy() / MiB},
         level(c.queued_max_request_bytes if c.has_pool else None),
         level(c.nonstrict_bound_bytes),
         {"x": t, "y": 100.0 * m["depleted_share"].to_numpy()},
@@ -95,13 +95,13 @@ def compare_pools_figure(curves_by_label: Mapping[str, BrokerCurves], *,
     for i, (label, c) in enumerate(curves_by_label.items()):
         colour = palette[i % len(palette)]
         t = c.memory["window_start_ms"].to_numpy() / 1000.0
-        fig.add_trace(go.Scatter(x=t, y=c.memory["pool_used_max_bytes"] / _MiB, name=label,
+        fig.add_trace(go.Scatter(x=t, y=c.memory["pool_used_max_bytes"] / MiB, name=label,
                                  mode="lines", line=run_line(i, colour), legendgroup=label),
                       row=1, col=1)
         bound = c.outstanding_bound_bytes
         if bound is not None:  # no pool: nothing bounds it
             span = [0.0, float(t[-1]) if len(t) else 1.0]
-            fig.add_trace(go.Scatter(x=span, y=[bound / _MiB] * 2, name=f"{label}: bound",
+            fig.add_trace(go.Scatter(x=span, y=[bound / MiB] * 2, name=f"{label}: bound",
                                      mode="lines", showlegend=False, legendgroup=label,
                                      line={"color": colour, "dash": "longdash", "width": 1}),
                           row=1, col=1)

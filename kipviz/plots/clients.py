@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kipviz.plots.grid import MiB
+from kipviz.kafka.units import MiB
 
 __all__ = ["clients_figure"]
 

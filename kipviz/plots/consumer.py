@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.consumer import ConsumerCurves
+from kipviz.kafka.units import MiB
 from kipviz.plots.grid import (
-    MiB,
     explain_flat_panels,
     finish_grid,
     panel_traces,

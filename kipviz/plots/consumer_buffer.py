@@ -14,12 +14,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kipviz.curves.consumer.buffer import BufferCurves
+from kipviz.kafka.units import MiB
 from kipviz.plots.grid import explain_flat_panels, grid_figure, set_trace_data
 
 __all__ = ["BUFFER_TRACES", "MODE_NAMES", "buffer_figure", "heap_figure",
            "update_buffer_figure"]
 
-_MiB = 1024 * 1024
 MODE_NAMES = {"today": "today's consumer (no pool)", "kip81_pool": "KIP-81 buffer.memory pool",
               "in_flight_cap": "in-flight cap (rejected)"}
 _MODES = tuple(MODE_NAMES)
@@ -63,10 +63,10 @@ def _buffer_data(c: BufferCurves) -> list[dict[str, Any]]:
 
     def level(key: str) -> dict[str, Any]:
         value = bounds.get(key)
-        return {"x": [], "y": []} if value is None else {"x": span, "y": [value / _MiB] * 2}
+        return {"x": [], "y": []} if value is None else {"x": span, "y": [value / MiB] * 2}
 
     return [
-        *mode_xy("memory", "window_start_ms", "retained_max_bytes", _MiB),
+        *mode_xy("memory", "window_start_ms", "retained_max_bytes", MiB),
         level("kip74_bound_bytes"), level("buffer_memory_bytes"), level("pooled_bound_bytes"),
         *mode_xy("memory", "window_start_ms", "consumed_bytes_per_s", 1e6),
         *[{"x": xy["x"], "y": xy["y"] * 1000.0} for xy in

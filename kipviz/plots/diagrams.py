@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from kipviz.kafka.units import MB, KiB, MiB
+
 __all__ = ["DIAGRAMS", "diagram", "example"]
 
-_KiB, _MiB, _MB = 1024, 1024 * 1024, 1e6
 _BLUE, _RED, _GREEN, _GREY, _ORANGE = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f", "#ff7f0e"
 
 
@@ -31,12 +32,12 @@ def _fetch() -> pd.DataFrame:
     """KIP-74: A, B, C in request order, 1 MiB response, 512 KiB per partition."""
     from kipviz.kafka.fetch.response import fill_response
 
-    batches = {"A": [400 * _KiB, 400 * _KiB], "B": [300 * _KiB, 300 * _KiB], "C": [200 * _KiB]}
-    parts = fill_response(list(batches.values()), response_max_bytes=_MiB,
-                          partition_max_bytes=512 * _KiB)
+    batches = {"A": [400 * KiB, 400 * KiB], "B": [300 * KiB, 300 * KiB], "C": [200 * KiB]}
+    parts = fill_response(list(batches.values()), response_max_bytes=MiB,
+                          partition_max_bytes=512 * KiB)
     whole = [sum(b[: p.complete_batches]) for b, p in zip(batches.values(), parts, strict=True)]
-    return pd.DataFrame({"partition": list(batches), "raw_kib": [p.raw_bytes / _KiB for p in parts],
-                         "whole_batches_kib": [w / _KiB for w in whole],
+    return pd.DataFrame({"partition": list(batches), "raw_kib": [p.raw_bytes / KiB for p in parts],
+                         "whole_batches_kib": [w / KiB for w in whole],
                          "fetch_max_kib": 1024, "partition_max_kib": 512})
 
 
@@ -44,18 +45,18 @@ def _pool() -> pd.DataFrame:
     """KIP-72: a non-strict 10 MiB pool takes 4 MiB requests while any byte is free."""
     from kipviz.kafka.broker.pool import SimpleMemoryPool, max_outstanding_bytes
 
-    pool = SimpleMemoryPool(10 * _MiB, 4 * _MiB, strict=False)
+    pool = SimpleMemoryPool(10 * MiB, 4 * MiB, strict=False)
     rows: list[dict[str, Any]] = []
     for step in ("read 4 MiB",) * 4 + ("release 4 MiB", "read 4 MiB"):
         done = step.startswith("release")
         if done:
-            pool.release(4 * _MiB)
+            pool.release(4 * MiB)
         else:
-            done = pool.try_allocate(4 * _MiB)
+            done = pool.try_allocate(4 * MiB)
         rows.append({"step": f"{len(rows) + 1}. {step}" + ("" if done else " (refused)"),
-                     "available_mib": pool.available_bytes / _MiB, "done": done})
+                     "available_mib": pool.available_bytes / MiB, "done": done})
     table = pd.DataFrame(rows)
-    table["lowest_mib"] = (10 * _MiB - max_outstanding_bytes(10 * _MiB, 4 * _MiB)) / _MiB
+    table["lowest_mib"] = (10 * MiB - max_outstanding_bytes(10 * MiB, 4 * MiB)) / MiB
     return table
 
 
@@ -65,18 +66,18 @@ def _buffer() -> pd.DataFrame:
     from kipviz.kafka.consumer.memory import memory_bounds
     from kipviz.kafka.fetch.response import largest_response_bytes
 
-    settings: dict[str, Any] = {"brokers": 3, "partitions": 100, "fetch_max_bytes": 10 * _MiB,
-                "max_partition_fetch_bytes": _MiB, "lagging": True}
-    largest = largest_response_bytes(100, 3, 10 * _MiB, _MiB)
+    settings: dict[str, Any] = {"brokers": 3, "partitions": 100, "fetch_max_bytes": 10 * MiB,
+                "max_partition_fetch_bytes": MiB, "lagging": True}
+    largest = largest_response_bytes(100, 3, 10 * MiB, MiB)
     cases: dict[str, dict[str, Any]] = {
         "Kafka 3.9: one completed fetch per partition": {"kafka_version": "3.9"},
         "KIP-81 (proposed): buffer.memory 16 MiB": {"kafka_version": "3.9",
-                                                    "buffer_memory_bytes": 16 * _MiB},
+                                                    "buffer_memory_bytes": 16 * MiB},
         f"Kafka {NEWEST_KAFKA_VERSION}: one response per broker":
             {"kafka_version": NEWEST_KAFKA_VERSION}}
     rows = [{"case": name, "bound_mib": memory_bounds(**settings, **extra,
                                                        largest_response_bytes=largest)
-             .bound_bytes / _MiB} for name, extra in cases.items()]
+             .bound_bytes / MiB} for name, extra in cases.items()]
     return pd.DataFrame(rows)
 
 
@@ -84,16 +85,16 @@ def _quota() -> pd.DataFrame:
     """KIP-73: a 10 MB/s throttle, the leader sending 2 MB each 100 ms while within the quota."""
     from kipviz.kafka.replication.quota import ReplicationQuotaManager
 
-    quota = ReplicationQuotaManager(10 * _MB)
+    quota = ReplicationQuotaManager(10 * MB)
     rows: list[dict[str, Any]] = []
     for now_ms in range(0, 5000, 100):
-        before = quota.measure(now_ms) / _MB
+        before = quota.measure(now_ms) / MB
         sent = not quota.is_quota_exceeded(now_ms)
         if sent:
-            quota.record(int(2 * _MB), now_ms)
+            quota.record(int(2 * MB), now_ms)
         rows.append({"t_s": now_ms / 1000, "sent_mb": 2.0 if sent else 0.0,
                      "rate_before_mb_per_s": before,
-                     "measured_mb_per_s": quota.measure(now_ms) / _MB, "quota_mb_per_s": 10.0})
+                     "measured_mb_per_s": quota.measure(now_ms) / MB, "quota_mb_per_s": 10.0})
     return pd.DataFrame(rows)
 
 
@@ -121,9 +122,9 @@ def _sweep() -> pd.DataFrame:
     from kipviz.kafka.fetch.response import largest_response_bytes
 
     rows = [{"fetch_max_mib": f, "partitions": p, "bound_mib": memory_bounds(
-        kafka_version=NEWEST_KAFKA_VERSION, brokers=3, partitions=p, fetch_max_bytes=f * _MiB,
-        max_partition_fetch_bytes=_MiB, lagging=True,
-        largest_response_bytes=largest_response_bytes(p, 3, f * _MiB, _MiB)).bound_bytes / _MiB}
+        kafka_version=NEWEST_KAFKA_VERSION, brokers=3, partitions=p, fetch_max_bytes=f * MiB,
+        max_partition_fetch_bytes=MiB, lagging=True,
+        largest_response_bytes=largest_response_bytes(p, 3, f * MiB, MiB)).bound_bytes / MiB}
         for f in (1, 5, 10, 50) for p in (3, 30, 300)]
     return pd.DataFrame(rows)
 
@@ -156,7 +157,7 @@ def _remote_fetch() -> pd.DataFrame:
     from kipviz.kafka.tiered import fetch as rf
 
     names, remote = ["A", "B", "C", "D"], np.array([False, True, True, False])
-    batch, log = np.full(4, 256 * _KiB), np.full(4, 8 * _MiB)
+    batch, log = np.full(4, 256 * KiB), np.full(4, 8 * MiB)
     rows: list[dict[str, Any]] = []
     for version in ("4.1", "4.2"):
         raw, remote_max = np.zeros(4, np.int64), np.zeros(4, np.int64)
@@ -164,8 +165,8 @@ def _remote_fetch() -> pd.DataFrame:
         rf.read_from_log(
             rf.RequestPartitions(first_batch_bytes=batch, log_bytes=log, remote=remote,
                                  throttled=np.zeros(4, np.bool_),
-                                 partition_max_bytes=np.full(4, _MiB)),
-            rf.ReadLimits(response_max_bytes=3 * _MiB,
+                                 partition_max_bytes=np.full(4, MiB)),
+            rf.ReadLimits(response_max_bytes=3 * MiB,
                           several_remote=rf.reads_several_remote_partitions(version),
                           charge_remote=rf.charges_remote_fetch_up_front(version)),
             rf.LogRead(raw_bytes=raw, remote_max_bytes=remote_max, remote_min_one=min_one))
@@ -174,7 +175,7 @@ def _remote_fetch() -> pd.DataFrame:
                                         bool(min_one[i])) if remote[i] else 0
             rows.append({"kafka_version": version, "partition": name,
                          "where": "remote" if remote[i] else "local",
-                         "mib": (raw[i] + read) / _MiB, "remote_read": bool(remote_max[i])})
+                         "mib": (raw[i] + read) / MiB, "remote_read": bool(remote_max[i])})
     return pd.DataFrame(rows)
 
 
@@ -184,7 +185,7 @@ def _clients() -> pd.DataFrame:
     from kipviz.kafka.clients import client_memory_bounds
 
     rows = [{"client": name, "term": term,
-             "mib": size / _MiB}
+             "mib": size / MiB}
             for name in ("librdkafka", "franz-go", "kafka-python")
             for term, size in client_memory_bounds(name, 1000, 3,
                                                    compression_ratio=4.0).terms if size]

@@ -15,10 +15,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from kipviz.kafka.units import MiB
+
 __all__ = ["MiB", "add_fixed_traces", "explain_flat_panel", "explain_flat_panels", "finish_grid",
            "grid_figure", "run_line", "set_trace_data"]
 
-MiB = 1024 * 1024
 
 
 # Line styles for runs drawn side by side: where two runs agree, the wider line stays visible

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment import ReassignmentCurves
+from kipviz.kafka.units import MB
 from kipviz.plots.grid import explain_flat_panel, grid_figure, set_trace_data
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "update_reassignment_figure",
 ]
 
-_MB = 1e6
 _COLORS = {"leader": "#1f77b4", "follower": "#9467bd", "sent": "#2ca02c", "lag": "#ff7f0e",
            "kip": "#d62728", "done": "#2ca02c", "client": "#17becf", "min": "#8c564b",
            "plan": "#7f7f7f", "planned": "#000000"}
@@ -78,17 +78,17 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
     w, up = c.windows, c.catch_up
     t = w["window_start_ms"].to_numpy() / 1000.0
     span = [0.0, float(t[-1] + c.window_ms / 1000.0) if len(t) else 1.0]
-    top = float(w["replica_lag_max_bytes"].max()) / _MB if len(w) else 0.0
+    top = float(w["replica_lag_max_bytes"].max()) / MB if len(w) else 0.0
     top = top if top > 0 else 1.0
 
     def level(rate: float | None) -> dict[str, Any]:
-        return {"x": span, "y": [rate / _MB] * 2} if _finite(rate) else _EMPTY
+        return {"x": span, "y": [rate / MB] * 2} if _finite(rate) else _EMPTY
 
     def at(seconds: float) -> dict[str, Any]:
         return {"x": [seconds] * 2, "y": [0.0, top]} if _finite(seconds) else _EMPTY
 
     done = up[up["caught_up_ms"] >= 0].sort_values("caught_up_bytes")
-    cum = done["caught_up_bytes"].to_numpy() / _MB
+    cum = done["caught_up_bytes"].to_numpy() / MB
     kip = done["kip_move_time_s"].to_numpy()
     planned = done["planned_move_time_s"].to_numpy()
 
@@ -97,18 +97,18 @@ def _reassignment_data(c: ReassignmentCurves) -> list[dict[str, Any]]:
                 if len(done) and np.isfinite(times).all() else _EMPTY)
 
     return [
-        {"x": t, "y": w["leader_rate_mean_bytes_per_s"].to_numpy() / _MB},
-        {"x": t, "y": w["follower_rate_mean_bytes_per_s"].to_numpy() / _MB},
-        {"x": t, "y": w["throttled_bytes_per_s"].to_numpy() / _MB},
-        {"x": t, "y": w["sent_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["leader_rate_mean_bytes_per_s"].to_numpy() / MB},
+        {"x": t, "y": w["follower_rate_mean_bytes_per_s"].to_numpy() / MB},
+        {"x": t, "y": w["throttled_bytes_per_s"].to_numpy() / MB},
+        {"x": t, "y": w["sent_bytes_per_s"].to_numpy() / MB},
         level(c.leader_quota_bytes_per_s),
         level(c.follower_quota_bytes_per_s),
-        {"x": t, "y": w["replica_lag_end_bytes"].to_numpy() / _MB},
+        {"x": t, "y": w["replica_lag_end_bytes"].to_numpy() / MB},
         at(c.kip_move_time_s),
         at(c.completed_s),
         at(c.planned_move_time_s),
-        {"x": t, "y": w["client_left_mean_bytes_per_s"].to_numpy() / _MB},
-        {"x": t, "y": w["client_left_min_bytes_per_s"].to_numpy() / _MB},
+        {"x": t, "y": w["client_left_mean_bytes_per_s"].to_numpy() / MB},
+        {"x": t, "y": w["client_left_min_bytes_per_s"].to_numpy() / MB},
         level(c.planned_client_bytes_per_s),
         _distinct(cum, done["caught_up_s"].to_numpy()),
         line(kip),
@@ -170,9 +170,9 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
         fig.add_trace(go.Bar(x=labels, y=[v for v, _ in values], text=[s for _, s in values],
                              textposition="outside", name=name,
                              marker_color=_COLORS[colour]), row=1, col=1)
-    left = [float(c.move["client_left_moving_mean_bytes_per_s"].iloc[0]) / _MB
+    left = [float(c.move["client_left_moving_mean_bytes_per_s"].iloc[0]) / MB
             if len(c.move) else math.nan for c in runs.values()]
-    plan = [c.planned_client_bytes_per_s / _MB if _finite(c.planned_client_bytes_per_s)
+    plan = [c.planned_client_bytes_per_s / MB if _finite(c.planned_client_bytes_per_s)
             else None for c in runs.values()]
     fig.add_trace(go.Bar(x=labels, y=left, name="left while moving (mean)",
                          marker_color=_COLORS["client"]), row=1, col=2)
@@ -182,7 +182,7 @@ def compare_throttles_figure(runs: Mapping[str, ReassignmentCurves], *,
     palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
     for i, (label, c) in enumerate(runs.items()):
         fig.add_trace(go.Scatter(x=c.windows["window_start_ms"] / 1000.0,
-                                 y=c.windows["replica_lag_end_bytes"] / _MB, name=label,
+                                 y=c.windows["replica_lag_end_bytes"] / MB, name=label,
                                  mode="lines", line={"color": palette[i % len(palette)]}),
                       row=1, col=3)
     fig.update_xaxes(title_text="throttle", row=1, col=1)
@@ -232,12 +232,12 @@ def broker_lanes_figure(brokers: Any, throttle_bytes_per_s: float | None, *,
         fig.add_trace(go.Scatter(x=hours, y=lane.lag_bytes / 1e9, name="lag",
                                  line={"color": _COLORS["lag"]}, showlegend=row == 1), row, 1)
         for name, colour in (("leader", "leader"), ("follower", "follower")):
-            fig.add_trace(go.Scatter(x=hours, y=lane[f"{name}_rate_bytes_per_s"] / _MB,
+            fig.add_trace(go.Scatter(x=hours, y=lane[f"{name}_rate_bytes_per_s"] / MB,
                                      name=f"{name} quota's rate", line={"color": _COLORS[colour]},
                                      showlegend=row == 1), row, 2)
         if throttle_bytes_per_s is not None:
             fig.add_trace(go.Scatter(x=[hours.min(), hours.max()],
-                                     y=[throttle_bytes_per_s / _MB] * 2, name="T",
+                                     y=[throttle_bytes_per_s / MB] * 2, name="T",
                                      line={"color": _COLORS["plan"], "dash": "dash"},
                                      showlegend=row == 1), row, 2)
         if not (lane.lag_bytes > 0).any():

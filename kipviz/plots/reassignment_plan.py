@@ -11,13 +11,13 @@ sizes in GB and rates in MB/s (10**9 and 10**6 bytes).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.reassignment.plan import PlanCurves
+from kipviz.kafka.units import in_hours
 from kipviz.plots.grid import explain_flat_panels
 
 __all__ = ["plan_figure", "update_plan_figure"]
@@ -67,10 +67,6 @@ def plan_figure(brokers: Sequence[int], *, title: str = "") -> go.Figure:
     return fig
 
 
-def _hours(seconds: float | None) -> float | None:
-    return None if seconds is None or not math.isfinite(seconds) else seconds / 3600.0
-
-
 def update_plan_figure(fig: go.Figure, curves: PlanCurves) -> None:
     """Put new curves into a figure made by :func:`plan_figure`, in place (one redraw); a lane
     that is flat says why (a broker that only sends has no lag; no quota at work)."""
@@ -78,8 +74,8 @@ def update_plan_figure(fig: go.Figure, curves: PlanCurves) -> None:
     t = curves.throttle_bytes_per_s
     labels = [f"broker {b}" for b in brokers]
     with fig.batch_update():
-        simulated = [_hours(curves.simulated_s.get(b)) for b in brokers]
-        planned = [_hours(curves.planned_s.get(b)) for b in brokers]
+        simulated = [in_hours(curves.simulated_s.get(b)) for b in brokers]
+        planned = [in_hours(curves.planned_s.get(b)) for b in brokers]
         for bar, hours in zip(fig.data[:2], (simulated, planned), strict=True):
             bar.x, bar.y = labels, hours
             bar.showlegend = any(h is not None for h in hours)  # none: never, or not in the run

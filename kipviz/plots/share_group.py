@@ -15,11 +15,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.share_group import ShareGroupCurves
+from kipviz.kafka.units import KiB
 from kipviz.plots.grid import finish_grid, panel_traces, set_trace_data
 
 __all__ = ["SHARE_TRACES", "scaling_figure", "share_group_figure", "update_share_group_figure"]
 
-KiB = 1024
 _COLORS = {"share": "#1f77b4", "classic": "#d62728", "cap": "#7f7f7f", "soft": "#ff7f0e",
            "mean": "#9edae5", "bound": "#2ca02c"}
 

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from kipviz.curves.streams import StreamsCurves
 from kipviz.kafka.streams.input_buffer import POLICY_NAMES
+from kipviz.kafka.units import MiB
 from kipviz.plots.grid import (
     explain_flat_panels,
     grid_figure,
@@ -30,7 +31,6 @@ __all__ = ["MAX_THREADS", "STREAMS_TRACES", "bound_sweep_figure", "compare_polic
            "streams_figure", "update_streams_figure"]
 
 MAX_THREADS = 8  # thread lines the dashboard figure keeps; more threads are drawn up to this
-_MiB = 1024 * 1024
 _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22"]
 _COLORS = {f"t{i}": c for i, c in enumerate(_PALETTE)} | {
@@ -64,18 +64,18 @@ def _streams_data(c: StreamsCurves) -> list[dict[str, Any]]:
     for i in range(MAX_THREADS):
         own = tm[tm["thread"] == i]
         data.append({"x": own["window_start_ms"].to_numpy() / 1000.0,
-                     "y": own["buffered_max_bytes"].to_numpy() / _MiB})
+                     "y": own["buffered_max_bytes"].to_numpy() / MiB})
     share = tm.groupby("window_start_ms", sort=True)["share_bytes"].max()
     data += [
-        {"x": share.index.to_numpy() / 1000.0, "y": share.to_numpy() / _MiB},
-        {"x": t, "y": m["buffered_max_bytes"].to_numpy() / _MiB},
-        {"x": span, "y": [c.input_buffer_max_bytes / _MiB] * 2},
-        {"x": span, "y": [c.bytes_bound_bytes / _MiB] * 2},
-        {"x": span, "y": [c.records_bound_bytes / _MiB] * 2},
+        {"x": share.index.to_numpy() / 1000.0, "y": share.to_numpy() / MiB},
+        {"x": t, "y": m["buffered_max_bytes"].to_numpy() / MiB},
+        {"x": span, "y": [c.input_buffer_max_bytes / MiB] * 2},
+        {"x": span, "y": [c.bytes_bound_bytes / MiB] * 2},
+        {"x": span, "y": [c.records_bound_bytes / MiB] * 2},
         {"x": t, "y": m["paused_max"].to_numpy()},
         {"x": t, "y": m["processed_records_per_s"].to_numpy()},
         {"x": f["window_start_ms"].to_numpy() / 1000.0, "y": f["jain_index"].to_numpy()},
-        {"x": p["record_bytes"].to_numpy(), "y": p["buffered_max_bytes"].to_numpy() / _MiB},
+        {"x": p["record_bytes"].to_numpy(), "y": p["buffered_max_bytes"].to_numpy() / MiB},
     ]
     return data
 
@@ -123,7 +123,7 @@ def compare_policies_figure(curves_by_label: Mapping[str, StreamsCurves], *,
         m = c.instance_memory
         t = m["window_start_ms"].to_numpy() / 1000.0
         common = {"mode": "lines", "line": run_line(i, colour), "legendgroup": label}
-        fig.add_trace(go.Scatter(x=t, y=m["buffered_max_bytes"] / _MiB, name=label, **common),
+        fig.add_trace(go.Scatter(x=t, y=m["buffered_max_bytes"] / MiB, name=label, **common),
                       row=1, col=1)
         fig.add_trace(go.Scatter(x=t, y=m["processed_records_per_s"], name=label,
                                  showlegend=False, **common), row=1, col=2)
@@ -146,12 +146,12 @@ def bound_sweep_figure(table: pd.DataFrame, *, title: str = "") -> go.Figure:
     for i, (policy, rows) in enumerate(table.groupby("policy", sort=False)):
         colour = _PALETTE[i % len(_PALETTE)]
         x = rows["record_bytes_mean"].to_numpy()
-        fig.add_trace(go.Scatter(x=x, y=rows["peak_bytes"] / _MiB, mode="lines+markers",
+        fig.add_trace(go.Scatter(x=x, y=rows["peak_bytes"] / MiB, mode="lines+markers",
                                  name=f"{POLICY_NAMES.get(policy, policy)}: simulated peak",
                                  line={"color": colour}))
         bound = "records_bound_bytes" if policy == "records_per_partition" else \
             "bytes_bound_bytes"
-        fig.add_trace(go.Scatter(x=x, y=np.asarray(rows[bound]) / _MiB, mode="lines",
+        fig.add_trace(go.Scatter(x=x, y=np.asarray(rows[bound]) / MiB, mode="lines",
                                  name=f"{POLICY_NAMES.get(policy, policy)}: its bound",
                                  line={"color": colour, "dash": "dash"}))
     fig.update_layout(height=400, title=title or None, xaxis_title="mean record cost (bytes)",

@@ -19,6 +19,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from kipviz.kafka.units import MiB, byte_label
+
 if TYPE_CHECKING:
     from kipviz.curves.instant import GridPoint
 
@@ -28,18 +30,10 @@ from kipviz.plots.grid import explain_flat_panels
 __all__ = ["byte_label", "grid_point_figure", "pareto_figure", "quantity_label",
            "safe_region_figure", "setting_label", "update_grid_point_figure", "value_label"]
 
-_MiB = 1024 * 1024
 
 
 def _labels(values: np.ndarray) -> list[str]:
     return [byte_label(v) for v in values]
-
-
-def byte_label(value: float) -> str:
-    """A byte count in B, KiB or MiB, exact (``1 MiB``, ``512 KiB``, ``30 B``)."""
-    if abs(value) < 1024:
-        return f"{value:g} B"
-    return f"{value / _MiB:g} MiB" if abs(value) >= _MiB else f"{value / 1024:g} KiB"
 
 
 def setting_label(name: str, value: Any) -> str:
@@ -97,7 +91,7 @@ def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: st
     ``floor_value`` (e.g. the lowest Jain index acceptable) is drawn over it."""
     xs, ys = np.sort(table[x].unique()), np.sort(table[y].unique())
     grid = table.pivot_table(index=y, columns=x, values=z).reindex(index=ys, columns=xs)
-    fig = go.Figure(go.Heatmap(x=_labels(xs), y=_labels(ys), z=grid.to_numpy() / _MiB,
+    fig = go.Figure(go.Heatmap(x=_labels(xs), y=_labels(ys), z=grid.to_numpy() / MiB,
                                colorscale="Viridis", colorbar={"title": "MiB"},
                                name=quantity_label(z),
                                hovertemplate="%{x} x %{y}: %{z:.1f} MiB<extra></extra>"))
@@ -106,7 +100,7 @@ def safe_region_figure(table: pd.DataFrame, x: str, y: str, z: str, *, floor: st
         fig.add_trace(go.Heatmap(x=_labels(xs), y=_labels(ys), z=over, showscale=False,
                                  colorscale=[[0, "rgba(214,39,40,0.55)"],
                                              [1, "rgba(214,39,40,0.55)"]],
-                                 name=f"above {limit / _MiB:g} MiB", hoverinfo="skip"))
+                                 name=f"above {limit / MiB:g} MiB", hoverinfo="skip"))
     if floor is not None and floor_value is not None:
         f = table.pivot_table(index=y, columns=x, values=floor).reindex(index=ys, columns=xs)
         fig.add_trace(go.Contour(x=_labels(xs), y=_labels(ys), z=f.to_numpy(), showscale=False,
@@ -126,9 +120,9 @@ def pareto_figure(table: pd.DataFrame, front: pd.DataFrame, *, x: str, y: str, l
     ``label``, and the Pareto front through the best of them."""
     fig = go.Figure()
     for value, rows in table.groupby(label, sort=True):
-        fig.add_trace(go.Scatter(x=rows[x] / _MiB, y=rows[y] / 1e6, mode="markers",
+        fig.add_trace(go.Scatter(x=rows[x] / MiB, y=rows[y] / 1e6, mode="markers",
                                  name=value_label(label, value), marker={"size": 9}))
-    fig.add_trace(go.Scatter(x=front[x] / _MiB, y=front[y] / 1e6, mode="lines",
+    fig.add_trace(go.Scatter(x=front[x] / MiB, y=front[y] / 1e6, mode="lines",
                              name="Pareto front", line={"color": "black", "dash": "dash"}))
     fig.update_layout(height=420, title=title or None, xaxis_title=quantity_label(x),
                       yaxis_title=quantity_label(y), legend_title_text=quantity_label(label),
@@ -196,9 +190,9 @@ def update_grid_point_figure(fig: go.Figure, point: GridPoint, heat: pd.DataFram
     bound, kip74 = point.metrics["bound_bytes"], point.metrics["kip74_bound_bytes"]
     with fig.batch_update():
         heatmap, marker, memory, kip74_line, bound_line, throughput, jain = fig.data
-        heatmap.x, heatmap.y, heatmap.z = xs, ys, heat.to_numpy() / _MiB
+        heatmap.x, heatmap.y, heatmap.z = xs, ys, heat.to_numpy() / MiB
         marker.x, marker.y = ([x_here], [y_here]) if on_grid else ([], [])
-        memory.x, memory.y = t, c["memory_bytes"].to_numpy() / _MiB
+        memory.x, memory.y = t, c["memory_bytes"].to_numpy() / MiB
         kip74_line.x, kip74_line.y = _level(span, kip74)
         bound_line.x, bound_line.y = _level(span, bound)
         bound_line.showlegend = not math.isnan(bound)
@@ -214,4 +208,4 @@ def _level(span: Sequence[float], value: float) -> tuple[Sequence[float], list[f
     """A horizontal line at ``value`` bytes (in MiB) across ``span``, or nothing for NaN."""
     if math.isnan(value) or not span:
         return [], []
-    return span, [value / _MiB] * 2
+    return span, [value / MiB] * 2

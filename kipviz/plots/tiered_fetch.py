@@ -16,13 +16,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from kipviz.curves.tiered_fetch import CLASSES, TieredCurves
+from kipviz.kafka.units import MiB
 from kipviz.plots.grid import add_fixed_traces, explain_flat_panels, finish_grid, set_trace_data
 
 __all__ = ["RUNS", "TIERED_TRACES", "copy_quota_figure", "three_rates_figure", "tiered_figure",
            "update_tiered_figure"]
 
 RUNS = 2  # runs drawn by tiered_figure: curves' modes 0 and 1
-_MiB = 1024 * 1024
 _COLORS = {"run0": "#d62728", "run1": "#1f77b4", "Rate": "#ff7f0e", "SimpleRate": "#1f77b4",
            "TokenBucket": "#2ca02c", "quota": "#7f7f7f", "load": "#9467bd"}
 _SHORT = ("remote", "local (catch-up)", "local (tail)")
@@ -57,7 +57,7 @@ def _tiered_data(c: TieredCurves) -> list[dict[str, Any]]:
                         "y": rows["p99_latency_ms"].to_numpy()})
         s = c.summary[c.summary["mode"] == r]
         largest.append({"x": [c.labels[r]] if len(s) else [],
-                        "y": s["peak_response_bytes"].to_numpy() / _MiB})
+                        "y": s["peak_response_bytes"].to_numpy() / MiB})
     return [*series(0), *series(1), *series(2), *latency, *largest]
 
 

@@ -17,11 +17,11 @@ import plotly.graph_objects as go
 from kipviz.curves.broker import BrokerCurves
 from kipviz.curves.consumer.buffer import BufferCurves
 from kipviz.curves.reassignment import ReassignmentCurves
+from kipviz.kafka.units import MB, MiB
 from kipviz.plots.grid import grid_figure, panel_traces, set_trace_data
 
 __all__ = ["TOUR_TRACES", "tour_figure", "update_tour_figure"]
 
-_MiB, _MB = 1024 * 1024, 1e6
 _COLORS = {"today": "#d62728", "pool": "#1f77b4", "bound": "#7f7f7f", "memory": "#2ca02c",
            "used": "#2ca02c", "queued": "#1f77b4", "true": "#d62728", "sent": "#2ca02c",
            "quota": "#1f77b4", "lag": "#ff7f0e"}
@@ -77,16 +77,16 @@ def _tour_data(consumer: BufferCurves, broker: BrokerCurves,
     return [
         mode("fairness", "today", "jain_index", 1.0),
         mode("fairness", "kip81_pool", "jain_index", 1.0),
-        mode("memory", "today", "retained_max_bytes", _MiB),
-        mode("memory", "kip81_pool", "retained_max_bytes", _MiB),
-        level(t_c, bounds.get("kip74_bound_bytes"), _MiB),
-        level(t_c, bounds.get("buffer_memory_bytes"), _MiB),
-        {"x": t_b, "y": broker.memory["pool_used_max_bytes"].to_numpy() / _MiB},
-        level(t_b, broker.queued_max_request_bytes if broker.has_pool else None, _MiB),
-        level(t_b, broker.nonstrict_bound_bytes, _MiB),
-        {"x": t_m, "y": w["throttled_bytes_per_s"].to_numpy() / _MB},
-        level(t_m, move.throttle_bytes_per_s, _MB),
-        {"x": t_m, "y": w["replica_lag_end_bytes"].to_numpy() / (100 * _MB)},
+        mode("memory", "today", "retained_max_bytes", MiB),
+        mode("memory", "kip81_pool", "retained_max_bytes", MiB),
+        level(t_c, bounds.get("kip74_bound_bytes"), MiB),
+        level(t_c, bounds.get("buffer_memory_bytes"), MiB),
+        {"x": t_b, "y": broker.memory["pool_used_max_bytes"].to_numpy() / MiB},
+        level(t_b, broker.queued_max_request_bytes if broker.has_pool else None, MiB),
+        level(t_b, broker.nonstrict_bound_bytes, MiB),
+        {"x": t_m, "y": w["throttled_bytes_per_s"].to_numpy() / MB},
+        level(t_m, move.throttle_bytes_per_s, MB),
+        {"x": t_m, "y": w["replica_lag_end_bytes"].to_numpy() / (100 * MB)},
     ]
 
 

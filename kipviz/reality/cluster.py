@@ -33,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from kipviz.kafka.config.checks import check_int, check_topic_name
+from kipviz.kafka.units import MiB
 from kipviz.reality import processes
 from kipviz.reality.jars import RealityError, Release, kafka_jars, release
 from kipviz.reality.nodes import STARTED_LINE, Node, cluster_id, jvm_command, write_node_files
@@ -211,7 +212,7 @@ class KafkaCluster:
             "num.network.threads": 2,
             "num.io.threads": 2,
             "background.threads": 2,
-            "log.cleaner.dedupe.buffer.size": 16 * 1024 * 1024,
+            "log.cleaner.dedupe.buffer.size": 16 * MiB,
             "log.cleaner.threads": 1,
         }
         if node.role == "controller":

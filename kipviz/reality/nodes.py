@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kipviz.kafka.units import MiB
 from kipviz.reality.jars import Release, find_java
 
 __all__ = ["REQUEST_LOG", "STARTED_LINE", "Node", "cluster_id", "jvm_command", "write_node_files"]
@@ -158,4 +159,4 @@ def jvm_command(node: Node, release: Release, class_path: str, heap: str) -> lis
 def _mib(heap: str) -> int:
     units = {"k": 1 / 1024, "m": 1, "g": 1024}
     return int(float(heap[:-1]) * units[heap[-1].lower()]) if heap[-1].lower() in units \
-        else int(heap) // (1024 * 1024)
+        else int(heap) // MiB

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kipviz.kafka.units import MiB
+
 __all__ = ["Batch", "FetchedPartition", "RawResponse", "log_batches", "raw_fetch"]
 
 FETCH_VERSION = 4
@@ -74,7 +76,7 @@ def log_batches(partition_dir: Path) -> list[Batch]:
 def _recv_exactly(sock: socket.socket, n: int) -> bytes:
     chunks, got = [], 0
     while got < n:
-        chunk = sock.recv(min(1 << 20, n - got))
+        chunk = sock.recv(min(MiB, n - got))
         if not chunk:
             raise ConnectionError(f"the broker closed the connection after {got} of {n} bytes")
         chunks.append(chunk)

@@ -21,7 +21,7 @@ column blocks, and its traces' typed ``meta`` (``meta.py``): :mod:`~kipviz.scena
 May import: numpy, pandas, numba and :mod:`kipviz.kafka`; a kind's folder also the shared parts
 here (contract, limits, workload, jit), and the tour kind the kinds it combines. Nothing here
 imports Spark, plotly, ipywidgets or SimPy (the SimPy references the kernels are checked against
-live in ``benchmarks/``).
+live in ``tools/oracles/``).
 """
 
 from __future__ import annotations

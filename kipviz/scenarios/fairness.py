@@ -17,7 +17,7 @@
 
 The sweeps' tasks call these; :mod:`kipviz.curves` computes the same curves in Spark SQL
 (``kipviz.curves.consumer.sql``'s water-filling for consumers and Streams threads, the
-share-group and broker fairness queries), which ``tests/test_fairness.py`` checks against
+share-group and broker fairness queries), which ``tests/scenarios/test_fairness.py`` checks against
 these functions on random inputs.
 
 >>> max_min_fair_shares([10, 10, 1], 12).tolist()      # the level is 5.5; 1 needs only 1

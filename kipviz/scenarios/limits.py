@@ -22,6 +22,7 @@ from typing import Any
 
 from kipviz.kafka.config.checks import check_int
 from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.units import gib
 
 __all__ = [
     "MAX_TRACE_BYTES_ENV",
@@ -62,10 +63,6 @@ def max_trace_bytes() -> int:
         return _FALLBACK_BYTES
 
 
-def _gib(n: float) -> str:
-    return f"{n / 1024**3:,.1f} GiB"
-
-
 def check_trace_bytes(estimate: float, settings: Mapping[str, object], what: str) -> None:
     """ValueError when ``estimate`` bytes exceed :func:`max_trace_bytes`, naming the settings
     (name -> value) whose product sized the trace, so the reader knows what to lower."""
@@ -74,8 +71,8 @@ def check_trace_bytes(estimate: float, settings: Mapping[str, object], what: str
         named = ", ".join(f"{name}={value!r}" for name, value in settings.items())
         source = (MAX_TRACE_BYTES_ENV if os.environ.get(MAX_TRACE_BYTES_ENV, "").strip()
                   else f"half this machine's memory; set {MAX_TRACE_BYTES_ENV} to change it")
-        raise ValueError(f"{what} would need about {_gib(estimate)} of memory, above the limit "
-                         f"of {_gib(limit)} ({source}): lower {named}")
+        raise ValueError(f"{what} would need about {gib(estimate)} of memory, above the limit "
+                         f"of {gib(limit)} ({source}): lower {named}")
 
 
 def leading_brokers(partitions: int, brokers: int) -> int:

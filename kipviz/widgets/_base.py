@@ -30,7 +30,6 @@ from kipviz.widgets.controls import Control, read_path, replace_paths
 __all__ = ["NOT_SET", "STATIC_ENV", "Dashboard", "byte_options", "notice", "notice_list",
            "selectable", "with_option"]
 
-KiB, MiB = 1024, 1024 * 1024
 STATIC_ENV = "KIPVIZ_STATIC_DASHBOARDS"
 """Set (non-empty) to display dashboards as static HTML and figures, as ``kipviz report`` does."""
 

@@ -8,9 +8,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kipviz.curves.broker import broker_curves
+from kipviz.kafka.units import MiB
 from kipviz.plots.broker import broker_figure, update_broker_figure
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import version_control
 from kipviz.widgets.controls import Control
 

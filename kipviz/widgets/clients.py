@@ -13,10 +13,11 @@ from functools import cache
 from typing import Any, ClassVar
 
 from kipviz.kafka.clients.bounds import CLIENT_NAMES
+from kipviz.kafka.units import KiB, MiB
 from kipviz.plots.consumer import consumer_figure
 from kipviz.scenarios.consumer.clients import catching_up
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import memory_answer_html
 from kipviz.widgets.consumer import FetchDashboard, run_summary_html
 from kipviz.widgets.controls import Control

@@ -11,10 +11,11 @@ import plotly.graph_objects as go
 
 from kipviz.curves.consumer import consumer_curves
 from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.units import KiB, MiB, mib_or_kib
 from kipviz.plots import consumer as plots
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
-from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_control
 from kipviz.widgets.controls import Control
 
@@ -100,11 +101,6 @@ class FetchDashboard(Dashboard):
             self.trace.meta if self.trace is not None else {})
 
 
-def _size(n: float) -> str:
-    """Bytes as MiB, or KiB below 1 MiB (so small peaks and bounds do not all read 0.0 MiB)."""
-    return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n / KiB:,.1f} KiB"
-
-
 def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     """Warnings for legal but risky or surprising combinations.
 
@@ -122,10 +118,10 @@ def _advice(s: ConsumerScenario, c: Any, meta: dict[str, Any]) -> list[str]:
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
     drained = int(meta.get("largest_response_bytes", 0)) if s.client == "java" else 0
     if peak > c.kip74_bound_bytes + drained and meta.get("memory_rule"):
-        notes.append(f"Held memory peaked at {_size(peak)}, above KIP-74's min(brokers x "
+        notes.append(f"Held memory peaked at {mib_or_kib(peak)}, above KIP-74's min(brokers x "
                      f"fetch.max.bytes, partitions x max.partition.fetch.bytes) = "
-                     f"{_size(c.kip74_bound_bytes)}"
-                     + (f" and the {_size(drained)} drained response still next in line"
+                     f"{mib_or_kib(c.kip74_bound_bytes)}"
+                     + (f" and the {mib_or_kib(drained)} drained response still next in line"
                         if drained else "") + f": {meta['memory_sentence']}")
     return notes
 
@@ -140,5 +136,5 @@ def run_summary_html(c: Any, bound: tuple[str, int] | None = None) -> str:
     streak = int(c.fairness["max_starvation_streak"].max()) if len(c.fairness) else 0
     return (f"<b>min Jain index</b> {jain.min():.3f} &middot; <b>mean</b> {jain.mean():.3f} "
             f"&middot; <b>longest starvation</b> {streak} fetches &middot; <b>peak held</b> "
-            f"{_size(peak)} ({bound_label} {_size(bound_bytes)}) &middot; "
+            f"{mib_or_kib(peak)} ({bound_label} {mib_or_kib(bound_bytes)}) &middot; "
             f"<b>consumed</b> {rate / 1e6:.1f} MB/s")

@@ -9,11 +9,12 @@ import plotly.graph_objects as go
 
 from kipviz.curves.consumer.buffer import buffer_curves
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.units import KiB, MiB
 from kipviz.plots.consumer_buffer import MODE_NAMES, buffer_figure, update_buffer_figure
 from kipviz.scenarios.consumer.buffer_memory import MODES, buffer_modes
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
 from kipviz.scenarios.workload import Workload
-from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import memory_answer_html, version_control
 from kipviz.widgets.controls import Control
 

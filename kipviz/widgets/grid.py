@@ -22,9 +22,10 @@ from kipviz.curves.instant import GridPoint, SweepGrid
 from kipviz.curves.summary import metric_parts
 from kipviz.kafka.config.versions import NEWEST_KAFKA_VERSION
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.units import KiB, MiB
 from kipviz.plots.sweep import grid_point_figure, setting_label, update_grid_point_figure
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
-from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets.consumer_buffer import BUFFER_LESSON_SCENARIO
 from kipviz.widgets.controls import Control
 

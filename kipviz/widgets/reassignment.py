@@ -14,6 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kipviz.curves.reassignment import reassignment_curves
+from kipviz.kafka.units import MB
 from kipviz.plots.reassignment import reassignment_figure, update_reassignment_figure
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 from kipviz.widgets._base import Dashboard
@@ -21,7 +22,6 @@ from kipviz.widgets.controls import Control
 
 __all__ = ["METRICS_TEXT", "REASSIGNMENT_LESSON_SCENARIO", "ReassignmentDashboard"]
 
-MB = 1_000_000
 
 # Five brokers on 1 Gbit/s links (125 MB/s), producers writing 10 MB/s into the moving
 # partitions, replication factor 3; ten partitions of 200 MB (2 GB) move to a new broker with

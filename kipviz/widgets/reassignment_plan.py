@@ -17,6 +17,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kipviz.curves.reassignment.plan import PlanCurves, plan_curves
+from kipviz.kafka.units import MB, S_PER_HOUR, hours
 from kipviz.plots.reassignment_plan import plan_figure, update_plan_figure
 from kipviz.scenarios.reassignment.cluster import simulate_cluster
 from kipviz.scenarios.reassignment.plan import ReassignmentPlanScenario, sample_plan
@@ -25,7 +26,6 @@ from kipviz.widgets.controls import Control
 
 __all__ = ["ReassignmentPlanDashboard"]
 
-MB = 1_000_000
 
 
 def _rate(value: float) -> str:
@@ -33,9 +33,7 @@ def _rate(value: float) -> str:
 
 
 def _hours(seconds: float | None) -> str:
-    if seconds is None:
-        return "not within the run"
-    return "never" if math.isinf(seconds) else f"{seconds / 3600:.2f} h"
+    return hours(seconds, missing="not within the run")
 
 
 class ReassignmentPlanDashboard(Dashboard):
@@ -82,7 +80,7 @@ class ReassignmentPlanDashboard(Dashboard):
         if c.never_reason:
             return [f"{c.never_reason} (Kafka accepts this throttle without a word)."]
         if c.move_time_s is None:
-            return [f"The simulated move did not finish in the {c.run_s / 3600:g} h run; the "
+            return [f"The simulated move did not finish in the {c.run_s / S_PER_HOUR:g} h run; the "
                     f"plan says {_hours(c.planned_move_time_s)}."]
         return []
 

@@ -7,9 +7,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from kipviz.curves.share_group import share_group_curves
+from kipviz.kafka.units import MiB
 from kipviz.plots.share_group import share_group_figure, update_share_group_figure
 from kipviz.scenarios.share_group.scenario import ShareGroupScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import version_control
 from kipviz.widgets.controls import Control
 

@@ -8,9 +8,10 @@ import plotly.graph_objects as go
 
 from kipviz.curves.streams import streams_curves
 from kipviz.kafka.streams.input_buffer import POLICY_NAMES
+from kipviz.kafka.units import MiB
 from kipviz.plots.streams import MAX_THREADS, streams_figure, update_streams_figure
 from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
-from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets.controls import Control
 
 __all__ = ["STREAMS_LESSON_SCENARIO", "StreamsDashboard"]

@@ -10,9 +10,10 @@ import plotly.graph_objects as go
 
 from kipviz.curves.tiered_fetch import tiered_curves
 from kipviz.kafka.config.versions import KAFKA_VERSIONS, has
+from kipviz.kafka.units import KiB, MiB, mib_per_s
 from kipviz.plots.tiered_fetch import tiered_figure, update_tiered_figure
 from kipviz.scenarios.tiered_fetch.scenario import TieredFetchScenario, simulate
-from kipviz.widgets._base import Dashboard, KiB, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets.controls import Control
 
 __all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
@@ -23,10 +24,6 @@ __all__ = ["TIERED_LESSON_SCENARIO", "TieredStorageDashboard"]
 TIERED_LESSON_SCENARIO = TieredFetchScenario(duration_ms=10_000)
 
 _VERSIONS = tuple((v, v) for v in reversed(KAFKA_VERSIONS) if has(v, "tiered_storage"))
-
-
-def _mib_per_s(value: float) -> str:
-    return f"{value / MiB:g} MiB/s"
 
 
 class TieredStorageDashboard(Dashboard):
@@ -48,7 +45,7 @@ class TieredStorageDashboard(Dashboard):
                 label="remote read latency (ms, set by the store)"),
         Control("remote_fetch_max_wait_ms", range=(1, 2000), step=50),
         Control("remote_fetch_max_bytes_per_s", "dropdown", options=tuple(
-            float(k * MiB) for k in (1, 2, 5, 10, 20, 50, 100)), fmt=_mib_per_s,
+            float(k * MiB) for k in (1, 2, 5, 10, 20, 50, 100)), fmt=mib_per_s,
             unset="none (Long.MAX_VALUE)"),
         Control("fetch_max_bytes", options=tuple(k * MiB for k in (1, 2, 4, 8, 16, 32, 50))),
         Control("max_partition_fetch_bytes", options=tuple(2**k * KiB for k in range(8, 14))),

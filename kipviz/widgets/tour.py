@@ -23,19 +23,19 @@ from kipviz.curves.reassignment import reassignment_curves
 from kipviz.kafka.config.advice import UNSAFE, ConfigSource, Note, config_warnings, load_config
 from kipviz.kafka.config.properties import parse_properties
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.units import MB, MiB
 from kipviz.plots.tour import tour_figure, update_tour_figure
 from kipviz.scenarios.broker import scenario as broker_scenario
 from kipviz.scenarios.consumer import scenario as consumer_scenario
 from kipviz.scenarios.consumer.buffer_memory import buffer_modes
 from kipviz.scenarios.reassignment import scenario as reassignment_scenario
 from kipviz.scenarios.tour.scenario import TOUR_SETTINGS, ClusterScenario
-from kipviz.widgets._base import Dashboard, MiB
+from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import memory_answer_html, version_control
 from kipviz.widgets.controls import Control
 
 __all__ = ["TourCurves", "TourDashboard"]
 
-MB = 1_000_000
 _THROTTLES = tuple(r * MB for r in (5, 10, 12, 15, 20, 30, 40, 50, 60, 80, 100))
 
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kipviz.kafka.config.declarations import CONSUMER
+from kipviz.kafka.units import MiB
 
 __all__ = ["EXERCISES", "Exercise", "exercises_for"]
 
-_MiB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -35,21 +35,21 @@ def _client_bound_mib(client: str, partitions: int, brokers: int,
     from kipviz.kafka.clients import client_memory_bounds
 
     return client_memory_bounds(client, partitions, brokers, settings,
-                                compression_ratio=ratio).bound_bytes / _MiB
+                                compression_ratio=ratio).bound_bytes / MiB
 
 
 def _second_partition_bytes() -> float:
     from kipviz.kafka.fetch.response import fill_response
 
     parts = fill_response([[600 * 1024, 600 * 1024], [300 * 1024]],
-                          response_max_bytes=_MiB, partition_max_bytes=_MiB)
+                          response_max_bytes=MiB, partition_max_bytes=MiB)
     return parts[1].raw_bytes
 
 
 def _first_batch_bytes() -> float:
     from kipviz.kafka.fetch.response import fill_response
 
-    parts = fill_response([[3 * _MiB], [100]], response_max_bytes=_MiB,
+    parts = fill_response([[3 * MiB], [100]], response_max_bytes=MiB,
                           partition_max_bytes=256 * 1024)
     return parts[0].raw_bytes
 
@@ -64,28 +64,28 @@ def _consumer_bound_mib(kafka_version: str, partitions: int, brokers: int,
     s = ConsumerScenario(partitions=partitions, brokers=brokers, fetch_max_bytes=fetch_max_bytes,
                          max_partition_fetch_bytes=max_partition_fetch_bytes,
                          kafka_version=kafka_version)
-    return consumer_memory_bounds(s, lagging=True).bound_bytes / _MiB
+    return consumer_memory_bounds(s, lagging=True).bound_bytes / MiB
 
 
 def _pool_bytes(strict: bool) -> float:
     from kipviz.kafka.broker.pool import max_outstanding_bytes
 
-    return max_outstanding_bytes(500 * _MiB, 100 * _MiB, strict=strict)
+    return max_outstanding_bytes(500 * MiB, 100 * MiB, strict=strict)
 
 
 def _kip81_pool_bytes() -> float:
     from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 
-    return pooled_bytes_bound(40 * _MiB, 10 * _MiB)
+    return pooled_bytes_bound(40 * MiB, 10 * MiB)
 
 
 def _in_flight_cap_mib() -> float:
     from kipviz.kafka.consumer.memory import memory_bounds
 
     return memory_bounds(kafka_version="3.9", brokers=10, partitions=120,
-                         fetch_max_bytes=12 * _MiB, max_partition_fetch_bytes=_MiB,
-                         largest_response_bytes=12 * _MiB, lagging=True,
-                         max_in_flight_fetches=3).bound_bytes / _MiB
+                         fetch_max_bytes=12 * MiB, max_partition_fetch_bytes=MiB,
+                         largest_response_bytes=12 * MiB, lagging=True,
+                         max_in_flight_fetches=3).bound_bytes / MiB
 
 
 def _move_s() -> float:
@@ -109,14 +109,14 @@ def _thread_share() -> float:
 def _records_bound_mib() -> float:
     from kipviz.kafka.streams.input_buffer import records_bound_bytes
 
-    return records_bound_bytes([2048] * 12, 1000, _MiB) / _MiB
+    return records_bound_bytes([2048] * 12, 1000, MiB) / MiB
 
 
 def _streams_pinned_mib() -> float:
     from kipviz.kafka.streams.memory import StreamsInstance, streams_memory
 
-    thread = StreamsInstance(partitions=300, threads=1, brokers=3, fetch_max_bytes=8 * _MiB)
-    return streams_memory(thread, "4.3").consumer_paused_bytes / _MiB
+    thread = StreamsInstance(partitions=300, threads=1, brokers=3, fetch_max_bytes=8 * MiB)
+    return streams_memory(thread, "4.3").consumer_paused_bytes / MiB
 
 
 def _largest_uniform_share() -> float:
@@ -149,7 +149,7 @@ def _l8_reads_per_request(kafka_version: str) -> float:
 def _l8_copy_gap_s() -> float:
     from kipviz.scenarios.tiered_fetch.quotas import copy_under_quota
 
-    seg = copy_under_quota(256 * _MiB, 2, 100 * _MiB)["segments"]
+    seg = copy_under_quota(256 * MiB, 2, 100 * MiB)["segments"]
     return float(seg.recorded_ms.iloc[1] - seg.recorded_ms.iloc[0]) / 1000.0
 
 
@@ -168,7 +168,7 @@ def _grid_bound_mib(kafka_version: str, fetch_max_bytes: int,
 
     s = replace(GRID_LESSON_SCENARIO, fetch_max_bytes=fetch_max_bytes,
                 max_partition_fetch_bytes=max_partition_fetch_bytes, kafka_version=kafka_version)
-    return consumer_memory_bounds(s, lagging=True).bound_bytes / _MiB
+    return consumer_memory_bounds(s, lagging=True).bound_bytes / MiB
 
 
 EXERCISES: dict[tuple[str, int], Exercise] = {
@@ -188,12 +188,12 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
     ("01", 3): Exercise(
         "A lagging Kafka 3.9 consumer reads 200 partitions from 4 brokers with fetch.max.bytes "
         "= 10 MiB and max.partition.fetch.bytes at its default. At most how many MiB of fetch "
-        "responses does it hold?", lambda: _consumer_bound_mib("3.9", 200, 4, 10 * _MiB), "MiB",
+        "responses does it hold?", lambda: _consumer_bound_mib("3.9", 200, 4, 10 * MiB), "MiB",
         "before 4.0 every partition can keep a completed fetch, and the response being drained "
         "stays whole: 200 x min(10 MiB, 1 MiB) + 10 MiB (each response's own fields add under "
         "0.5%)", "210", rel_tol=0.005),
     ("01", 4): Exercise(
-        "The same consumer on Kafka 4.3?", lambda: _consumer_bound_mib("4.3", 200, 4, 10 * _MiB),
+        "The same consumer on Kafka 4.3?", lambda: _consumer_bound_mib("4.3", 200, 4, 10 * MiB),
         "MiB", "one response per broker since 4.0 (KAFKA-17182): 4 x min(10 MiB, the broker's "
         "50 partitions x 1 MiB), and one more: the drained response stays next in line until "
         "the next poll (measured on a real 4.4 consumer): 4 x 10 + 10 MiB", "50", rel_tol=0.001),
@@ -223,7 +223,7 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "What Kafka did instead: a lagging Kafka 4.3 consumer without a pool reads 60 partitions "
         "on 5 brokers, fetch.max.bytes = 4 MiB, max.partition.fetch.bytes = 2 MiB. At most how "
         "many MiB of fetch responses?",
-        lambda: _consumer_bound_mib("4.3", 60, 5, 4 * _MiB, 2 * _MiB), "MiB",
+        lambda: _consumer_bound_mib("4.3", 60, 5, 4 * MiB, 2 * MiB), "MiB",
         "one response per broker (KAFKA-17182): 5 x min(4 MiB, 12 partitions x 2 MiB), and the "
         "drained one still next in line, 4 MiB; what KIP-81 wanted buffer.memory for, 4.0 got "
         "by asking each broker again only once its response is consumed (on 3.9 the same "
@@ -260,11 +260,11 @@ EXERCISES: dict[tuple[str, int], Exercise] = {
         "response's own fields add under 0.5%)", "2408", rel_tol=0.005),
     ("06", 1): Exercise(
         "Lesson 6's grid at fetch.max.bytes 8 MiB, max.partition.fetch.bytes 4 MiB, Kafka 4.3: "
-        "the bound in MiB?", lambda: _grid_bound_mib("4.3", 8 * _MiB, 4 * _MiB), "MiB",
+        "the bound in MiB?", lambda: _grid_bound_mib("4.3", 8 * MiB, 4 * MiB), "MiB",
         "10 brokers x min(8 MiB, 12 partitions x 4 MiB), and the drained 8 MiB response still "
         "next in line (each response's own fields add under 0.5%)", "88", rel_tol=0.005),
     ("06", 2): Exercise(
-        "The same cell on Kafka 3.9?", lambda: _grid_bound_mib("3.9", 8 * _MiB, 4 * _MiB), "MiB",
+        "The same cell on Kafka 3.9?", lambda: _grid_bound_mib("3.9", 8 * MiB, 4 * MiB), "MiB",
         "120 partitions x min(8 MiB, 4 MiB): a completed fetch of every partition, plus the 8 "
         "MiB response being drained (each response's own fields add under 0.5%)", "488",
         rel_tol=0.005),

@@ -39,6 +39,7 @@ from kipviz.kafka.replication.cluster import (
 from kipviz.kafka.replication.flow import FlowSchedule, flow_schedule
 from kipviz.kafka.replication.planning import THROTTLED_RATE
 from kipviz.kafka.replication.reassignment import ReassignmentPlan
+from kipviz.kafka.units import GB, MB, hours
 
 __all__ = ["ReassignmentForecast", "load_bytes_in", "plan_reassignment"]
 
@@ -153,17 +154,12 @@ class ReassignmentForecast:
     def to_text(self, *, bootstrap_server: str = "localhost:9092",
                 reassignment_json_file: str = "reassignment.json") -> str:
         """The per-broker table, the bottleneck, the move time and the commands."""
-        mb, gb = 1e6, 1e9
-
-        def hours(x: float | None) -> str:
-            return "-" if x is None else "never" if math.isinf(x) else f"{x / 3600:.2f} h"
-
         t = self.throttle_bytes_per_s
         lines = [f"reassignment plan: {len(self.moves)} listed partitions, "
                  f"{sum(len(m.added) for m in self.moves)} new replicas, "
-                 f"{len(self.loads)} brokers, N = {self.network_bytes_per_s / mb:g} MB/s, "
-                 f"T = {'unlimited' if t is None else f'{t / mb:g} MB/s'} on every broker"
-                 + "".join(f", {r / mb:g} MB/s on broker {b}"
+                 f"{len(self.loads)} brokers, N = {self.network_bytes_per_s / MB:g} MB/s, "
+                 f"T = {'unlimited' if t is None else f'{t / MB:g} MB/s'} on every broker"
+                 + "".join(f", {r / MB:g} MB/s on broker {b}"
                            for b, r in self.broker_throttle_bytes_per_s.items()),
                  "per broker (bound: bytes / headroom of one quota, a lower bound; finish: the "
                  "flow schedule" + (", and simulated)" if self.simulated_move_time_s is not None
@@ -174,8 +170,8 @@ class ReassignmentForecast:
         for b, ld in self.loads.items():
             sim = (self.simulated_broker_move_time_s or {}).get(b)
             lines.append(
-                f"{b:>6} {ld.bytes_in / gb:>7.1f} {ld.bytes_out / gb:>7.1f} "
-                f"{ld.new_replica_in / mb:>8.2f} {ld.leader_counted_in / mb:>8.2f} "
+                f"{b:>6} {ld.bytes_in / GB:>7.1f} {ld.bytes_out / GB:>7.1f} "
+                f"{ld.new_replica_in / MB:>8.2f} {ld.leader_counted_in / MB:>8.2f} "
                 f"{hours(ld.destination_s if ld.bytes_in else None):>10} "
                 f"{hours(ld.leader_s if ld.bytes_out else None):>10} "
                 f"{hours(self.broker_move_time_s.get(b)):>8}"

@@ -36,6 +36,7 @@ from kipviz.kafka.replication.planning import (
     throttle_verdict,
 )
 from kipviz.kafka.replication.reassignment import ReassignmentPlan
+from kipviz.kafka.units import MB
 
 __all__ = [
     "ThrottlePlan",
@@ -92,10 +93,10 @@ class ThrottlePlan:
         return self
 
     def _counted(self) -> list[str]:
-        mb, f, inbound = 1e6, self.in_sync_followers, self.bytes_in_per_s
+        f, inbound = self.in_sync_followers, self.bytes_in_per_s
         return [f"counted by the leader quota (leader.replication.throttled.replicas = the "
                 f"moving partitions' current replicas, as --throttle sets it): the new replica "
-                f"and {f} in-sync follower{'s' * (f != 1)} ({f} x IN = {f * inbound / mb:g} "
+                f"and {f} in-sync follower{'s' * (f != 1)} ({f} x IN = {f * inbound / MB:g} "
                 f"MB/s of keep-up, counted but never throttled); the new replica nets "
                 f"T - {f + 1} x IN",
                 "counted by the follower quota (follower.replication.throttled.replicas): "
@@ -110,25 +111,24 @@ class ThrottlePlan:
         ``additional``: the move is submitted beside one in progress (``--additional``);
         ``ongoing`` is that one, whose moves stay in the throttled-replica lists.
         """
-        mb = 1e6
         r, t, f = self.throttle_range, self.throttle_bytes_per_s, self.in_sync_followers
         low = "IN" if f == 0 else f"{f + 1} x IN"
         lines = [f"KIP-73 throttle plan: {self.brokers} brokers, N = "
-                 f"{self.network_bytes_per_s / mb:g} MB/s, IN = {self.bytes_in_per_s / mb:g} "
-                 f"MB/s, R = {self.replication_factor}, {self.bytes_to_move / mb:g} MB to move",
+                 f"{self.network_bytes_per_s / MB:g} MB/s, IN = {self.bytes_in_per_s / MB:g} "
+                 f"MB/s, R = {self.replication_factor}, {self.bytes_to_move / MB:g} MB to move",
                  *self._counted(),
                  f"workable range: none ({self.range_reason})" if r is None
-                 else f"workable range: {low} < T < N - IN/R: {r[0] / mb:g} < T < "
-                      f"{r[1] / mb:g} MB/s"]
+                 else f"workable range: {low} < T < N - IN/R: {r[0] / MB:g} < T < "
+                      f"{r[1] / MB:g} MB/s"]
         lines += [f"warning: {self.reason}"] if self.reason else []
         if t is None or self.move_time_s is None:
             return "\n".join(lines)
         done = f"{self.move_time_s:.0f} s" if self.finishes else "never finishes"
         kip = self.kip_move_time_s if self.kip_move_time_s is not None else math.inf
         kip_text = f"{kip:.0f} s" if kip < math.inf else "never"
-        lines += [f"throttle T: {t} B/s ({t / mb:g} MB/s); move time: {done} "
+        lines += [f"throttle T: {t} B/s ({t / MB:g} MB/s); move time: {done} "
                   f"(KIP-73's T - IN, no followers counted: {kip_text})",
-                  f"client bandwidth left per broker: {(self.client_bytes_per_s or 0) / mb:g} MB/s",
+                  f"client bandwidth left per broker: {(self.client_bytes_per_s or 0) / MB:g} MB/s",
                   f"keep replica.fetch.response.max.bytes below "
                   f"{self.replica_fetch_response_max_bytes or 0:.0f} (default "
                   f"{BrokerConfig().replica_fetch_response_max_bytes})", ""]

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kipviz.kafka.fetch.request import Ordering
+from kipviz.kafka.units import MB, KiB, MiB
 from kipviz.widgets.controls import Control, control_labels, declared_key
 
 __all__ = ["SliderGrid", "dashboard_grids", "run_grid"]
 
-KiB, MiB, MB = 1024, 1024 * 1024, 1_000_000
 
 
 @dataclass(frozen=True)

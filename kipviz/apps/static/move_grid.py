@@ -9,7 +9,7 @@ The grid's base is the live dashboard's scenario (:func:`kipviz.scenarios.reassi
 sample_plan`, :class:`kipviz.widgets.ReassignmentPlanDashboard`); each point is its flow schedule
 (:meth:`~kipviz.scenarios.reassignment.plan.ReassignmentPlanScenario.schedule`, what
 :func:`kipviz.plan_reassignment` computes; the cluster simulation agrees within 5%:
-``tests/test_reassignment_cluster.py``); nothing here needs Spark. The page reuses the sliders'
+``tests/kafka/replication/test_reassignment_cluster.py``); nothing here needs Spark. The page reuses the sliders'
 script and markup (:mod:`kipviz.apps.static.sliders`).
 """
 
@@ -21,12 +21,13 @@ from dataclasses import replace
 from typing import Any
 
 from kipviz.apps.static.grids import SliderGrid
+from kipviz.kafka.units import S_PER_HOUR
 
 __all__ = ["move_grid_payload"]
 
 
 def _hours(seconds: float) -> float | None:
-    return None if math.isinf(seconds) else round(seconds / 3600, 3)
+    return None if math.isinf(seconds) else round(seconds / S_PER_HOUR, 3)
 
 
 def move_grid_payload(spec: SliderGrid, label: Any) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def move_grid_payload(spec: SliderGrid, label: Any) -> dict[str, Any]:
         if plan.reason:
             summary = f"<b>never finishes</b>: {plan.reason}"
         else:
-            summary = (f"move time <b>{plan.move_time_s / 3600:.2f} h</b>; bottleneck: "
+            summary = (f"move time <b>{plan.move_time_s / S_PER_HOUR:.2f} h</b>; bottleneck: "
                        f"{plan.bottleneck or 'none'}")
         points[f"{i}-{j}"] = {"summary": summary, "traces": [
             {"x": x_labels, "y": y_labels, "z": heat},

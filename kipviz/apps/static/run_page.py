@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kipviz.apps.static.html import figure_html, html_page
+from kipviz.kafka.units import MiB
 from kipviz.plots.html import warnings_html
 
 __all__ = ["consumer_run_page"]
@@ -34,7 +35,6 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
     from kipviz.kafka.consumer.memory import consumer_memory_bounds
     from kipviz.plots.consumer import consumer_figure
 
-    mib = 1024 * 1024
     s, c = scenario, curves
     jain = c.fairness["jain_index"].dropna()
     peak = int(c.memory["held_max_bytes"].max()) if len(c.memory) else 0
@@ -42,12 +42,12 @@ def consumer_run_page(scenario: Any, curves: Any, *, warnings: Sequence[str] = (
     numbers = [
         ("min / mean Jain index (1 = fair)",
          f"{jain.min():.3f} / {jain.mean():.3f}" if len(jain) else "no data"),
-        ("peak memory held", f"{peak:,} bytes ({peak / mib:,.1f} MiB)"),
+        ("peak memory held", f"{peak:,} bytes ({peak / MiB:,.1f} MiB)"),
         ("the memory bound for this consumer", consumer_memory_bounds(s).sentence()),
         ("KIP-74 bound: min(brokers x fetch.max.bytes, partitions x max.partition.fetch.bytes)",
-         f"{c.kip74_bound_bytes:,} bytes ({c.kip74_bound_bytes / mib:,.1f} MiB)"),
+         f"{c.kip74_bound_bytes:,} bytes ({c.kip74_bound_bytes / MiB:,.1f} MiB)"),
         ("pre-KIP-74 bound: partitions x max.partition.fetch.bytes",
-         f"{c.pre_kip74_bound_bytes:,} bytes ({c.pre_kip74_bound_bytes / mib:,.1f} MiB)"),
+         f"{c.pre_kip74_bound_bytes:,} bytes ({c.pre_kip74_bound_bytes / MiB:,.1f} MiB)"),
         ("share of ticks above the KIP-74 bound", f"{100 * c.kip74_exceedance:.1f}%"),
         ("consumed (mean)", f"{consumed / 1e6:,.1f} MB/s"),
     ]

@@ -16,6 +16,7 @@ import pandas as pd
 
 from kipviz.curves.broker.curves import BrokerCurves, broker_curves
 from kipviz.kafka.broker.pool import SimpleMemoryPool
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = ["allocation_table", "overshoot_table", "pool_curves", "pools_table", "waits_table"]
 
-_MiB = 1024 * 1024
 
 
 def allocation_table(size_bytes: int, max_single_allocation_bytes: int,
@@ -52,8 +52,8 @@ def pools_table(curves: Mapping[str, BrokerCurves]) -> pd.DataFrame:
     """One row per run: peak held and its bound (MiB; one request per connection without a
     pool), share of ticks out of memory, most channels muted, p99 waits, requests unread."""
     return pd.DataFrame({
-        label: {"peak held (MiB)": c.memory["pool_used_max_bytes"].max() / _MiB,
-                "bound (MiB)": (c.outstanding_bound_bytes or c.per_connection_bound_bytes) / _MiB,
+        label: {"peak held (MiB)": c.memory["pool_used_max_bytes"].max() / MiB,
+                "bound (MiB)": (c.outstanding_bound_bytes or c.per_connection_bound_bytes) / MiB,
                 "out of memory (% of ticks)": 100 * c.depleted_share,
                 "most channels muted": int(c.memory["muted_max"].max()),
                 "p99 wait small (ms)": c.wait_p99_ms(large=False),
@@ -68,12 +68,12 @@ def overshoot_table(spark: SparkSession, scenario: BrokerScenario,
     size (MiB)."""
     rows = []
     for large_mib in large_request_mib:
-        s = replace(scenario, large_request_bytes=int(large_mib * _MiB))
+        s = replace(scenario, large_request_bytes=int(large_mib * MiB))
         c = broker_curves(spark, simulate(s, seed=seed))
         rows.append({"large request (MiB)": large_mib,
-                     "peak held (MiB)": round(c.memory["pool_used_max_bytes"].max() / _MiB, 2),
-                     "queued.max.request.bytes (MiB)": s.queued_max_request_bytes / _MiB,
-                     "true bound (MiB)": round((c.outstanding_bound_bytes or 0) / _MiB, 2)})
+                     "peak held (MiB)": round(c.memory["pool_used_max_bytes"].max() / MiB, 2),
+                     "queued.max.request.bytes (MiB)": s.queued_max_request_bytes / MiB,
+                     "true bound (MiB)": round((c.outstanding_bound_bytes or 0) / MiB, 2)})
     return pd.DataFrame(rows)
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 
 from kipviz.curves import sql
 from kipviz.kafka.config.checks import check_number
+from kipviz.kafka.units import MiB
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -51,7 +52,7 @@ TICKS_INPUT = ("time_ms", "pool_used_bytes", "pool_available_bytes", "requests_i
 REQUESTS_INPUT = ("connection", "size_bytes", "arrival_ms", "read_ms")
 META_KEYS = ("tick_ms", "ticks", "queued_max_request_bytes", "socket_request_max_bytes",
              "outstanding_bound_bytes", "per_connection_bound_bytes")
-LARGE_BYTES = 1024 * 1024  # default "large": at least the producer's max.request.size default
+LARGE_BYTES = MiB  # default "large": at least the producer's max.request.size default
 SMALL_ROWS = 200_000  # requests rows up to which broker_curves runs in one task, unshuffled
 
 # Output schemas: column -> dtype of the collected pandas frame (Spark: int, bigint, double).

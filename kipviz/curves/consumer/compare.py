@@ -21,12 +21,12 @@ from kipviz.kafka.fetch.response import (
     MAX_PARTITION_FETCH_BYTES,
     fill_response,
 )
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 
 __all__ = ["ResponseSizes", "bounds_table", "fill_cases_table", "heap_table",
            "order_fairness_table", "response_sizes", "starvation_table", "version_order_table"]
 
-_MiB = 1024 * 1024
 
 
 def fill_cases_table(cases: Iterable[tuple[str, Sequence[Sequence[int]], int, int]]
@@ -110,9 +110,9 @@ def bounds_table(clusters: Iterable[tuple[int, int]],
     max.partition.fetch.bytes) and KIP-74's one-round figure, in MiB."""
     rows = [{"brokers": b, "partitions": p,
              "pre-KIP-74 bound (MiB)": one_round(
-                 b, fetch_max_bytes, max_partition_fetch_bytes, p).buffered_bytes / _MiB,
+                 b, fetch_max_bytes, max_partition_fetch_bytes, p).buffered_bytes / MiB,
              "KIP-74 bound (MiB)": consumer_memory_bound_bytes(
-                 b, fetch_max_bytes, max_partition_fetch_bytes, p) / _MiB}
+                 b, fetch_max_bytes, max_partition_fetch_bytes, p) / MiB}
             for b, p in clusters]
     return pd.DataFrame(rows)
 

@@ -1,7 +1,7 @@
 """The consumer curves' Spark SQL: max-min fair shares and Jain's index per window, the lag,
 memory and starvation queries (DESIGN.md "Curves"). :mod:`kipviz.curves` runs them; the Streams
 and KIP-81 curves reuse the fairness pieces. The fairness is
-:mod:`kipviz.scenarios.fairness`'s, in SQL (``tests/test_fairness.py`` checks it on random
+:mod:`kipviz.scenarios.fairness`'s, in SQL (``tests/scenarios/test_fairness.py`` checks it on random
 windows).
 """
 

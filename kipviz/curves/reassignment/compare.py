@@ -18,12 +18,12 @@ from typing import Any, Literal
 import pandas as pd
 
 from kipviz.curves.reassignment.curves import ReassignmentCurves, reassignment_curves
+from kipviz.kafka.units import MB
 from kipviz.scenarios.reassignment.meta import ReassignmentMeta
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario, simulate
 
 __all__ = ["followers_table", "response_size_table", "throttle_runs", "throttle_table"]
 
-MB = 1_000_000
 
 
 def _seconds(x: float) -> str:

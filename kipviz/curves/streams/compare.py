@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from kipviz.curves.streams.curves import StreamsCurves, bound_sweep, streams_curves
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.streams.scenario import StreamsScenario, simulate
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["policies_table", "policy_curves", "record_size_sweep", "skewed_value_bytes",
            "thread_fairness_table"]
 
-_MiB = 1024 * 1024
 
 
 def policy_curves(spark: SparkSession, runs: Mapping[str, StreamsScenario], *,
@@ -43,8 +43,8 @@ def policies_table(curves: Mapping[str, StreamsCurves], *, last_windows: int = 1
         rate = c.instance_memory["processed_records_per_s"]
         bound = (c.records_bound_bytes if c.policy == "records_per_partition"
                  else c.bytes_bound_bytes)
-        rows[label] = {"peak buffered (MiB)": c.peak_bytes / _MiB,
-                       "its bound (MiB)": bound / _MiB,
+        rows[label] = {"peak buffered (MiB)": c.peak_bytes / MiB,
+                       "its bound (MiB)": bound / MiB,
                        "records/s": float(rate.mean()),
                        "records/s, last second": float(rate.iloc[-last_windows:].mean()),
                        "stalled threads at the end": c.stalled_threads,
@@ -87,7 +87,7 @@ def record_size_sweep(spark: SparkSession, scenario: StreamsScenario, policies: 
                                                 record_size_spread=1.0), seed=seed)
               for policy in policies for value in values}
     sizes = bound_sweep(spark, traces)
-    sizes["peak (MiB)"] = sizes["peak_bytes"] / _MiB
-    sizes["records bound (MiB)"] = sizes["records_bound_bytes"] / _MiB
-    sizes["byte bound (MiB)"] = sizes["bytes_bound_bytes"] / _MiB
+    sizes["peak (MiB)"] = sizes["peak_bytes"] / MiB
+    sizes["records bound (MiB)"] = sizes["records_bound_bytes"] / MiB
+    sizes["byte bound (MiB)"] = sizes["bytes_bound_bytes"] / MiB
     return sizes

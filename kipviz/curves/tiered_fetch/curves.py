@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from kipviz.curves.sql import collect_parts, to_spark
-from kipviz.kafka.config.checks import check_int
+from kipviz.kafka.config.checks import check_int, check_not_both
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -100,8 +100,7 @@ def tiered_curves(spark: SparkSession, traces: Mapping[str, Any], *,
         raise ValueError("traces must name at least one tiered-fetch trace")
     if windows is not None:
         check_int("windows", windows, 1)
-        if window_ms is not None:
-            raise ValueError("give 'windows' or 'window_ms', not both")
+        check_not_both("'windows'", windows, "'window_ms'", window_ms)
         span = max(int(t.meta["duration_ms"]) for t in traces.values())
         window_ms = max(1, -(-span // windows))
     elif window_ms is None:

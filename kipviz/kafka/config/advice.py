@@ -44,12 +44,11 @@ from kipviz.kafka.replication.planning import (
     move_time_s,
     throttle_bounds,
 )
+from kipviz.kafka.units import MB, MiB, bytes_and_mib
 
 __all__ = ["REJECTED", "RISKY", "UNSAFE", "ConfigSource", "Note", "config_warnings",
            "first_clause", "load_config"]
 
-MiB = 1024 * 1024
-MB = 1_000_000
 
 ConfigSource: TypeAlias = (ConsumerConfig | BrokerConfig | Mapping[str, object] | str
                            | os.PathLike[str])
@@ -87,10 +86,6 @@ class Note(str):
 def _ranked(notes: list[Note]) -> list[Note]:
     """``notes``, most important first (a stable sort: equal ranks keep their order)."""
     return sorted(notes, key=lambda n: n.rank)
-
-
-def _mib(n: float) -> str:
-    return f"{n:,.0f} bytes ({n / MiB:,.1f} MiB)"
 
 
 def _rate(r: float) -> str:
@@ -216,7 +211,7 @@ def _memory_warnings(c: ConsumerConfig, b: BrokerConfig, heap_bytes: int, broker
     pool = (" (KIP-81 as proposed; never shipped in Kafka)"
             if c.buffer_memory_bytes is not None else "")
     return [Note(f"Consumer memory{pool}: {answer.sentence()} That is above the heap of "
-                 f"{_mib(heap_bytes)}: {knob}, or give the consumer more heap.",
+                 f"{bytes_and_mib(heap_bytes)}: {knob}, or give the consumer more heap.",
                  f"Consumer memory up to {answer.bound_bytes / MiB:,.0f} MiB is above the "
                  f"{heap_bytes / MiB:,.0f} MiB heap: {knob}", UNSAFE)]
 

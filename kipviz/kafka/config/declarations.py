@@ -27,11 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from kipviz.kafka.units import MiB
+
 __all__ = ["BROKER", "CONSUMER", "GROUP", "KIP81_PROPOSED_BUFFER_MEMORY_BYTES", "ROLES",
            "STREAMS", "Setting", "SettingTable"]
 
 JAVA_TYPES = ("short", "int", "long", "double")
-MiB = 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ from kipviz.kafka.config.versions import (
 from kipviz.kafka.consumer.buffer_memory import pooled_bytes_bound
 from kipviz.kafka.fetch.frame import largest_frame_bytes
 from kipviz.kafka.fetch.response import largest_response_bytes, response_limit_bytes
+from kipviz.kafka.units import mib_or_kib
 
 if TYPE_CHECKING:
     from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
@@ -77,7 +78,6 @@ __all__ = ["ConsumerMemoryBounds", "OneRound", "config_memory_bounds",
            "consumer_memory_bound_bytes", "consumer_memory_bounds", "memory_bounds",
            "one_round", "poll_heap_sentence"]
 
-_MiB = 1024 * 1024
 _SOURCES = {
     "one response per broker": "AbstractFetch.prepareFetchRequests skips a broker while any "
                                "fetchable partition it serves has buffered data (KAFKA-17182, "
@@ -187,7 +187,7 @@ class ConsumerMemoryBounds:
     def sentence(self) -> str:
         """The one sentence every lesson, dashboard, warning and command prints."""
         state = "lagging" if self.lagging else "keeping up"
-        response = _mb(self.per_broker_bytes)
+        response = mib_or_kib(self.per_broker_bytes)
         paused = (f" + {self.paused_partitions} paused x {response} (whole responses)"
                   if self.paused_partitions else "")
         figure = {
@@ -202,7 +202,7 @@ class ConsumerMemoryBounds:
                 f"{self.partitions + 1} responses x {response}"
                 if self.lagging_bytes - self.responses * self.frame_bytes
                 == (self.partitions + 1) * self.per_broker_bytes
-                else f"{self.partitions} x {_mb(self.per_partition_bytes)} + 1 x {response} "
+                else f"{self.partitions} x {mib_or_kib(self.per_partition_bytes)} + 1 x {response} "
                      f"being drained{paused}"),
             "buffer.memory pool": f"buffer.memory + largest response - 1 = "
                                   f"{self.buffer_memory_bytes or 0:,} + "
@@ -213,7 +213,8 @@ class ConsumerMemoryBounds:
                                              "one completed fetch per partition"):
             figure += (f"; + {self.responses} x {self.frame_bytes:,} bytes, each response's own "
                        f"fields (FetchResponse)")
-        text = (f"Kafka {self.kafka_version} consumer, {state}: at most {_mb(self.bound_bytes)} "
+        text = (f"Kafka {self.kafka_version} consumer, {state}: at most "
+                f"{mib_or_kib(self.bound_bytes)} "
                 f"({self.bound_bytes:,} bytes) of fetch responses "
                 f"({self.rule}: {figure}; {self.source})")
         if self.max_batch_bytes > self.per_partition_bytes - 1 and self.max_batch_bytes:
@@ -221,7 +222,7 @@ class ConsumerMemoryBounds:
                      f"whole (the first-batch exception)")
         if not self.lagging and not has(self.kafka_version, "buffered_nodes") \
                 and self.kip74_bytes < self.bound_bytes:
-            text += (f"; about {_mb(self.kip74_bytes)} while the application keeps up "
+            text += (f"; about {mib_or_kib(self.kip74_bytes)} while the application keeps up "
                      f"(KIP-74's one round)")
         return text + "."
 
@@ -232,13 +233,8 @@ def _one_per_broker(b: ConsumerMemoryBounds) -> str:
     unpaused = b.lagging_bytes - b.responses * b.frame_bytes \
         - (b.paused_partitions + 1) * b.per_broker_bytes
     if unpaused == b.partitions * b.per_partition_bytes:
-        return f"{b.partitions} x {_mb(b.per_partition_bytes)}"
-    return f"{b.brokers} x {_mb(b.per_broker_bytes)}"
-
-
-def _mb(n: int) -> str:
-    """MiB, or KiB below 1 MiB (so small bounds do not read 0.0 MiB)."""
-    return f"{n / _MiB:,.1f} MiB" if n >= _MiB else f"{n / 1024:,.1f} KiB"
+        return f"{b.partitions} x {mib_or_kib(b.per_partition_bytes)}"
+    return f"{b.brokers} x {mib_or_kib(b.per_broker_bytes)}"
 
 
 def memory_bounds(*, kafka_version: str, brokers: int, partitions: int, fetch_max_bytes: int,
@@ -388,12 +384,12 @@ def poll_heap_sentence(kafka_version: str, *, record_bytes: int, compression_rat
     if version_key(kafka_version) >= (0, 11):
         working = int(batch_bytes * ratio)
         how = (f"one record batch is decompressed at a time as poll() drains it, about "
-               f"{batch_bytes:,} x {ratio:g} = {_mb(working)} (CompletedFetch -> "
+               f"{batch_bytes:,} x {ratio:g} = {mib_or_kib(working)} (CompletedFetch -> "
                f"streamingIterator, since 0.11)")
     else:
         working = int(max_partition_fetch_bytes * ratio)
         how = (f"a partition's whole completed fetch is decompressed at once, up to "
-               f"{max_partition_fetch_bytes:,} x {ratio:g} = {_mb(working)} (0.10.x)")
+               f"{max_partition_fetch_bytes:,} x {ratio:g} = {mib_or_kib(working)} (0.10.x)")
     return (f"Kafka {kafka_version} consumer: beside the fetch responses, one poll() hands over "
             f"at most max.poll.records x record size = {max_poll_records:,} x {record_bytes:,} "
-            f"= {_mb(polled)} of deserialized records, and {how}.")
+            f"= {mib_or_kib(polled)} of deserialized records, and {how}.")

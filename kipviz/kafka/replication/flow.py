@@ -11,7 +11,7 @@ other is open). The binding broker moves T whatever the split, so the move time 
 replicas, partitions and non-bottleneck brokers finish when is the split's. The model pins the
 split, here and in the cluster simulation (:mod:`kipviz.scenarios.reassignment.share` calls
 :func:`fill_into` every tick on what each quota's window still allows), so the two agree within
-5% on random plans (``tests/test_reassignment_cluster.py``):
+5% on random plans (``tests/kafka/replication/test_reassignment_cluster.py``):
 
 **max-min fair** (progressive filling) over the out-of-sync new replicas: all rise together
 until a limit binds, whose replicas then stop rising; the limits are each broker's leader quota

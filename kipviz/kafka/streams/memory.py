@@ -86,6 +86,7 @@ from kipviz.kafka.streams.input_buffer import (
     thread_cache_bytes,
     thread_share_bytes,
 )
+from kipviz.kafka.units import MiB, mib
 
 __all__ = [
     "STREAMS_MAX_POLL_RECORDS",
@@ -99,7 +100,6 @@ __all__ = [
 ]
 
 STREAMS_MAX_POLL_RECORDS = STREAMS.default_of("max.poll.records")  # CONSUMER_DEFAULT_OVERRIDES
-_MiB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -171,19 +171,14 @@ class StreamsMemory:
         return (f"Kafka {self.kafka_version} Streams instance, lagging, default back-pressure "
                 f"(StreamTask pauses a partition whose queue holds more than "
                 f"buffered.records.per.partition = {s.buffered_records_per_partition} records): "
-                f"at most {_mib(self.bound_bytes)} ({self.bound_bytes:,} bytes) = input buffer "
-                f"{_mib(self.records_bound_bytes)} ({s.partitions:,} partitions x "
+                f"at most {mib(self.bound_bytes)} ({self.bound_bytes:,} bytes) = input buffer "
+                f"{mib(self.records_bound_bytes)} ({s.partitions:,} partitions x "
                 f"({s.buffered_records_per_partition} x {self.record_bytes:,}-byte records + one "
-                f"fetch)) + {s.threads} threads' consumers {_mib(self.consumer_paused_bytes)} "
+                f"fetch)) + {s.threads} threads' consumers {mib(self.consumer_paused_bytes)} "
                 f"(a poll hands over at most max.poll.records records, so a paused partition "
                 f"keeps the rest of its fetch and pins its whole response; the busiest thread: "
-                f"{threads[0]} partitions x a response of up to {_mib(c.per_broker_bytes)}, at "
-                f"most {_mib(c.bound_bytes)}).")
-
-
-def _mib(n: int) -> str:
-    """Bytes as the sentences print them: MiB with one decimal and thousands separators."""
-    return f"{n / _MiB:,.1f} MiB"
+                f"{threads[0]} partitions x a response of up to {mib(c.per_broker_bytes)}, at "
+                f"most {mib(c.bound_bytes)}).")
 
 
 def thread_partitions(partitions: int, threads: int) -> list[int]:
@@ -253,13 +248,13 @@ def streams_memory_table(instance: StreamsInstance, value_bytes: Iterable[int] =
         column = {
             "record (bytes, as Streams counts it)": float(runs[0].record_bytes),
             f"input buffer: buffered.records.per.partition = {n}":
-                runs[0].records_bound_bytes / _MiB,
+                runs[0].records_bound_bytes / MiB,
         }
         for m in runs:
             column[f"consumers, Kafka {m.kafka_version}: every partition paused "
-                   f"(Kafka's {m.consumer_paused.rule} rule)"] = m.consumer_paused_bytes / _MiB
+                   f"(Kafka's {m.consumer_paused.rule} rule)"] = m.consumer_paused_bytes / MiB
         for m in runs:
-            column[f"the one answer, Kafka {m.kafka_version}"] = m.bound_bytes / _MiB
+            column[f"the one answer, Kafka {m.kafka_version}"] = m.bound_bytes / MiB
         columns[f"value {value:,} B (MiB)"] = column
     return pd.DataFrame(columns)
 
@@ -277,9 +272,9 @@ def input_bounds_table(partitions: Iterable[int] = (8, 32, 128, 512, 2000),
                                                input_buffer_max_bytes=input_buffer_max_bytes),
                                "4.3")
             rows.append({"partitions": p, "record (bytes)": m.record_bytes,
-                         "records bound (MiB)": m.records_bound_bytes / _MiB,
-                         f"byte bound, {input_buffer_max_bytes / _MiB:.0f} MiB (MiB)":
-                             m.bytes_bound_bytes / _MiB})
+                         "records bound (MiB)": m.records_bound_bytes / MiB,
+                         f"byte bound, {input_buffer_max_bytes / MiB:.0f} MiB (MiB)":
+                             m.bytes_bound_bytes / MiB})
     return pd.DataFrame(rows)
 
 
@@ -291,6 +286,6 @@ def thread_shares_table(threads: Iterable[tuple[int, bool]] = ((1, False), (4, F
     ``(num.stream.threads, global thread?)`` pairs (``KafkaStreams.getCacheSizePerThread``)."""
     return pd.DataFrame([
         {"stream threads": n, "global thread": g,
-         "input buffer share (MiB)": thread_share_bytes(input_buffer_max_bytes, n, g) / _MiB,
-         "cache share (MiB)": thread_cache_bytes(statestore_cache_max_bytes, n, g) / _MiB}
+         "input buffer share (MiB)": thread_share_bytes(input_buffer_max_bytes, n, g) / MiB,
+         "cache share (MiB)": thread_cache_bytes(statestore_cache_max_bytes, n, g) / MiB}
         for n, g in threads])

@@ -37,6 +37,7 @@ from typing import Any
 from kipviz.kafka.clients.franz_go import franz_go_memory_bound
 from kipviz.kafka.clients.kafka_python import kafka_python_memory_bound
 from kipviz.kafka.clients.librdkafka import librdkafka_memory_bound
+from kipviz.kafka.units import MiB
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.jars import RealityError
 from kipviz.reality.probes import clients as probes
@@ -49,12 +50,11 @@ __all__ = ["CASES", "NAME", "ClientsSetup", "run", "setup"]
 NAME = "client_memory"
 PLAIN, LZ4 = "clients-plain", "clients-lz4"
 PARTITIONS = 36                      # 12 on each of 3 brokers: 12 MiB responses at defaults
-PLAIN_BYTES = 4 * 1024 * 1024        # per partition: 144 MiB, more than every client buffers
-LZ4_BYTES = 6 * 1024 * 1024          # values per partition: 216 MiB, about 54 MiB on the log
+PLAIN_BYTES = 4 * MiB        # per partition: 144 MiB, more than every client buffers
+LZ4_BYTES = 6 * MiB          # values per partition: 216 MiB, about 54 MiB on the log
 RECORD_BYTES = 1000
 POLLS, SLEEP_MS, RECORDS_PER_POLL, TIMEOUT_S = 30, 100, 100, 60.0
 WHOLE_POLLS = 6                      # polls of whole fetches: 144 MiB drains in about four
-MiB = 1024 * 1024
 
 MODEL_READ_AT = {"librdkafka": "v2.15.0", "franz-go": "v1.21.5", "kafka-python": "3.0.11"}
 THREADS = {

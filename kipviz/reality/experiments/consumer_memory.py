@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.units import MiB
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.jars import RealityError
 from kipviz.reality.probes.java_probe import run_consumer_probe
@@ -32,7 +33,7 @@ __all__ = ["CASES", "NAME", "Case", "MemorySetup", "predict_bound", "run", "setu
 
 NAME = "consumer_memory"
 PARTITIONS = 12
-BACKLOG_BYTES = 3 * 1024 * 1024     # per partition: more than a 3.9 consumer can buffer here
+BACKLOG_BYTES = 3 * MiB     # per partition: more than a 3.9 consumer can buffer here
 RECORD_BYTES = 1000
 FETCH_MAX_BYTES = 1_048_576
 PARTITION_MAX_BYTES = 262_144

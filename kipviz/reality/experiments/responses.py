@@ -18,6 +18,7 @@ from typing import Any
 
 from kipviz.kafka.fetch.frame import response_frame_bytes
 from kipviz.kafka.fetch.response import fill_response, response_limit_bytes
+from kipviz.kafka.units import KiB, MiB
 from kipviz.reality.cluster import KafkaCluster
 from kipviz.reality.results import Row
 from kipviz.reality.wire import FETCH_VERSION, log_batches, raw_fetch
@@ -28,7 +29,7 @@ __all__ = ["NAME", "ResponsesSetup", "predict", "predict_size", "run", "setup"]
 NAME = "kip74_responses"
 TOPIC, LARGE = "kip74", "kip74-large"
 PARTITIONS = 6
-LARGE_RECORD_BYTES = 3 * 1024 * 1024   # larger than every fetch.max.bytes and partition limit
+LARGE_RECORD_BYTES = 3 * MiB   # larger than every fetch.max.bytes and partition limit
 FETCH_MAX_BYTES = (102_400, 1_048_576, 2_621_440)
 PARTITION_MAX_BYTES = (40_000, 262_144, 1_048_576)
 PARTITION_COUNTS = (1, 3, 6)
@@ -47,12 +48,12 @@ def setup(cluster: KafkaCluster) -> ResponsesSetup:
     leader = cluster.broker_ids[0]
     cluster.create_topic(TOPIC, assignment=[[leader]] * PARTITIONS)
     cluster.create_topic(LARGE, assignment=[[leader]] * 3,
-                         config={"max.message.bytes": 4 * 1024 * 1024})
+                         config={"max.message.bytes": 4 * MiB})
     produce(cluster.bootstrap_servers, [
         TopicLoad(TOPIC, range(PARTITIONS), 1_500_000, (200, 3000), seed=74),
         TopicLoad(LARGE, range(3), 300_000, (200, 3000), seed=75,
                   head_record_bytes={0: LARGE_RECORD_BYTES}),
-    ], producer_config={"message.max.bytes": 4 * 1024 * 1024 + 1024, "batch.size": 16384})
+    ], producer_config={"message.max.bytes": 4 * MiB + KiB, "batch.size": 16384})
     broker_fmb = int(str(cluster.broker_config.get("fetch.max.bytes", 57_671_680)))
     return ResponsesSetup(leader, broker_fmb)
 

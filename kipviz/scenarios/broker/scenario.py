@@ -55,6 +55,7 @@ from kipviz.kafka.config.declarations import BROKER
 from kipviz.kafka.config.fields import check_declared, flag, kafka_field, knob, values_from
 from kipviz.kafka.config.settings import BrokerConfig, check_request_pool
 from kipviz.kafka.config.versions import kafka_version_field
+from kipviz.kafka.units import MiB
 from kipviz.scenarios import limits
 from kipviz.scenarios.broker.kernel import (
     BrokerRequests,
@@ -91,7 +92,7 @@ class BrokerScenario:
     shuffle: bool = flag(True)
     queued_max_requests: int = kafka_field(BROKER["queued.max.requests"])
     small_request_bytes: int = knob(16 * 1024, at_least=1)
-    large_request_bytes: int = knob(10 * 1024 * 1024, at_least=1)
+    large_request_bytes: int = knob(10 * MiB, at_least=1)
     large_share: float = knob(0.1, at_least=0.0, at_most=1, number=True)
     spike_start_ms: int = knob(5000, at_least=0)
     spike_duration_ms: int = knob(2000, at_least=0)
@@ -259,7 +260,7 @@ def simulate(scenario: BrokerScenario, *, seed: int = 0, requests: pd.DataFrame 
     leaked = 0 if s.releases_invalid else int(req.size_bytes[invalid_read].sum())
     req = req[list(_REQUEST_COLUMNS)].astype(_REQUEST_COLUMNS)
     largest = int(req.size_bytes.max()) if n else 0
-    meta = cast(BrokerMeta, {  # its keys are checked by tests/test_scenario_contract.py
+    meta = cast(BrokerMeta, {  # its keys are checked by tests/scenarios/test_scenario_contract.py
         "connections": s.connections, "tick_ms": s.tick_ms, "ticks": s.ticks, "seed": seed,
         "queued_max_request_bytes": s.queued_max_request_bytes,
         "socket_request_max_bytes": s.socket_request_max_bytes,

@@ -8,11 +8,11 @@ from dataclasses import replace
 import pandas as pd
 
 from kipviz.kafka.broker.receive import TLS_HANDSHAKE_SIZE_BYTES, receive_size_refused
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.broker.scenario import BrokerScenario, simulate
 
 __all__ = ["invalid_request_table", "size_check_table"]
 
-MiB = 1024 * 1024
 
 
 def size_check_table(socket_request_max_bytes: tuple[int, ...] = (104857600, 500_000_000),

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.scenarios.fairness import jain_index  # re-exported: the one definition
 from kipviz.scenarios.workload import produce
@@ -21,7 +22,6 @@ from kipviz.scenarios.workload import produce
 __all__ = ["DEFAULT_CLIENTS", "KNOBS", "catching_up", "jain_index", "memory_by_client",
            "setting_for_memory", "settings_for_memory_table", "simulate_clients"]
 
-_MiB = 1024 * 1024
 
 DEFAULT_CLIENTS: dict[str, tuple[str, dict[str, int]]] = {
     "java": ("java", {}), "librdkafka": ("librdkafka", {}), "franz-go": ("franz-go", {}),
@@ -72,11 +72,11 @@ def memory_by_client(scenario: ConsumerScenario,
         bound = int(trace.meta["memory_bound_bytes"])
         rows.append({
             "label": label, "client": trace.meta["client"], "peak_held_bytes": peak,
-            "peak_held_mib": round(peak / _MiB, 1),
-            "peak_in_flight_mib": round(int(trace.memory.in_flight_bytes.max()) / _MiB, 1),
-            "bound_bytes": bound, "bound_mib": round(bound / _MiB, 1),
+            "peak_held_mib": round(peak / MiB, 1),
+            "peak_in_flight_mib": round(int(trace.memory.in_flight_bytes.max()) / MiB, 1),
+            "bound_bytes": bound, "bound_mib": round(bound / MiB, 1),
             "max_batch_bytes": int(trace.meta["max_batch_bytes"]),
-            "delivered_mib": round(int(per_partition.sum()) / _MiB, 1),
+            "delivered_mib": round(int(per_partition.sum()) / MiB, 1),
             "jain_index": round(jain_index(per_partition), 3),
             "starved_partitions": int((per_partition == 0).sum()),
             "sentence": trace.meta["memory_sentence"]})
@@ -150,5 +150,5 @@ def settings_for_memory_table(memory_limit_bytes: int, partitions: int, brokers:
                                                     brokers, compression_ratio=ratio)
             rows.append({"client": client, "compression_ratio": ratio, "setting": name,
                          "value": value, "default": KNOBS[client][1],
-                         "bound_mib": round(bound / _MiB, 1)})
+                         "bound_mib": round(bound / MiB, 1)})
     return pd.DataFrame(rows)

@@ -221,7 +221,7 @@ def simulate(scenario: ConsumerScenario, *, seed: int = 0, record_fetches: bool 
     buffer = pd.DataFrame({"time_ms": time_ms, **{name: getattr(buf, name)
                                                   for name in _BUFFER_COLUMNS}})
     heartbeats = _heartbeats(hb, s)
-    meta = cast(ConsumerMeta, {  # its keys are checked by tests/test_scenario_contract.py
+    meta = cast(ConsumerMeta, {  # its keys are checked by tests/scenarios/test_scenario_contract.py
             "partitions": s.partitions, "brokers": s.brokers, "tick_ms": s.tick_ms,
             "window_ms": math.ceil(s.ticks / n_windows) * s.tick_ms, "ticks": s.ticks, "seed": seed,
             "max_batch_bytes": max_batch, **s.bounds(max_batch), "mode": s.mode,

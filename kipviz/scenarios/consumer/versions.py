@@ -17,12 +17,12 @@ import pandas as pd
 
 from kipviz.kafka.config.versions import check_kafka_version
 from kipviz.kafka.consumer.memory import consumer_memory_bounds
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, ConsumerTrace, simulate
 from kipviz.scenarios.workload import produce
 
 __all__ = ["memory_by_version", "simulate_versions"]
 
-_MiB = 1024 * 1024
 
 
 def simulate_versions(scenario: ConsumerScenario, versions: Sequence[str] = ("3.9", "4.3"), *,
@@ -60,10 +60,10 @@ def memory_by_version(scenarios: dict[str, ConsumerScenario] | ConsumerScenario,
                 "kafka_version": v, "peak_held_bytes": peak,
                 "kip74_bound_bytes": int(trace.meta["kip74_bound_bytes"]),
                 "pre_kip74_bound_bytes": int(trace.meta["pre_kip74_bound_bytes"]),
-                "peak_held_mib": round(peak / _MiB, 1),
-                "peak_in_flight_mib": round(int(trace.memory.in_flight_bytes.max()) / _MiB, 1),
-                "bound_mib": round(answer.bound_bytes / _MiB, 1), "rule": answer.rule,
-                "kip74_bound_mib": round(trace.meta["kip74_bound_bytes"] / _MiB, 1),
-                "pre_kip74_bound_mib": round(trace.meta["pre_kip74_bound_bytes"] / _MiB, 1),
+                "peak_held_mib": round(peak / MiB, 1),
+                "peak_in_flight_mib": round(int(trace.memory.in_flight_bytes.max()) / MiB, 1),
+                "bound_mib": round(answer.bound_bytes / MiB, 1), "rule": answer.rule,
+                "kip74_bound_mib": round(trace.meta["kip74_bound_bytes"] / MiB, 1),
+                "pre_kip74_bound_mib": round(trace.meta["pre_kip74_bound_bytes"] / MiB, 1),
                 "sentence": answer.sentence()})
     return pd.DataFrame(rows)

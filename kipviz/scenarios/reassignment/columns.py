@@ -6,7 +6,7 @@ broker, ``num.replica.fetchers=1``). A fetcher's partitions are its *slots*, sto
 fetcher (``fetcher_start`` gives each fetcher's first slot); a new replica has a slot in the
 fetcher of its partition's leader and, when the move hands the leadership to another broker, one
 more in that broker's fetcher (inactive until then). Every block is built by keyword and read by
-attribute (``tests/test_kernel_blocks.py``).
+attribute (``tests/scenarios/test_kernel_blocks.py``).
 """
 
 from __future__ import annotations

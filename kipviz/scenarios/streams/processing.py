@@ -7,7 +7,7 @@ processing, so the round's outcome is found per task instead of per record:
 :func:`task_capacity` counts the records a task processes before it waits, :func:`round_robin`
 splits the budget between the tasks in turn, and :func:`take_records` consumes a task's share in
 (offset, partition) order. :mod:`kipviz.scenarios.streams.kernel` calls them (compiled with it);
-the SimPy reference (``benchmarks/simpy_streams.py``) still takes one record at a time.
+the SimPy reference (``tools/oracles/simpy_streams.py``) still takes one record at a time.
 """
 
 from __future__ import annotations

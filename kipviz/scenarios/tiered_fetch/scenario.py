@@ -39,6 +39,7 @@ from kipviz.kafka.tiered.fetch import (
     reads_several_remote_partitions,
     remote_fetch_wait_ms,
 )
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.limits import check_seed
 from kipviz.scenarios.tiered_fetch import kernel as _k
 from kipviz.scenarios.tiered_fetch.columns import (
@@ -52,7 +53,6 @@ from kipviz.scenarios.tiered_fetch.meta import TieredFetchMeta
 __all__ = ["TieredFetchScenario", "TieredFetchTrace", "layout", "reader_queue_table", "simulate",
            "simulate_versions", "trace_summary"]
 
-MiB = 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from kipviz.kafka.config.fields import check_declared, nested, values_from
 from kipviz.kafka.config.settings import BrokerConfig, ConsumerConfig
+from kipviz.kafka.units import MiB
 from kipviz.scenarios.broker.scenario import BrokerScenario
 from kipviz.scenarios.consumer.scenario import ConsumerScenario
 from kipviz.scenarios.reassignment.scenario import ReassignmentScenario
@@ -23,7 +24,6 @@ from kipviz.scenarios.workload import Workload
 
 __all__ = ["BROKERS", "TOUR_SETTINGS", "ClusterScenario"]
 
-MiB = 1024 * 1024
 BROKERS = 6
 """The tour cluster's brokers."""
 
