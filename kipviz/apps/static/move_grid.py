@@ -9,8 +9,8 @@ The grid's base is the live dashboard's scenario (:func:`kipviz.scenarios.reassi
 sample_plan`, :class:`kipviz.widgets.ReassignmentPlanDashboard`); each point is its flow schedule
 (:meth:`~kipviz.scenarios.reassignment.plan.ReassignmentPlanScenario.schedule`, what
 :func:`kipviz.plan_reassignment` computes; the cluster simulation agrees within 5%:
-``tests/kafka/replication/test_reassignment_cluster.py``); nothing here needs Spark. The page reuses the sliders'
-script and markup (:mod:`kipviz.apps.static.sliders`).
+``tests/kafka/replication/test_reassignment_cluster.py``); nothing here needs Spark. The page
+reuses the sliders' script and markup (:mod:`kipviz.apps.static.sliders`).
 """
 
 from __future__ import annotations
