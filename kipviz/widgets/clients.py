@@ -60,7 +60,7 @@ class ClientDashboard(FetchDashboard):
     or None with the reason in ``warning``.
     """
 
-    CONTROLS = (
+    CONTROLS: ClassVar[tuple[Control, ...]] = (
         Control("client", "dropdown", options=tuple((c, c) for c in CLIENT_NAMES)),
         Control("fetch_max_bytes", name="response_max_bytes",
                 options=tuple(sorted({52428800, *(2**k * MiB for k in range(0, 7))})),

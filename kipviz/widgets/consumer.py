@@ -14,7 +14,7 @@ from kipviz.kafka.fetch.request import Ordering
 from kipviz.kafka.units import KiB, MiB, mib_or_kib
 from kipviz.plots import consumer as plots
 from kipviz.scenarios.consumer.scenario import ConsumerScenario, simulate
-from kipviz.scenarios.workload import Workload
+from kipviz.scenarios.workload import Profile, Workload
 from kipviz.widgets._base import Dashboard
 from kipviz.widgets._versions import memory_answer_html, ordering_options, version_control
 from kipviz.widgets.controls import Control
@@ -49,7 +49,7 @@ class FetchDashboard(Dashboard):
     when the settings were rejected (the reason shows in ``warning``).
     """
 
-    CONTROLS = (
+    CONTROLS: ClassVar[tuple[Control, ...]] = (
         Control("fetch_max_bytes", options=(*(2**k * KiB for k in range(4, 17)), 52428800)),
         Control("max_partition_fetch_bytes", options=tuple(2**k * KiB for k in range(2, 15))),
         Control("partitions", range=(1, 2000)),
@@ -80,7 +80,7 @@ class FetchDashboard(Dashboard):
                              "initial_lag_bytes or record_bytes instead")
         scenario = super()._apply(scenario, params)
         if "skew" in params:
-            profile = "zipf" if scenario.workload.zipf_s > 0 else "uniform"
+            profile: Profile = "zipf" if scenario.workload.zipf_s > 0 else "uniform"
             scenario = replace(scenario, workload=replace(scenario.workload, profile=profile))
         return scenario
 

@@ -10,6 +10,7 @@ positions on the sliders too, labelled "(off grid)".
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -86,7 +87,7 @@ class GridDashboard(Dashboard):
         # the table is the grid's: one selection slider per axis, over its values
         self.CONTROLS = tuple(  # type: ignore[misc]
             Control(name, options=tuple(values), label=name.replace("_", "."),
-                    fmt=lambda v, name=name: self._option_label(name, v))
+                    fmt=functools.partial(self._option_label, name))
             for name, values in self._slider_values.items())
         super().__init__(base, seed=seed, spark=spark)
 
