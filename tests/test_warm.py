@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
 from kipviz.scenarios import SCENARIOS
-
-
-def _tool(name: str) -> ModuleType:
-    """``tools/<name>.py``, a script beside the package, imported as a module."""
-    spec = importlib.util.spec_from_file_location(
-        f"tools_{name}", Path(__file__).resolve().parents[1] / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-warm_module = _tool("warm")
+from tools import warm as warm_module
 
 
 def test_the_compile_order_names_only_registered_kinds_and_all_built_in_ones():

@@ -5,30 +5,16 @@ for the suite's own sessions."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from kipviz.curves.spark import archive as jvm_archive
 from kipviz.curves.spark import session
 from kipviz.curves.spark.java import ensure_java
-
-
-def _tool(name: str) -> ModuleType:
-    """``tools/<name>.py``, a script beside the package, imported as a module."""
-    spec = importlib.util.spec_from_file_location(
-        f"tools_{name}", Path(__file__).resolve().parents[2] / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-build_jvm_archive = _tool("build_jvm_archive")
+from tools import build_jvm_archive
 
 
 def _archive_at(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
