@@ -213,9 +213,11 @@ def _parser() -> argparse.ArgumentParser:
                     "follower quota (as --throttle sets them), moves between different brokers "
                     "in parallel; print the per-broker table, the bottleneck and the commands.")
     plan.add_argument("--reassignment", required=True, type=Path,
-                      help="the proposed assignment (--generate output)")
-    plan.add_argument("--current", required=True, type=Path,
-                      help="the current assignment (--generate output)")
+                      help="the proposed assignment, or the whole saved --generate output "
+                           "(both assignments)")
+    plan.add_argument("--current", type=Path,
+                      help="the current assignment (--generate output; not needed when "
+                           "--reassignment holds the whole output)")
     plan.add_argument("--log-dirs", required=True, type=Path,
                       help="kafka-log-dirs --describe output (partition sizes)")
     plan.add_argument("--bytes-in", required=True, type=_rates, metavar="RATES|FILE[,FILE...]",
@@ -258,6 +260,10 @@ def _plan(args: argparse.Namespace) -> int:
         bytes_in_per_s=args.bytes_in, throttle_bytes_per_s=args.throttle,
         target_completion_s=args.target, network_bytes_per_s=args.network,
         simulate=args.simulate, broker_throttle_bytes_per_s=overrides)
+    if forecast.reason:  # a plan that never finishes is an error: no commands to run it
+        print(f"kipviz: the plan never finishes: {' '.join(forecast.reason.split())}",
+              file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(forecast.to_json(), indent=2))
     else:
@@ -365,6 +371,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kipviz: interrupted", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped (`kipviz plan ... | head`): end quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)  # the interpreter's last flush goes nowhere
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception as err:  # every error is one line and exit status 2, never a traceback
         kind = "" if isinstance(err, ValueError | OSError) else f"{type(err).__name__}: "
         print(f"kipviz: {kind}{' '.join(str(err).split())}", file=sys.stderr)

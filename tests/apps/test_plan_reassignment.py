@@ -175,3 +175,53 @@ def test_the_static_page_of_lesson_4_shows_the_move_time_per_broker_over_the_gri
     assert bars["x"] == ["broker 1", "broker 2", "broker 4"]
     assert "bottleneck: broker 4's follower quota" in payload["points"]["1-0"]["summary"]
     assert "never finishes" in payload["points"]["0-0"]["summary"]
+
+
+def test_kipviz_plan_of_a_move_that_never_finishes_is_one_error_line_and_no_commands(capsys):
+    """Issue 44: 10 MB/s leaves orders-0's new replica no more than its IN: exit status 2, one
+    line naming the partition, the broker and the quota, and no command an operator could run."""
+    code = main(["plan", "--reassignment", FILES["reassignment"], "--current", FILES["current"],
+                 "--log-dirs", FILES["partition_sizes"], "--bytes-in",
+                 "orders=10MB/s,payments=2MB/s", "--throttle", "10MB/s"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("kipviz: the plan never finishes: orders-0 never reaches broker 4")
+    assert "quota" in err and len(err.strip().splitlines()) == 1
+    text = plan_reassignment(**FILES, bytes_in_per_s={"orders": 10e6, "payments": 2e6},
+                             throttle_bytes_per_s=10e6).to_text()
+    assert "never finishes" in text and "kafka-configs" not in text and "--execute" not in text
+
+
+def test_the_whole_saved_generate_output_is_read_as_both_assignments(tmp_path):
+    """Issue 44: ``kafka-reassign-partitions --generate > out.txt`` prints two headings, each
+    followed by its JSON (ReassignPartitionsCommand.java:573-575); that file alone is the plan."""
+    from pathlib import Path
+    current = json.loads(Path(FILES["current"]).read_text(encoding="utf-8"))
+    proposed = json.loads(Path(FILES["reassignment"]).read_text(encoding="utf-8"))
+    saved = tmp_path / "generate.txt"
+    saved.write_text("Current partition replica assignment\n" + json.dumps(current) + "\n\n"
+                     "Proposed partition reassignment configuration\n" + json.dumps(proposed)
+                     + "\n", encoding="utf-8")
+    args = {"partition_sizes": FILES["partition_sizes"], "bytes_in_per_s": IN_BY_SIZE,
+            "throttle_bytes_per_s": 35e6}
+    whole = plan_reassignment(saved, **args)
+    files = plan_reassignment(FILES["reassignment"], current=FILES["current"], **args)
+    assert whole.move_time_s == files.move_time_s
+    broken = tmp_path / "broken.txt"
+    broken.write_text(saved.read_text(encoding="utf-8").replace('{"version"', '{"version" 1', 1),
+                      encoding="utf-8")
+    with pytest.raises(ValueError, match=r"broken.txt'?, line 2, column \d+: not JSON"):
+        plan_reassignment(broken, **args)
+
+
+def test_kipviz_plan_into_a_closed_pipe_ends_quietly(tmp_path):
+    """Issue 44: ``kipviz plan ... | head -1`` prints no "[Errno 32] Broken pipe"."""
+    import subprocess
+    import sys
+    cmd = (f"{sys.executable} -m kipviz plan --reassignment {FILES['reassignment']} --current "
+           f"{FILES['current']} --log-dirs {FILES['partition_sizes']} --bytes-in "
+           "orders=10MB/s,payments=2MB/s --throttle 35MB/s | head -1")
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.startswith("reassignment plan:")
+    assert "Broken pipe" not in done.stderr and done.returncode == 0, done.stderr

@@ -187,7 +187,7 @@ class ReassignmentForecast:
         if self.simulated_move_time_s is not None:
             lines.append(f"simulated (tick by tick, one fetcher per broker pair): "
                          f"{hours(self.simulated_move_time_s)}")
-        if t is not None:
+        if t is not None and not self.reason:  # no commands for a plan that never finishes
             lines += ["", *throttle_commands(
                 self.plan, {str(b): r if r is not None else t for b, r in self.rates().items()},
                 t, bootstrap_server=bootstrap_server,
@@ -225,8 +225,9 @@ def _smallest_rate(moves: Sequence[PartitionMove], target: float,
     return math.ceil(hi)
 
 
-def plan_reassignment(reassignment: Source, *, current: Source, partition_sizes: Source,
-                      bytes_in_per_s: BytesIn, throttle_bytes_per_s: float | None = None,
+def plan_reassignment(reassignment: Source, *, partition_sizes: Source,
+                      current: Source | None = None, bytes_in_per_s: BytesIn,
+                      throttle_bytes_per_s: float | None = None,
                       target_completion_s: float | None = None,
                       network_bytes_per_s: float = 125e6, simulate: bool = False,
                       broker_throttle_bytes_per_s: Mapping[int, float] | None = None,
@@ -234,8 +235,9 @@ def plan_reassignment(reassignment: Source, *, current: Source, partition_sizes:
     """Plan a reassignment per broker (see the module).
 
     ``reassignment``/``current``: paths or mappings (``--generate`` output, header lines
-    skipped); ``partition_sizes``: a ``kafka-log-dirs --describe`` file or ``{"topic-partition":
-    bytes}``; ``bytes_in_per_s``: ``{"topic": B/s}`` (split over its partitions by size),
+    skipped; a file of its whole output holds both, and ``current`` may then be left out);
+    ``partition_sizes``: a ``kafka-log-dirs --describe`` file or ``{"topic-partition": bytes}``;
+    ``bytes_in_per_s``: ``{"topic": B/s}`` (split over its partitions by size),
     ``{"topic-partition": B/s}``, a JSON file of either, or Prometheus scrapes (one text or file
     per broker); ``throttle_bytes_per_s`` (T on every broker) or ``target_completion_s`` (the
     smallest T meeting it), not both (neither: unthrottled); ``broker_throttle_bytes_per_s``:
